@@ -1,0 +1,26 @@
+package topology
+
+import (
+	"testing"
+
+	"corepin.dev/corepin/internal/sysfstest"
+)
+
+// BenchmarkReadEPYC reads the largest real dump: 96 CPUs, 8 NUMA nodes.
+func BenchmarkReadEPYC(b *testing.B) {
+	root := sysfstest.Unpack(b, "x86_64-epyc_7451")
+	for b.Loop() {
+		if _, err := Read(root); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadLive reads the running machine.
+func BenchmarkReadLive(b *testing.B) {
+	for b.Loop() {
+		if _, err := Read("/"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,371 @@
+package topology
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"corepin.dev/corepin/cpuset"
+)
+
+var regen = flag.Bool("regen", false, "rewrite the synthetic machine trees under testdata/")
+
+// machine describes a synthetic machine, modelled on a public spec sheet.
+// The trees in testdata/ are written from these descriptions by
+// `go test ./topology -run TestMachines -regen` and checked in as files.
+type machine struct {
+	name     string
+	clusters []cluster
+	offline  []int
+	capacity bool // does the kernel export cpu_capacity (arm64 does)
+	clusterF bool // does the kernel export topology/cluster_*
+	cpufreq  bool
+	pmu      bool // Intel hybrid: sys/devices/cpu_core and cpu_atom
+	model    string
+}
+
+type cluster struct {
+	cores    int
+	smt      int
+	capacity int
+	maxKHz   int
+	minKHz   int
+	perf     []int  // acpi_cppc highest_perf per core, when set
+	kind     string // pmu kind
+}
+
+var machines = []machine{
+	{
+		// HarmonyOS phone of the first seed: the super-big core has two
+		// hardware threads, CPU12/13, at 2.75 GHz.
+		name: "sgu-al10", capacity: true, cpufreq: true, model: "",
+		clusters: []cluster{
+			{cores: 4, smt: 1, capacity: 300, maxKHz: 1608000, minKHz: 400000},
+			{cores: 4, smt: 2, capacity: 780, maxKHz: 2304000, minKHz: 600000},
+			{cores: 1, smt: 2, capacity: 1024, maxKHz: 2750000, minKHz: 1000000},
+		},
+	},
+	{
+		// A 1+4+4 phone: four little, four middle, one prime core.
+		name: "phone-1-4-4", capacity: true, clusterF: true, cpufreq: true,
+		clusters: []cluster{
+			{cores: 4, smt: 1, capacity: 300, maxKHz: 2000000, minKHz: 300000},
+			{cores: 4, smt: 1, capacity: 850, maxKHz: 2850000, minKHz: 600000},
+			{cores: 1, smt: 1, capacity: 1024, maxKHz: 3250000, minKHz: 700000},
+		},
+	},
+	{
+		// A 2+3+2+1 phone: the two middle clusters are the same
+		// micro-architecture at different frequencies.
+		name: "phone-2-3-2-1", capacity: true, cpufreq: true,
+		clusters: []cluster{
+			{cores: 2, smt: 1, capacity: 325, maxKHz: 2265600, minKHz: 384000},
+			{cores: 3, smt: 1, capacity: 870, maxKHz: 3148800, minKHz: 499200},
+			{cores: 2, smt: 1, capacity: 817, maxKHz: 2956800, minKHz: 499200},
+			{cores: 1, smt: 1, capacity: 1024, maxKHz: 3302400, minKHz: 480000},
+		},
+	},
+	{
+		// An Intel hybrid laptop: 4 P-cores with SMT (one favoured core),
+		// 8 E-cores in two modules, the last E-core offline.
+		name: "intel-hybrid-4p8e", cpufreq: true, pmu: true, clusterF: true,
+		model:   "12th Gen Intel(R) Core(TM) i7-1260P",
+		offline: []int{15},
+		clusters: []cluster{
+			{cores: 4, smt: 2, maxKHz: 4700000, minKHz: 400000, perf: []int{68, 70, 68, 68}, kind: KindPerformance},
+			{cores: 8, smt: 1, maxKHz: 3400000, minKHz: 400000, perf: []int{40, 40, 40, 40, 40, 40, 40, 40}, kind: KindEfficiency},
+		},
+	},
+	{
+		// This machine's shape: a 2-CPU VM without cpufreq.
+		name: "vm-2cpu", capacity: true, clusterF: true, model: "AMD EPYC",
+		clusters: []cluster{{cores: 2, smt: 1, capacity: 1024}},
+	},
+}
+
+func (m machine) write(root string) error {
+	files := map[string]string{}
+	put := func(p, v string) { files[p] = v + "\n" }
+	cpu := 0
+	var all []int
+	var pmu = map[string][]int{}
+	for ci, cl := range m.clusters {
+		clusterFirst := cpu
+		clusterCPUs := cpuset.Range(cpu, cpu+cl.cores*cl.smt-1)
+		for core := 0; core < cl.cores; core++ {
+			sib := cpuset.Range(cpu, cpu+cl.smt-1)
+			for th := 0; th < cl.smt; th++ {
+				id := cpu + th
+				all = append(all, id)
+				d := fmt.Sprintf("sys/devices/system/cpu/cpu%d", id)
+				if contains(m.offline, id) {
+					put(d+"/online", "0")
+					continue
+				}
+				if id != 0 {
+					put(d+"/online", "1")
+				}
+				put(d+"/topology/physical_package_id", "0")
+				put(d+"/topology/die_id", "0")
+				put(d+"/topology/core_id", fmt.Sprint(core))
+				put(d+"/topology/core_cpus_list", sib.String())
+				put(d+"/topology/thread_siblings_list", sib.String())
+				put(d+"/topology/thread_siblings", sib.Mask())
+				if m.clusterF {
+					put(d+"/topology/cluster_id", fmt.Sprint(ci))
+					put(d+"/topology/cluster_cpus_list", clusterCPUs.String())
+				}
+				if m.capacity {
+					put(d+"/cpu_capacity", fmt.Sprint(cl.capacity))
+				}
+				if cl.perf != nil {
+					put(d+"/acpi_cppc/highest_perf", fmt.Sprint(cl.perf[core]))
+				}
+				put(d+"/cache/index2/level", "2")
+				put(d+"/cache/index2/type", "Unified")
+				put(d+"/cache/index2/shared_cpu_list", sib.String())
+				put(d+"/cache/index3/level", "3")
+				put(d+"/cache/index3/type", "Unified")
+				put(d+"/cache/index3/shared_cpu_list", "0-"+fmt.Sprint(m.total()-1))
+				if cl.kind != "" {
+					pmu[cl.kind] = append(pmu[cl.kind], id)
+				}
+			}
+			cpu += cl.smt
+		}
+		if m.cpufreq {
+			p := fmt.Sprintf("sys/devices/system/cpu/cpufreq/policy%d", clusterFirst)
+			put(p+"/related_cpus", clusterCPUs.String())
+			put(p+"/affected_cpus", clusterCPUs.Difference(cpuset.Of(m.offline...)).String())
+			put(p+"/cpuinfo_max_freq", fmt.Sprint(cl.maxKHz))
+			put(p+"/cpuinfo_min_freq", fmt.Sprint(cl.minKHz))
+			put(p+"/scaling_cur_freq", fmt.Sprint(cl.maxKHz))
+		}
+	}
+	allSet := cpuset.Of(all...)
+	online := allSet.Difference(cpuset.Of(m.offline...))
+	put("sys/devices/system/cpu/possible", allSet.String())
+	put("sys/devices/system/cpu/present", allSet.String())
+	put("sys/devices/system/cpu/online", online.String())
+	put("sys/devices/system/cpu/offline", cpuset.Of(m.offline...).String())
+	put("sys/devices/system/cpu/isolated", "")
+	put("sys/devices/system/node/node0/cpulist", online.String())
+	if m.pmu {
+		put("sys/devices/cpu_core/cpus", cpuset.Of(pmu[KindPerformance]...).String())
+		put("sys/devices/cpu_atom/cpus", cpuset.Of(pmu[KindEfficiency]...).String())
+	}
+	var cpuinfo strings.Builder
+	for _, id := range online.CPUs() {
+		fmt.Fprintf(&cpuinfo, "processor\t: %d\n", id)
+		if m.model != "" {
+			fmt.Fprintf(&cpuinfo, "model name\t: %s\n", m.model)
+		} else {
+			fmt.Fprintf(&cpuinfo, "CPU implementer\t: 0x48\n")
+		}
+		cpuinfo.WriteString("\n")
+	}
+	files["proc/cpuinfo"] = cpuinfo.String()
+	if err := os.RemoveAll(root); err != nil {
+		return err
+	}
+	for p, v := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, []byte(v), 0o644); err != nil {
+			return err
+		}
+	}
+	// Per-CPU cpufreq links, as modern kernels have them.
+	if m.cpufreq {
+		cpu := 0
+		for _, cl := range m.clusters {
+			first := cpu
+			for i := 0; i < cl.cores*cl.smt; i++ {
+				if !contains(m.offline, cpu) {
+					link := filepath.Join(root, fmt.Sprintf("sys/devices/system/cpu/cpu%d/cpufreq", cpu))
+					if err := os.Symlink(fmt.Sprintf("../cpufreq/policy%d", first), link); err != nil {
+						return err
+					}
+				}
+				cpu++
+			}
+		}
+	}
+	return nil
+}
+
+func (m machine) total() int {
+	n := 0
+	for _, c := range m.clusters {
+		n += c.cores * c.smt
+	}
+	return n
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func machineRoot(name string) string { return filepath.Join("testdata", "machines", name) }
+
+func readMachine(t *testing.T, name string) *Topology {
+	t.Helper()
+	topo, err := Read(machineRoot(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
+}
+
+func TestMachines(t *testing.T) {
+	if *regen {
+		for _, m := range machines {
+			if err := m.write(machineRoot(m.name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name    string
+		groups  []string // CPUs of each group, fastest first
+		kinds   []string
+		exact   int
+		soft    string
+		hetero  bool
+		derived bool
+		offline []int
+	}{
+		{name: "sgu-al10", groups: []string{"12-13", "4-11", "0-3"}, kinds: []string{"performance", "balanced", "efficiency"},
+			exact: 12, soft: "12-13", hetero: true},
+		{name: "phone-1-4-4", groups: []string{"8", "4-7", "0-3"}, kinds: []string{"performance", "balanced", "efficiency"},
+			exact: 8, soft: "8", hetero: true},
+		{name: "phone-2-3-2-1", groups: []string{"7", "2-4", "5-6", "0-1"}, kinds: []string{"performance", "balanced", "balanced", "efficiency"},
+			exact: 7, soft: "7", hetero: true},
+		{name: "intel-hybrid-4p8e", groups: []string{"0-7", "8-14"}, kinds: []string{"performance", "efficiency"},
+			exact: 2, soft: "0-7", hetero: true, derived: true, offline: []int{15}},
+		{name: "vm-2cpu", groups: []string{"0-1"}, kinds: []string{""}, exact: 1, soft: "0-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			topo := readMachine(t, tt.name)
+			if len(topo.Groups) != len(tt.groups) {
+				t.Fatalf("%d groups %v, want %v", len(topo.Groups), groupCPUs(topo), tt.groups)
+			}
+			for i, g := range topo.Groups {
+				if g.CPUs.String() != tt.groups[i] || g.Kind != tt.kinds[i] || g.Rank != i {
+					t.Errorf("group %d = %s %q, want %s %q", i, g.CPUs, g.Kind, tt.groups[i], tt.kinds[i])
+				}
+				if g.CapacityDerived != tt.derived {
+					t.Errorf("group %d capacity derived = %v, want %v", i, g.CapacityDerived, tt.derived)
+				}
+			}
+			if topo.Heterogeneous != tt.hetero {
+				t.Errorf("heterogeneous = %v, want %v", topo.Heterogeneous, tt.hetero)
+			}
+			target, err := topo.Select("prime")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if target.ExactCPU != tt.exact || target.SoftCPUs.String() != tt.soft {
+				t.Errorf("prime = %d / %s, want %d / %s (%s)", target.ExactCPU, target.SoftCPUs, tt.exact, tt.soft, target.Why)
+			}
+			for _, id := range tt.offline {
+				c := topo.CPU(id)
+				if c == nil || c.Online || topo.GroupOf(id) != nil {
+					t.Errorf("CPU %d should be present, offline and in no group", id)
+				}
+				if _, err := topo.Select(fmt.Sprint(id)); err == nil || !strings.Contains(err.Error(), "offline") {
+					t.Errorf("Select(%d) = %v, want an offline error", id, err)
+				}
+			}
+		})
+	}
+}
+
+func groupCPUs(t *Topology) []string {
+	var out []string
+	for _, g := range t.Groups {
+		out = append(out, g.CPUs.String())
+	}
+	return out
+}
+
+func TestSMTCoresShareID(t *testing.T) {
+	topo := readMachine(t, "sgu-al10")
+	a, b := topo.CPU(12), topo.CPU(13)
+	if *a.Core != *b.Core || !a.Siblings.Equal(cpuset.MustParse("12-13")) {
+		t.Errorf("CPU12/13 are not one core: %v %v %s", *a.Core, *b.Core, a.Siblings)
+	}
+	if *topo.CPU(4).Core == *topo.CPU(6).Core {
+		t.Error("CPU4 and CPU6 share a core id")
+	}
+	if *a.Cluster == *topo.CPU(11).Cluster {
+		t.Error("the prime core shares a cluster with the middle cores")
+	}
+	if a.MaxMHz == nil || *a.MaxMHz != 2750 {
+		t.Errorf("CPU12 max MHz = %v, want 2750", a.MaxMHz)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	topo := readMachine(t, "sgu-al10")
+	tests := []struct {
+		spec  string
+		exact int
+		soft  string
+		err   string
+	}{
+		{spec: "", exact: 12, soft: "12-13"},
+		{spec: "big", exact: 12, soft: "12-13"},
+		{spec: "little", exact: 3, soft: "0-3"},
+		{spec: "group:1", exact: 10, soft: "4-11"},
+		{spec: "5", exact: 5, soft: "5"},
+		{spec: "4-7", exact: 6, soft: "4-7"},
+		{spec: "14", err: "CPU 14 does not exist"},
+		{spec: "group:3", err: "no such group"},
+		{spec: "fastest", err: "unknown target"},
+		{spec: "3-1", err: "unknown target"},
+	}
+	for _, tt := range tests {
+		got, err := topo.Select(tt.spec)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Select(%q) error = %v, want %q", tt.spec, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Select(%q): %v", tt.spec, err)
+			continue
+		}
+		if got.ExactCPU != tt.exact || got.SoftCPUs.String() != tt.soft || got.Why == "" {
+			t.Errorf("Select(%q) = %d / %s (%q), want %d / %s", tt.spec, got.ExactCPU, got.SoftCPUs, got.Why, tt.exact, tt.soft)
+		}
+	}
+}
+
+func TestSelectRespectsAllowed(t *testing.T) {
+	topo := readMachine(t, "sgu-al10")
+	allowed := cpuset.MustParse("0-11")
+	topo.Allowed = &allowed
+	got, err := topo.Select("prime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ExactCPU != 10 || got.SoftCPUs.String() != "4-11" {
+		t.Errorf("prime under a 0-11 mask = %d / %s, want 10 / 4-11", got.ExactCPU, got.SoftCPUs)
+	}
+	if _, err := topo.Select("12"); err == nil || !strings.Contains(err.Error(), "outside this process's allowed CPUs") {
+		t.Errorf("Select(12) under a 0-11 mask: %v", err)
+	}
+}

@@ -1,0 +1,9 @@
+package topology
+
+import (
+	"testing"
+
+	"corepin.dev/corepin/internal/sysfstest"
+)
+
+func TestMain(m *testing.M) { sysfstest.Main(m) }

@@ -1,0 +1,387 @@
+package topology
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"corepin.dev/corepin/cpuset"
+)
+
+const (
+	cpuDir  = "sys/devices/system/cpu"
+	nodeDir = "sys/devices/system/node"
+)
+
+// readGlobal reads the machine-wide CPU lists and the process's own mask.
+func (t *Topology) readGlobal(f *reader) error {
+	var err error
+	read := func(name string) cpuset.Set {
+		if err != nil {
+			return cpuset.Set{}
+		}
+		// Kernels before 4.x print "(null)" in nohz_full when the
+		// feature is configured but no CPU uses it.
+		if s, _, _ := f.readString(cpuDir + "/" + name); s == "(null)" {
+			return cpuset.Set{}
+		}
+		var s cpuset.Set
+		s, _, err = f.readList(cpuDir + "/" + name)
+		return s
+	}
+	t.Possible = read("possible")
+	t.Present = read("present")
+	t.Online = read("online")
+	t.Isolated = read("isolated")
+	t.NohzFull = read("nohz_full")
+	if err != nil {
+		return err
+	}
+	if f.FS == "/" {
+		allowed, err := readAllowed(f)
+		if err != nil {
+			return err
+		}
+		t.Allowed = allowed
+	}
+	return nil
+}
+
+// readAllowed reads Cpus_allowed_list from proc/self/status.
+func readAllowed(f *reader) (*cpuset.Set, error) {
+	s, ok, err := f.readString("proc/self/status")
+	if !ok || err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			set, err := cpuset.Parse(v)
+			if err != nil {
+				return nil, &FileError{Path: f.Path("proc/self/status"), Err: err}
+			}
+			return &set, nil
+		}
+	}
+	return nil, nil
+}
+
+// readCPUs reads every cpuN directory.
+func (t *Topology) readCPUs(f *reader) error {
+	ids, err := f.numbered(cpuDir, "cpu")
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("%w: no cpuN directory in %s", ErrNotSysfs, f.Path(cpuDir))
+	}
+	nodes, err := readNodes(f)
+	if err != nil {
+		return err
+	}
+	models, err := readCPUInfo(f)
+	if err != nil {
+		return err
+	}
+	pmuKinds, err := readPMUKinds(f)
+	if err != nil {
+		return err
+	}
+	if t.Present.IsEmpty() {
+		t.Present = cpuset.Of(ids...)
+	}
+	for _, id := range ids {
+		c, err := readCPU(f, id)
+		if err != nil {
+			return err
+		}
+		c.Online = t.isOnline(f, id)
+		if n, ok := nodes[id]; ok {
+			c.Node = &n
+		}
+		c.Model = models[id]
+		if k, ok := pmuKinds[id]; ok {
+			c.Kind, c.KindSource = k, "pmu"
+		}
+		c.Isolated = t.Isolated.Contains(id)
+		c.NohzFull = t.NohzFull.Contains(id)
+		t.CPUs = append(t.CPUs, c)
+	}
+	for _, c := range t.CPUs {
+		if c.Model != "" {
+			t.Model = c.Model
+			break
+		}
+	}
+	if !t.Online.IsEmpty() {
+		return nil
+	}
+	// Very old kernels have no cpu/online list: gather it from the CPUs.
+	var online []int
+	for _, c := range t.CPUs {
+		if c.Online {
+			online = append(online, c.ID)
+		}
+	}
+	t.Online = cpuset.Of(online...)
+	return nil
+}
+
+// isOnline decides whether a CPU is online: by the machine-wide list where
+// there is one, else by the CPU's own online file. cpu0 often has no online
+// file because it cannot be unplugged; it is online then.
+func (t *Topology) isOnline(f *reader, id int) bool {
+	if !t.Online.IsEmpty() {
+		return t.Online.Contains(id)
+	}
+	n, err := f.readInt(fmt.Sprintf("%s/cpu%d/online", cpuDir, id))
+	if err != nil || n == nil {
+		return true
+	}
+	return *n == 1
+}
+
+// readCPU reads one CPU's topology, frequency limits, capacity and caches.
+func readCPU(f *reader, id int) (CPU, error) {
+	c := CPU{ID: id}
+	dir := fmt.Sprintf("%s/cpu%d", cpuDir, id)
+	var err error
+	if c.Package, err = readID(f, dir+"/topology/physical_package_id"); err != nil {
+		return c, err
+	}
+	if c.Die, err = readID(f, dir+"/topology/die_id"); err != nil {
+		return c, err
+	}
+	if c.CoreID, err = readID(f, dir+"/topology/core_id"); err != nil {
+		return c, err
+	}
+	sib, ok, err := f.readListOrMask(dir+"/topology/core_cpus_list", dir+"/topology/core_cpus")
+	if err == nil && !ok {
+		sib, ok, err = f.readListOrMask(dir+"/topology/thread_siblings_list", dir+"/topology/thread_siblings")
+	}
+	if err != nil {
+		return c, err
+	}
+	if ok {
+		c.Siblings = sib
+	}
+	// A cluster is what the kernel calls one (cluster_cpus); kernels and
+	// platforms without it still group CPUs by frequency domain.
+	cl, ok, err := f.readListOrMask(dir+"/topology/cluster_cpus_list", dir+"/topology/cluster_cpus")
+	if err != nil {
+		return c, err
+	}
+	if !ok {
+		cl, ok = relatedCPUs(f, id)
+	}
+	if ok {
+		c.clusterCPUs = cl
+	}
+	if c.MaxMHz, c.MinMHz, err = readFreqLimits(f, id); err != nil {
+		return c, err
+	}
+	if c.Capacity, err = f.readInt(dir + "/cpu_capacity"); err != nil {
+		return c, err
+	}
+	if c.HighestPerf, err = f.readInt(dir + "/acpi_cppc/highest_perf"); err != nil {
+		return c, err
+	}
+	if c.L2, c.L3, err = readCaches(f, dir); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// readID reads a topology id; -1 means the platform does not know it.
+func readID(f *reader, p string) (*int, error) {
+	n, err := f.readInt(p)
+	if n != nil && *n < 0 {
+		return nil, err
+	}
+	return n, err
+}
+
+// readFreqLimits reads cpuinfo_max_freq and cpuinfo_min_freq (kHz) from the
+// CPU's cpufreq directory: cpuN/cpufreq is a directory on old kernels, a
+// link to ../cpufreq/policyN or to another CPU's directory on others; where
+// it is missing, the policy whose related_cpus holds the CPU is used.
+func readFreqLimits(f *reader, id int) (max, min *float64, err error) {
+	dir := fmt.Sprintf("%s/cpu%d/cpufreq", cpuDir, id)
+	if !f.linkInside(dir) {
+		return nil, nil, nil
+	}
+	if _, ok, err := f.readString(dir + "/cpuinfo_max_freq"); err != nil {
+		return nil, nil, err
+	} else if !ok {
+		if dir, err = policyDirOf(f, id); err != nil || dir == "" {
+			return nil, nil, err
+		}
+	}
+	khz := func(name string) (*float64, error) {
+		n, err := f.readInt(dir + "/" + name)
+		if n == nil || err != nil || *n <= 0 {
+			return nil, err
+		}
+		mhz := float64(*n) / 1000
+		return &mhz, nil
+	}
+	if max, err = khz("cpuinfo_max_freq"); err != nil {
+		return nil, nil, err
+	}
+	if min, err = khz("cpuinfo_min_freq"); err != nil {
+		return nil, nil, err
+	}
+	return max, min, nil
+}
+
+// policyDirOf finds the cpufreq policy directory that governs a CPU.
+func policyDirOf(f *reader, id int) (string, error) {
+	policies, err := f.numbered(cpuDir+"/cpufreq", "policy")
+	if err != nil {
+		return "", err
+	}
+	for _, p := range policies {
+		dir := fmt.Sprintf("%s/cpufreq/policy%d", cpuDir, p)
+		related, ok, err := f.readList(dir + "/related_cpus")
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			related, _, err = f.readList(dir + "/affected_cpus")
+			if err != nil {
+				return "", err
+			}
+		}
+		if related.Contains(id) {
+			return dir, nil
+		}
+	}
+	return "", nil
+}
+
+// relatedCPUs returns the CPUs that share a CPU's frequency policy.
+func relatedCPUs(f *reader, id int) (cpuset.Set, bool) {
+	if f.linkInside(fmt.Sprintf("%s/cpu%d/cpufreq", cpuDir, id)) {
+		s, ok, err := f.readList(fmt.Sprintf("%s/cpu%d/cpufreq/related_cpus", cpuDir, id))
+		if ok && err == nil {
+			return s, true
+		}
+	}
+	dir, err := policyDirOf(f, id)
+	if err != nil || dir == "" {
+		return cpuset.Set{}, false
+	}
+	s, ok, err := f.readList(dir + "/related_cpus")
+	return s, ok && err == nil
+}
+
+// readCaches returns the CPUs that share this CPU's unified L2 and L3.
+func readCaches(f *reader, dir string) (l2, l3 *cpuset.Set, err error) {
+	indexes, err := f.numbered(dir+"/cache", "index")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, i := range indexes {
+		idx := fmt.Sprintf("%s/cache/index%d", dir, i)
+		level, err := f.readInt(idx + "/level")
+		if err != nil {
+			return nil, nil, err
+		}
+		typ, _, err := f.readString(idx + "/type")
+		if err != nil {
+			return nil, nil, err
+		}
+		if level == nil || typ == "Instruction" || typ == "Data" {
+			continue
+		}
+		shared, ok, err := f.readListOrMask(idx+"/shared_cpu_list", idx+"/shared_cpu_map")
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			continue
+		}
+		switch *level {
+		case 2:
+			l2 = &shared
+		case 3:
+			l3 = &shared
+		}
+	}
+	return l2, l3, nil
+}
+
+// readNodes maps each CPU to its NUMA node from node/nodeN/cpulist (or
+// cpumap). A node with an empty map holds no CPU.
+func readNodes(f *reader) (map[int]int, error) {
+	ids, err := f.numbered(nodeDir, "node")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]int)
+	for _, n := range ids {
+		dir := fmt.Sprintf("%s/node%d", nodeDir, n)
+		cpus, _, err := f.readListOrMask(dir+"/cpulist", dir+"/cpumap")
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cpus.CPUs() {
+			out[c] = n
+		}
+	}
+	return out, nil
+}
+
+// readPMUKinds reads Intel's hybrid PMU lists: cpu_core/cpus holds the
+// performance cores, cpu_atom/cpus the efficiency cores.
+func readPMUKinds(f *reader) (map[int]string, error) {
+	out := make(map[int]string)
+	for _, pmu := range []struct{ dir, kind string }{
+		{"sys/devices/cpu_core/cpus", KindPerformance},
+		{"sys/devices/cpu_atom/cpus", KindEfficiency},
+	} {
+		cpus, _, err := f.readList(pmu.dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cpus.CPUs() {
+			out[c] = pmu.kind
+		}
+	}
+	return out, nil
+}
+
+// readCPUInfo maps each processor in proc/cpuinfo to its model name. The
+// key differs by architecture: "model name" on x86, "cpu" on PowerPC and
+// SPARC, "Model Name" on LoongArch; ARM has only part numbers.
+func readCPUInfo(f *reader) (map[int]string, error) {
+	out := make(map[int]string)
+	file, err := f.open("proc/cpuinfo")
+	if err != nil {
+		return out, nil // unknown, not an error: many dumps lack it
+	}
+	defer file.Close()
+	cur := -1
+	sc := bufio.NewScanner(file)
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		switch key {
+		case "processor":
+			if n, err := strconv.Atoi(val); err == nil {
+				cur = n
+			}
+		case "model name", "Model Name", "cpu model", "cpu":
+			if cur >= 0 && out[cur] == "" && val != "" {
+				out[cur] = val
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &FileError{Path: f.Path("proc/cpuinfo"), Err: err}
+	}
+	return out, nil
+}

@@ -1,0 +1,221 @@
+package topology
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"corepin.dev/corepin/cpuset"
+)
+
+// Target is the answer to "where should a single-core run go?".
+type Target struct {
+	// Spec is the request as given: prime, big, little, group:K, or CPUs.
+	Spec string `json:"spec"`
+	// ExactCPU is the one CPU for exact mode: the first hardware thread of
+	// the best physical core.
+	ExactCPU int `json:"exact_cpu"`
+	// SoftCPUs is the CPU set for soft mode: the whole performance group
+	// (or the CPUs asked for), cut down to the usable CPUs.
+	SoftCPUs cpuset.Set `json:"soft_cpus"`
+	Group    *int       `json:"group"` // rank of the group of ExactCPU
+	Why      string     `json:"why"`
+}
+
+// SelectError says why a requested target cannot be used.
+type SelectError struct {
+	Spec   string
+	CPU    int // -1 when the problem is not one CPU
+	Reason string
+}
+
+func (e *SelectError) Error() string {
+	if e.CPU >= 0 {
+		return fmt.Sprintf("target %q: CPU %d %s", e.Spec, e.CPU, e.Reason)
+	}
+	return fmt.Sprintf("target %q: %s", e.Spec, e.Reason)
+}
+
+// ErrBadSpec is wrapped by Select for a target spec it cannot read.
+var ErrBadSpec = errors.New("unknown target")
+
+// Select chooses a target. spec is one of:
+//
+//	prime (or "")   the best core of the fastest group; the default
+//	big, little     the fastest or the slowest group
+//	group:K         the group of rank K (0 is the fastest)
+//	N or LIST       the CPU N, or the CPUs of a list such as "4-7"
+//
+// A CPU that does not exist, is offline or lies outside this process's
+// allowed CPUs is an error that names the CPU and the reason.
+func (t *Topology) Select(spec string) (Target, error) {
+	spec = strings.TrimSpace(spec)
+	usable := t.Usable()
+	if usable.IsEmpty() {
+		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no online CPU is allowed to this process"}
+	}
+	switch {
+	case spec == "" || spec == "prime" || spec == "big":
+		if spec == "" {
+			spec = "prime"
+		}
+		return t.selectGroup(spec, t.firstUsableGroup(usable, false), usable)
+	case spec == "little":
+		return t.selectGroup(spec, t.firstUsableGroup(usable, true), usable)
+	case strings.HasPrefix(spec, "group:"):
+		k, err := strconv.Atoi(strings.TrimPrefix(spec, "group:"))
+		if err != nil || k < 0 || k >= len(t.Groups) {
+			return Target{}, &SelectError{Spec: spec, CPU: -1,
+				Reason: fmt.Sprintf("no such group (this machine has groups 0-%d)", len(t.Groups)-1)}
+		}
+		return t.selectGroup(spec, &t.Groups[k], usable)
+	}
+	cpus, err := cpuset.Parse(spec)
+	if err != nil || cpus.IsEmpty() {
+		return Target{}, fmt.Errorf("%w %q: want prime, big, little, group:K, a CPU number or a CPU list", ErrBadSpec, spec)
+	}
+	return t.selectCPUs(spec, cpus, usable)
+}
+
+// firstUsableGroup returns the fastest (or slowest) group that has a usable
+// CPU, so that a process confined by taskset or a cpuset still gets the best
+// of what it may use.
+func (t *Topology) firstUsableGroup(usable cpuset.Set, slowest bool) *Group {
+	for i := range t.Groups {
+		g := &t.Groups[i]
+		if slowest {
+			g = &t.Groups[len(t.Groups)-1-i]
+		}
+		if !g.CPUs.Intersect(usable).IsEmpty() {
+			return g
+		}
+	}
+	return nil
+}
+
+func (t *Topology) selectGroup(spec string, g *Group, usable cpuset.Set) (Target, error) {
+	if g == nil {
+		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no group has a usable CPU"}
+	}
+	soft := g.CPUs.Intersect(usable)
+	if soft.IsEmpty() {
+		return Target{}, &SelectError{Spec: spec, CPU: -1,
+			Reason: fmt.Sprintf("group %d (CPUs %s) lies outside this process's allowed CPUs %s", g.Rank, g.CPUs, usable)}
+	}
+	exact, how := t.bestCore(soft)
+	rank := g.Rank
+	why := fmt.Sprintf("CPU %d is the first hardware thread of %s in %s", exact, how, t.describeGroup(g, spec))
+	if !soft.Equal(g.CPUs) {
+		why += fmt.Sprintf("; only CPUs %s of it are allowed to this process", soft)
+	}
+	return Target{Spec: spec, ExactCPU: exact, SoftCPUs: soft, Group: &rank, Why: why + "."}, nil
+}
+
+func (t *Topology) selectCPUs(spec string, cpus, usable cpuset.Set) (Target, error) {
+	for _, id := range cpus.CPUs() {
+		c := t.CPU(id)
+		switch {
+		case c == nil:
+			return Target{}, &SelectError{Spec: spec, CPU: id,
+				Reason: fmt.Sprintf("does not exist (this machine has CPUs %s)", t.Present)}
+		case !c.Online:
+			return Target{}, &SelectError{Spec: spec, CPU: id, Reason: "is offline"}
+		case !usable.Contains(id):
+			return Target{}, &SelectError{Spec: spec, CPU: id,
+				Reason: fmt.Sprintf("is outside this process's allowed CPUs %s (taskset or cgroup cpuset)", usable)}
+		}
+	}
+	exact, how := t.bestCore(cpus)
+	target := Target{Spec: spec, ExactCPU: exact, SoftCPUs: cpus}
+	if g := t.GroupOf(exact); g != nil {
+		rank := g.Rank
+		target.Group = &rank
+	}
+	if cpus.Len() == 1 {
+		target.Why = fmt.Sprintf("CPU %d was asked for", exact)
+	} else {
+		target.Why = fmt.Sprintf("CPUs %s were asked for; CPU %d is the first hardware thread of %s among them", cpus, exact, how)
+	}
+	if g := t.GroupOf(exact); g != nil && len(t.Groups) > 1 {
+		target.Why += fmt.Sprintf(" (it is in %s)", t.describeGroup(g, ""))
+	}
+	if t.CPU(exact).Isolated {
+		target.Why += "; it is isolated from the scheduler's load balancing (isolcpus)"
+	}
+	return target, nil
+}
+
+// bestCore picks the best physical core among cpus: the highest
+// acpi_cppc/highest_perf where the values differ (Intel's favoured cores),
+// else the highest-numbered core, because CPU 0 carries most of the
+// machine's housekeeping. It returns the core's first allowed thread and a
+// phrase saying why that core.
+func (t *Topology) bestCore(cpus cpuset.Set) (int, string) {
+	type core struct {
+		first int
+		perf  int
+	}
+	var cores []core
+	seen := map[string]bool{}
+	perfs := map[int]bool{}
+	for _, id := range cpus.CPUs() {
+		c := t.CPU(id)
+		key := strconv.Itoa(id)
+		if c != nil && !c.Siblings.IsEmpty() {
+			key = c.Siblings.String()
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		perf := -1
+		if c != nil && c.HighestPerf != nil {
+			perf = *c.HighestPerf
+		}
+		perfs[perf] = true
+		cores = append(cores, core{first: id, perf: perf})
+	}
+	best := cores[0]
+	for _, c := range cores[1:] {
+		if c.perf > best.perf || (c.perf == best.perf && c.first > best.first) {
+			best = c
+		}
+	}
+	switch {
+	case len(cores) == 1:
+		return best.first, "its only core"
+	case len(perfs) > 1:
+		return best.first, fmt.Sprintf("the favoured core (highest_perf %d)", best.perf)
+	default:
+		return best.first, "the highest-numbered of its equal cores, away from CPU 0's housekeeping"
+	}
+}
+
+func (t *Topology) describeGroup(g *Group, spec string) string {
+	name := "the fastest group"
+	switch {
+	case len(t.Groups) == 1:
+		name = "the only group"
+	case spec == "little" || g.Rank == len(t.Groups)-1:
+		name = "the slowest group"
+	case g.Rank > 0:
+		name = fmt.Sprintf("group %d", g.Rank)
+	}
+	var facts []string
+	facts = append(facts, "CPUs "+g.CPUs.String())
+	if g.Kind != "" {
+		facts = append(facts, g.Kind)
+	}
+	if g.Capacity != nil {
+		c := fmt.Sprintf("capacity %d", *g.Capacity)
+		if g.CapacityDerived {
+			c += " derived from frequency"
+		}
+		facts = append(facts, c)
+	}
+	if g.MaxMHz != nil {
+		facts = append(facts, fmt.Sprintf("%.0f MHz", *g.MaxMHz))
+	}
+	return fmt.Sprintf("%s (%s)", name, strings.Join(facts, ", "))
+}
