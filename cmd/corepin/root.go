@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the job failed
+	exitUsage   = 2 // the command line was wrong
+)
+
+// usageError marks an error in the command line itself.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// exitError carries an exit code chosen by a subcommand (a child's status).
+type exitError struct {
+	code int
+	err  error // nil when there is nothing to print
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// run executes the command line and returns the process's exit code.
+func run(ctx context.Context, args []string) int {
+	return runWith(ctx, os.Stdout, os.Stderr, args)
+}
+
+func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "corepin: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "corepin: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
+		fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "corepin",
+		Short: "Run work on the CPU core you choose, and prove it",
+		Long: `corepin makes the CPU core you choose actually reach the thread that does
+the work, proves it with read-backs, keeps it there for the whole run, and
+restores everything afterwards.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newTopoCmd(),
+		newVersionCmd(),
+	)
+	return root
+}
+
+// noArgs rejects positional arguments as a usage error.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", args[0])}
+	}
+	return nil
+}
