@@ -1,0 +1,171 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// onThrowawayThread runs f on a new locked thread that is destroyed when f
+// returns: the goroutine exits without unlocking, so whatever f changed can
+// never reach another goroutine.
+func onThrowawayThread(f func()) {
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer close(done)
+		f()
+	}()
+	<-done
+}
+
+// Uclamp reports whether per-task utilisation clamping works here. The
+// read-back cannot tell (a kernel without uclamp reads 0/0), so the sysctl
+// is looked for and, failing that, a clamp is tried on a throwaway thread.
+var Uclamp = sync.OnceValue(func() Feature {
+	if _, err := os.Stat("/proc/sys/kernel/sched_util_clamp_min"); err == nil {
+		return Feature{true, "/proc/sys/kernel/sched_util_clamp_min exists"}
+	}
+	var err error
+	onThrowawayThread(func() { err = SetUclamp(0, 0, UclampMax, false) })
+	switch {
+	case err == nil:
+		return Feature{true, "a uclamp request on a probe thread was accepted"}
+	case errors.Is(err, unix.EOPNOTSUPP):
+		return Feature{false, "sched_setattr with UTIL_CLAMP fails with EOPNOTSUPP (kernel built without CONFIG_UCLAMP_TASK)"}
+	default:
+		return Feature{false, "a uclamp request on a probe thread failed: " + err.Error()}
+	}
+})
+
+// Realtime reports whether this process may put a thread under SCHED_FIFO.
+// Root is not enough: with CONFIG_RT_GROUP_SCHED a cpu cgroup whose
+// rt_runtime_us is 0 refuses it, so the answer comes from a real request.
+var Realtime = sync.OnceValue(func() Feature {
+	var err error
+	onThrowawayThread(func() {
+		err = SetAttr(0, Attr{Policy: FIFO, Priority: 1, Flags: FlagResetOnFork})
+	})
+	facts := []string{capFact(), rlimitFact(unix.RLIMIT_RTPRIO, "RLIMIT_RTPRIO")}
+	if rt := rtRuntimeFact(); rt != "" {
+		facts = append(facts, rt)
+	}
+	if err != nil {
+		return Feature{false, "SCHED_FIFO 1 on a probe thread: " + errnoName(err) + "; " + strings.Join(facts, ", ")}
+	}
+	return Feature{true, "SCHED_FIFO 1 on a probe thread was accepted; " + strings.Join(facts, ", ")}
+})
+
+// NiceLowering reports whether this process may lower a thread's nice value
+// (and so restore one it raised): CAP_SYS_NICE or a large RLIMIT_NICE.
+var NiceLowering = sync.OnceValue(func() Feature {
+	var err error
+	onThrowawayThread(func() {
+		if err = SetNice(0, 1); err == nil {
+			err = SetNice(0, -1)
+		}
+	})
+	facts := capFact() + ", " + rlimitFact(unix.RLIMIT_NICE, "RLIMIT_NICE")
+	if err != nil {
+		return Feature{false, "nice 1 then -1 on a probe thread: " + errnoName(err) + "; " + facts}
+	}
+	return Feature{true, "nice 1 then -1 on a probe thread were accepted; " + facts}
+})
+
+// Slice reports whether a fair thread may request its own EEVDF slice
+// through sched_attr.sched_runtime (Linux 6.12 and later).
+var Slice = sync.OnceValue(func() Feature {
+	var got Attr
+	var err error
+	onThrowawayThread(func() {
+		if err = SetAttr(0, Attr{Policy: Normal, Runtime: 3_000_000}); err == nil {
+			got, err = GetAttr(0)
+		}
+	})
+	switch {
+	case err != nil:
+		return Feature{false, "a 3 ms slice request failed: " + errnoName(err)}
+	case got.Runtime == 3_000_000:
+		return Feature{true, "a 3 ms slice request reads back as 3000000 ns"}
+	default:
+		return Feature{false, fmt.Sprintf("a 3 ms slice request reads back as %d ns (kernel before 6.12)", got.Runtime)}
+	}
+})
+
+// capFact says whether the process has CAP_SYS_NICE.
+func capFact() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "capabilities unknown"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			caps, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err == nil && caps&(1<<unix.CAP_SYS_NICE) != 0 {
+				return "CAP_SYS_NICE held"
+			}
+			return "no CAP_SYS_NICE"
+		}
+	}
+	return "capabilities unknown"
+}
+
+func rlimitFact(resource int, name string) string {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(resource, &lim); err != nil {
+		return name + " unknown"
+	}
+	if lim.Cur == unix.RLIM_INFINITY {
+		return name + "=unlimited"
+	}
+	return fmt.Sprintf("%s=%d", name, lim.Cur)
+}
+
+// rtRuntimeFact reads the RT runtime of the process's cpu cgroup (v1 with
+// CONFIG_RT_GROUP_SCHED); a 0 there refuses realtime even to root.
+func rtRuntimeFact() string {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 || !strings.Contains(","+parts[1]+",", ",cpu,") {
+			continue
+		}
+		for _, mount := range []string{"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"} {
+			v, err := os.ReadFile(mount + parts[2] + "/cpu.rt_runtime_us")
+			if err == nil {
+				return "cgroup " + parts[2] + " cpu.rt_runtime_us=" + strings.TrimSpace(string(v))
+			}
+		}
+	}
+	return ""
+}
+
+// errnoName returns the errno's symbolic name ("EPERM") where there is one.
+func errnoName(err error) string {
+	var errno unix.Errno
+	if errors.As(err, &errno) {
+		if name := unix.ErrnoName(errno); name != "" {
+			return name
+		}
+	}
+	return err.Error()
+}
+
+// ErrnoName returns the symbolic name of the errno inside err ("EPERM"),
+// or "" when err holds none.
+func ErrnoName(err error) string {
+	var errno unix.Errno
+	if errors.As(err, &errno) {
+		return unix.ErrnoName(errno)
+	}
+	return ""
+}
