@@ -151,21 +151,37 @@ func rtRuntimeFact() string {
 
 // errnoName returns the errno's symbolic name ("EPERM") where there is one.
 func errnoName(err error) string {
-	var errno unix.Errno
-	if errors.As(err, &errno) {
-		if name := unix.ErrnoName(errno); name != "" {
-			return name
-		}
+	if name := ErrnoName(err); name != "" {
+		return name
 	}
 	return err.Error()
 }
 
 // ErrnoName returns the symbolic name of the errno inside err ("EPERM"),
-// or "" when err holds none.
+// or "" when err holds none. Errno 95 is named EOPNOTSUPP, as the
+// scheduler's source returns it (x/sys prefers its alias ENOTSUP).
 func ErrnoName(err error) string {
 	var errno unix.Errno
-	if errors.As(err, &errno) {
-		return unix.ErrnoName(errno)
+	if !errors.As(err, &errno) {
+		return ""
 	}
-	return ""
+	if errno == unix.EOPNOTSUPP {
+		return "EOPNOTSUPP"
+	}
+	return unix.ErrnoName(errno)
 }
+
+// DefaultSlice returns the EEVDF base slice a fair thread gets when it asks
+// for none (0 before Linux 6.12, where sched_runtime means nothing for fair
+// threads). A captured slice that differs from it was asked for, and must
+// be written back on restore; any other must be restored as 0, or the
+// restore would pin the default as a custom slice.
+var DefaultSlice = sync.OnceValue(func() uint64 {
+	var a Attr
+	onThrowawayThread(func() {
+		if SetAttr(0, Attr{Policy: Normal}) == nil {
+			a, _ = GetAttr(0)
+		}
+	})
+	return a.Runtime
+})

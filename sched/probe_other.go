@@ -18,3 +18,6 @@ var Slice = unsupportedFeature
 
 // ErrnoName returns "" outside Linux.
 func ErrnoName(error) string { return "" }
+
+// DefaultSlice is 0 outside Linux.
+func DefaultSlice() uint64 { return 0 }

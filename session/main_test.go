@@ -1,0 +1,160 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as a helper process: with COREPIN_SESSION_HELPER
+// set it runs one of the helpers below instead of the tests and prints its
+// findings as JSON. The privilege tests run it as nobody.
+func TestMain(m *testing.M) {
+	if name := os.Getenv("COREPIN_SESSION_HELPER"); name != "" {
+		h, ok := helpers[name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "no helper %q\n", name)
+			os.Exit(2)
+		}
+		out := h()
+		json.NewEncoder(os.Stdout).Encode(out)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+var helpers = map[string]func() any{
+	"geekbench":    helperGeekbench,
+	"unrestorable": helperUnrestorable,
+}
+
+// helperResult is what a helper reports to its test.
+type helperResult struct {
+	Report *Report `json:"report"`
+	Err    string  `json:"err"`
+	// For the destruction test: whether the session's thread still
+	// exists, and how many later goroutines ran on a thread whose nice
+	// value was not 0.
+	ThreadGone   bool `json:"thread_gone"`
+	DirtyRuns    int  `json:"dirty_runs"`
+	RunsOnOldTID int  `json:"runs_on_old_tid"`
+	Tainted      bool `json:"tainted"`
+}
+
+func helperGeekbench() any {
+	rep, err := Run(Options{CPU: 0, Ladder: Geekbench, AllowRealtime: true}, func(*Session) error { return nil })
+	res := helperResult{Report: rep}
+	if err != nil {
+		res.Err = err.Error()
+	}
+	return res
+}
+
+// helperUnrestorable raises the thread's nice value, which an unprivileged
+// process may do but cannot undo: the restore fails, and the thread must be
+// destroyed rather than reused.
+func helperUnrestorable() any {
+	five := 5
+	rep, err := Run(Options{CPU: 0, Ladder: CustomLadder(nil, 0, &five, nil)}, func(*Session) error { return nil })
+	res := helperResult{Report: rep, Tainted: Tainted() != nil}
+	if err != nil {
+		res.Err = err.Error()
+	}
+	if rep == nil {
+		return res
+	}
+	// The runtime destroys the thread just after the goroutine exits; the
+	// main thread is never destroyed but wedged, which serves as well.
+	for i := 0; i < 100 && !res.ThreadGone; i++ {
+		_, statErr := os.Stat(fmt.Sprintf("/proc/self/task/%d", rep.TID))
+		res.ThreadGone = os.IsNotExist(statErr) || rep.TID == os.Getpid()
+		time.Sleep(10 * time.Millisecond)
+	}
+	res.DirtyRuns, res.RunsOnOldTID = probeThreads(rep.TID, 2000)
+	return res
+}
+
+// runHelper runs the test binary as a helper, as nobody when asked.
+func runHelper(t *testing.T, name string, asNobody bool) helperResult {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmd *exec.Cmd
+	if asNobody {
+		if os.Geteuid() != 0 {
+			t.Skip("needs root to run a helper as nobody")
+		}
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			t.Skip("needs setpriv (util-linux) to run a helper as nobody")
+		}
+		exe = copyExecutable(t, exe)
+		cmd = exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exe)
+	} else {
+		cmd = exec.Command(exe)
+	}
+	cmd.Env = append(os.Environ(), "COREPIN_SESSION_HELPER="+name)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helper %s: %v\n%s", name, err, out)
+	}
+	var res helperResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("helper %s printed %q: %v", name, out, err)
+	}
+	return res
+}
+
+// copyExecutable puts the test binary where nobody may run it.
+func copyExecutable(t *testing.T, exe string) string {
+	dir, err := os.MkdirTemp("", "corepin-helper-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, filepath.Base(exe))
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// probeThreads runs n goroutines, each briefly locked to whatever thread the
+// scheduler gives it, and counts those that found a changed nice value or
+// the given TID.
+func probeThreads(oldTID, n int) (dirty, onOld int) {
+	type seen struct{ tid, nice int }
+	ch := make(chan seen, n)
+	for range n {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			nice, _ := getNice()
+			ch <- seen{gettid(), nice}
+		}()
+	}
+	for range n {
+		s := <-ch
+		if s.nice != 0 {
+			dirty++
+		}
+		if s.tid == oldTID {
+			onOld++
+		}
+	}
+	return dirty, onOld
+}

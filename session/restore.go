@@ -1,0 +1,160 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+
+	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
+)
+
+// Finish restores what the session changed, in reverse order of the
+// requests — QoS, then attributes, then affinity — and verifies each by
+// reading it back. It may be called more than once; later calls return the
+// first result. When it reports failure the thread is not as it was and
+// must not be handed back: leave its goroutine locked and let it exit.
+func (s *Session) Finish() RestoreResult {
+	if s.report.Restore.Done {
+		return s.report.Restore
+	}
+	res := RestoreResult{Done: true, Steps: []RestoreStep{}}
+	if err := s.onOwnThread(); err != nil {
+		res.Steps = append(res.Steps, RestoreStep{What: "thread", Error: err.Error()})
+		s.report.Restore = res
+		return res
+	}
+	if s.changed.qos {
+		res.Steps = append(res.Steps, s.finishQoS())
+	}
+	if s.changed.attr || s.changed.uclamp {
+		step := RestoreStep{What: "attributes"}
+		if err := s.restoreAttributes(); err != nil {
+			step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+		} else if m := s.attributesMismatch(); m != "" {
+			step.Mismatch = m
+		} else {
+			step.OK = true
+		}
+		res.Steps = append(res.Steps, step)
+	}
+	if s.changed.affinity {
+		res.Steps = append(res.Steps, s.finishAffinity())
+	}
+	res.OK = true
+	for _, st := range res.Steps {
+		res.OK = res.OK && st.OK
+	}
+	s.report.Restore = res
+	return res
+}
+
+func (s *Session) finishQoS() RestoreStep {
+	step := RestoreStep{What: "qos"}
+	var err error
+	if c := s.report.Capture.QoS; c != nil {
+		level, _ := qos.Parse(*c)
+		err = qos.Set(level) // Set, not Leave: a registered thread stays registered
+	} else {
+		err = qos.Leave()
+	}
+	if err != nil {
+		step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+		return step
+	}
+	level, known, err := qos.Get()
+	switch {
+	case err != nil:
+		step.Error = "reading back: " + err.Error()
+	case known != (s.report.Capture.QoS != nil) || (known && level.String() != *s.report.Capture.QoS):
+		step.Mismatch = "QoS reads back as " + level.String()
+	default:
+		step.OK = true
+	}
+	return step
+}
+
+func (s *Session) finishAffinity() RestoreStep {
+	step := RestoreStep{What: "affinity"}
+	want := s.report.Capture.CPUs
+	if err := sched.SetAffinity(0, want); err != nil {
+		step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+		return step
+	}
+	got, err := sched.GetAffinity(0)
+	switch {
+	case err != nil:
+		step.Error = "reading back: " + err.Error()
+	case !got.Equal(want):
+		step.Mismatch = fmt.Sprintf("mask reads back as %s, was %s", got, want)
+	default:
+		step.OK = true
+	}
+	return step
+}
+
+// restoreAttributes writes the captured attributes back. Two traps: a
+// captured fair thread reports its current EEVDF slice, and writing that
+// back would pin it as a custom slice, so the slice is written as 0 unless
+// the capture shows one that was asked for; and uclamp goes in a call of
+// its own, reset to the system default where the capture had the default.
+func (s *Session) restoreAttributes() error {
+	c := s.report.Capture
+	if !c.Complete && len(c.Missing) > 0 && c.Attr == (sched.Attr{}) {
+		return errors.New("the original attributes were never read; nothing to restore to")
+	}
+	a := sched.Attr{Policy: c.Attr.Policy, Flags: c.Attr.Flags & sched.FlagResetOnFork}
+	switch {
+	case c.Attr.Policy.Realtime():
+		a.Priority = c.Attr.Priority
+	case c.Attr.Policy == sched.Deadline:
+		a.Runtime, a.Deadline, a.Period = c.Attr.Runtime, c.Attr.Deadline, c.Attr.Period
+	default:
+		a.Nice = c.Attr.Nice
+		if c.Attr.Runtime != sched.DefaultSlice() {
+			a.Runtime = c.Attr.Runtime
+		}
+	}
+	if err := sched.SetAttr(0, a); err != nil {
+		return err
+	}
+	if c.Attr.Policy.Realtime() && c.Nice != 0 {
+		if err := sched.SetNice(0, c.Nice); err != nil {
+			return err
+		}
+	}
+	if s.changed.uclamp && sched.Uclamp().Supported {
+		min, max := c.Attr.UtilMin, c.Attr.UtilMax
+		if min == 0 && max == sched.UclampMax {
+			min, max = sched.UclampReset, sched.UclampReset
+		}
+		if err := sched.SetUclamp(0, min, max, a.Flags != 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attributesMismatch compares the attributes now with the capture.
+func (s *Session) attributesMismatch() string {
+	c := s.report.Capture
+	a, err := sched.GetAttr(0)
+	if err != nil {
+		return "reading back: " + err.Error()
+	}
+	switch {
+	case a.Policy != c.Attr.Policy || a.Priority != c.Attr.Priority:
+		return fmt.Sprintf("policy reads back as %s:%d, was %s:%d", a.Policy, a.Priority, c.Attr.Policy, c.Attr.Priority)
+	case a.Nice != c.Attr.Nice:
+		return fmt.Sprintf("nice reads back as %d, was %d", a.Nice, c.Attr.Nice)
+	case a.Flags&sched.FlagResetOnFork != c.Attr.Flags&sched.FlagResetOnFork:
+		return "reset-on-fork differs"
+	case !a.Policy.Realtime() && a.Runtime != c.Attr.Runtime:
+		return fmt.Sprintf("slice reads back as %d ns, was %d ns", a.Runtime, c.Attr.Runtime)
+	case sched.Uclamp().Supported && (a.UtilMin != c.Attr.UtilMin || a.UtilMax != c.Attr.UtilMax):
+		return fmt.Sprintf("uclamp reads back as %d/%d, was %d/%d", a.UtilMin, a.UtilMax, c.Attr.UtilMin, c.Attr.UtilMax)
+	}
+	if n, err := sched.GetNice(0); err == nil && n != c.Nice {
+		return fmt.Sprintf("nice (getpriority) reads back as %d, was %d", n, c.Nice)
+	}
+	return ""
+}
