@@ -79,6 +79,7 @@ restores everything afterwards.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newTopoCmd(),
+		newCapsCmd(),
 		newVersionCmd(),
 	)
 	return root

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// TestMain lets the test binary be corepin itself: with COREPIN_AS_CLI set
+// it runs the command line it was given. Tests use this to run corepin as
+// another user.
+func TestMain(m *testing.M) {
+	if os.Getenv("COREPIN_AS_CLI") != "" {
+		os.Exit(run(context.Background(), os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+func capsJSON(t *testing.T, out string) capabilities {
+	t.Helper()
+	var c capabilities
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("caps --json printed %q: %v", out, err)
+	}
+	return c
+}
+
+func TestCapsAgreesWithUclampset(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux")
+	}
+	uclampset, err := exec.LookPath("uclampset")
+	if err != nil {
+		t.Skip("needs uclampset (util-linux) as the independent witness")
+	}
+	out, errOut, code := corepin(t, "caps", "--json")
+	if code != 0 {
+		t.Fatalf("caps: exit %d: %s", code, errOut)
+	}
+	c := capsJSON(t, out)
+	// uclampset -m 0 -M 1024 -p PID asks for a clamp on the test process.
+	witness := exec.Command(uclampset, "-m", "0", "-M", "1024", "-p", strconv.Itoa(os.Getpid())).Run() == nil
+	if c.Uclamp != witness {
+		t.Errorf("caps says uclamp=%v, uclampset succeeded=%v (%s)", c.Uclamp, witness, c.Evidence["uclamp"])
+	}
+	if c.AllowedCPUs < 1 || c.OnlineCPUs < c.AllowedCPUs {
+		t.Errorf("allowed %d of %d CPUs", c.AllowedCPUs, c.OnlineCPUs)
+	}
+}
+
+func TestCapsAsNobodyAgreesWithChrt(t *testing.T) {
+	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
+		t.Skip("needs root on Linux to run corepin as nobody")
+	}
+	setpriv, err1 := exec.LookPath("setpriv")
+	chrt, err2 := exec.LookPath("chrt")
+	if err1 != nil || err2 != nil {
+		t.Skip("needs setpriv and chrt (util-linux)")
+	}
+	nobody := []string{"--reuid=65534", "--regid=65534", "--clear-groups"}
+	exe := copyExecutable(t)
+	cmd := exec.Command(setpriv, append(nobody, exe, "caps", "--json")...)
+	cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("caps as nobody: %v", err)
+	}
+	c := capsJSON(t, string(out))
+	witness := exec.Command(setpriv, append(nobody, chrt, "-f", "1", "true")...).Run() == nil
+	if c.Realtime != witness {
+		t.Errorf("caps as nobody says realtime=%v, chrt -f 1 succeeded=%v", c.Realtime, witness)
+	}
+	if c.Realtime || c.NiceLowering {
+		t.Errorf("nobody may use realtime or lower nice: %+v", c)
+	}
+}
+
+// copyExecutable puts the test binary where nobody may run it.
+func copyExecutable(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "corepin-cli-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "corepin")
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
