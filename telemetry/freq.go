@@ -1,0 +1,102 @@
+package telemetry
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Frequency sources, best first. The name travels with every value.
+const (
+	SourceAvgFreq     = "cpuinfo_avg_freq" // hardware average over a short window (recent kernels)
+	SourceScalingCur  = "scaling_cur_freq" // the driver's view; APERF/MPERF-based on x86
+	SourceCpuinfoCur  = "cpuinfo_cur_freq" // read from hardware; root only
+	SourceProcCpuinfo = "proc_cpuinfo"     // "cpu MHz" of /proc/cpuinfo (x86): a rough value
+	SourceNone        = "none"
+)
+
+var sysfsSources = []string{SourceAvgFreq, SourceScalingCur, SourceCpuinfoCur}
+
+// readFreq returns a CPU's frequency in MHz and the source it came from,
+// trying the sources in order. cpuinfoMHz holds the values of /proc/cpuinfo
+// read once for this sample.
+func readFreq(root string, cpu int, cpuinfoMHz map[int]float64) (float64, string) {
+	dir := filepath.Join(root, "sys/devices/system/cpu", fmt.Sprintf("cpu%d", cpu), "cpufreq")
+	for _, name := range sysfsSources {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		khz, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+		if err != nil || khz == 0 {
+			continue // "<unknown>" on some drivers
+		}
+		return float64(khz) / 1000, name
+	}
+	if mhz, ok := cpuinfoMHz[cpu]; ok {
+		return mhz, SourceProcCpuinfo
+	}
+	return 0, SourceNone
+}
+
+// readCpuinfoMHz reads "cpu MHz" per processor from /proc/cpuinfo; only
+// x86 prints it.
+func readCpuinfoMHz(root string) map[int]float64 {
+	f, err := os.Open(filepath.Join(root, "proc/cpuinfo"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	out := map[int]float64{}
+	cur := -1
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(key) {
+		case "processor":
+			if n, err := strconv.Atoi(strings.TrimSpace(val)); err == nil {
+				cur = n
+			}
+		case "cpu MHz":
+			if v, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil && cur >= 0 && v > 0 {
+				out[cur] = v
+			}
+		}
+	}
+	return out
+}
+
+// thermalZone is one /sys/class/thermal/thermal_zoneN.
+type thermalZone struct {
+	name, typ, path string
+}
+
+func findThermalZones(root string) []thermalZone {
+	matches, _ := filepath.Glob(filepath.Join(root, "sys/class/thermal/thermal_zone*"))
+	var zones []thermalZone
+	for _, m := range matches {
+		typ, _ := os.ReadFile(filepath.Join(m, "type"))
+		zones = append(zones, thermalZone{name: filepath.Base(m), typ: strings.TrimSpace(string(typ)), path: filepath.Join(m, "temp")})
+	}
+	return zones
+}
+
+// readThrottles reads a CPU's thermal throttle counter (x86
+// thermal_throttle/core_throttle_count), or -1 where there is none.
+func readThrottles(root string, cpu int) int64 {
+	data, err := os.ReadFile(filepath.Join(root, "sys/devices/system/cpu", fmt.Sprintf("cpu%d", cpu), "thermal_throttle/core_throttle_count"))
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}

@@ -1,0 +1,298 @@
+// Package telemetry samples every CPU's utilisation and frequency at about
+// 1 Hz while a benchmark runs, raw: nothing is smoothed, resampled or
+// filled in. Each value names the source it came from, a CPU that could not
+// be read is a gap rather than a zero, and the sampler's own thread keeps
+// off the CPUs it is told to avoid (the benchmark's target).
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
+)
+
+// MinPeriod is the shortest sampling period.
+const MinPeriod = 50 * time.Millisecond
+
+// Options configure a sampler.
+type Options struct {
+	Root   string        // folder holding sys/ and proc/; "/" by default
+	Period time.Duration // 1 s by default
+	CPUs   cpuset.Set    // CPUs to record; all CPUs in /proc/stat when empty
+	Avoid  cpuset.Set    // CPUs the sampler's thread must not run on
+	// Thermal also records thermal zones' temperatures.
+	Thermal bool
+}
+
+// Series is what a sampler recorded.
+type Series struct {
+	Started time.Time `json:"started"` // wall-clock time of t = 0
+	Period  float64   `json:"period_s"`
+	Samples []Sample  `json:"samples"`
+	Thermal []Thermal `json:"thermal,omitempty"`
+	Markers []Marker  `json:"markers,omitempty"`
+	// Sources lists the frequency sources seen, so that a chart can say
+	// "no frequency source" instead of drawing zeros.
+	Sources []string `json:"freq_sources"`
+	Notes   []string `json:"notes,omitempty"`
+	// SamplerCPUs is where the sampler's thread was allowed to run.
+	SamplerCPUs cpuset.Set `json:"sampler_cpus"`
+}
+
+// Sample is one CPU at one instant. T is seconds since the start on the
+// monotonic clock, as actually taken (jitter stays visible).
+type Sample struct {
+	T          float64  `json:"t_s"`
+	CPU        int      `json:"cpu"`
+	UtilPct    *float64 `json:"util_pct"`
+	FreqMHz    *float64 `json:"freq_mhz"`
+	FreqSource string   `json:"freq_source"`
+	Throttles  *int64   `json:"throttles,omitempty"`
+}
+
+// Thermal is one zone's temperature at one instant.
+type Thermal struct {
+	T     float64 `json:"t_s"`
+	Zone  string  `json:"zone"`
+	Type  string  `json:"type"`
+	TempC float64 `json:"temp_c"`
+}
+
+// Marker is a named instant, such as the start of a benchmark.
+type Marker struct {
+	T    float64 `json:"t_s"`
+	Name string  `json:"name"`
+}
+
+// Sampler records a Series until stopped.
+type Sampler struct {
+	opts   Options
+	start  time.Time
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu     sync.Mutex
+	series Series
+	prev   map[int]cpuTimes
+	zones  []thermalZone
+	gaps   map[int]bool
+}
+
+// Start begins sampling until ctx ends or Stop is called. It takes the
+// first reading at once, as the base for utilisation; the first samples
+// come one period later.
+func Start(ctx context.Context, opts Options) (*Sampler, error) {
+	s, err := newSampler(opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	placed := make(chan error, 1)
+	go s.loop(ctx, placed)
+	if err := <-placed; err != nil {
+		s.cancel()
+		<-s.done
+		return nil, err
+	}
+	return s, nil
+}
+
+// newSampler checks the options and takes the baseline reading.
+func newSampler(opts Options) (*Sampler, error) {
+	if opts.Root == "" {
+		opts.Root = "/"
+	}
+	if opts.Period == 0 {
+		opts.Period = time.Second
+	}
+	if opts.Period < MinPeriod {
+		return nil, fmt.Errorf("telemetry period %v is shorter than the minimum %v", opts.Period, MinPeriod)
+	}
+	s := &Sampler{opts: opts, start: time.Now(), done: make(chan struct{}), gaps: map[int]bool{}}
+	s.series = Series{Started: s.start, Period: opts.Period.Seconds(), Samples: []Sample{}}
+	if opts.Thermal {
+		s.zones = findThermalZones(opts.Root)
+	}
+	if err := s.baseline(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Sampler) baseline() error {
+	data, err := os.ReadFile(filepath.Join(s.opts.Root, "proc/stat"))
+	if err != nil {
+		return fmt.Errorf("starting telemetry: %w", err)
+	}
+	prev, bad := parseProcStat(string(data))
+	if len(prev) == 0 {
+		return fmt.Errorf("starting telemetry: no per-CPU line in %s", filepath.Join(s.opts.Root, "proc/stat"))
+	}
+	s.prev = prev
+	for _, b := range bad {
+		s.note("malformed /proc/stat line skipped: " + b)
+	}
+	return nil
+}
+
+// loop runs on its own locked thread, placed off the avoided CPUs. The
+// thread is thrown away at the end rather than handed back with a changed
+// mask.
+func (s *Sampler) loop(ctx context.Context, placed chan<- error) {
+	defer close(s.done)
+	runtime.LockOSThread()
+	placed <- s.place()
+	ticker := time.NewTicker(s.opts.Period)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			s.sample()
+		}
+	}
+}
+
+func (s *Sampler) place() error {
+	mask, err := sched.GetAffinity(0)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("placing the sampler: %w", err)
+	}
+	if !s.opts.Avoid.IsEmpty() {
+		allowed := mask.Difference(s.opts.Avoid)
+		if allowed.IsEmpty() {
+			return fmt.Errorf("the sampler cannot avoid CPUs %s: they are all it may use (%s)", s.opts.Avoid, mask)
+		}
+		if err := sched.SetAffinity(0, allowed); err != nil {
+			return fmt.Errorf("placing the sampler off CPUs %s: %w", s.opts.Avoid, err)
+		}
+		mask = allowed
+	}
+	s.series.SamplerCPUs = mask
+	return nil
+}
+
+// Mark records a named instant.
+func (s *Sampler) Mark(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.series.Markers = append(s.series.Markers, Marker{T: time.Since(s.start).Seconds(), Name: name})
+}
+
+// Stop ends sampling and returns the series.
+func (s *Sampler) Stop() *Series {
+	s.cancel()
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.series
+	return &out
+}
+
+// Snapshot returns the series so far, for a live display.
+func (s *Sampler) Snapshot() Series {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.series
+	out.Samples = append([]Sample(nil), s.series.Samples...)
+	return out
+}
+
+func (s *Sampler) note(n string) {
+	for _, have := range s.series.Notes {
+		if have == n {
+			return
+		}
+	}
+	s.series.Notes = append(s.series.Notes, n)
+}
+
+// sample takes one reading of every CPU of interest.
+func (s *Sampler) sample() {
+	t := time.Since(s.start).Seconds()
+	data, err := os.ReadFile(filepath.Join(s.opts.Root, "proc/stat"))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.note(fmt.Sprintf("t=%.1fs: reading /proc/stat: %v", t, err))
+		return
+	}
+	cur, bad := parseProcStat(string(data))
+	for _, b := range bad {
+		s.note("malformed /proc/stat line skipped: " + b)
+	}
+	cpus := s.opts.CPUs
+	if cpus.IsEmpty() {
+		ids := make([]int, 0, len(cur))
+		for id := range cur {
+			ids = append(ids, id)
+		}
+		cpus = cpuset.Of(ids...)
+	}
+	cpuinfo := readCpuinfoMHz(s.opts.Root)
+	for _, cpu := range cpus.CPUs() {
+		smp := Sample{T: t, CPU: cpu}
+		p, hadPrev := s.prev[cpu]
+		c, hasCur := cur[cpu]
+		if hadPrev && hasCur {
+			if u, ok := utilisation(p, c); ok {
+				smp.UtilPct = &u
+			}
+		}
+		if !hasCur && !s.gaps[cpu] {
+			s.note(fmt.Sprintf("t=%.1fs: CPU %d left /proc/stat (offline): a gap", t, cpu))
+		}
+		s.gaps[cpu] = !hasCur
+		if mhz, src := readFreq(s.opts.Root, cpu, cpuinfo); src != SourceNone {
+			smp.FreqMHz, smp.FreqSource = &mhz, src
+			s.addSource(src)
+		} else {
+			smp.FreqSource = SourceNone
+			if hasCur && len(s.series.Sources) > 0 {
+				s.note(fmt.Sprintf("t=%.1fs: CPU %d has no frequency reading: a gap", t, cpu))
+			}
+		}
+		if n := readThrottles(s.opts.Root, cpu); n >= 0 {
+			smp.Throttles = &n
+		}
+		s.series.Samples = append(s.series.Samples, smp)
+	}
+	s.prev = cur
+	for _, z := range s.zones {
+		data, err := os.ReadFile(z.path)
+		if err != nil {
+			continue
+		}
+		milli, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+		if err != nil {
+			continue
+		}
+		s.series.Thermal = append(s.series.Thermal, Thermal{T: t, Zone: z.name, Type: z.typ, TempC: float64(milli) / 1000})
+	}
+}
+
+func (s *Sampler) addSource(src string) {
+	for _, have := range s.series.Sources {
+		if have == src {
+			return
+		}
+	}
+	s.series.Sources = append(s.series.Sources, src)
+	if src == SourceProcCpuinfo {
+		s.note(`frequency from "cpu MHz" of /proc/cpuinfo: a rough value (in a VM often the host's nominal clock)`)
+	}
+}
