@@ -23,10 +23,17 @@ var sysfsSources = []string{SourceAvgFreq, SourceScalingCur, SourceCpuinfoCur}
 // readFreq returns a CPU's frequency in MHz and the source it came from,
 // trying the sources in order. cpuinfoMHz holds the values of /proc/cpuinfo
 // read once for this sample.
-func readFreq(root string, cpu int, cpuinfoMHz map[int]float64) (float64, string) {
+func readFreq(fs *files, root string, cpu int, cpuinfoMHz func() map[int]float64, first string) (float64, string) {
 	dir := filepath.Join(root, "sys/devices/system/cpu", fmt.Sprintf("cpu%d", cpu), "cpufreq")
-	for _, name := range sysfsSources {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+	sources := sysfsSources
+	if first != "" {
+		sources = []string{first} // the source this CPU used last time
+	}
+	for _, name := range sources {
+		if name == SourceProcCpuinfo {
+			break
+		}
+		data, err := fs.read(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
@@ -36,8 +43,13 @@ func readFreq(root string, cpu int, cpuinfoMHz map[int]float64) (float64, string
 		}
 		return float64(khz) / 1000, name
 	}
-	if mhz, ok := cpuinfoMHz[cpu]; ok {
-		return mhz, SourceProcCpuinfo
+	if first == "" || first == SourceProcCpuinfo {
+		if mhz, ok := cpuinfoMHz()[cpu]; ok {
+			return mhz, SourceProcCpuinfo
+		}
+	}
+	if first != "" {
+		return readFreq(fs, root, cpu, cpuinfoMHz, "") // it vanished: look again
 	}
 	return 0, SourceNone
 }

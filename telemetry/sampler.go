@@ -86,7 +86,17 @@ type Sampler struct {
 	prev   map[int]cpuTimes
 	zones  []thermalZone
 	gaps   map[int]bool
+	// src is each CPU's frequency source at the last sample; every
+	// reprobeEvery samples the whole order is tried again, so a better
+	// source that appears is taken up without probing for absent files
+	// on every sample.
+	src      map[int]string
+	nsamples int
+	throttle bool // the machine has thermal_throttle counters
+	files    *files
 }
+
+const reprobeEvery = 10
 
 // Start begins sampling until ctx ends or Stop is called. It takes the
 // first reading at once, as the base for utilisation; the first samples
@@ -118,7 +128,7 @@ func newSampler(opts Options) (*Sampler, error) {
 	if opts.Period < MinPeriod {
 		return nil, fmt.Errorf("telemetry period %v is shorter than the minimum %v", opts.Period, MinPeriod)
 	}
-	s := &Sampler{opts: opts, start: time.Now(), done: make(chan struct{}), gaps: map[int]bool{}}
+	s := &Sampler{opts: opts, start: time.Now(), done: make(chan struct{}), gaps: map[int]bool{}, src: map[int]string{}, files: newFiles(opts.Root)}
 	s.series = Series{Started: s.start, Period: opts.Period.Seconds(), Samples: []Sample{}}
 	if opts.Thermal {
 		s.zones = findThermalZones(opts.Root)
@@ -139,6 +149,9 @@ func (s *Sampler) baseline() error {
 		return fmt.Errorf("starting telemetry: no per-CPU line in %s", filepath.Join(s.opts.Root, "proc/stat"))
 	}
 	s.prev = prev
+	for cpu := range prev {
+		s.throttle = s.throttle || readThrottles(s.opts.Root, cpu) >= 0
+	}
 	for _, b := range bad {
 		s.note("malformed /proc/stat line skipped: " + b)
 	}
@@ -150,6 +163,7 @@ func (s *Sampler) baseline() error {
 // mask.
 func (s *Sampler) loop(ctx context.Context, placed chan<- error) {
 	defer close(s.done)
+	defer s.files.closeAll()
 	runtime.LockOSThread()
 	placed <- s.place()
 	ticker := time.NewTicker(s.opts.Period)
@@ -224,7 +238,7 @@ func (s *Sampler) note(n string) {
 // sample takes one reading of every CPU of interest.
 func (s *Sampler) sample() {
 	t := time.Since(s.start).Seconds()
-	data, err := os.ReadFile(filepath.Join(s.opts.Root, "proc/stat"))
+	data, err := s.files.read(filepath.Join(s.opts.Root, "proc/stat"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -243,7 +257,17 @@ func (s *Sampler) sample() {
 		}
 		cpus = cpuset.Of(ids...)
 	}
-	cpuinfo := readCpuinfoMHz(s.opts.Root)
+	var cpuinfo map[int]float64
+	cpuinfoMHz := func() map[int]float64 {
+		if cpuinfo == nil {
+			cpuinfo = readCpuinfoMHz(s.opts.Root)
+		}
+		return cpuinfo
+	}
+	s.nsamples++
+	if s.nsamples%reprobeEvery == 0 {
+		clear(s.src)
+	}
 	for _, cpu := range cpus.CPUs() {
 		smp := Sample{T: t, CPU: cpu}
 		p, hadPrev := s.prev[cpu]
@@ -257,8 +281,9 @@ func (s *Sampler) sample() {
 			s.note(fmt.Sprintf("t=%.1fs: CPU %d left /proc/stat (offline): a gap", t, cpu))
 		}
 		s.gaps[cpu] = !hasCur
-		if mhz, src := readFreq(s.opts.Root, cpu, cpuinfo); src != SourceNone {
+		if mhz, src := readFreq(s.files, s.opts.Root, cpu, cpuinfoMHz, s.src[cpu]); src != SourceNone {
 			smp.FreqMHz, smp.FreqSource = &mhz, src
+			s.src[cpu] = src
 			s.addSource(src)
 		} else {
 			smp.FreqSource = SourceNone
@@ -266,8 +291,10 @@ func (s *Sampler) sample() {
 				s.note(fmt.Sprintf("t=%.1fs: CPU %d has no frequency reading: a gap", t, cpu))
 			}
 		}
-		if n := readThrottles(s.opts.Root, cpu); n >= 0 {
-			smp.Throttles = &n
+		if s.throttle {
+			if n := readThrottles(s.opts.Root, cpu); n >= 0 {
+				smp.Throttles = &n
+			}
 		}
 		s.series.Samples = append(s.series.Samples, smp)
 	}

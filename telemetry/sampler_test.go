@@ -106,7 +106,9 @@ func TestSourcesInOrder(t *testing.T) {
 		if step.file != "" {
 			tr.write(step.file, step.content)
 		}
-		s.sample()
+		for range reprobeEvery { // a new, better source is taken up within this many samples
+			s.sample()
+		}
 		last := s.series.Samples[len(s.series.Samples)-1]
 		if last.FreqSource != step.want || *last.FreqMHz != step.mhz {
 			t.Errorf("with %s: %v MHz from %s, want %v from %s", step.file, deref(last.FreqMHz), last.FreqSource, step.mhz, step.want)
