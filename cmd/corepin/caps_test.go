@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -16,7 +15,7 @@ import (
 // another user.
 func TestMain(m *testing.M) {
 	if os.Getenv("COREPIN_AS_CLI") != "" {
-		os.Exit(run(context.Background(), os.Args[1:]))
+		os.Exit(runWithSignals(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

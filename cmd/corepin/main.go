@@ -12,9 +12,12 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(runWithSignals(os.Args[1:])) }
+
+// runWithSignals runs the command line with a context that Ctrl-C and
+// SIGTERM cancel, so that every command stops cleanly and keeps its data.
+func runWithSignals(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:])
-	stop()
-	os.Exit(code)
+	defer stop()
+	return run(ctx, args)
 }

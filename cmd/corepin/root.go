@@ -80,6 +80,7 @@ restores everything afterwards.`,
 	root.AddCommand(
 		newTopoCmd(),
 		newCapsCmd(),
+		newTelemetryCmd(),
 		newVersionCmd(),
 	)
 	return root
