@@ -1,0 +1,119 @@
+package sched
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+)
+
+func TestParsePolicy(t *testing.T) {
+	for in, want := range map[string]Policy{"other": Normal, "normal": Normal, "FIFO": FIFO, " rr ": RR, "batch": Batch, "idle": Idle} {
+		if got, err := ParsePolicy(in); err != nil || got != want {
+			t.Errorf("ParsePolicy(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParsePolicy("fast"); err == nil {
+		t.Error("ParsePolicy(fast) succeeded")
+	}
+	if Policy(9).String() != "policy9" || !FIFO.Realtime() || Batch.Realtime() {
+		t.Error("String/Realtime are wrong")
+	}
+}
+
+// onThread runs f on a locked thread that is thrown away afterwards.
+func onThread(f func()) { onThrowawayThread(f) }
+
+func TestAffinityRoundTrip(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 CPUs")
+	}
+	onThread(func() {
+		last := runtime.NumCPU() - 1
+		if err := SetAffinity(0, cpuset.Of(last)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := GetAffinity(0)
+		if err != nil || !got.Equal(cpuset.Of(last)) {
+			t.Errorf("GetAffinity = %s, %v; want %d", got, err, last)
+		}
+		if cpu, err := GetCPU(); err != nil || cpu != last {
+			t.Errorf("GetCPU = %d, %v; want %d", cpu, err, last)
+		}
+		// A mask holding only CPUs that do not exist is refused; a mixed
+		// one is cut down silently, which is why corepin reads back.
+		if err := SetAffinity(0, cpuset.Of(4000)); !errors.Is(err, unix.EINVAL) {
+			t.Errorf("SetAffinity({4000}) = %v, want EINVAL", err)
+		}
+		if err := SetAffinity(0, cpuset.Of(last, 4000)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := GetAffinity(0); !got.Equal(cpuset.Of(last)) {
+			t.Errorf("{%d,4000} reads back as %s", last, got)
+		}
+	})
+}
+
+func TestNiceIsTranslated(t *testing.T) {
+	onThread(func() {
+		if err := SetNice(0, 5); err != nil {
+			t.Fatal(err)
+		}
+		n, err := GetNice(0)
+		if err != nil || n != 5 {
+			t.Errorf("GetNice = %d, %v; want 5 (not the raw 20-nice)", n, err)
+		}
+		a, err := GetAttr(0)
+		if err != nil || a.Nice != 5 || a.Policy != Normal {
+			t.Errorf("GetAttr = %+v, %v", a, err)
+		}
+	})
+}
+
+func TestSetAttrErrorsKeepErrno(t *testing.T) {
+	onThread(func() {
+		err := SetAttr(0, Attr{Policy: Normal, Priority: 1})
+		if !errors.Is(err, unix.EINVAL) || ErrnoName(err) != "EINVAL" {
+			t.Errorf("priority with SCHED_OTHER: %v (%s), want EINVAL", err, ErrnoName(err))
+		}
+		if err := SetAttr(999999999, Attr{}); !errors.Is(err, unix.ESRCH) {
+			t.Errorf("a TID that does not exist: %v, want ESRCH", err)
+		}
+	})
+}
+
+func TestUclampProbeMatchesARealRequest(t *testing.T) {
+	onThread(func() {
+		err := SetUclamp(0, 0, UclampMax, false)
+		if Uclamp().Supported != (err == nil) {
+			t.Errorf("probe says %v, a request gave %v", Uclamp(), err)
+		}
+		if !Uclamp().Supported && ErrnoName(err) != "EOPNOTSUPP" {
+			t.Errorf("uclamp refused with %v, want EOPNOTSUPP", err)
+		}
+	})
+}
+
+func TestThreadCPUTime(t *testing.T) {
+	onThread(func() {
+		tid := Gettid()
+		deadline := time.Now().Add(20 * time.Millisecond)
+		for time.Now().Before(deadline) {
+		}
+		own, err := ThreadCPUTime(0)
+		if err != nil || own < 10*time.Millisecond {
+			t.Errorf("own CPU time %v, %v", own, err)
+		}
+		byTID, err := ThreadCPUTime(tid)
+		if err != nil || byTID < own {
+			t.Errorf("CPU time by TID %v, %v; own %v", byTID, err, own)
+		}
+		if !ThreadAlive(tid) || ThreadAlive(999999999) {
+			t.Error("ThreadAlive is wrong")
+		}
+	})
+}
