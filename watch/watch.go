@@ -1,0 +1,347 @@
+// Package watch follows the threads of a running process and its
+// descendants: where each runs, how much CPU it takes, and — when asked to
+// maintain — puts back the affinity and scheduling attributes of any thread
+// that drifted from them, from outside the process.
+//
+// A thread is identified by its TID and its start time, since the kernel
+// reuses TIDs. Compute threads are those whose CPU time grows. The
+// watcher's own thread runs off the CPUs it is told to avoid, so that it
+// never takes time from the work it watches.
+package watch
+
+import (
+	"context"
+		"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
+)
+
+// Options configure a watcher.
+type Options struct {
+	PID    int
+	Period time.Duration // 100 ms by default
+	// Target is the CPU mask threads are kept on; residency is measured
+	// against it.
+	Target cpuset.Set
+	// Want is the policy, priority and nice value threads are kept at;
+	// nil leaves attributes alone.
+	Want *sched.Attr
+	// Maintain re-asserts Target and Want on threads that drifted; without
+	// it the watcher only observes.
+	Maintain bool
+	// Avoid is where the watcher's own thread must not run (the target).
+	Avoid cpuset.Set
+	// Children follows the process's descendants too.
+	Children bool
+	// Root is the folder holding proc/; "/" by default.
+	Root string
+}
+
+// Result is what a watcher saw and did.
+type Result struct {
+	PeriodMs int `json:"period_ms"`
+	Samples  int `json:"samples"`
+	// Reasserts counts requests made again on drifted threads; Migrations
+	// counts changes of CPU of running threads between samples.
+	Reasserts  int `json:"reasserts"`
+	Migrations int `json:"migrations"`
+	// OnTargetRatio is the share of running samples, over all threads,
+	// in which the thread was on a target CPU; null when nothing ran.
+	OnTargetRatio *float64     `json:"on_target_ratio"`
+	Threads       []ThreadStat `json:"threads"`
+	WatcherCPUs   cpuset.Set   `json:"watcher_cpus"`
+	Errors        []string     `json:"errors,omitempty"`
+}
+
+// ThreadStat is one thread's record.
+type ThreadStat struct {
+	PID        int     `json:"pid"`
+	TID        int     `json:"tid"`
+	Start      uint64  `json:"start_ticks"`
+	Name       string  `json:"name"`
+	CPUSeconds float64 `json:"cpu_s"`
+	// Running counts the samples in which the thread's CPU time grew;
+	// OnTarget those of them in which it was on a target CPU.
+	Running       int      `json:"running_samples"`
+	OnTarget      int      `json:"on_target_samples"`
+	OnTargetRatio *float64 `json:"on_target_ratio"`
+	Migrations    int      `json:"migrations"`
+	Reasserts     int      `json:"reasserts"`
+	LastCPU       int      `json:"last_cpu"`
+	Compute       bool     `json:"compute"` // its CPU time grew at least once
+}
+
+type key struct {
+	tid   int
+	start uint64
+}
+
+type thread struct {
+	ThreadStat
+	baseTicks, lastTicks uint64
+	seen                 bool // still listed at the last sample
+}
+
+// Watcher follows a process until stopped.
+type Watcher struct {
+	opts    Options
+	cancel  context.CancelFunc
+	done    chan struct{}
+	mu      sync.Mutex
+	threads map[key]*thread
+	order   []key
+	res     Result
+}
+
+// Start begins watching. The first sample is taken at once.
+func Start(ctx context.Context, opts Options) (*Watcher, error) {
+	if opts.Period == 0 {
+		opts.Period = 100 * time.Millisecond
+	}
+	if opts.Root == "" {
+		opts.Root = "/"
+	}
+	if opts.PID <= 0 {
+		return nil, fmt.Errorf("watching: %d is not a process id", opts.PID)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Root, "proc", strconv.Itoa(opts.PID), "task")); err != nil {
+		return nil, fmt.Errorf("watching process %d: %w", opts.PID, err)
+	}
+	w := &Watcher{opts: opts, done: make(chan struct{}), threads: map[key]*thread{}}
+	w.res.PeriodMs = int(opts.Period / time.Millisecond)
+	w.res.Threads = []ThreadStat{}
+	ctx, w.cancel = context.WithCancel(ctx)
+	placed := make(chan error, 1)
+	go w.loop(ctx, placed)
+	if err := <-placed; err != nil {
+		w.cancel()
+		<-w.done
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Watcher) loop(ctx context.Context, placed chan<- error) {
+	defer close(w.done)
+	runtime.LockOSThread() // never unlocked: the thread dies with its changed mask
+	placed <- w.place()
+	w.sample()
+	ticker := time.NewTicker(w.opts.Period)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			w.sample()
+		}
+	}
+}
+
+func (w *Watcher) place() error {
+	mask, err := sched.GetAffinity(0)
+	if err != nil {
+		return fmt.Errorf("placing the watcher: %w", err)
+	}
+	if !w.opts.Avoid.IsEmpty() {
+		off := mask.Difference(w.opts.Avoid)
+		if off.IsEmpty() {
+			return fmt.Errorf("the watcher cannot keep off CPUs %s: they are all it may use (%s)", w.opts.Avoid, mask)
+		}
+		if err := sched.SetAffinity(0, off); err != nil {
+			return fmt.Errorf("placing the watcher off CPUs %s: %w", w.opts.Avoid, err)
+		}
+		mask = off
+	}
+	w.res.WatcherCPUs = mask
+	return nil
+}
+
+// Stop ends watching, takes a last sample, and returns the result.
+func (w *Watcher) Stop() Result {
+	w.cancel()
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.result()
+}
+
+// Result returns the result so far.
+func (w *Watcher) Result() Result {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.result()
+}
+
+func (w *Watcher) result() Result {
+	res := w.res
+	res.Threads = make([]ThreadStat, 0, len(w.order))
+	var running, onTarget int
+	for _, k := range w.order {
+		t := w.threads[k]
+		st := t.ThreadStat
+		st.CPUSeconds = float64(t.lastTicks-t.baseTicks) / clockTick
+		if st.Running > 0 {
+			r := float64(st.OnTarget) / float64(st.Running)
+			st.OnTargetRatio = &r
+		}
+		running += st.Running
+		onTarget += st.OnTarget
+		res.Threads = append(res.Threads, st)
+	}
+	if running > 0 {
+		r := float64(onTarget) / float64(running)
+		res.OnTargetRatio = &r
+	}
+	res.Errors = slices.Clone(w.res.Errors)
+	return res
+}
+
+// sample reads every thread of the process (and its descendants) once.
+func (w *Watcher) sample() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.res.Samples++
+	for _, t := range w.threads {
+		t.seen = false
+	}
+	for _, pid := range w.processes() {
+		for _, tid := range w.tasks(pid) {
+			w.sampleThread(pid, tid)
+		}
+	}
+}
+
+func (w *Watcher) procPath(parts ...string) string {
+	return filepath.Join(append([]string{w.opts.Root, "proc"}, parts...)...)
+}
+
+// processes returns the PID and, when following children, its descendants
+// from the children lists of each task.
+func (w *Watcher) processes() []int {
+	pids := []int{w.opts.PID}
+	if !w.opts.Children {
+		return pids
+	}
+	seen := map[int]bool{w.opts.PID: true}
+	for i := 0; i < len(pids); i++ {
+		for _, tid := range w.tasks(pids[i]) {
+			data, err := os.ReadFile(w.procPath(strconv.Itoa(pids[i]), "task", strconv.Itoa(tid), "children"))
+			if err != nil {
+				continue
+			}
+			for _, f := range strings.Fields(string(data)) {
+				if c, err := strconv.Atoi(f); err == nil && !seen[c] {
+					seen[c] = true
+					pids = append(pids, c)
+				}
+			}
+		}
+	}
+	return pids
+}
+
+func (w *Watcher) tasks(pid int) []int {
+	entries, err := os.ReadDir(w.procPath(strconv.Itoa(pid), "task"))
+	if err != nil {
+		return nil
+	}
+	tids := make([]int, 0, len(entries))
+	for _, e := range entries {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids
+}
+
+func (w *Watcher) readStat(pid, tid int) (TaskStat, error) {
+	data, err := os.ReadFile(w.procPath(strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat"))
+	if err != nil {
+		return TaskStat{}, err
+	}
+	return ParseTaskStat(data)
+}
+
+func (w *Watcher) sampleThread(pid, tid int) {
+	st, err := w.readStat(pid, tid)
+	if err != nil {
+		return // the thread ended between the listing and the read
+	}
+	k := key{tid, st.StartTime}
+	t, ok := w.threads[k]
+	if !ok {
+		// A new thread, or a reused TID: (tid, start time) is new either way.
+		t = &thread{ThreadStat: ThreadStat{PID: pid, TID: tid, Start: st.StartTime, Name: st.Comm, LastCPU: st.Processor},
+			baseTicks: st.CPUTicks(), lastTicks: st.CPUTicks()}
+		w.threads[k] = t
+		w.order = append(w.order, k)
+	} else if ticks := st.CPUTicks(); ticks > t.lastTicks {
+		t.Running++
+		t.Compute = true
+		if w.opts.Target.Contains(st.Processor) {
+			t.OnTarget++
+		}
+		if st.Processor != t.LastCPU {
+			t.Migrations++
+			w.res.Migrations++
+		}
+		t.lastTicks = ticks
+	}
+	t.Name, t.LastCPU, t.seen = st.Comm, st.Processor, true
+	if w.opts.Maintain {
+		w.maintain(t, pid, k)
+	}
+}
+
+// maintain puts back the mask and attributes of a thread that drifted. The
+// start time is checked again just before, so a TID that was reused in the
+// meantime is left alone.
+func (w *Watcher) maintain(t *thread, pid int, k key) {
+	fix := func(what string, get func() (bool, error), set func() error) {
+		ok, err := get()
+		if err != nil || ok {
+			return
+		}
+		if st, err := w.readStat(pid, k.tid); err != nil || st.StartTime != k.start {
+			return
+		}
+		if err := set(); err != nil {
+			w.addError(fmt.Sprintf("re-asserting %s on thread %d: %v", what, k.tid, err))
+			return
+		}
+		t.Reasserts++
+		w.res.Reasserts++
+	}
+	if !w.opts.Target.IsEmpty() {
+		fix("affinity", func() (bool, error) {
+			mask, err := sched.GetAffinity(k.tid)
+			return mask.IsSubsetOf(w.opts.Target), err
+		}, func() error { return sched.SetAffinity(k.tid, w.opts.Target) })
+	}
+	if want := w.opts.Want; want != nil {
+		fix("attributes", func() (bool, error) {
+			a, err := sched.GetAttr(k.tid)
+			return a.Policy == want.Policy && a.Priority == want.Priority && (a.Policy.Realtime() || a.Nice == want.Nice), err
+		}, func() error {
+			a := *want
+			a.Runtime = 0
+			return sched.SetAttr(k.tid, a)
+		})
+	}
+}
+
+func (w *Watcher) addError(e string) {
+	if len(w.res.Errors) < 20 && !slices.Contains(w.res.Errors, e) {
+		w.res.Errors = append(w.res.Errors, e)
+	}
+}

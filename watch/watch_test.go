@@ -1,0 +1,139 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
+)
+
+// The test binary doubles as a busy child: with COREPIN_WATCH_HELPER=busy
+// it starts three busy threads that, after a moment, widen their own
+// affinity to every CPU, as a program that resets its affinity would.
+func TestMain(m *testing.M) {
+	if os.Getenv("COREPIN_WATCH_HELPER") == "busy" {
+		busyChild()
+	}
+	os.Exit(m.Run())
+}
+
+func busyChild() {
+	all := cpuset.Range(0, runtime.NumCPU()-1)
+	for range 3 {
+		go func() {
+			runtime.LockOSThread()
+			start := time.Now()
+			widened := false
+			for time.Since(start) < 10*time.Second {
+				if !widened && time.Since(start) > 300*time.Millisecond {
+					sched.SetAffinity(0, all)
+					widened = true
+				}
+			}
+		}()
+	}
+	time.Sleep(10 * time.Second)
+	os.Exit(0)
+}
+
+func TestWatcherPullsBackWidenedThreads(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux with 2 CPUs")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "COREPIN_WATCH_HELPER=busy")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	target := cpuset.Of(runtime.NumCPU() - 1)
+	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Target: target, Maintain: true, Avoid: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	res := w.Stop()
+	if res.Reasserts == 0 {
+		t.Error("no re-assertion although the threads widened their masks")
+	}
+	busy := 0
+	for _, th := range res.Threads {
+		if th.CPUSeconds < 0.1 {
+			continue // the runtime's idle threads
+		}
+		busy++
+		if th.OnTargetRatio == nil || *th.OnTargetRatio < 0.9 {
+			t.Errorf("thread %d (%.2f s of CPU): on target %v of %d running samples", th.TID, th.CPUSeconds, th.OnTargetRatio, th.Running)
+		}
+	}
+	if busy < 3 {
+		t.Errorf("found %d busy threads, want 3: %+v", busy, res.Threads)
+	}
+	if res.WatcherCPUs.Intersect(target).Len() != 0 {
+		t.Errorf("the watcher was allowed on %s, which includes the target %s", res.WatcherCPUs, target)
+	}
+	for _, th := range res.Threads {
+		if mask, err := sched.GetAffinity(th.TID); err == nil && !mask.Equal(target) {
+			t.Errorf("thread %d ends with mask %s", th.TID, mask)
+		}
+	}
+}
+
+// fakeProc writes /proc/PID/task/TID/stat files under a fixture root.
+func fakeProc(t *testing.T, root string, pid, tid int, ticks, start uint64, cpu int) {
+	t.Helper()
+	dir := filepath.Join(root, "proc", fmt.Sprint(pid), "task", fmt.Sprint(tid))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(statLine("worker", ticks, 0, start, cpu)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReusedTIDIsANewThread(t *testing.T) {
+	root := t.TempDir()
+	fakeProc(t, root, 100, 101, 50, 1000, 1)
+	w := &Watcher{opts: Options{PID: 100, Root: root, Target: cpuset.Of(1)}, threads: map[key]*thread{}}
+	w.sample()
+	fakeProc(t, root, 100, 101, 80, 1000, 1) // ran 0.3 s on CPU 1
+	w.sample()
+	// Thread 101 exits; an unrelated thread gets TID 101, started later,
+	// with more CPU time than the first ever had.
+	fakeProc(t, root, 100, 101, 500, 2000, 0)
+	w.sample()
+	fakeProc(t, root, 100, 101, 510, 2000, 0)
+	w.sample()
+	res := w.result()
+	if len(res.Threads) != 2 {
+		t.Fatalf("%d threads recorded, want 2: %+v", len(res.Threads), res.Threads)
+	}
+	first, second := res.Threads[0], res.Threads[1]
+	if first.Start != 1000 || first.CPUSeconds != 0.3 || first.Running != 1 || first.OnTarget != 1 {
+		t.Errorf("first thread %+v", first)
+	}
+	if second.Start != 2000 || second.CPUSeconds != 0.1 || second.OnTarget != 0 || second.Migrations != 0 {
+		t.Errorf("second thread %+v: the reused TID was merged with the first", second)
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	if _, err := Start(context.Background(), Options{PID: 0}); err == nil {
+		t.Error("PID 0 accepted")
+	}
+	if _, err := Start(context.Background(), Options{PID: 1 << 30}); err == nil {
+		t.Error("a process that does not exist accepted")
+	}
+}
