@@ -148,3 +148,9 @@ func ThreadCPUTime(tid int) (time.Duration, error) {
 func ThreadAlive(tid int) bool {
 	return unix.Tgkill(unix.Getpid(), tid, 0) == nil
 }
+
+// ProcessAlive reports whether a process exists (signal 0 reaches it).
+func ProcessAlive(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}

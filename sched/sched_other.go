@@ -49,3 +49,6 @@ func ThreadCPUTime(int) (time.Duration, error) { return 0, unsupported("clock_ge
 
 // ThreadAlive is always false outside Linux.
 func ThreadAlive(int) bool { return false }
+
+// ProcessAlive is always false outside Linux.
+func ProcessAlive(int) bool { return false }

@@ -11,7 +11,7 @@ package watch
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"

@@ -8,12 +8,20 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"corepin.dev/corepin/launch"
 )
 
 // TestMain lets the test binary be corepin itself: with COREPIN_AS_CLI set
 // it runs the command line it was given. Tests use this to run corepin as
 // another user.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
+		launch.Main()
+	}
+	if os.Getenv("COREPIN_EXEC_HELPER") == "widen" {
+		widenHelper()
+	}
 	if os.Getenv("COREPIN_AS_CLI") != "" {
 		os.Exit(runWithSignals(os.Args[1:]))
 	}

@@ -2,10 +2,15 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
 
@@ -62,4 +67,110 @@ func (f *targetFlags) resolve(root string) (*topology.Topology, topology.Target,
 		return nil, topology.Target{}, usageError{err} // a CPU that cannot be used is a wrong command line
 	}
 	return topo, target, nil
+}
+
+// schedFlags are the flags that say how the work is scheduled; exec, run and
+// the experiments take the same ones.
+type schedFlags struct {
+	ladder   string
+	policy   string
+	nice     int
+	uclamp   string
+	qos      string
+	realtime bool
+	mode     string
+	accept   string
+}
+
+func (f *schedFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.ladder, "ladder", "geekbench", "fallback ladder of scheduling attributes: geekbench, spec or none")
+	fl.StringVar(&f.policy, "policy", "", "ask for exactly this `policy`: fifo:PRIO, rr:PRIO, other, batch or idle")
+	fl.IntVar(&f.nice, "nice", 0, "ask for exactly this nice `value` (-20..19)")
+	fl.StringVar(&f.uclamp, "uclamp", "", "ask for exactly this utilisation clamp, `MIN:MAX` (0..1024)")
+	fl.StringVar(&f.qos, "qos", "", "ask for a QoS `level`: background, utility, default, user-initiated, deadline-request, user-interactive")
+	fl.BoolVar(&f.realtime, "realtime", false, "allow realtime (FIFO/RR) steps; they can starve the machine")
+	fl.StringVar(&f.mode, "mode", "exact", "exact (one CPU) or soft (the target group)")
+	fl.StringVar(&f.accept, "accept", "", "run only if this `rule` holds: exact, soft or any, with +uclamp-min>=N, +qos=L, +step<=N, +nice<=N, +policy=P (default: the mode's rule)")
+	_ = cmd.RegisterFlagCompletionFunc("ladder", fixedCompletion("geekbench", "spec", "none"))
+	_ = cmd.RegisterFlagCompletionFunc("mode", fixedCompletion("exact", "soft"))
+	_ = cmd.RegisterFlagCompletionFunc("qos", fixedCompletion("background", "utility", "default", "user-initiated", "deadline-request", "user-interactive"))
+}
+
+func fixedCompletion(words ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return words, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// build turns the flags into a ladder, a QoS request and a mode. Explicit
+// --policy, --nice or --uclamp make a one-step custom ladder; --qos alone
+// makes the level's ladder (and asks the HarmonyOS node where there is one).
+func (f *schedFlags) build(cmd *cobra.Command) (session.Ladder, *qos.Level, session.Mode, error) {
+	mode := session.Mode(f.mode)
+	if mode != session.Exact && mode != session.Soft {
+		return session.Ladder{}, nil, "", usageError{fmt.Errorf("--mode %q: want exact or soft", f.mode)}
+	}
+	if f.accept != "" {
+		if _, err := session.ParseRule(f.accept); err != nil {
+			return session.Ladder{}, nil, "", usageError{err}
+		}
+	}
+	var level *qos.Level
+	if f.qos != "" {
+		l, err := qos.Parse(f.qos)
+		if err != nil {
+			return session.Ladder{}, nil, "", usageError{fmt.Errorf("--qos: %w", err)}
+		}
+		level = &l
+	}
+	custom := cmd.Flags().Changed("policy") || cmd.Flags().Changed("nice") || cmd.Flags().Changed("uclamp")
+	if custom && cmd.Flags().Changed("ladder") {
+		return session.Ladder{}, nil, "", usageError{fmt.Errorf("--ladder cannot be combined with --policy, --nice or --uclamp")}
+	}
+	var ladder session.Ladder
+	switch {
+	case custom:
+		var p *sched.Policy
+		prio := 0
+		if f.policy != "" {
+			name, prioText, hasPrio := strings.Cut(f.policy, ":")
+			pol, err := sched.ParsePolicy(name)
+			if err != nil {
+				return session.Ladder{}, nil, "", usageError{fmt.Errorf("--policy: %w", err)}
+			}
+			if hasPrio {
+				if prio, err = strconv.Atoi(prioText); err != nil {
+					return session.Ladder{}, nil, "", usageError{fmt.Errorf("--policy %q: the priority must be a number", f.policy)}
+				}
+			}
+			p = &pol
+		}
+		var n *int
+		if cmd.Flags().Changed("nice") {
+			n = &f.nice
+		}
+		var c *session.Clamp
+		if f.uclamp != "" {
+			lo, hi, ok := strings.Cut(f.uclamp, ":")
+			min, err1 := strconv.ParseUint(lo, 10, 32)
+			max, err2 := strconv.ParseUint(hi, 10, 32)
+			if !ok || err1 != nil || err2 != nil {
+				return session.Ladder{}, nil, "", usageError{fmt.Errorf("--uclamp %q: want MIN:MAX", f.uclamp)}
+			}
+			c = &session.Clamp{Min: uint32(min), Max: uint32(max)}
+		}
+		ladder = session.CustomLadder(p, prio, n, c)
+	case level != nil && !cmd.Flags().Changed("ladder"):
+		ladder = session.QoSLadder(*level)
+	default:
+		var err error
+		if ladder, err = session.NamedLadder(f.ladder); err != nil {
+			return session.Ladder{}, nil, "", usageError{fmt.Errorf("--ladder: %w", err)}
+		}
+	}
+	if err := ladder.Validate(); err != nil {
+		return session.Ladder{}, nil, "", usageError{err}
+	}
+	return ladder, level, mode, nil
 }

@@ -10,9 +10,18 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"corepin.dev/corepin/launch"
 )
 
-func main() { os.Exit(runWithSignals(os.Args[1:])) }
+func main() {
+	// The launcher is dispatched before anything else, so that starting a
+	// command costs as little as possible.
+	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
+		launch.Main()
+	}
+	os.Exit(runWithSignals(os.Args[1:]))
+}
 
 // runWithSignals runs the command line with a context that Ctrl-C and
 // SIGTERM cancel, so that every command stops cleanly and keeps its data.

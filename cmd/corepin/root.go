@@ -81,6 +81,8 @@ restores everything afterwards.`,
 		newTopoCmd(),
 		newCapsCmd(),
 		newTelemetryCmd(),
+		newExecCmd(),
+		newWatchCmd(),
 		newVersionCmd(),
 	)
 	return root

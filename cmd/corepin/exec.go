@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/watch"
+)
+
+func newExecCmd() *cobra.Command {
+	var (
+		tf         targetFlags
+		sf         schedFlags
+		watchEvery time.Duration
+		timeout    time.Duration
+		reportFile string
+		quiet      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "exec [flags] -- COMMAND [ARG...]",
+		Short: "Run a command on the chosen core with verified scheduling",
+		Long: `Run a command on the chosen core. corepin re-executes itself as a launcher
+that sets the affinity and scheduling attributes on its own thread, reads
+them back, and then becomes the command, which keeps them. While the command
+runs, a watcher follows its threads (and its children's), puts back any
+that drift, and measures how much of their time they spent on the target.
+
+Standard streams pass through, SIGINT, SIGTERM and SIGHUP are forwarded,
+and corepin exits with the command's status (128+N for a signal, 125 when
+the acceptance rule refused, 126 when the command is not executable, 127
+when it is not found).`,
+		Example: `  corepin exec -- ./bench
+  corepin exec --cpu 3 --ladder spec --realtime -- ./bench --size large
+  corepin exec --cpus 4-7 --mode soft --report sched.json -- make -j4
+  corepin exec --nice -10 --uclamp 1024:1024 --accept exact+uclamp-min>=1024 -- ./bench`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("no command given (corepin exec [flags] -- COMMAND [ARG...])")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, target, err := tf.resolve("/")
+			if err != nil {
+				return err
+			}
+			ladder, level, mode, err := sf.build(cmd)
+			if err != nil {
+				return err
+			}
+			if watchEvery < 0 || timeout < 0 {
+				return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
+			}
+			rep, err := launch.Run(context.WithoutCancel(cmd.Context()), launch.Config{
+				Spec: launch.Spec{
+					CPU: target.ExactCPU, CPUs: target.SoftCPUs, Mode: mode, Ladder: ladder,
+					AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept, Args: args,
+				},
+				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
+				Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true,
+			})
+			if err != nil {
+				return err
+			}
+			if reportFile != "" {
+				if err := writeJSONFile(reportFile, rep); err != nil {
+					return err
+				}
+			}
+			switch {
+			case rep.Refused != "":
+				return &exitError{code: rep.ExitCode(), err: fmt.Errorf("not run: the scheduling was not accepted: %s", rep.Refused)}
+			case rep.ExecError != "":
+				return &exitError{code: rep.ExitCode(), err: fmt.Errorf("cannot run %s: %s", args[0], rep.ExecError)}
+			}
+			if !quiet {
+				printExecSummary(cmd.ErrOrStderr(), rep)
+			}
+			if code := rep.ExitCode(); code != 0 {
+				return &exitError{code: code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().SetInterspersed(false) // flags after the command belong to it
+	tf.register(cmd)
+	sf.register(cmd)
+	cmd.Flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
+	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print no summary")
+	return cmd
+}
+
+func printExecSummary(w io.Writer, rep *launch.Report) {
+	rb := rep.Readback
+	var b strings.Builder
+	fmt.Fprintf(&b, "corepin: %s ran on CPU %d (%s, mask %s), %s", filepath.Base(rep.Command[0]), rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
+	if rb.Policy.Realtime() {
+		fmt.Fprintf(&b, ":%d", rb.Priority)
+	} else {
+		fmt.Fprintf(&b, " nice %d", rb.Nice)
+	}
+	if rep.Ladder.AcceptedStep > 0 {
+		fmt.Fprintf(&b, " (ladder %s step %d)", rep.Ladder.Name, rep.Ladder.AcceptedStep)
+	} else if len(rep.Ladder.Steps) > 0 {
+		fmt.Fprintf(&b, " (no step of ladder %s held)", rep.Ladder.Name)
+	}
+	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
+		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
+	}
+	c := rep.Child
+	fmt.Fprintf(&b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)
+	if c.TimedOut {
+		b.WriteString("; timed out")
+	}
+	if !rep.Restore.OK && rep.Restore.Done {
+		b.WriteString("; launcher restore failed")
+	}
+	fmt.Fprintln(w, b.String())
+}
+
+// writeJSONFile writes v to path atomically: a reader never sees half a
+// file, and a failed write leaves the old one in place.
+func writeJSONFile(path string, v any) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeJSON(tmp, v); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func runningSamples(threads []watch.ThreadStat) int {
+	n := 0
+	for _, t := range threads {
+		n += t.Running
+	}
+	return n
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/sched"
+)
+
+func requireExec(t *testing.T) int {
+	t.Helper()
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux with 2 CPUs")
+	}
+	return runtime.NumCPU() - 1
+}
+
+func readReport(t *testing.T, path string) launch.Report {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep launch.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestExecIndependentReaders checks the command's scheduling with tools
+// that know nothing of corepin.
+func TestExecIndependentReaders(t *testing.T) {
+	cpu := requireExec(t)
+	for _, tool := range []string{"taskset", "chrt", "ps"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s", tool)
+		}
+	}
+	script := `grep Cpus_allowed_list /proc/$$/status; taskset -p $$; chrt -p $$; echo "nice $(ps -o ni= -p $$)"`
+	args := []string{"exec", "--cpu", fmt.Sprint(cpu), "-q", "--", "sh", "-c", script}
+	wantPolicy := "SCHED_OTHER"
+	if sched.Realtime().Supported {
+		args = append([]string{"exec", "--cpu", fmt.Sprint(cpu), "-q", "--ladder", "spec", "--realtime", "--"}, "sh", "-c", script)
+		wantPolicy = "SCHED_FIFO"
+	}
+	out, errOut, code := corepin(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	mask := cpuset.Of(cpu)
+	for _, want := range []string{
+		"Cpus_allowed_list:\t" + mask.String(),
+		"current affinity mask: " + mask.Mask(),
+		"scheduling policy: " + wantPolicy,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if wantPolicy == "SCHED_OTHER" && sched.NiceLowering().Supported && !strings.Contains(out, "nice -20") {
+		t.Errorf("nice is not -20:\n%s", out)
+	}
+}
+
+func TestExecExitCodes(t *testing.T) {
+	requireExec(t)
+	notExec := filepath.Join(t.TempDir(), "data.txt")
+	os.WriteFile(notExec, []byte("not a program"), 0o644)
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"exec", "-q", "--", "sh", "-c", "exit 7"}, 7, ""},
+		{[]string{"exec", "-q", "--", "sh", "-c", "kill -TERM $$"}, 128 + 15, ""},
+		{[]string{"exec", "--", "/no/such/program"}, 127, "no such file"},
+		{[]string{"exec", "--", notExec}, 126, "permission denied"},
+		{[]string{"exec", "--accept", "any+policy=deadline", "--", "true"}, 125, "not accepted"},
+		{[]string{"exec", "--cpu", "9999", "--", "true"}, exitUsage, "does not exist"},
+		{[]string{"exec"}, exitUsage, "no command given"},
+		{[]string{"exec", "--ladder", "spec", "--nice", "3", "--", "true"}, exitUsage, "cannot be combined"},
+		{[]string{"exec", "--uclamp", "9:1", "--", "true"}, exitUsage, "min <= max"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := corepin(t, tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.msg) {
+			t.Errorf("corepin %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, errOut, tt.code, tt.msg)
+		}
+	}
+}
+
+func TestExecTimeout(t *testing.T) {
+	requireExec(t)
+	report := filepath.Join(t.TempDir(), "r.json")
+	start := time.Now()
+	_, errOut, code := corepin(t, "exec", "-q", "--timeout", "300ms", "--report", report, "--", "sleep", "30")
+	if code != 128+15 || time.Since(start) > 10*time.Second {
+		t.Fatalf("exit %d after %v: %s", code, time.Since(start), errOut)
+	}
+	if rep := readReport(t, report); !rep.Child.TimedOut || rep.Child.Signal == nil || *rep.Child.Signal != "SIGTERM" {
+		t.Errorf("child report %+v", rep.Child)
+	}
+}
+
+// cliCommand runs the test binary as corepin in a process of its own.
+func cliCommand(t *testing.T, exe string, args ...string) *exec.Cmd {
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1")
+	return cmd
+}
+
+func TestExecForwardsSignals(t *testing.T) {
+	requireExec(t)
+	exe, _ := os.Executable()
+	cmd := cliCommand(t, exe, "exec", "-q", "--", "sh", "-c", `trap 'exit 42' INT; sleep 30 & wait`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 42 {
+		t.Errorf("after SIGINT: %v, exit %d; want the child's trap to exit 42", err, cmd.ProcessState.ExitCode())
+	}
+}
+
+// The test binary doubles as a busy program that widens its own affinity:
+// with COREPIN_EXEC_HELPER=widen it runs three busy threads that set their
+// masks to every CPU after 300 ms.
+func widenHelper() {
+	all := cpuset.Range(0, runtime.NumCPU()-1)
+	done := make(chan struct{})
+	for range 3 {
+		go func() {
+			runtime.LockOSThread()
+			start := time.Now()
+			for time.Since(start) < 300*time.Millisecond {
+			}
+			sched.SetAffinity(0, all)
+			for time.Since(start) < 2*time.Second {
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range 3 {
+		<-done
+	}
+	os.Exit(0)
+}
+
+func TestExecWatcherPullsBack(t *testing.T) {
+	cpu := requireExec(t)
+	exe, _ := os.Executable()
+	report := filepath.Join(t.TempDir(), "r.json")
+	t.Setenv("COREPIN_EXEC_HELPER", "widen")
+	_, errOut, code := corepin(t, "exec", "-q", "--cpu", fmt.Sprint(cpu), "--report", report, "--", exe)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rep := readReport(t, report)
+	w := rep.Watch
+	if w == nil {
+		t.Fatalf("no watch result: %s", rep.WatchError)
+	}
+	if w.Reasserts == 0 {
+		t.Error("no re-assertion although the threads widened their masks")
+	}
+	busy := 0
+	for _, th := range w.Threads {
+		if th.CPUSeconds < 0.2 {
+			continue
+		}
+		busy++
+		if th.OnTargetRatio == nil || *th.OnTargetRatio < 0.9 {
+			t.Errorf("thread %d: on target %v of %d running samples", th.TID, th.OnTargetRatio, th.Running)
+		}
+	}
+	if busy < 3 {
+		t.Errorf("%d busy threads, want 3", busy)
+	}
+	if w.WatcherCPUs.Contains(cpu) || rep.Parent.CPUs.Contains(cpu) || !rep.Parent.Restored {
+		t.Errorf("watcher on %s, parent on %s (restored %v): the target %d was not avoided", w.WatcherCPUs, rep.Parent.CPUs, rep.Parent.Restored, cpu)
+	}
+}
+
+func TestExecUnprivileged(t *testing.T) {
+	requireExec(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run corepin as nobody")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("needs setpriv")
+	}
+	exe := copyExecutable(t)
+	dir := filepath.Join(filepath.Dir(exe), "out")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777) // past the umask: nobody writes the report here
+	report := filepath.Join(dir, "r.json")
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exe,
+		"exec", "-q", "--report", report, "--", "sh", "-c", "echo ran")
+	cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ran") {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+	rep := readReport(t, report)
+	eperm := 0
+	for _, st := range rep.Ladder.Steps {
+		if st.Errno == "EPERM" {
+			eperm++
+		}
+		if st.Accepted {
+			t.Errorf("step %d accepted as nobody", st.Step)
+		}
+	}
+	if eperm == 0 || !rep.Readback.ExactAtReadback || rep.ExitCode() != 0 {
+		t.Errorf("as nobody: %d EPERM steps, read-back %+v, exit %d", eperm, rep.Readback, rep.ExitCode())
+	}
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/watch"
+)
+
+func newWatchCmd() *cobra.Command {
+	var (
+		tf       targetFlags
+		sf       schedFlags
+		maintain bool
+		period   time.Duration
+		duration time.Duration
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "watch PID",
+		Short: "Show where each thread of a running process runs; with --maintain, keep them on the target",
+		Long: `Follow the threads of a running process and its children: where each one
+runs, how much CPU it takes, how often it moves. Without --maintain nothing
+is changed. With --maintain, threads are kept on the target (--cpu, --cpus
+or --target) and, given --policy/--nice, at those attributes, until the
+process exits or Ctrl-C.`,
+		Example: `  corepin watch 1234
+  corepin watch --maintain --cpu 3 --nice -10 1234`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("want one process id")}
+			}
+			if pid, err := strconv.Atoi(args[0]); err != nil || pid <= 0 {
+				return usageError{fmt.Errorf("%q is not a process id", args[0])}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pid, _ := strconv.Atoi(args[0])
+			opts := watch.Options{PID: pid, Period: period, Children: true}
+			if maintain {
+				_, target, err := tf.resolve("/")
+				if err != nil {
+					return err
+				}
+				opts.Maintain = true
+				opts.Target = cpuset.Of(target.ExactCPU)
+				if sf.mode == string(session.Soft) {
+					opts.Target = target.SoftCPUs
+				}
+				opts.Avoid = opts.Target
+				if want, err := wantedAttr(cmd, &sf); err != nil {
+					return err
+				} else {
+					opts.Want = want
+				}
+			}
+			ctx := cmd.Context()
+			if duration > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, duration)
+				defer cancel()
+			}
+			w, err := watch.Start(ctx, opts)
+			if err != nil {
+				return err
+			}
+			// Until Ctrl-C, the duration, or the process's end.
+			for ctx.Err() == nil && sched.ProcessAlive(pid) {
+				select {
+				case <-ctx.Done():
+				case <-time.After(period):
+				}
+			}
+			res := w.Stop()
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), res)
+			}
+			printWatch(cmd.OutOrStdout(), &res, opts.Target)
+			return nil
+		},
+	}
+	tf.register(cmd)
+	sf.register(cmd)
+	cmd.Flags().BoolVar(&maintain, "maintain", false, "keep the threads on the target (and at --policy/--nice)")
+	cmd.Flags().DurationVar(&period, "period", 100*time.Millisecond, "time between samples")
+	cmd.Flags().DurationVar(&duration, "duration", 0, "stop after this long (default: until the process exits or Ctrl-C)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// wantedAttr is the policy and nice value to maintain, from --policy and
+// --nice; nil when neither was given.
+func wantedAttr(cmd *cobra.Command, sf *schedFlags) (*sched.Attr, error) {
+	if !cmd.Flags().Changed("policy") && !cmd.Flags().Changed("nice") {
+		return nil, nil
+	}
+	ladder, _, _, err := sf.build(cmd)
+	if err != nil {
+		return nil, err
+	}
+	step := ladder.Steps[0]
+	a := &sched.Attr{Policy: sched.Normal}
+	if step.Policy != nil {
+		a.Policy, a.Priority = *step.Policy, step.Priority
+	}
+	if step.Nice != nil {
+		a.Nice = *step.Nice
+	}
+	return a, nil
+}
+
+func printWatch(w io.Writer, res *watch.Result, target cpuset.Set) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PID\tTID\tNAME\tCPU S\tLAST CPU\tRUNNING\tON TARGET\tMIGRATIONS\tRE-ASSERTED")
+	for _, t := range res.Threads {
+		on := "-"
+		if t.OnTargetRatio != nil && !target.IsEmpty() {
+			on = fmt.Sprintf("%.0f%%", 100**t.OnTargetRatio)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%d\t%d\t%s\t%d\t%d\n", t.PID, t.TID, t.Name, t.CPUSeconds, t.LastCPU, t.Running, on, t.Migrations, t.Reasserts)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d samples every %d ms, %d migrations, %d re-assertions; watcher on CPUs %s\n",
+		res.Samples, res.PeriodMs, res.Migrations, res.Reasserts, res.WatcherCPUs)
+	for _, e := range res.Errors {
+		fmt.Fprintln(w, "error:", e)
+	}
+}

@@ -1,0 +1,169 @@
+// Package launch runs a command on the chosen CPU with verified scheduling.
+//
+// Go cannot run code between fork and exec, and os/exec has no field for
+// affinity or priority, so corepin re-executes itself as a small launcher:
+// the launcher locks its main thread, runs a session on it (affinity, the
+// ladder of attributes, QoS), sends the report to the parent over an
+// inherited pipe, marks the pipe close-on-exec and execs the command, which
+// keeps the thread's affinity, policy, nice and uclamp. As in Go's own
+// fork/exec, end-of-file on the pipe with no error message means the exec
+// happened. The parent then watches the command's threads, keeps its own
+// threads off the target, forwards signals and reports the child's
+// resource use.
+package launch
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/session"
+)
+
+// Arg is the reserved first argument that makes corepin the launcher. A
+// program that embeds the launcher checks for it first thing in main:
+//
+//	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
+//		launch.Main()
+//	}
+const Arg = "__corepin-launch"
+
+const (
+	specEnv  = "COREPIN_LAUNCH_SPEC"
+	reportFD = 3 // the first of exec.Cmd.ExtraFiles
+)
+
+// Exit codes of the launcher, as shells use them.
+const (
+	ExitRefused       = 125 // the acceptance rule refused; the command never started
+	ExitNotExecutable = 126
+	ExitNotFound      = 127
+)
+
+// Spec is what the launcher is asked to do.
+type Spec struct {
+	CPU           int            `json:"cpu"`
+	CPUs          cpuset.Set     `json:"cpus"`
+	Mode          session.Mode   `json:"mode"`
+	Ladder        session.Ladder `json:"ladder"`
+	AllowRealtime bool           `json:"allow_realtime"`
+	QoS           *qos.Level     `json:"qos,omitempty"`
+	Accept        string         `json:"accept"` // a session rule, "exact" by default
+	Args          []string       `json:"args"`   // the command and its arguments
+}
+
+// message is one JSON value the launcher writes on the report pipe.
+type message struct {
+	Report    *session.Report `json:"report,omitempty"`
+	Refused   string          `json:"refused,omitempty"`
+	ExecErrno string          `json:"exec_errno,omitempty"`
+	ExecError string          `json:"exec_error,omitempty"`
+	Failed    string          `json:"failed,omitempty"`
+}
+
+// Main is the launcher. It never returns: it execs the command or exits.
+func Main() {
+	runtime.LockOSThread() // the session's thread is the one that execs
+	pipe := os.NewFile(reportFD, "corepin-report")
+	os.Exit(launch(pipe))
+}
+
+func launch(pipe *os.File) int {
+	send := func(m message) { json.NewEncoder(pipe).Encode(m) }
+	var spec Spec
+	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
+		send(message{Failed: "reading the launch spec: " + err.Error()})
+		return 1
+	}
+	os.Unsetenv(specEnv)
+	if len(spec.Args) == 0 {
+		send(message{Failed: "no command to run"})
+		return 1
+	}
+	opts, err := spec.options()
+	if err != nil {
+		send(message{Failed: err.Error()})
+		return 1
+	}
+	s, err := session.Begin(opts)
+	if err != nil {
+		send(message{Failed: err.Error()})
+		return 1
+	}
+	rep := s.Report()
+	if !s.Accepted() {
+		s.Finish()
+		send(message{Report: &rep, Refused: rep.Accept.Why})
+		return ExitRefused
+	}
+	path, err := exec.LookPath(spec.Args[0])
+	if err != nil {
+		errno, code := execErrno(err)
+		send(message{Report: &rep, ExecErrno: errno, ExecError: innermost(err)})
+		return code
+	}
+	send(message{Report: &rep})
+	unix.CloseOnExec(reportFD)
+	err = unix.Exec(path, spec.Args, os.Environ())
+	errno, code := execErrno(err)
+	send(message{ExecErrno: errno, ExecError: innermost(err)})
+	return code
+}
+
+// innermost is the plainest message of an error chain ("no such file or
+// directory"), with its errno name where there is one.
+func innermost(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			break
+		}
+		err = next
+	}
+	if name := sched.ErrnoName(err); name != "" {
+		return err.Error() + " (" + name + ")"
+	}
+	return err.Error()
+}
+
+// options turns the spec into session options.
+func (spec Spec) options() (session.Options, error) {
+	rule := session.ExactRule
+	if spec.Mode == session.Soft {
+		rule = session.SoftRule
+	}
+	if spec.Accept != "" {
+		var err error
+		if rule, err = session.ParseRule(spec.Accept); err != nil {
+			return session.Options{}, err
+		}
+	}
+	return session.Options{
+		CPU: spec.CPU, CPUs: spec.CPUs, Mode: spec.Mode, Ladder: spec.Ladder,
+		AllowRealtime: spec.AllowRealtime, QoS: spec.QoS, Accept: &rule,
+	}, nil
+}
+
+// execErrno names why a command could not be run and the shell's exit
+// code for it: 127 when it is not there, 126 when it is not executable.
+func execErrno(err error) (string, int) {
+	var errno syscall.Errno
+	switch {
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return "ENOENT", ExitNotFound
+	case errors.As(err, &errno):
+		return sched.ErrnoName(errno), ExitNotExecutable
+	case errors.Is(err, fs.ErrPermission):
+		return "EACCES", ExitNotExecutable
+	}
+	return "", ExitNotExecutable
+}

@@ -1,0 +1,61 @@
+package launch
+
+import (
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/watch"
+)
+
+// Report is the session report of the command's thread, what happened to
+// the command, and what the watcher saw.
+type Report struct {
+	session.Report
+	Command []string      `json:"command"`
+	Child   ChildReport   `json:"child"`
+	Watch   *watch.Result `json:"watch"`
+	// WatchError says why there is no watch result.
+	WatchError string       `json:"watch_error,omitempty"`
+	Parent     ParentReport `json:"parent"`
+	// Refused, ExecError and ExecErrno say why the command did not run.
+	Refused   string `json:"refused,omitempty"`
+	ExecError string `json:"exec_error,omitempty"`
+	ExecErrno string `json:"exec_errno,omitempty"`
+}
+
+// ChildReport is the command's end and resource use.
+type ChildReport struct {
+	PID      int     `json:"pid"`
+	ExitCode *int    `json:"exit_code"`
+	Signal   *string `json:"signal"`
+	WallS    float64 `json:"wall_s"`
+	UserS    float64 `json:"user_s"`
+	SysS     float64 `json:"sys_s"`
+	MaxRSSKB int64   `json:"max_rss_kb"`
+	TimedOut bool    `json:"timed_out"`
+	Started  bool    `json:"started"`
+}
+
+// ParentReport says where corepin's own threads were kept during the run.
+type ParentReport struct {
+	CPUs     cpuset.Set `json:"cpus"` // empty when they could not avoid the target
+	Restored bool       `json:"restored"`
+	Note     string     `json:"note,omitempty"`
+}
+
+// ExitCode is the code a shell would report for the command: its exit
+// status, 128+N for a signal, 125/126/127 when it did not run.
+func (r *Report) ExitCode() int {
+	switch {
+	case r.Refused != "":
+		return ExitRefused
+	case r.ExecErrno == "ENOENT":
+		return ExitNotFound
+	case r.ExecError != "":
+		return ExitNotExecutable
+	case r.Child.Signal != nil:
+		return 128 + signalNumber(*r.Child.Signal)
+	case r.Child.ExitCode != nil:
+		return *r.Child.ExitCode
+	}
+	return 1
+}

@@ -1,0 +1,294 @@
+package launch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/watch"
+)
+
+// Config is a command to run and how to run it.
+type Config struct {
+	Spec Spec
+	// Self is the program that acts as the launcher: one whose main calls
+	// Main when its first argument is Arg. It defaults to this program.
+	Self   string
+	Dir    string
+	Env    []string // the command's environment; this process's by default
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Timeout ends the command with SIGTERM, then SIGKILL after Grace.
+	Timeout time.Duration
+	Grace   time.Duration // 2 s by default
+	// WatchPeriod is the watcher's period; 0 turns the watcher off.
+	WatchPeriod time.Duration
+	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command.
+	ForwardSignals bool
+}
+
+// signalNumber returns the number of a signal named like "SIGTERM".
+func signalNumber(name string) int {
+	if s := unix.SignalNum(name); s != 0 {
+		return int(s)
+	}
+	return 0
+}
+
+// Run runs the command and returns its report. The error is set only when
+// corepin itself failed; a command that could not start, was refused or
+// failed is described in the report.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if len(cfg.Spec.Args) == 0 {
+		return nil, errors.New("no command to run")
+	}
+	if cfg.Self == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("finding corepin's own executable: %w", err)
+		}
+		cfg.Self = self
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = 2 * time.Second
+	}
+	target := cfg.Spec.CPUs
+	if cfg.Spec.Mode != session.Soft || target.IsEmpty() {
+		target = cpuset.Of(cfg.Spec.CPU)
+	}
+	rep := &Report{Command: cfg.Spec.Args}
+	restoreParent := keepOff(target, &rep.Parent)
+	defer func() { rep.Parent.Restored = restoreParent() == nil }()
+
+	specJSON, err := json.Marshal(cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("making the report pipe: %w", err)
+	}
+	defer r.Close()
+	cmd := exec.Command(cfg.Self, append([]string{Arg}, cfg.Spec.Args...)...)
+	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
+	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Dir, cfg.Stdin, cfg.Stdout, cfg.Stderr
+	cmd.ExtraFiles = []*os.File{w}
+	started := time.Now()
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("starting the launcher %s: %w", cfg.Self, err)
+	}
+	w.Close()
+	rep.Child.PID = cmd.Process.Pid
+
+	stopSignals := func() {}
+	if cfg.ForwardSignals {
+		stopSignals = forwardSignals(cmd.Process)
+	}
+	defer stopSignals()
+	if err := readMessages(r, rep); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, err
+	}
+	var watcher *watch.Watcher
+	if rep.Refused == "" && rep.ExecError == "" {
+		rep.Child.Started = true
+		if cfg.WatchPeriod > 0 {
+			if watcher, err = watch.Start(ctx, watchOptions(rep, target, cfg.WatchPeriod)); err != nil {
+				rep.WatchError = err.Error() // a command that ended at once leaves nothing to watch
+			}
+		}
+	}
+	timedOut := make(chan bool, 1)
+	if cfg.Timeout > 0 {
+		t := time.AfterFunc(cfg.Timeout, func() {
+			timedOut <- true
+			cmd.Process.Signal(syscall.SIGTERM)
+			time.AfterFunc(cfg.Grace, func() { cmd.Process.Kill() })
+		})
+		defer t.Stop()
+	}
+	// Wait without reaping, stop the watcher, then reap: the watcher must
+	// be done with the PID before the kernel may give it to another process.
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	wall := time.Since(started)
+	if watcher != nil {
+		res := watcher.Stop()
+		rep.Watch = &res
+	}
+	waitErr := cmd.Wait()
+	select {
+	case <-timedOut:
+		rep.Child.TimedOut = true
+	default:
+	}
+	fillChild(&rep.Child, cmd.ProcessState, wall)
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return rep, fmt.Errorf("waiting for %s: %w", cfg.Spec.Args[0], waitErr)
+	}
+	return rep, nil
+}
+
+func envOr(env []string) []string {
+	if env == nil {
+		return os.Environ()
+	}
+	return env
+}
+
+// readMessages reads the launcher's messages until end-of-file.
+func readMessages(r io.Reader, rep *Report) error {
+	dec := json.NewDecoder(r)
+	got := false
+	for {
+		var m message
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading the launcher's report: %w", err)
+		}
+		got = true
+		if m.Failed != "" {
+			return fmt.Errorf("launcher: %s", m.Failed)
+		}
+		if m.Report != nil {
+			rep.Report = *m.Report
+		}
+		if m.Refused != "" {
+			rep.Refused = m.Refused
+		}
+		if m.ExecError != "" {
+			rep.ExecError, rep.ExecErrno = m.ExecError, m.ExecErrno
+		}
+	}
+	if !got {
+		return errors.New("the launcher exited without a report (is Self a program that calls launch.Main?)")
+	}
+	return nil
+}
+
+// watchOptions keeps the command's threads on what its launcher thread read
+// back: the mask, and the attributes of the accepted ladder step.
+func watchOptions(rep *Report, target cpuset.Set, period time.Duration) watch.Options {
+	opts := watch.Options{PID: rep.Child.PID, Period: period, Target: target, Avoid: target, Maintain: true, Children: true}
+	if !rep.Readback.CPUs.IsEmpty() {
+		opts.Target = rep.Readback.CPUs
+	}
+	if rep.Ladder.AcceptedStep > 0 {
+		rb := rep.Readback
+		opts.Want = &sched.Attr{Policy: rb.Policy, Priority: rb.Priority, Nice: rb.Nice}
+	}
+	return opts
+}
+
+func forwardSignals(p *os.Process) (stop func()) {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-ch:
+				p.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
+}
+
+func fillChild(c *ChildReport, ps *os.ProcessState, wall time.Duration) {
+	c.WallS = wall.Seconds()
+	if ps == nil {
+		return
+	}
+	c.UserS, c.SysS = ps.UserTime().Seconds(), ps.SystemTime().Seconds()
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		c.MaxRSSKB = ru.Maxrss
+	}
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	switch {
+	case ok && ws.Signaled():
+		name := unix.SignalName(ws.Signal())
+		c.Signal = &name
+	default:
+		code := ps.ExitCode()
+		c.ExitCode = &code
+	}
+}
+
+// keepOff moves every thread of this process off the target CPUs for the
+// run and returns a function that puts each back. Threads created in the
+// meantime inherit the reduced mask from their creator; they get the
+// process's original mask on the way back.
+func keepOff(target cpuset.Set, pr *ParentReport) func() error {
+	orig, err := sched.GetAffinity(0)
+	if err != nil {
+		pr.Note = "could not read corepin's own mask: " + err.Error()
+		return func() error { return nil }
+	}
+	off := orig.Difference(target)
+	if off.IsEmpty() {
+		pr.Note = "corepin's threads may run only on the target CPUs " + orig.String() + "; they stay there"
+		return func() error { return nil }
+	}
+	prev := map[int]cpuset.Set{}
+	for _, tid := range ownThreads() {
+		if m, err := sched.GetAffinity(tid); err == nil && sched.SetAffinity(tid, off) == nil {
+			prev[tid] = m
+		}
+	}
+	pr.CPUs = off
+	return func() error {
+		var first error
+		for _, tid := range ownThreads() {
+			m, ok := prev[tid]
+			if !ok {
+				m = orig
+			}
+			if err := sched.SetAffinity(tid, m); err != nil && first == nil && sched.ThreadAlive(tid) {
+				first = err
+			}
+		}
+		return first
+	}
+}
+
+func ownThreads() []int {
+	entries, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var tids []int
+	for _, e := range entries {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids
+}
