@@ -59,7 +59,9 @@ type Result struct {
 	OnTargetRatio *float64     `json:"on_target_ratio"`
 	Threads       []ThreadStat `json:"threads"`
 	WatcherCPUs   cpuset.Set   `json:"watcher_cpus"`
-	Errors        []string     `json:"errors,omitempty"`
+	// WatcherCPUSeconds is the CPU time the watcher's own thread used.
+	WatcherCPUSeconds float64  `json:"watcher_cpu_s"`
+	Errors            []string `json:"errors,omitempty"`
 }
 
 // ThreadStat is one thread's record.
@@ -140,6 +142,11 @@ func (w *Watcher) loop(ctx context.Context, placed chan<- error) {
 	for {
 		select {
 		case <-ctx.Done():
+			if t, err := sched.ThreadCPUTime(0); err == nil {
+				w.mu.Lock()
+				w.res.WatcherCPUSeconds = t.Seconds()
+				w.mu.Unlock()
+			}
 			return
 		case <-ticker.C:
 			w.sample()
