@@ -1,0 +1,49 @@
+package workloads
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestQuickWorkloadsAreValid(t *testing.T) {
+	for _, w := range All() {
+		r, err := w.Run(Quick)
+		if err != nil || !r.Valid {
+			t.Errorf("%s: %+v, %v", w.Name, r, err)
+		}
+		if r.Seconds <= 0 || w.Reference[Quick] <= 0 || w.Reference[Full] <= w.Reference[Quick] {
+			t.Errorf("%s: seconds %v, references %v", w.Name, r.Seconds, w.Reference)
+		}
+	}
+}
+
+func TestFullWorkloadsAreValid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full sizes take about a second each")
+	}
+	for _, w := range All() {
+		if r, err := w.Run(Full); err != nil || !r.Valid {
+			t.Errorf("%s: %+v, %v", w.Name, r, err)
+		}
+	}
+}
+
+// The checks must be able to fail: a wrong answer is reported, not scored.
+func TestChecksCatchWrongAnswers(t *testing.T) {
+	if r, _ := check(fib(10) == 56, "fib(10)", "want 56"); r.Valid || r.Why != "want 56" {
+		t.Errorf("a wrong answer passed: %+v", r)
+	}
+	var b board
+	nodes, games := 0, 0
+	b[4] = 1 // start from a position that is not empty: other counts
+	b.minimax(-1, &nodes, &games)
+	if nodes == 549_946 {
+		t.Error("the node count does not depend on the position")
+	}
+	if _, err := Fib.Run("huge"); err == nil || !strings.Contains(err.Error(), "unknown size") {
+		t.Errorf("unknown size: %v", err)
+	}
+	if _, ok := ByName("nope"); ok {
+		t.Error("ByName found a workload that does not exist")
+	}
+}
