@@ -3,6 +3,7 @@ module corepin.dev/corepin
 go 1.26.0
 
 require (
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0

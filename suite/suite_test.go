@@ -1,0 +1,171 @@
+package suite
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const good = `
+[settings]
+runs = 3
+warmup = 0
+
+[[benchmark]]
+name = "echo"
+cmd = "sh"
+args = ["-c", "echo 3.14159 ok"]
+timeout = "30s"
+reference_seconds = 0.01
+
+  [[benchmark.check]]
+  stdout = true
+  regex = "ok$"
+`
+
+func TestParseGood(t *testing.T) {
+	s, err := Parse("good.toml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.Benchmarks[0]
+	if s.Settings.Runs != 3 || *s.Settings.Warmup != 0 || b.Name != "echo" || b.Timeout.Seconds() != 30 || len(b.Checks) != 1 {
+		t.Errorf("parsed %+v", s)
+	}
+}
+
+func TestParseErrorsNameTheLine(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+		line             int
+	}{
+		{"syntax", "[[benchmark]]\nname = \"x\"\ncmd = \n", "", 3},
+		{"unknown key", "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\nrusn = 3\n", `unknown key "benchmark.rusn"`, 4},
+		{"unknown check key", "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n[[benchmark.check]]\nstdout = true\nregex = \"a\"\nrel_tol = 1\n", "rel_tol", 7},
+		{"bad duration", "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\ntimeout = \"soon\"\n", "not a duration", 4},
+	}
+	for _, tt := range tests {
+		_, err := Parse("s.toml", []byte(tt.text))
+		var se *Error
+		if !errors.As(err, &se) || se.Line != tt.line || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "s.toml:") {
+			t.Errorf("%s: %v (line %d), want line %d and %q", tt.name, err, lineOf(se), tt.line, tt.want)
+		}
+	}
+}
+
+func lineOf(e *Error) int {
+	if e == nil {
+		return -1
+	}
+	return e.Line
+}
+
+func TestValidate(t *testing.T) {
+	for name, text := range map[string]string{
+		"no benchmark":  "[settings]\nruns = 1\n",
+		"no name":       "[[benchmark]]\ncmd = \"true\"\n",
+		"no cmd":        "[[benchmark]]\nname = \"x\"\n",
+		"twice":         "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n",
+		"bad name":      "[[benchmark]]\nname = \"a/b\"\ncmd = \"true\"\n",
+		"two kinds":     "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n[[benchmark.check]]\nstdout = true\nregex = \"a\"\nsha256 = \"" + strings.Repeat("0", 64) + "\"\n",
+		"no subject":    "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n[[benchmark.check]]\nregex = \"a\"\n",
+		"bad regex":     "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n[[benchmark.check]]\nstdout = true\nregex = \"(\"\n",
+		"short sha":     "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n[[benchmark.check]]\nstdout = true\nsha256 = \"abc\"\n",
+		"negative runs": "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\nruns = -1\n",
+	} {
+		if _, err := Parse("s.toml", []byte(text)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestLookCommands(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.toml")
+	s, err := Parse(path, []byte("[[benchmark]]\nname = \"a\"\ncmd = \"true\"\n[[benchmark]]\nname = \"b\"\ncmd = \"./missing\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.LookCommands(); err == nil || !strings.Contains(err.Error(), `"b"`) {
+		t.Errorf("a missing command: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "missing"), []byte("#!/bin/sh\n"), 0o755)
+	if err := s.LookCommands(); err != nil {
+		t.Errorf("after creating it: %v", err)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	ref := "# run 1\nenergy 1.000000 steps 100\nresult: PASS\n"
+	tests := []struct {
+		name string
+		c    Check
+		got  string
+		ok   bool
+	}{
+		{"same", Check{}, ref, true},
+		{"white space", Check{}, "# run 1\nenergy   1.000000\tsteps 100\nresult: PASS\n", true},
+		{"within reltol", Check{RelTol: 1e-4}, "# run 1\nenergy 1.00005 steps 100\nresult: PASS\n", true},
+		{"outside reltol", Check{RelTol: 1e-6}, "# run 1\nenergy 1.00005 steps 100\nresult: PASS\n", false},
+		{"within abstol", Check{AbsTol: 0.01}, "# run 1\nenergy 1.005 steps 100\nresult: PASS\n", true},
+		{"skiptol", Check{SkipTol: 1}, "# run 1\nenergy 2 steps 100\nresult: PASS\n", true},
+		{"word differs", Check{RelTol: 1}, "# run 1\nenergy 1.0 steps 100\nresult: FAIL\n", false},
+		{"skipped line", Check{SkipLines: []string{"^#"}}, "# run 2\nenergy 1.000000 steps 100\nresult: PASS\n", true},
+		{"missing line", Check{}, "# run 1\nenergy 1.000000 steps 100\n", false},
+		{"ignore case", Check{IgnoreCase: true}, "# RUN 1\nENERGY 1.000000 steps 100\nresult: pass\n", true},
+	}
+	for _, tt := range tests {
+		detail := tt.c.Compare(ref, tt.got)
+		if (detail == "") != tt.ok {
+			t.Errorf("%s: detail %q, want ok=%v", tt.name, detail, tt.ok)
+		}
+		if !tt.ok && !strings.Contains(detail, "line ") {
+			t.Errorf("%s: %q does not say which line", tt.name, detail)
+		}
+	}
+}
+
+func TestRunChecks(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ref.txt"), []byte("x 1.0\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "out.txt"), []byte("x 1.1\n"), 0o644)
+	s := &Suite{Path: filepath.Join(dir, "s.toml")}
+	stdout := []byte("hello\n")
+	for _, tt := range []struct {
+		c  Check
+		ok bool
+	}{
+		{Check{Stdout: true, SHA256: "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"}, true},
+		{Check{Stdout: true, Regex: "^hel"}, true},
+		{Check{Stdout: true, Regex: "^bye"}, false},
+		{Check{File: "out.txt", Expected: "ref.txt", RelTol: 0.2}, true},
+		{Check{File: "out.txt", Expected: "ref.txt", RelTol: 0.01}, false},
+		{Check{File: "nope.txt", Expected: "ref.txt"}, false},
+	} {
+		if o := tt.c.Run(s, stdout, dir); o.Passed != tt.ok {
+			t.Errorf("%+v: %+v", tt.c, o)
+		}
+	}
+}
+
+func FuzzCompare(f *testing.F) {
+	f.Add("a 1.0\nb 2\n", "a 1.00001\nb 2\n", 1e-3)
+	f.Add("", "\n\n", 0.0)
+	f.Fuzz(func(t *testing.T, want, got string, tol float64) {
+		c := Check{RelTol: tol, SkipLines: []string{"^#"}}
+		if c.Compare(want, want) != "" {
+			t.Fatalf("%q differs from itself", want)
+		}
+		c.Compare(want, got)
+	})
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(good)
+	f.Add("[[benchmark]]\nname=1")
+	f.Fuzz(func(t *testing.T, text string) {
+		Parse("f.toml", []byte(text))
+	})
+}
