@@ -59,3 +59,15 @@ func (r *Report) ExitCode() int {
 	}
 	return 1
 }
+
+// AcceptedStepInfo returns the accepted ladder step, the first step that
+// was tried (not skipped), and the ladder's name; 0 means none.
+func (r *Report) AcceptedStepInfo() (accepted, firstTried int, ladder string) {
+	for _, st := range r.Ladder.Steps {
+		if st.Skipped == "" {
+			firstTried = st.Step
+			break
+		}
+	}
+	return r.Ladder.AcceptedStep, firstTried, r.Ladder.Name
+}

@@ -1,0 +1,93 @@
+package results
+
+import (
+	"math"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// Delta is one benchmark in two runs.
+type Delta struct {
+	Name string `json:"name"`
+	Old  *Stats `json:"old"` // nil when the benchmark is only in the new run
+	New  *Stats `json:"new"`
+	// Change is new median / old median - 1: negative is faster.
+	Change *float64 `json:"change"`
+	// P is the Mann-Whitney U test's p-value; Significant is P < Alpha.
+	P           *float64 `json:"p"`
+	Alpha       float64  `json:"alpha"`
+	Significant bool     `json:"significant"`
+	Warnings    []string `json:"warnings"`
+}
+
+// Comparison is two runs side by side.
+type Comparison struct {
+	Deltas []Delta `json:"benchmarks"`
+	// ScoreChange is new score / old score - 1, when both have a score.
+	OldScore    *float64 `json:"old_score"`
+	NewScore    *float64 `json:"new_score"`
+	ScoreChange *float64 `json:"score_change"`
+}
+
+// Compare compares the counted runs of each benchmark of two runs.
+func Compare(old, new *Run) Comparison {
+	var c Comparison
+	byName := map[string]*Benchmark{}
+	for i := range old.Benchmarks {
+		byName[old.Benchmarks[i].Name] = &old.Benchmarks[i]
+	}
+	seen := map[string]bool{}
+	for i := range new.Benchmarks {
+		nb := &new.Benchmarks[i]
+		seen[nb.Name] = true
+		c.Deltas = append(c.Deltas, compareOne(byName[nb.Name], nb))
+	}
+	for i := range old.Benchmarks {
+		if ob := &old.Benchmarks[i]; !seen[ob.Name] {
+			c.Deltas = append(c.Deltas, compareOne(ob, nil))
+		}
+	}
+	c.OldScore, c.NewScore = old.Score, new.Score
+	if old.Score != nil && new.Score != nil && *old.Score > 0 {
+		ch := *new.Score / *old.Score - 1
+		c.ScoreChange = &ch
+	}
+	return c
+}
+
+func compareOne(old, new *Benchmark) Delta {
+	d := Delta{Alpha: benchmath.DefaultThresholds.CompareAlpha, Warnings: []string{}}
+	if old != nil {
+		d.Name, d.Old = old.Name, &old.Stats
+	}
+	if new != nil {
+		d.Name, d.New = new.Name, &new.Stats
+	}
+	if old == nil || new == nil || old.MedianS == 0 {
+		return d
+	}
+	ch := new.MedianS/old.MedianS - 1
+	d.Change = &ch
+	s1 := benchmath.NewSample(countedTimes(old), &benchmath.DefaultThresholds)
+	s2 := benchmath.NewSample(countedTimes(new), &benchmath.DefaultThresholds)
+	cmp := benchmath.AssumeNothing.Compare(s1, s2)
+	if !math.IsNaN(cmp.P) {
+		p := cmp.P
+		d.P = &p
+		d.Significant = p < cmp.Alpha
+	}
+	for _, w := range cmp.Warnings {
+		d.Warnings = append(d.Warnings, w.Error())
+	}
+	return d
+}
+
+func countedTimes(b *Benchmark) []float64 {
+	var t []float64
+	for _, r := range b.Runs {
+		if !r.Warmup && r.Error == "" {
+			t = append(t, r.WallS)
+		}
+	}
+	return t
+}

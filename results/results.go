@@ -1,0 +1,136 @@
+// Package results is corepin's one result model: a run of benchmarks with
+// everything needed to explain it later — host, topology, target, and for
+// every run its time, output check, scheduling report, watcher statistics
+// and telemetry. run.json, summary.csv, bench.txt (Go benchmark format,
+// for benchstat) and the HTML report are views of it.
+package results
+
+import (
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/topology"
+)
+
+// Schema names the version of run.json. Keys are only ever added within a
+// version.
+const Schema = "corepin.run/v1"
+
+// Run is one invocation of corepin run: the content of run.json.
+type Run struct {
+	Schema      string             `json:"schema"`
+	Started     time.Time          `json:"started"`
+	Finished    *time.Time         `json:"finished"`
+	Interrupted bool               `json:"interrupted"`
+	Host        Host               `json:"host"`
+	Topology    *topology.Topology `json:"topology"`
+	Target      Target             `json:"target"`
+	Options     Options            `json:"options"`
+	Benchmarks  []Benchmark        `json:"benchmarks"`
+	// Score is 1000 × the geometric mean of the ratios; null unless every
+	// benchmark has a reference time and passed its checks.
+	Score    *float64 `json:"score"`
+	Warnings []string `json:"warnings"`
+}
+
+// Host is the machine and software the run used.
+type Host struct {
+	Hostname  string `json:"hostname"`
+	Kernel    string `json:"kernel"`
+	CPUModel  string `json:"cpu_model"`
+	Governor  string `json:"governor"` // of the target CPU; "" where there is no cpufreq
+	Driver    string `json:"cpufreq_driver"`
+	GoVersion string `json:"go_version"`
+	Corepin   string `json:"corepin_version"`
+}
+
+// Target is where the benchmarks ran.
+type Target struct {
+	Spec     string     `json:"spec"`
+	Mode     string     `json:"mode"`
+	ExactCPU int        `json:"exact_cpu"`
+	SoftCPUs cpuset.Set `json:"soft_cpus"`
+	Why      string     `json:"why"`
+}
+
+// Options are the run's settings.
+type Options struct {
+	Suite           string  `json:"suite,omitempty"` // "" for the built-in suite
+	Quick           bool    `json:"quick"`
+	Runs            int     `json:"runs"`
+	Warmup          int     `json:"warmup"`
+	Isolation       string  `json:"isolation"` // process or thread
+	Shuffle         bool    `json:"shuffle"`
+	TelemetryPeriod float64 `json:"telemetry_period_s"`
+	Ladder          string  `json:"ladder"`
+	Realtime        bool    `json:"realtime"`
+}
+
+// Benchmark is one benchmark's runs and statistics.
+type Benchmark struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Kind        string   `json:"kind"` // builtin or command
+	Command     []string `json:"command,omitempty"`
+	ReferenceS  float64  `json:"reference_s,omitempty"`
+	// Valid: every counted run finished and passed its output checks.
+	Valid bool `json:"valid"`
+	Stats
+	Ratio    *float64    `json:"ratio"` // reference / median
+	Warnings []string    `json:"warnings"`
+	Runs     []RunRecord `json:"runs"`
+}
+
+// Stats summarise the counted runs' times.
+type Stats struct {
+	N       int     `json:"n"`
+	MedianS float64 `json:"median_s"`
+	// CILowS and CIHighS bound the median at 95% confidence (benchmath,
+	// assuming nothing about the distribution); equal to the median when
+	// there are too few runs for an interval.
+	CILowS  float64 `json:"ci_low_s"`
+	CIHighS float64 `json:"ci_high_s"`
+	CIConf  float64 `json:"ci_confidence"`
+	MinS    float64 `json:"min_s"`
+	MaxS    float64 `json:"max_s"`
+	CV      float64 `json:"cv"` // standard deviation / mean
+	// Outliers are the counted runs (indexes into Runs) whose modified
+	// z-score (|x - median| / (1.4826 MAD)) exceeds 3.5. They are
+	// reported, not removed.
+	Outliers []int `json:"outliers"`
+}
+
+// RunRecord is one run of one benchmark.
+type RunRecord struct {
+	Index  int  `json:"index"`  // order within the benchmark, warm-ups first
+	Warmup bool `json:"warmup"` // not counted in the statistics
+	// WallS is the benchmark's time: the workload's own timing for
+	// built-ins, the command's wall time for external commands.
+	WallS    float64          `json:"wall_s"`
+	UserS    float64          `json:"user_s"`
+	SysS     float64          `json:"sys_s"`
+	MaxRSSKB int64            `json:"max_rss_kb"`
+	Valid    bool             `json:"valid"`
+	Summary  string           `json:"summary,omitempty"` // what a built-in computed
+	Checks   []suite.Outcome  `json:"checks"`
+	Error    string           `json:"error,omitempty"`
+	// Scheduling is the report of the thread that did the work: the
+	// launcher's for a process, the session's for a thread.
+	Scheduling   *launch.Report `json:"scheduling"`
+	TelemetryCSV string         `json:"telemetry_csv"` // relative to the results folder
+	Telemetry    TelemetryStats `json:"telemetry"`
+	StdoutFile   string         `json:"stdout_file,omitempty"`
+	Started      time.Time      `json:"started"`
+}
+
+// TelemetryStats summarise a run's samples of the target CPUs.
+type TelemetryStats struct {
+	Samples     int      `json:"samples"`
+	FreqSource  string   `json:"freq_source"`
+	FreqMinMHz  *float64 `json:"freq_min_mhz"`
+	FreqMaxMHz  *float64 `json:"freq_max_mhz"`
+	FreqMeanMHz *float64 `json:"freq_mean_mhz"`
+	UtilMeanPct *float64 `json:"util_mean_pct"` // of the target CPUs
+}

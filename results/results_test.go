@@ -1,0 +1,194 @@
+package results
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/watch"
+)
+
+func bench(name string, ref float64, times ...float64) Benchmark {
+	b := Benchmark{Name: name, Kind: "builtin", ReferenceS: ref}
+	b.Runs = append(b.Runs, RunRecord{Index: 0, Warmup: true, WallS: 9, Valid: true})
+	for i, t := range times {
+		b.Runs = append(b.Runs, RunRecord{Index: i + 1, WallS: t, Valid: true})
+	}
+	b.Summarize()
+	return b
+}
+
+func TestSummarize(t *testing.T) {
+	b := bench("fib", 2, 1.00, 1.02, 0.98, 1.01, 0.99, 1.00, 1.03, 0.97, 1.00, 1.00)
+	if b.N != 10 || b.MedianS != 1.00 || b.MinS != 0.97 || b.MaxS != 1.03 || !b.Valid {
+		t.Errorf("stats %+v", b.Stats)
+	}
+	if !(b.CILowS <= b.MedianS && b.MedianS <= b.CIHighS) || b.CIConf < 0.95 {
+		t.Errorf("confidence interval %v-%v at %v", b.CILowS, b.CIHighS, b.CIConf)
+	}
+	if *b.Ratio != 2 || b.CV > 0.05 || len(b.Warnings) != 0 {
+		t.Errorf("ratio %v, cv %v, warnings %v", *b.Ratio, b.CV, b.Warnings)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	spread := bench("noisy", 0, 1, 2, 1, 2, 1, 2)
+	if !hasWarning(spread, "spread") {
+		t.Errorf("no spread warning: %v", spread.Warnings)
+	}
+	slowFirst := bench("cold", 0, 1.5, 1, 1, 1, 1.01, 0.99)
+	if !hasWarning(slowFirst, "first run") {
+		t.Errorf("no slow-first-run warning: %v", slowFirst.Warnings)
+	}
+	outlier := bench("blip", 0, 1, 1.01, 0.99, 1, 1.02, 0.98, 5)
+	if len(outlier.Outliers) != 1 || outlier.Outliers[0] != 7 {
+		t.Errorf("outliers %v, want run 7", outlier.Outliers)
+	}
+	// Scheduling evidence: residency, ladder, restore, frequency.
+	low := 0.9
+	b := bench("sched", 0, 1, 1, 1)
+	rep := &launch.Report{Watch: &watch.Result{OnTargetRatio: &low}}
+	rep.Ladder = session.LadderResult{Name: "geekbench", AcceptedStep: 4, Steps: []session.StepResult{
+		{Step: 1, Skipped: "realtime"}, {Step: 2}, {Step: 3}, {Step: 4, Accepted: true}}}
+	rep.Restore = session.RestoreResult{Done: true, OK: false}
+	lo, hi := 1000.0, 2000.0
+	b.Runs[1].Scheduling = rep
+	b.Runs[1].Telemetry = TelemetryStats{FreqMinMHz: &lo, FreqMaxMHz: &hi}
+	b.Runs[2].Valid = false
+	b.Summarize()
+	for _, want := range []string{"invalid", "on the target for only 90.0%", "settled on step 4, below the first step tried (2)", "restore failed", "frequency varied 50%"} {
+		if !hasWarning(b, want) {
+			t.Errorf("no warning %q in %v", want, b.Warnings)
+		}
+	}
+	if b.Valid {
+		t.Error("a run that failed its check left the benchmark valid")
+	}
+}
+
+func hasWarning(b Benchmark, s string) bool {
+	for _, w := range b.Warnings {
+		if strings.Contains(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestScore(t *testing.T) {
+	r := &Run{Benchmarks: []Benchmark{bench("a", 2, 1, 1, 1), bench("b", 0.5, 1, 1, 1)}}
+	r.ComputeScore()
+	if r.Score == nil || math.Abs(*r.Score-1000) > 1e-9 {
+		t.Errorf("score %v, want 1000 (geometric mean of 2 and 0.5)", r.Score)
+	}
+	r.Benchmarks[1].Valid = false
+	r.ComputeScore()
+	if r.Score != nil {
+		t.Error("a score with an invalid benchmark")
+	}
+}
+
+func TestBenchFormatReadsBack(t *testing.T) {
+	r := &Run{Host: Host{CPUModel: "AMD EPYC"}, Benchmarks: []Benchmark{bench("fib", 1, 0.5, 0.6), bench("505.mcf", 1, 2)}}
+	var buf bytes.Buffer
+	if err := r.WriteBenchFormat(&buf); err != nil {
+		t.Fatal(err)
+	}
+	reader := benchfmt.NewReader(bytes.NewReader(buf.Bytes()), "bench.txt")
+	var names []string
+	var ns []float64
+	for reader.Scan() {
+		if res, ok := reader.Result().(*benchfmt.Result); ok {
+			names = append(names, string(res.Name.Full()))
+			ns = append(ns, res.Values[0].Value)
+		}
+		if err, ok := reader.Result().(*benchfmt.SyntaxError); ok {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(names, " ") != "Fib Fib 505.mcf" || ns[0] != 0.5 { // benchfmt reads ns/op as sec/op
+		t.Errorf("benchfmt read %v %v from:\n%s", names, ns, buf.String())
+	}
+}
+
+func TestSaveLoad(t *testing.T) {
+	f, err := Create(t.TempDir(), "host/with:odd", time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(f.Path) != "20261130-150000-host_with_odd" {
+		t.Errorf("folder %s", f.Path)
+	}
+	r := &Run{Schema: Schema, Benchmarks: []Benchmark{bench("fib", 1, 1, 1.1)}}
+	if err := f.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(f.Path)
+	if err != nil || back.Benchmarks[0].MedianS != r.Benchmarks[0].MedianS {
+		t.Fatalf("load: %v %+v", err, back)
+	}
+	entries, _ := os.ReadDir(f.Path)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("a temporary file was left: %s", e.Name())
+		}
+	}
+	os.WriteFile(filepath.Join(t.TempDir(), "x.json"), []byte(`{"schema":"other"}`), 0o644)
+	if _, err := Load(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("loading nothing succeeded")
+	}
+}
+
+func TestCreateUnwritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "file")
+		os.WriteFile(file, nil, 0o644)
+		if _, err := Create(filepath.Join(file, "sub"), "h", time.Now()); err == nil {
+			t.Error("a folder under a file was created")
+		}
+		return
+	}
+	dir := t.TempDir()
+	os.Chmod(dir, 0o500)
+	if _, err := Create(filepath.Join(dir, "out"), "h", time.Now()); err == nil {
+		t.Error("an unwritable folder was accepted")
+	}
+}
+
+func TestCompare(t *testing.T) {
+	old := &Run{Benchmarks: []Benchmark{
+		bench("same", 1, 1.00, 1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.01),
+		bench("faster", 1, 2.00, 2.02, 1.98, 2.01, 1.99, 2.00, 2.03, 1.97),
+		bench("gone", 1, 1),
+	}}
+	new := &Run{Benchmarks: []Benchmark{
+		bench("same", 1, 1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.00, 1.01),
+		bench("faster", 1, 1.00, 1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.01),
+		bench("new", 1, 1),
+	}}
+	old.ComputeScore()
+	new.ComputeScore()
+	c := Compare(old, new)
+	byName := map[string]Delta{}
+	for _, d := range c.Deltas {
+		byName[d.Name] = d
+	}
+	if d := byName["faster"]; !d.Significant || math.Abs(*d.Change+0.5) > 0.01 {
+		t.Errorf("faster: %+v", d)
+	}
+	if d := byName["same"]; d.Significant {
+		t.Errorf("same: %+v", d)
+	}
+	if byName["gone"].New != nil || byName["new"].Old != nil || len(c.Deltas) != 4 {
+		t.Errorf("deltas %+v", c.Deltas)
+	}
+}
