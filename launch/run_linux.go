@@ -114,6 +114,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}
 	}
+	// A cancelled context ends the command as a timeout does. (corepin
+	// exec passes a context that is never cancelled and forwards signals.)
+	stopCancel := context.AfterFunc(ctx, func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		time.AfterFunc(cfg.Grace, func() { cmd.Process.Kill() })
+	})
+	defer stopCancel()
 	timedOut := make(chan bool, 1)
 	if cfg.Timeout > 0 {
 		t := time.AfterFunc(cfg.Timeout, func() {

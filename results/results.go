@@ -108,14 +108,14 @@ type RunRecord struct {
 	Warmup bool `json:"warmup"` // not counted in the statistics
 	// WallS is the benchmark's time: the workload's own timing for
 	// built-ins, the command's wall time for external commands.
-	WallS    float64          `json:"wall_s"`
-	UserS    float64          `json:"user_s"`
-	SysS     float64          `json:"sys_s"`
-	MaxRSSKB int64            `json:"max_rss_kb"`
-	Valid    bool             `json:"valid"`
-	Summary  string           `json:"summary,omitempty"` // what a built-in computed
-	Checks   []suite.Outcome  `json:"checks"`
-	Error    string           `json:"error,omitempty"`
+	WallS    float64         `json:"wall_s"`
+	UserS    float64         `json:"user_s"`
+	SysS     float64         `json:"sys_s"`
+	MaxRSSKB int64           `json:"max_rss_kb"`
+	Valid    bool            `json:"valid"`
+	Summary  string          `json:"summary,omitempty"` // what a built-in computed
+	Checks   []suite.Outcome `json:"checks"`
+	Error    string          `json:"error,omitempty"`
 	// Scheduling is the report of the thread that did the work: the
 	// launcher's for a process, the session's for a thread.
 	Scheduling   *launch.Report `json:"scheduling"`

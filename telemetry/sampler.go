@@ -171,6 +171,7 @@ func (s *Sampler) loop(ctx context.Context, placed chan<- error) {
 	for {
 		select {
 		case <-ctx.Done():
+			s.sample() // the end of the run is a sample too
 			return
 		case <-ticker.C:
 			s.sample()

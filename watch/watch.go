@@ -142,6 +142,10 @@ func (w *Watcher) loop(ctx context.Context, placed chan<- error) {
 	for {
 		select {
 		case <-ctx.Done():
+			// A last look: the launcher stops the watcher after the child
+			// exited but before it is reaped, so its final CPU times
+			// are still there to read.
+			w.sample()
 			if t, err := sched.ThreadCPUTime(0); err == nil {
 				w.mu.Lock()
 				w.res.WatcherCPUSeconds = t.Seconds()

@@ -78,6 +78,9 @@ restores everything afterwards.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
+		newRunCmd(),
+		newCompareCmd(),
+		newWorkloadCmd(),
 		newTopoCmd(),
 		newCapsCmd(),
 		newTelemetryCmd(),

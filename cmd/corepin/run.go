@@ -1,0 +1,266 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/runner"
+	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/workloads"
+)
+
+func newRunCmd() *cobra.Command {
+	var (
+		tf                  targetFlags
+		sf                  schedFlags
+		quick, shuffle, qui bool
+		runs, warmup        int
+		isolation, out      string
+		only                []string
+		telemetryP, watchP  time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run [SUITE.toml]",
+		Short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
+		Long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
+how long it took, and what scheduling was asked for and read back, beside
+per-CPU telemetry and the output check.
+
+Without a suite file, the built-in suite runs: Fibonacci, a compression
+round trip, a lattice-Boltzmann stencil, a graph kernel, a game-tree search,
+JSON and SHA-256, each checking its own answer. The score is 1000 times the
+geometric mean of reference time / measured median.
+
+Results go to DIR/<timestamp>-<host>/ (run.json, summary.csv, bench.txt for
+benchstat, telemetry/*.csv); the last line printed is that folder. Ctrl-C
+stops the current run, keeps what finished and marks the run interrupted.`,
+		Example: `  corepin run --quick
+  corepin run --runs 10 --shuffle
+  corepin run spec.toml --cpu 7 --ladder spec --realtime
+  corepin run --isolation thread --only fib,lbm`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageError{fmt.Errorf("at most one suite file")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var s *suite.Suite
+			if len(args) == 1 {
+				var err error
+				if s, err = suite.Load(args[0]); err != nil {
+					return usageError{err}
+				}
+			}
+			topo, target, err := tf.resolve("/")
+			if err != nil {
+				return err
+			}
+			ladder, level, mode, err := sf.build(cmd)
+			if err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("warmup") {
+				warmup = -1
+			}
+			if runs < 0 || (warmup < -1) {
+				return usageError{fmt.Errorf("--runs and --warmup must not be negative")}
+			}
+			if isolation != runner.Process && isolation != runner.Thread {
+				return usageError{fmt.Errorf("--isolation %q: want process or thread", isolation)}
+			}
+			var events runner.Events
+			switch {
+			case qui:
+			case isTerminal(cmd.ErrOrStderr()):
+				events = &barEvents{w: cmd.ErrOrStderr()}
+			default:
+				events = &lineEvents{w: cmd.ErrOrStderr()}
+			}
+			run, folder, err := runner.Run(cmd.Context(), runner.Config{
+				Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
+				TelemetryPeriod: telemetryP, WatchPeriod: watchP,
+				Topology: topo, Target: target, Mode: mode, Ladder: ladder, AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept,
+				OutDir: out, Version: buildVersion().Version, Events: events,
+			})
+			if err != nil {
+				if folder != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), "results so far:", folder.Path)
+				}
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if !qui {
+				printRunSummary(w, run)
+			}
+			if err := writeReport(folder.Path, run); err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "corepin: writing the HTML report:", err)
+			}
+			fmt.Fprintln(w, folder.Path)
+			switch {
+			case run.Interrupted:
+				return &exitError{code: 130, err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
+			case !allValid(run):
+				return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	tf.register(cmd)
+	sf.register(cmd)
+	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
+	f.IntVar(&runs, "runs", 0, "counted runs per benchmark (default 6, the fewest for a 95% interval, or the suite's)")
+	f.IntVar(&warmup, "warmup", 1, "warm-up runs per benchmark, not counted")
+	f.StringVar(&isolation, "isolation", runner.Process, "process (a child through the launcher) or thread (a session thread; built-ins only)")
+	f.DurationVar(&telemetryP, "telemetry", 0, "telemetry period (default 100ms for built-ins, 1s for suite files)")
+	f.DurationVar(&watchP, "watch", 100*time.Millisecond, "watcher period; 0 turns it off")
+	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
+	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
+	f.BoolVarP(&qui, "quiet", "q", false, "print only the results folder")
+	f.StringSliceVar(&only, "only", nil, "run only these benchmarks (comma-separated names)")
+	_ = cmd.RegisterFlagCompletionFunc("only", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var names []string
+		for _, w := range workloads.All() {
+			names = append(names, w.Name)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func allValid(r *results.Run) bool {
+	for _, b := range r.Benchmarks {
+		if !b.Valid {
+			return false
+		}
+	}
+	return true
+}
+
+func printRunSummary(w io.Writer, r *results.Run) {
+	fmt.Fprintf(w, "%s on CPU %d (%s): %s\n\n", r.Host.CPUModel, r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "BENCHMARK\tMEDIAN\t95% CI\tCV\tRATIO\tCHECK\tWARNINGS")
+	for _, b := range r.Benchmarks {
+		ratio, check := "-", "ok"
+		if b.Ratio != nil {
+			ratio = fmt.Sprintf("%.3f", *b.Ratio)
+		}
+		if !b.Valid {
+			check = "INVALID"
+		}
+		interval := "-"
+		if b.CIConf > 0 {
+			interval = fmtSeconds(b.CILowS) + "–" + fmtSeconds(b.CIHighS)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%s\t%s\t%d\n", b.Name, fmtSeconds(b.MedianS), interval, 100*b.CV, ratio, check, len(b.Warnings))
+	}
+	tw.Flush()
+	if r.Score != nil {
+		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
+	}
+	printGroupedWarnings(w, r)
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+func fmtSeconds(s float64) string {
+	switch {
+	case s == 0:
+		return "-"
+	case s < 0.001:
+		return fmt.Sprintf("%.0fµs", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.1fms", s*1e3)
+	}
+	return fmt.Sprintf("%.3fs", s)
+}
+
+// lineEvents prints one plain line per run, for logs and pipes.
+type lineEvents struct {
+	w     io.Writer
+	total int
+	done  int
+	start time.Time
+}
+
+func (e *lineEvents) Start(total int)                   { e.total, e.start = total, time.Now() }
+func (e *lineEvents) RunStarted(string, int, int, bool) {}
+func (e *lineEvents) RunDone(bench string, rec *results.RunRecord) {
+	e.done++
+	state := fmtSeconds(rec.WallS)
+	switch {
+	case rec.Error != "":
+		state = "error: " + rec.Error
+	case !rec.Valid:
+		state += " INVALID"
+	}
+	kind := "run"
+	if rec.Warmup {
+		kind = "warm-up"
+	}
+	fmt.Fprintf(e.w, "[%d/%d] %s %s %d: %s\n", e.done, e.total, bench, kind, rec.Index, state)
+}
+func (e *lineEvents) Finish() {}
+
+// barEvents draws a progress bar with the benchmark, run and ETA.
+type barEvents struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func (e *barEvents) Start(total int) {
+	e.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(e.w), progressbar.OptionSetWidth(30),
+		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionClearOnFinish(), progressbar.OptionSetDescription("starting"))
+}
+func (e *barEvents) RunStarted(bench string, run, of int, warmup bool) {
+	kind := "run"
+	if warmup {
+		kind = "warm-up"
+	}
+	e.bar.Describe(fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of))
+}
+func (e *barEvents) RunDone(string, *results.RunRecord) { e.bar.Add(1) }
+func (e *barEvents) Finish()                            { e.bar.Finish(); fmt.Fprintln(e.w) }
+
+// printGroupedWarnings prints each warning once, with the benchmarks it
+// concerns: a kernel that forces the same fallback on every run says so in
+// one line, not seven.
+func printGroupedWarnings(w io.Writer, r *results.Run) {
+	var order []string
+	who := map[string][]string{}
+	for _, b := range r.Benchmarks {
+		for _, warn := range b.Warnings {
+			text := warn
+			if rest, ok := strings.CutPrefix(warn, "run "); ok {
+				if _, after, ok := strings.Cut(rest, ": "); ok {
+					text = after
+				}
+			}
+			if _, seen := who[text]; !seen {
+				order = append(order, text)
+			}
+			if names := who[text]; len(names) == 0 || names[len(names)-1] != b.Name {
+				who[text] = append(who[text], b.Name)
+			}
+		}
+	}
+	for _, text := range order {
+		names := strings.Join(who[text], ", ")
+		if len(who[text]) == len(r.Benchmarks) && len(r.Benchmarks) > 1 {
+			names = "every benchmark"
+		}
+		fmt.Fprintf(w, "warning: %s: %s\n", names, text)
+	}
+}

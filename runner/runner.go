@@ -1,0 +1,345 @@
+// Package runner runs a suite of benchmarks on the chosen core: every run
+// goes through the launcher (or a session thread), with the watcher and the
+// telemetry sampler around it, and every result is kept with its evidence
+// in a results folder that is on disk after each run.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/topology"
+	"corepin.dev/corepin/workloads"
+)
+
+// Isolation says how a run is separated from corepin itself.
+const (
+	Process = "process" // a child process through the launcher (the default)
+	Thread  = "thread"  // a session thread inside corepin (built-ins only)
+)
+
+// Config is a run of benchmarks.
+type Config struct {
+	Suite     *suite.Suite // nil runs the built-in suite
+	Quick     bool         // built-in suite at quick sizes
+	Only      []string     // run only these benchmarks
+	Runs      int          // counted runs per benchmark; 0 picks the default
+	Warmup    int          // warm-up runs; -1 picks the default
+	Isolation string
+	Shuffle   bool
+	// TelemetryPeriod is the sampler's period; 0 picks 100 ms for the
+	// built-in suite (whose runs last about a second) and 1 s for suite
+	// files (SPEC-like runs of minutes), as the first seed records.
+	TelemetryPeriod time.Duration
+	WatchPeriod     time.Duration
+
+	Topology      *topology.Topology
+	Target        topology.Target
+	Mode          session.Mode
+	Ladder        session.Ladder
+	AllowRealtime bool
+	QoS           *qos.Level
+	Accept        string
+
+	OutDir  string // the results folders go under it
+	Self    string // the corepin executable (launcher and workloads)
+	Version string // corepin's version, for the record
+	Events  Events
+}
+
+// Events are told how the run goes; a progress display implements them.
+type Events interface {
+	Start(total int)
+	RunStarted(bench string, run, of int, warmup bool)
+	RunDone(bench string, rec *results.RunRecord)
+	Finish()
+}
+
+type noEvents struct{}
+
+func (noEvents) Start(int)                          {}
+func (noEvents) RunStarted(string, int, int, bool)  {}
+func (noEvents) RunDone(string, *results.RunRecord) {}
+func (noEvents) Finish()                            {}
+
+// job is one run of one benchmark.
+type job struct {
+	bench, index int
+	warmup       bool
+}
+
+// bench is a benchmark to run: a built-in workload or a suite command.
+type bench struct {
+	name     string
+	workload *workloads.Workload
+	command  *suite.Benchmark
+	runs     int
+}
+
+// Run runs the benchmarks and returns the results and their folder. The
+// folder is created first, so that an unwritable place fails before any
+// benchmark runs. A cancelled context stops the current run, keeps what
+// is finished and marks the run interrupted.
+func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error) {
+	if cfg.Events == nil {
+		cfg.Events = noEvents{}
+	}
+	if cfg.Isolation == "" {
+		cfg.Isolation = Process
+	}
+	if cfg.Isolation != Process && cfg.Isolation != Thread {
+		return nil, nil, fmt.Errorf("unknown isolation %q (want process or thread)", cfg.Isolation)
+	}
+	if cfg.Suite != nil && cfg.Isolation == Thread {
+		return nil, nil, fmt.Errorf("--isolation thread runs built-in workloads only; suite commands are processes")
+	}
+	if cfg.Self == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Self = self
+	}
+	benches, err := cfg.benchmarks()
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Suite != nil {
+		if err := cfg.Suite.LookCommands(); err != nil {
+			return nil, nil, err
+		}
+	}
+	host := hostFacts(cfg)
+	folder, err := results.Create(cfg.OutDir, host.Hostname, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	run := cfg.skeleton(host, benches)
+	if err := folder.Save(run); err != nil {
+		return nil, folder, err
+	}
+	jobs := cfg.jobs(benches)
+	cfg.Events.Start(len(jobs))
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			run.Interrupted = true
+			break
+		}
+		b := benches[j.bench]
+		cfg.Events.RunStarted(b.name, j.index, len(run.Benchmarks[j.bench].Runs), j.warmup)
+		rec := cfg.runOnce(ctx, folder, b, j)
+		if ctx.Err() != nil && rec.Error != "" {
+			// The run was cut short by Ctrl-C: it is not a result.
+			run.Interrupted = true
+			break
+		}
+		run.Benchmarks[j.bench].Runs[j.index] = rec
+		cfg.Events.RunDone(b.name, &rec)
+		run.Benchmarks[j.bench].Summarize()
+		if err := folder.Save(run); err != nil {
+			return run, folder, err
+		}
+	}
+	cfg.Events.Finish()
+	finish(run)
+	return run, folder, folder.Save(run)
+}
+
+// finish drops runs that never happened, summarises and scores.
+func finish(run *results.Run) {
+	for i := range run.Benchmarks {
+		b := &run.Benchmarks[i]
+		kept := b.Runs[:0]
+		for _, r := range b.Runs {
+			if !r.Started.IsZero() {
+				kept = append(kept, r)
+			}
+		}
+		b.Runs = kept
+		b.Summarize()
+	}
+	run.ComputeScore()
+	now := time.Now()
+	run.Finished = &now
+	run.Warnings = []string{}
+	if run.Interrupted {
+		run.Warnings = append(run.Warnings, "the run was interrupted; only finished runs are recorded")
+	}
+	if run.Score == nil {
+		run.Warnings = append(run.Warnings, "no score: a benchmark is invalid, unfinished or has no reference time")
+	}
+}
+
+func (cfg *Config) benchmarks() ([]bench, error) {
+	var out []bench
+	want, missing := map[string]bool{}, map[string]bool{}
+	for _, n := range cfg.Only {
+		want[n], missing[n] = true, true
+	}
+	if cfg.Suite == nil {
+		for _, w := range workloads.All() {
+			if len(want) == 0 || want[w.Name] {
+				w := w
+				out = append(out, bench{name: w.Name, workload: &w})
+				delete(missing, w.Name)
+			}
+		}
+	} else {
+		for i := range cfg.Suite.Benchmarks {
+			b := &cfg.Suite.Benchmarks[i]
+			if len(want) == 0 || want[b.Name] {
+				out = append(out, bench{name: b.Name, command: b, runs: b.Runs})
+				delete(missing, b.Name)
+			}
+		}
+	}
+	for n := range missing {
+		return nil, fmt.Errorf("no benchmark named %q", n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no benchmark to run")
+	}
+	return out, nil
+}
+
+func (cfg *Config) runs(b bench) int {
+	switch {
+	case b.runs > 0:
+		return b.runs
+	case cfg.Runs > 0:
+		return cfg.Runs
+	case cfg.Suite != nil && cfg.Suite.Settings.Runs > 0:
+		return cfg.Suite.Settings.Runs
+	}
+	return 6 // the fewest runs for a 95% confidence interval of the median
+}
+
+func (cfg *Config) warmups() int {
+	switch {
+	case cfg.Warmup >= 0:
+		return cfg.Warmup
+	case cfg.Suite != nil && cfg.Suite.Settings.Warmup != nil:
+		return *cfg.Suite.Settings.Warmup
+	}
+	return 1
+}
+
+func (cfg *Config) telemetryPeriod() time.Duration {
+	switch {
+	case cfg.TelemetryPeriod > 0:
+		return cfg.TelemetryPeriod
+	case cfg.Suite != nil:
+		return time.Second
+	}
+	return 100 * time.Millisecond
+}
+
+// jobs lists every run: warm-ups first, then the counted runs. With
+// Shuffle the rounds are interleaved across benchmarks in random order, so
+// that thermal drift spreads over all of them instead of favouring the
+// first.
+func (cfg *Config) jobs(benches []bench) []job {
+	var per [][]job
+	for bi, b := range benches {
+		var js []job
+		for i := range cfg.warmups() + cfg.runs(b) {
+			js = append(js, job{bench: bi, index: i, warmup: i < cfg.warmups()})
+		}
+		per = append(per, js)
+	}
+	var out []job
+	if !cfg.Shuffle {
+		for _, js := range per {
+			out = append(out, js...)
+		}
+		return out
+	}
+	for round := 0; ; round++ {
+		var r []job
+		for _, js := range per {
+			if round < len(js) {
+				r = append(r, js[round])
+			}
+		}
+		if len(r) == 0 {
+			return out
+		}
+		rand.Shuffle(len(r), func(i, k int) { r[i], r[k] = r[k], r[i] })
+		out = append(out, r...)
+	}
+}
+
+func (cfg *Config) size() workloads.Size {
+	if cfg.Quick {
+		return workloads.Quick
+	}
+	return workloads.Full
+}
+
+func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
+	run := &results.Run{
+		Schema: results.Schema, Started: time.Now(), Host: host, Topology: cfg.Topology,
+		Target: results.Target{Spec: cfg.Target.Spec, Mode: string(cfg.Mode), ExactCPU: cfg.Target.ExactCPU,
+			SoftCPUs: cfg.Target.SoftCPUs, Why: cfg.Target.Why},
+		Options: results.Options{Quick: cfg.Quick, Runs: cfg.Runs, Warmup: cfg.warmups(), Isolation: cfg.Isolation,
+			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Ladder.Name,
+			Realtime: cfg.AllowRealtime},
+		Benchmarks: []results.Benchmark{}, Warnings: []string{},
+	}
+	if cfg.Suite != nil {
+		run.Options.Suite = cfg.Suite.Path
+	}
+	for _, b := range benches {
+		rb := results.Benchmark{Name: b.name, Warnings: []string{}}
+		if w := b.workload; w != nil {
+			rb.Kind, rb.Description, rb.ReferenceS = "builtin", w.Description, w.Reference[cfg.size()]
+		} else {
+			rb.Kind, rb.ReferenceS = "command", b.command.ReferenceSeconds
+			rb.Command = append([]string{b.command.Cmd}, b.command.Args...)
+		}
+		rb.Runs = make([]results.RunRecord, cfg.warmups()+cfg.runs(b))
+		run.Benchmarks = append(run.Benchmarks, rb)
+	}
+	return run
+}
+
+// targetCPUs is the mask the work is kept on.
+func (cfg *Config) targetCPUs() cpuset.Set {
+	if cfg.Mode == session.Soft {
+		return cfg.Target.SoftCPUs
+	}
+	return cpuset.Of(cfg.Target.ExactCPU)
+}
+
+func hostFacts(cfg Config) results.Host {
+	h := results.Host{GoVersion: runtime.Version(), Corepin: cfg.Version}
+	h.Hostname, _ = os.Hostname()
+	var uts unix.Utsname
+	if unix.Uname(&uts) == nil {
+		h.Kernel = unix.ByteSliceToString(uts.Release[:])
+	}
+	if cfg.Topology != nil {
+		h.CPUModel = cfg.Topology.Model
+	}
+	read := func(name string) string {
+		data, err := os.ReadFile(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpufreq/%s", cfg.Target.ExactCPU, name))
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(data))
+	}
+	h.Governor, h.Driver = read("scaling_governor"), read("scaling_driver")
+	return h
+}

@@ -1,0 +1,45 @@
+package runner
+
+import (
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/telemetry"
+)
+
+// summarizeTelemetry condenses the samples of the target CPUs.
+func summarizeTelemetry(s *telemetry.Series, target cpuset.Set) results.TelemetryStats {
+	st := results.TelemetryStats{FreqSource: telemetry.SourceNone}
+	var fSum, uSum float64
+	var fN, uN int
+	for _, smp := range s.Samples {
+		if !target.Contains(smp.CPU) {
+			continue
+		}
+		st.Samples++
+		if smp.FreqMHz != nil {
+			f := *smp.FreqMHz
+			st.FreqSource = smp.FreqSource
+			if st.FreqMinMHz == nil || f < *st.FreqMinMHz {
+				st.FreqMinMHz = &f
+			}
+			if st.FreqMaxMHz == nil || f > *st.FreqMaxMHz {
+				st.FreqMaxMHz = &f
+			}
+			fSum += f
+			fN++
+		}
+		if smp.UtilPct != nil {
+			uSum += *smp.UtilPct
+			uN++
+		}
+	}
+	if fN > 0 {
+		m := fSum / float64(fN)
+		st.FreqMeanMHz = &m
+	}
+	if uN > 0 {
+		m := uSum / float64(uN)
+		st.UtilMeanPct = &m
+	}
+	return st
+}
