@@ -11,7 +11,7 @@ import (
 var JSON = Workload{
 	Name:        "json",
 	Description: "encode and decode 40k generated records, twice (quick: 5k)",
-	Reference:   map[Size]float64{Full: 0.78, Quick: 0.095},
+	Reference:   map[Size]float64{Full: 0.802, Quick: 0.107},
 	run: func(s Size) (Result, error) {
 		n := 40_000
 		if s == Quick {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/runner"
 )
 
 // TestMain lets the test binary be corepin itself: with COREPIN_AS_CLI set
@@ -18,6 +19,9 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
 		launch.Main()
+	}
+	if len(os.Args) > 1 && os.Args[1] == runner.WorkloadCommand {
+		os.Exit(runWithSignals(os.Args[1:]))
 	}
 	if os.Getenv("COREPIN_EXEC_HELPER") == "widen" {
 		widenHelper()

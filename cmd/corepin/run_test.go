@@ -1,0 +1,137 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"corepin.dev/corepin/results"
+)
+
+// lastLine is the results folder corepin run prints last.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestRunQuick(t *testing.T) {
+	cpu := requireExec(t)
+	out, errOut, code := corepin(t, "run", "--quick", "--runs", "2", "--warmup", "0", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	dir := lastLine(out)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Benchmarks) != 7 || run.Score == nil || run.Target.ExactCPU != cpu {
+		t.Fatalf("%d benchmarks, score %v, target %d", len(run.Benchmarks), run.Score, run.Target.ExactCPU)
+	}
+	for _, b := range run.Benchmarks {
+		if !b.Valid {
+			t.Errorf("%s is invalid: %v", b.Name, b.Warnings)
+		}
+		for _, r := range b.Runs {
+			if r.Scheduling.Readback.CPU != cpu {
+				t.Errorf("%s run %d read back CPU %d", b.Name, r.Index, r.Scheduling.Readback.CPU)
+			}
+			if st, err := os.Stat(filepath.Join(dir, r.TelemetryCSV)); err != nil || st.Size() < 40 {
+				t.Errorf("%s run %d: telemetry file %v", b.Name, r.Index, err)
+			}
+		}
+	}
+	// benchstat itself reads bench.txt.
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Log("go not on PATH: benchstat not tried")
+		return
+	}
+	bs := exec.Command(gobin, "run", "golang.org/x/perf/cmd/benchstat", filepath.Join(dir, "bench.txt"))
+	bsOut, err := bs.CombinedOutput()
+	if err != nil || !strings.Contains(string(bsOut), "Fib") || !strings.Contains(string(bsOut), "sec/op") {
+		t.Errorf("benchstat: %v\n%s", err, bsOut)
+	}
+}
+
+func TestRunBadSuites(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"run", write("syntax.toml", "[[benchmark]]\nname = \n")}, exitUsage, "syntax.toml:2:"},
+		{[]string{"run", write("key.toml", "[[benchmark]]\nname = \"a\"\ncmd = \"true\"\nrnus = 2\n")}, exitUsage, `key.toml:4:1: unknown key "benchmark.rnus"`},
+		{[]string{"run", "--out", t.TempDir(), write("missing.toml", "[[benchmark]]\nname = \"a\"\ncmd = \"./nothing-here\"\n")}, exitFailure, "nothing-here"},
+		{[]string{"run", filepath.Join(dir, "absent.toml")}, exitUsage, "no such file"},
+		{[]string{"run", "--isolation", "fork"}, exitUsage, "isolation"},
+		{[]string{"run", "--only", "nope", "--out", t.TempDir()}, exitFailure, `no benchmark named "nope"`},
+	}
+	for _, tt := range tests {
+		_, errOut, code := corepin(t, tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.msg) {
+			t.Errorf("corepin %s: exit %d, %q; want %d and %q", strings.Join(tt.args, " "), code, errOut, tt.code, tt.msg)
+		}
+	}
+}
+
+func TestRunCtrlC(t *testing.T) {
+	requireExec(t)
+	dir := t.TempDir()
+	suitePath := filepath.Join(dir, "s.toml")
+	os.WriteFile(suitePath, []byte(`
+[settings]
+runs = 1
+warmup = 0
+[[benchmark]]
+name = "quick"
+cmd = "true"
+reference_seconds = 0.001
+[[benchmark]]
+name = "slow"
+cmd = "sleep"
+args = ["30"]
+`), 0o644)
+	exe, _ := os.Executable()
+	out := filepath.Join(dir, "out")
+	cmd := cliCommand(t, exe, "run", "-q", "--out", out, suitePath)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("corepin run did not stop after Ctrl-C")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	run, err := results.Load(lastLine(stdout.String()))
+	if err != nil {
+		t.Fatalf("%v (stdout %q)", err, stdout.String())
+	}
+	if !run.Interrupted || !run.Benchmarks[0].Valid || len(run.Benchmarks[1].Runs) != 0 {
+		t.Errorf("interrupted %v, first valid %v, slow runs %d", run.Interrupted, run.Benchmarks[0].Valid, len(run.Benchmarks[1].Runs))
+	}
+	if out, err := exec.Command("pgrep", "-f", "sleep 30").Output(); err == nil && len(out) > 0 {
+		t.Errorf("the interrupted command is still running: %s", out)
+		exec.Command("pkill", "-f", "sleep 30").Run()
+	}
+}
