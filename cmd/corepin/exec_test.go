@@ -123,7 +123,7 @@ func cliCommand(t *testing.T, exe string, args ...string) *exec.Cmd {
 func TestExecForwardsSignals(t *testing.T) {
 	requireExec(t)
 	exe, _ := os.Executable()
-	cmd := cliCommand(t, exe, "exec", "-q", "--", "sh", "-c", `trap 'exit 42' INT; sleep 30 & wait`)
+	cmd := cliCommand(t, exe, "exec", "-q", "--", "sh", "-c", `trap 'kill $!; exit 42' INT; sleep 30 & wait`)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ reference_seconds = 0.001
 [[benchmark]]
 name = "slow"
 cmd = "sleep"
-args = ["30"]
+args = ["31.25"]
 `), 0o644)
 	exe, _ := os.Executable()
 	out := filepath.Join(dir, "out")
@@ -130,8 +130,9 @@ args = ["30"]
 	if !run.Interrupted || !run.Benchmarks[0].Valid || len(run.Benchmarks[1].Runs) != 0 {
 		t.Errorf("interrupted %v, first valid %v, slow runs %d", run.Interrupted, run.Benchmarks[0].Valid, len(run.Benchmarks[1].Runs))
 	}
-	if out, err := exec.Command("pgrep", "-f", "sleep 30").Output(); err == nil && len(out) > 0 {
+	time.Sleep(200 * time.Millisecond)
+	if out, err := exec.Command("pgrep", "-f", "sleep 31.25").Output(); err == nil && len(out) > 0 {
 		t.Errorf("the interrupted command is still running: %s", out)
-		exec.Command("pkill", "-f", "sleep 30").Run()
+		exec.Command("pkill", "-f", "sleep 31.25").Run()
 	}
 }
