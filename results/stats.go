@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -188,4 +189,38 @@ func (r *Run) ComputeScore() {
 		s := 1000 * math.Exp(logSum/float64(n))
 		r.Score = &s
 	}
+}
+
+// GroupedWarnings lists each benchmark warning once, prefixed with the
+// benchmarks it concerns ("every benchmark" when all), and then the run's
+// own warnings: a kernel that forces the same fallback on every run says
+// so in one line, not one per benchmark.
+func (r *Run) GroupedWarnings() []string {
+	var order []string
+	who := map[string][]string{}
+	for _, b := range r.Benchmarks {
+		for _, warn := range b.Warnings {
+			text := warn
+			if rest, ok := strings.CutPrefix(warn, "run "); ok {
+				if _, after, ok := strings.Cut(rest, ": "); ok {
+					text = after
+				}
+			}
+			if _, seen := who[text]; !seen {
+				order = append(order, text)
+			}
+			if names := who[text]; len(names) == 0 || names[len(names)-1] != b.Name {
+				who[text] = append(who[text], b.Name)
+			}
+		}
+	}
+	out := []string{}
+	for _, text := range order {
+		names := strings.Join(who[text], ", ")
+		if len(who[text]) == len(r.Benchmarks) && len(r.Benchmarks) > 1 {
+			names = "every benchmark"
+		}
+		out = append(out, names+": "+text)
+	}
+	return append(out, r.Warnings...)
 }

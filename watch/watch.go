@@ -102,6 +102,9 @@ type Watcher struct {
 	threads map[key]*thread
 	order   []key
 	res     Result
+	// lastTicks is the time of the previous sample in clock ticks since
+	// boot (from /proc/uptime), to recognise threads born since then.
+	lastTicks uint64
 }
 
 // Start begins watching. The first sample is taken at once.
@@ -222,6 +225,7 @@ func (w *Watcher) sample() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.res.Samples++
+	now := w.uptimeTicks()
 	for _, t := range w.threads {
 		t.seen = false
 	}
@@ -230,6 +234,24 @@ func (w *Watcher) sample() {
 			w.sampleThread(pid, tid)
 		}
 	}
+	w.lastTicks = now
+}
+
+// uptimeTicks reads the time since boot in clock ticks; 0 when unknown.
+func (w *Watcher) uptimeTicks() uint64 {
+	data, err := os.ReadFile(filepath.Join(w.opts.Root, "proc", "uptime"))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0
+	}
+	s, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0
+	}
+	return uint64(s * clockTick)
 }
 
 func (w *Watcher) procPath(parts ...string) string {
@@ -296,7 +318,14 @@ func (w *Watcher) sampleThread(pid, tid int) {
 			baseTicks: st.CPUTicks(), lastTicks: st.CPUTicks()}
 		w.threads[k] = t
 		w.order = append(w.order, k)
-	} else if ticks := st.CPUTicks(); ticks > t.lastTicks {
+		// A thread born since the last sample spent all its CPU time in
+		// this interval: count it from zero, or a short-lived compute
+		// thread would never be seen running.
+		if w.lastTicks > 0 && st.StartTime >= w.lastTicks {
+			t.baseTicks, t.lastTicks = 0, 0
+		}
+	}
+	if ticks := st.CPUTicks(); ticks > t.lastTicks {
 		t.Running++
 		t.Compute = true
 		if w.opts.Target.Contains(st.Processor) {

@@ -137,3 +137,27 @@ func TestStartErrors(t *testing.T) {
 		t.Error("a process that does not exist accepted")
 	}
 }
+
+func TestThreadBornBetweenSamplesCounts(t *testing.T) {
+	root := t.TempDir()
+	uptime := func(s string) { os.WriteFile(filepath.Join(root, "proc", "uptime"), []byte(s+" 0.00\n"), 0o644) }
+	fakeProc(t, root, 100, 100, 5, 1000, 1)
+	uptime("10.00") // 1000 ticks
+	w := &Watcher{opts: Options{PID: 100, Root: root, Target: cpuset.Of(1)}, threads: map[key]*thread{}}
+	w.sample()
+	// A compute thread starts after that sample and has run 8 ticks on the
+	// target by the next one.
+	fakeProc(t, root, 100, 107, 8, 1005, 1)
+	uptime("10.10")
+	w.sample()
+	res := w.result()
+	var born *ThreadStat
+	for i := range res.Threads {
+		if res.Threads[i].TID == 107 {
+			born = &res.Threads[i]
+		}
+	}
+	if born == nil || born.Running != 1 || born.OnTarget != 1 || born.CPUSeconds != 0.08 {
+		t.Errorf("thread born between samples: %+v", born)
+	}
+}

@@ -128,15 +128,20 @@ func printExecSummary(w io.Writer, rep *launch.Report) {
 	fmt.Fprintln(w, b.String())
 }
 
-// writeJSONFile writes v to path atomically: a reader never sees half a
-// file, and a failed write leaves the old one in place.
+// writeJSONFile writes v to path atomically.
 func writeJSONFile(path string, v any) error {
+	return writeFileAtomic(path, func(w interface{ Write([]byte) (int, error) }) error { return writeJSON(w, v) })
+}
+
+// writeFileAtomic writes a file through a temporary one in the same folder:
+// a reader never sees half a file, and a failed write leaves the old one.
+func writeFileAtomic(path string, write func(interface{ Write([]byte) (int, error) }) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := writeJSON(tmp, v); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

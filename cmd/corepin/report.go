@@ -1,6 +1,56 @@
 package main
 
-import "corepin.dev/corepin/results"
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"corepin.dev/corepin/report"
+	"corepin.dev/corepin/results"
+)
 
 // writeReport writes report.html into the results folder.
-func writeReport(dir string, run *results.Run) error { return nil }
+func writeReport(dir string, run *results.Run) error {
+	_, err := report.WriteFile(dir, run)
+	return err
+}
+
+func newReportCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "report RESULTS_DIR",
+		Short: "Write the HTML report of a results folder",
+		Long: `Write a self-contained HTML page for a results folder: the host, the target
+and the scheduling read back, every warning, a table of the benchmarks, a
+heatmap of all CPUs, and for each benchmark the target CPUs' frequency and
+utilisation curves with their data. corepin run writes it as report.html.`,
+		Example: `  corepin report corepin-results/20261130-150000-myhost
+  corepin report corepin-results/20261130-150000-myhost --out /tmp/page.html`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("want one results folder")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			run, err := results.Load(args[0])
+			if err != nil {
+				return err
+			}
+			path := out
+			if path == "" {
+				if path, err = report.WriteFile(args[0], run); err != nil {
+					return err
+				}
+			} else if err := writeFileAtomic(path, func(w interface{ Write([]byte) (int, error) }) error {
+				return report.Write(w, run, args[0])
+			}); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), path)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "write the page to this `file` (default RESULTS_DIR/report.html)")
+	return cmd
+}

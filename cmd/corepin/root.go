@@ -80,6 +80,7 @@ restores everything afterwards.`,
 	root.AddCommand(
 		newRunCmd(),
 		newCompareCmd(),
+		newReportCmd(),
 		newWorkloadCmd(),
 		newTopoCmd(),
 		newCapsCmd(),

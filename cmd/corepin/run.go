@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -168,9 +167,6 @@ func printRunSummary(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
 	}
 	printGroupedWarnings(w, r)
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
 }
 
 func fmtSeconds(s float64) string {
@@ -235,32 +231,9 @@ func (e *barEvents) RunDone(string, *results.RunRecord) { e.bar.Add(1) }
 func (e *barEvents) Finish()                            { e.bar.Finish(); fmt.Fprintln(e.w) }
 
 // printGroupedWarnings prints each warning once, with the benchmarks it
-// concerns: a kernel that forces the same fallback on every run says so in
-// one line, not seven.
+// concerns.
 func printGroupedWarnings(w io.Writer, r *results.Run) {
-	var order []string
-	who := map[string][]string{}
-	for _, b := range r.Benchmarks {
-		for _, warn := range b.Warnings {
-			text := warn
-			if rest, ok := strings.CutPrefix(warn, "run "); ok {
-				if _, after, ok := strings.Cut(rest, ": "); ok {
-					text = after
-				}
-			}
-			if _, seen := who[text]; !seen {
-				order = append(order, text)
-			}
-			if names := who[text]; len(names) == 0 || names[len(names)-1] != b.Name {
-				who[text] = append(who[text], b.Name)
-			}
-		}
-	}
-	for _, text := range order {
-		names := strings.Join(who[text], ", ")
-		if len(who[text]) == len(r.Benchmarks) && len(r.Benchmarks) > 1 {
-			names = "every benchmark"
-		}
-		fmt.Fprintf(w, "warning: %s: %s\n", names, text)
+	for _, warn := range r.GroupedWarnings() {
+		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 }

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+)
+
+// sample is one row of a telemetry CSV.
+type sample struct {
+	t      float64
+	cpu    int
+	util   float64 // NaN when unknown
+	freq   float64 // MHz; NaN when unknown
+	source string
+}
+
+// readCSV reads a telemetry CSV written by corepin; a missing or damaged
+// file gives no samples and a note, never a failed report.
+func readCSV(dir, rel string) ([]sample, error) {
+	if rel == "" {
+		return nil, nil
+	}
+	f, err := os.Open(filepath.Join(dir, rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	var out []sample
+	for i, r := range rows {
+		if i == 0 || len(r) < 5 {
+			continue
+		}
+		t, err1 := strconv.ParseFloat(r[0], 64)
+		cpu, err2 := strconv.Atoi(r[1])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, sample{t: t, cpu: cpu, util: parseOpt(r[2]), freq: parseOpt(r[3]), source: r[4]})
+	}
+	return out, nil
+}
+
+func parseOpt(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// instant is all CPUs' samples at one time.
+type instant struct {
+	t    float64
+	util map[int]float64
+	freq map[int]float64
+}
+
+// instants groups samples by time, in order.
+func instants(samples []sample) []instant {
+	byT := map[float64]*instant{}
+	var ts []float64
+	for _, s := range samples {
+		in, ok := byT[s.t]
+		if !ok {
+			in = &instant{t: s.t, util: map[int]float64{}, freq: map[int]float64{}}
+			byT[s.t] = in
+			ts = append(ts, s.t)
+		}
+		in.util[s.cpu] = s.util
+		in.freq[s.cpu] = s.freq
+	}
+	sort.Float64s(ts)
+	out := make([]instant, len(ts))
+	for i, t := range ts {
+		out[i] = *byT[t]
+	}
+	return out
+}
+
+// meanOf averages the known values of the given CPUs; NaN when none.
+func meanOf(m map[int]float64, cpus []int) float64 {
+	sum, n := 0.0, 0
+	for _, c := range cpus {
+		if v, ok := m[c]; ok && !math.IsNaN(v) {
+			sum += v
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
