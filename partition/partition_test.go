@@ -1,0 +1,127 @@
+package partition
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"corepin.dev/corepin/cpuset"
+)
+
+func allCPUs() cpuset.Set { return cpuset.Range(0, runtime.NumCPU()-1) }
+
+// TestEveryElementOnce runs every strategy over sizes that do not divide
+// evenly, with more chunks than elements and with one worker, and checks
+// that each element was processed exactly once per iteration. Run it with
+// -race: the body writes without atomics, so an overlap is a data race.
+func TestEveryElementOnce(t *testing.T) {
+	for _, tc := range []struct {
+		n, chunks int
+		cpus      cpuset.Set
+	}{
+		{n: 1000, chunks: 7, cpus: allCPUs()},
+		{n: 1001, chunks: 16, cpus: allCPUs()},
+		{n: 5, chunks: 64, cpus: allCPUs()}, // more chunks than elements
+		{n: 97, chunks: 4, cpus: cpuset.Of(0)},
+		{n: 0, chunks: 4, cpus: allCPUs()},
+		{n: 3, chunks: 1, cpus: allCPUs()}, // fewer elements than... one chunk
+	} {
+		for _, s := range []Strategy{Static, Dynamic, Guided} {
+			for _, pin := range []bool{false, true} {
+				seen := make([]int32, tc.n)
+				const iterations = 3
+				res, err := Run(Options{N: tc.n, CPUs: tc.cpus, Pin: pin, Strategy: s, Chunks: tc.chunks, Iterations: iterations,
+					Body: func(lo, hi int) {
+						for i := lo; i < hi; i++ {
+							seen[i]++
+						}
+					}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, c := range seen {
+					if c != iterations {
+						t.Fatalf("%s n=%d chunks=%d pin=%v: element %d processed %d times", s, tc.n, tc.chunks, pin, i, c)
+					}
+				}
+				covered := 0
+				for _, c := range res.Timeline {
+					covered += c.Hi - c.Lo
+					if pin && !tc.cpus.Contains(c.CPUStart) {
+						t.Errorf("a pinned worker ran on CPU %d", c.CPUStart)
+					}
+				}
+				if covered != tc.n*iterations {
+					t.Errorf("%s: the timeline covers %d elements, want %d", s, covered, tc.n*iterations)
+				}
+			}
+		}
+	}
+}
+
+func TestChunkCounts(t *testing.T) {
+	count := func(s Strategy, chunks int) int {
+		res, err := Run(Options{N: 1024, CPUs: allCPUs(), Strategy: s, Chunks: chunks, Iterations: 1, Body: func(int, int) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Timeline)
+	}
+	if got := count(Static, 0); got != runtime.NumCPU() {
+		t.Errorf("static: %d chunks, want one per worker (%d)", got, runtime.NumCPU())
+	}
+	if got := count(Dynamic, 16); got != 16 {
+		t.Errorf("dynamic with 16 chunks: %d", got)
+	}
+	if got := count(Guided, 16); got < 4 || got > 64 {
+		t.Errorf("guided: %d chunks", got)
+	}
+}
+
+func TestBarrierPerIteration(t *testing.T) {
+	var inFlight, worst atomic.Int32
+	var iteration atomic.Int32
+	res, err := Run(Options{N: 64, CPUs: allCPUs(), Strategy: Dynamic, Chunks: 64, Iterations: 5, Body: func(lo, hi int) {
+		n := inFlight.Add(1)
+		if n > worst.Load() {
+			worst.Store(n)
+		}
+		inFlight.Add(-1)
+		iteration.Load()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Chunks of iteration k all end before any chunk of iteration k+1 starts.
+	last := map[int]int64{}
+	first := map[int]int64{}
+	for _, c := range res.Timeline {
+		if e := int64(c.End); e > last[c.Iteration] {
+			last[c.Iteration] = e
+		}
+		if s, ok := first[c.Iteration]; !ok || int64(c.Start) < s {
+			first[c.Iteration] = int64(c.Start)
+		}
+	}
+	for it := 1; it < 5; it++ {
+		if first[it] < last[it-1] {
+			t.Errorf("iteration %d started before iteration %d ended", it, it-1)
+		}
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	body := func(int, int) {}
+	for _, o := range []Options{
+		{N: -1, CPUs: allCPUs(), Strategy: Static, Iterations: 1, Body: body},
+		{N: 1, Strategy: Static, Iterations: 1, Body: body},
+		{N: 1, CPUs: allCPUs(), Strategy: "random", Iterations: 1, Body: body},
+		{N: 1, CPUs: allCPUs(), Strategy: Dynamic, Chunks: 0, Iterations: 1, Body: body},
+		{N: 1, CPUs: allCPUs(), Strategy: Static, Iterations: 0, Body: body},
+		{N: 1, CPUs: allCPUs(), Strategy: Static, Iterations: 1},
+	} {
+		if _, err := Run(o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}
