@@ -26,11 +26,11 @@ import (
 //go:embed page.html.tmpl
 var pageTemplate string
 
-var page = template.Must(template.New("page").Funcs(template.FuncMap{
+var page = template.Must(template.Must(template.New("page").Funcs(template.FuncMap{
 	"seconds": fmtSeconds,
 	"pct":     func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
 	"opt":     fmtOpt,
-}).Parse(pageTemplate))
+}).Parse(styleTemplate)).Parse(pageTemplate))
 
 // Page is what the template shows.
 type Page struct {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/runner"
 )
@@ -19,6 +20,9 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
 		launch.Main()
+	}
+	if len(os.Args) > 1 && os.Args[1] == experiment.SpinArg {
+		experiment.SpinMain()
 	}
 	if len(os.Args) > 1 && os.Args[1] == runner.WorkloadCommand {
 		os.Exit(runWithSignals(os.Args[1:]))

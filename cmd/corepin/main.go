@@ -11,14 +11,20 @@ import (
 	"os/signal"
 	"syscall"
 
+	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/launch"
 )
 
 func main() {
 	// The launcher is dispatched before anything else, so that starting a
 	// command costs as little as possible.
-	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
-		launch.Main()
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case launch.Arg:
+			launch.Main()
+		case experiment.SpinArg:
+			experiment.SpinMain()
+		}
 	}
 	os.Exit(runWithSignals(os.Args[1:]))
 }

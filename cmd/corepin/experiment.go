@@ -1,0 +1,283 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/experiment"
+	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/report"
+	"corepin.dev/corepin/topology"
+)
+
+func newExperimentCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "experiment",
+		Short: "Run the seeds' experiments: QoS under heavy load, static versus dynamic partitioning",
+		Args:  noArgs,
+	}
+	cmd.AddCommand(newQoSExperimentCmd(), newPartitionExperimentCmd())
+	return cmd
+}
+
+// writeExperiment prints the text table or JSON, and with --out writes
+// NAME.json and NAME.html into the folder.
+func writeExperiment(cmd *cobra.Command, name string, v any, page *report.Simple, asJSON bool, out string, text func(io.Writer)) error {
+	w := cmd.OutOrStdout()
+	if asJSON {
+		if err := writeJSON(w, v); err != nil {
+			return err
+		}
+	} else {
+		text(w)
+	}
+	if out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := writeJSONFile(filepath.Join(out, name+".json"), v); err != nil {
+		return err
+	}
+	html := filepath.Join(out, name+".html")
+	if err := writeFileAtomic(html, func(w interface{ Write([]byte) (int, error) }) error { return page.Render(w) }); err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "wrote", filepath.Join(out, name+".json"), "and", html)
+	return nil
+}
+
+func newQoSExperimentCmd() *cobra.Command {
+	var (
+		tf                  targetFlags
+		low, high, levels   string
+		work, out           string
+		load, runs          int
+		noLoad, asJSON, qck bool
+	)
+	cmd := &cobra.Command{
+		Use:   "qos",
+		Short: "A key thread under heavy load at a low versus a high QoS level",
+		Long: `The second seed's experiment: CPU-bound processes (--load, default 2) keep
+the target CPU busy while a key thread pinned to the same CPU computes
+Fibonacci at each QoS level, through the session library (the level is read
+back and restored, as always); then the same without the load. Levels are
+interleaved in a new random order in every run.
+
+On a kernel without the HarmonyOS QoS node a level is its Linux setting
+(policy, nice, uclamp; see corepin caps): without CAP_SYS_NICE the high
+levels cannot lower nice, and the read-back says so.`,
+		Example: `  corepin experiment qos
+  corepin experiment qos --levels all --runs 7 --out qos-results
+  corepin experiment qos --quick --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, target, err := tf.resolve("/")
+			if err != nil {
+				return err
+			}
+			lv := []qos.Level{}
+			if levels == "all" {
+				lv = qos.Levels()
+			} else if levels != "" {
+				return usageError{fmt.Errorf("--levels %q: the only value is all", levels)}
+			} else {
+				lo, err1 := qos.Parse(low)
+				hi, err2 := qos.Parse(high)
+				if err1 != nil || err2 != nil {
+					return usageError{fmt.Errorf("--level-low/--level-high: %v", firstErr(err1, err2))}
+				}
+				if lo == hi {
+					return usageError{fmt.Errorf("--level-low and --level-high are both %s", lo)}
+				}
+				lv = []qos.Level{lo, hi}
+			}
+			fibN, err := parseWork(work)
+			if err != nil {
+				return err
+			}
+			if qck {
+				if !cmd.Flags().Changed("work") {
+					fibN = 30
+				}
+				if !cmd.Flags().Changed("runs") {
+					runs = 3
+				}
+			}
+			if runs < 1 || load < 0 {
+				return usageError{fmt.Errorf("--runs must be at least 1 and --load not negative")}
+			}
+			res, err := experiment.RunQoS(experiment.QoSConfig{CPU: target.ExactCPU, Levels: lv, Load: load, Fib: fibN, Runs: runs, NoLoad: noLoad})
+			if err != nil {
+				return err
+			}
+			return writeExperiment(cmd, "experiment-qos", res, res.Page(), asJSON, out, func(w io.Writer) { printQoS(w, res) })
+		},
+	}
+	tf.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&low, "level-low", "background", "the low QoS `level`")
+	f.StringVar(&high, "level-high", "user-interactive", "the high QoS `level`")
+	f.StringVar(&levels, "levels", "", "all: every level, lowest first")
+	f.IntVar(&load, "load", 2, "CPU-bound processes on the target CPU")
+	f.StringVar(&work, "work", "fib:34", "the key thread's work, fib:N")
+	f.IntVar(&runs, "runs", 5, "runs per level and condition")
+	f.BoolVar(&noLoad, "no-load", false, "run only without the load")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.StringVar(&out, "out", "", "also write experiment-qos.json and .html into this `folder`")
+	f.BoolVar(&qck, "quick", false, "fib:30 and 3 runs")
+	return cmd
+}
+
+func parseWork(w string) (int, error) {
+	name, n, ok := strings.Cut(w, ":")
+	v, err := strconv.Atoi(n)
+	if !ok || name != "fib" || err != nil || v < 1 || v > 50 {
+		return 0, usageError{fmt.Errorf("--work %q: want fib:N with N from 1 to 50", w)}
+	}
+	return v, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func printQoS(w io.Writer, r *experiment.QoSResult) {
+	fmt.Fprintf(w, "Key thread: %s on CPU %d; load: %d CPU-bound processes on the same CPU; %d runs each.\n\n", r.Work, r.CPU, r.Load, r.Runs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "LEVEL\tLOADED MS\tUNLOADED MS\tSTEP\tREAD BACK")
+	for _, lv := range r.Levels {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", lv.Name, fmtPtr(lv.MedianMsLoaded), fmtPtr(lv.MedianMsUnloaded), lv.Accepted, lv.Readback)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%s / %s: %s under load, %s without (the seed: %.2f under load)\n", r.Low, r.High, fmtX(r.RatioLoaded), fmtX(r.RatioUnloaded), r.Seed["ratio"])
+	for _, lv := range r.Levels {
+		for _, n := range lv.Notes {
+			fmt.Fprintf(w, "note: %s: %s\n", lv.Name, n)
+		}
+	}
+}
+
+func fmtPtr(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", *v)
+}
+
+func fmtX(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f×", *v)
+}
+
+func newPartitionExperimentCmd() *cobra.Command {
+	var (
+		cpus, slow, chunks, out    string
+		slowdown, size, iter, runs int
+		asJSON, qck                bool
+	)
+	cmd := &cobra.Command{
+		Use:   "partition",
+		Short: "Pinned static, static and dynamic partitioning of a parallel loop on fast and slow cores",
+		Long: `The third seed's experiment: a loop of a few bit operations per 32-bit element
+of a large array, one worker per CPU, a barrier per iteration, under pinned
+static, static and dynamic partitioning with each chunk count (and dynamic
+with pinned workers), against the ideal time the CPUs' speeds allow.
+
+On a hybrid machine the topology's fast and slow cores are used as they
+are. On equal cores, slow cores are emulated: --slowdown F puts F-1
+competing CPU-bound processes of equal weight on each --slow-cpus CPU, so a
+worker there gets about 1/F of it. Without --slow-cpus on such a machine the
+upper half of the CPUs is slowed, and the output says so.`,
+		Example: `  corepin experiment partition
+  corepin experiment partition --cpus 0-3 --slow-cpus 2-3 --slowdown 2 --out part-results
+  corepin experiment partition --quick --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			topo, err := topology.Read("/")
+			if err != nil {
+				return err
+			}
+			set := topo.Usable()
+			if cpus != "" {
+				if set, err = cpuset.Parse(cpus); err != nil {
+					return usageError{fmt.Errorf("--cpus: %w", err)}
+				}
+				if !set.IsSubsetOf(topo.Usable()) {
+					return usageError{fmt.Errorf("--cpus %s: only CPUs %s are online and allowed", set, topo.Usable())}
+				}
+			}
+			slowSet, err := cpuset.Parse(slow)
+			if err != nil {
+				return usageError{fmt.Errorf("--slow-cpus: %w", err)}
+			}
+			var counts []int
+			for _, c := range strings.Split(chunks, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(c))
+				if err != nil || n < 1 {
+					return usageError{fmt.Errorf("--chunks %q: want positive numbers such as 4,16,128", chunks)}
+				}
+				counts = append(counts, n)
+			}
+			if qck {
+				if !cmd.Flags().Changed("size") {
+					size = 1 << 20
+				}
+				if !cmd.Flags().Changed("runs") {
+					runs = 3
+				}
+			}
+			res, err := experiment.RunPartition(experiment.PartitionConfig{CPUs: set, SlowCPUs: slowSet, Slowdown: slowdown,
+				Chunks: counts, Size: size, Iterations: iter, Runs: runs, Topology: topo})
+			if err != nil {
+				return usageError{err}
+			}
+			return writeExperiment(cmd, "experiment-partition", res, res.Page(), asJSON, out, func(w io.Writer) { printPartition(w, res) })
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cpus, "cpus", "", "one worker on each of these CPUs (default: all usable)")
+	f.StringVar(&slow, "slow-cpus", "", "emulate these CPUs as slow")
+	f.IntVar(&slowdown, "slowdown", 3, "slow CPUs run at about 1/F: F-1 competing processes each")
+	f.StringVar(&chunks, "chunks", "4,16,128,1024", "chunk counts for dynamic partitioning")
+	f.IntVar(&size, "size", 1<<22, "array elements")
+	f.IntVar(&iter, "iterations", 10, "iterations, each ending at a barrier")
+	f.IntVar(&runs, "runs", 5, "runs per strategy, interleaved")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.StringVar(&out, "out", "", "also write experiment-partition.json and .html into this `folder`")
+	f.BoolVar(&qck, "quick", false, "a 1M-element array and 3 runs")
+	return cmd
+}
+
+func printPartition(w io.Writer, r *experiment.PartitionResult) {
+	fmt.Fprintf(w, "Workers on CPUs %s: fast %s, slow %s.\n%s.\n\n", r.CPUs, r.FastCPUs, r.SlowCPUs, r.How)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STRATEGY\tMEDIAN MS\t× IDEAL\tTHE BOOK MS")
+	for _, row := range r.Rows {
+		book := "-"
+		if v, ok := r.Book[row.Label()]; ok {
+			book = fmt.Sprintf("%.0f", v)
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%s\n", row.Label(), row.MedianMs, row.VsIdeal, book)
+	}
+	fmt.Fprintf(tw, "ideal\t%.1f\t1.00\t-\n", r.IdealMs)
+	tw.Flush()
+	fmt.Fprintf(w, "\none worker alone: %.1f ms on a fast CPU, %.1f ms on a slow one\n", r.SingleMs, r.SingleSlowMs)
+	fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (the book: %.2f×)\n", r.BestDynamic.Label(), r.PinnedOverBest, 864.0/517)
+}

@@ -1,0 +1,227 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/partition"
+	"corepin.dev/corepin/topology"
+)
+
+// PartitionConfig is the third seed's experiment: a parallel loop of a few
+// bit operations per 32-bit element of a large array, repeated with a
+// barrier per iteration, under pinned static, static and dynamic
+// partitioning on fast and slow cores.
+type PartitionConfig struct {
+	CPUs       cpuset.Set // one worker per CPU
+	SlowCPUs   cpuset.Set // emulated slow CPUs; empty: real kinds, or the upper half
+	Slowdown   int        // F: F-1 competing threads on each slow CPU
+	Chunks     []int
+	Size       int // elements
+	Iterations int
+	Runs       int
+	Topology   *topology.Topology
+	Self       string // the corepin executable, for the competing processes
+}
+
+// PartitionRow is one strategy's result.
+type PartitionRow struct {
+	Strategy string    `json:"strategy"` // pinned-static, static, dynamic
+	Chunks   int       `json:"chunks"`   // 0 for the static ones
+	MedianMs float64   `json:"median_ms"`
+	RunsMs   []float64 `json:"runs_ms"`
+	VsIdeal  float64   `json:"vs_ideal"` // median / ideal
+}
+
+// PartitionResult is the experiment's outcome.
+type PartitionResult struct {
+	CPUs     cpuset.Set `json:"cpus"`
+	FastCPUs cpuset.Set `json:"fast_cpus"`
+	SlowCPUs cpuset.Set `json:"slow_cpus"`
+	// Emulated says the slow CPUs are equal cores slowed by Slowdown-1
+	// competing threads each; otherwise they are the machine's own
+	// efficiency cores.
+	Emulated   bool   `json:"emulated"`
+	Slowdown   int    `json:"slowdown,omitempty"`
+	How        string `json:"how"`
+	Size       int    `json:"size"`
+	Iterations int    `json:"iterations"`
+	Runs       int    `json:"runs"`
+	// SingleMs is one worker alone on a fast CPU; IdealMs is the time a
+	// perfect balance would take given the CPUs' speeds.
+	SingleMs     float64        `json:"single_fast_ms"`
+	SingleSlowMs float64        `json:"single_slow_ms"`
+	IdealMs      float64        `json:"ideal_ms"`
+	Rows         []PartitionRow `json:"rows"`
+	BestDynamic  *PartitionRow  `json:"best_dynamic"`
+	// PinnedOverBest is pinned static's median over the best dynamic's.
+	PinnedOverBest float64 `json:"pinned_static_over_best_dynamic"`
+	// Timelines holds the last run's chunks of each row, by row label.
+	Timelines map[string][]partition.Chunk `json:"timelines"`
+	// Book are the seed's figures (Bakhvalov, i7-1260P, 2 P + 2 E cores).
+	Book  map[string]float64 `json:"book_ms"`
+	Notes []string           `json:"notes"`
+}
+
+// Label names a row: "pinned-static", "static", "dynamic/128".
+func (r PartitionRow) Label() string {
+	if r.Chunks > 0 {
+		return fmt.Sprintf("%s/%d", r.Strategy, r.Chunks)
+	}
+	return r.Strategy
+}
+
+// RunPartition runs the sweep.
+func RunPartition(cfg PartitionConfig) (*PartitionResult, error) {
+	if cfg.CPUs.Len() < 2 {
+		return nil, errors.New("the partition experiment needs at least two CPUs")
+	}
+	if cfg.Size < 1 || cfg.Iterations < 1 || cfg.Runs < 1 || len(cfg.Chunks) == 0 {
+		return nil, errors.New("the partition experiment needs a size, iterations, runs and chunk counts of at least 1")
+	}
+	res := &PartitionResult{CPUs: cfg.CPUs, Size: cfg.Size, Iterations: cfg.Iterations, Runs: cfg.Runs,
+		Timelines: map[string][]partition.Chunk{}, Notes: []string{},
+		Book: map[string]float64{"pinned-static": 864, "static": 567, "dynamic/4": 570, "dynamic/16": 541, "dynamic/128": 517, "dynamic/1024": 560}}
+	if err := res.chooseSlow(cfg); err != nil {
+		return nil, err
+	}
+	var l *load
+	if res.Emulated {
+		var err error
+		if l, err = startLoad(cfg.Self, res.SlowCPUs, cfg.Slowdown-1); err != nil {
+			return nil, fmt.Errorf("starting the competing threads: %w", err)
+		}
+		defer l.Stop()
+		time.Sleep(50 * time.Millisecond)
+	}
+	data := make([]uint32, cfg.Size)
+	for i := range data {
+		data[i] = uint32(i)*2654435761 + 1
+	}
+	body := func(lo, hi int) { bitOps(data[lo:hi]) }
+	single := func(cpu int) (float64, error) {
+		r, err := partition.Run(partition.Options{N: cfg.Size, CPUs: cpuset.Of(cpu), Pin: true, Strategy: partition.Static, Iterations: cfg.Iterations, Body: body})
+		return ms(r.Elapsed), err
+	}
+	if _, err := single(res.FastCPUs.First()); err != nil { // warm the array and the caches
+		return nil, err
+	}
+	// One worker alone on a fast and on a slow CPU, measured in every round
+	// like the strategies, so that the ideal is a median too.
+	var fastMs, slowMs []float64
+
+	rows := []PartitionRow{{Strategy: "pinned-static"}, {Strategy: "static"}}
+	for _, c := range cfg.Chunks {
+		rows = append(rows, PartitionRow{Strategy: "dynamic", Chunks: c})
+	}
+	for _, c := range cfg.Chunks {
+		rows = append(rows, PartitionRow{Strategy: "pinned-dynamic", Chunks: c})
+	}
+	for range cfg.Runs {
+		f, err := single(res.FastCPUs.First())
+		if err != nil {
+			return nil, err
+		}
+		s, err := single(res.SlowCPUs.First())
+		if err != nil {
+			return nil, err
+		}
+		fastMs, slowMs = append(fastMs, f), append(slowMs, s)
+		for _, i := range rand.Perm(len(rows)) {
+			r := &rows[i]
+			opts := partition.Options{N: cfg.Size, CPUs: cfg.CPUs, Iterations: cfg.Iterations, Body: body, Strategy: partition.Static}
+			switch r.Strategy {
+			case "pinned-static":
+				opts.Pin = true
+			case "dynamic":
+				opts.Strategy, opts.Chunks = partition.Dynamic, r.Chunks
+			case "pinned-dynamic":
+				opts.Strategy, opts.Chunks, opts.Pin = partition.Dynamic, r.Chunks, true
+			}
+			out, err := partition.Run(opts)
+			if err != nil {
+				return nil, err
+			}
+			r.RunsMs = append(r.RunsMs, ms(out.Elapsed))
+			res.Timelines[r.Label()] = out.Timeline
+		}
+	}
+	res.SingleMs, res.SingleSlowMs = *medianPtr(fastMs), *medianPtr(slowMs)
+	// A perfect balance gives every CPU work in proportion to its speed.
+	speed := float64(res.FastCPUs.Len())
+	if res.Emulated {
+		speed += float64(res.SlowCPUs.Len()) / float64(cfg.Slowdown)
+	} else {
+		speed += float64(res.SlowCPUs.Len()) * res.SingleMs / res.SingleSlowMs
+	}
+	res.IdealMs = res.SingleMs / speed
+	for i := range rows {
+		rows[i].MedianMs = *medianPtr(rows[i].RunsMs)
+		rows[i].VsIdeal = rows[i].MedianMs / res.IdealMs
+		if strings.HasSuffix(rows[i].Strategy, "dynamic") && (res.BestDynamic == nil || rows[i].MedianMs < res.BestDynamic.MedianMs) {
+			best := rows[i]
+			res.BestDynamic = &best
+		}
+	}
+	res.Rows = rows
+	res.PinnedOverBest = rows[0].MedianMs / res.BestDynamic.MedianMs
+	return res, nil
+}
+
+// chooseSlow decides which CPUs are slow: those asked for (emulated), the
+// machine's efficiency cores, or else the upper half of the CPUs
+// (emulated).
+func (res *PartitionResult) chooseSlow(cfg PartitionConfig) error {
+	switch {
+	case !cfg.SlowCPUs.IsEmpty():
+		if !cfg.SlowCPUs.IsSubsetOf(cfg.CPUs) || cfg.SlowCPUs.Equal(cfg.CPUs) {
+			return fmt.Errorf("the slow CPUs %s must be some, not all, of the CPUs %s", cfg.SlowCPUs, cfg.CPUs)
+		}
+		res.SlowCPUs, res.Emulated = cfg.SlowCPUs, true
+		res.How = fmt.Sprintf("CPUs %s are slowed to about 1/%d by %d competing CPU-bound processes each, of equal weight", cfg.SlowCPUs, cfg.Slowdown, cfg.Slowdown-1)
+	case cfg.Topology != nil && cfg.Topology.Heterogeneous:
+		var slow []int
+		for _, c := range cfg.CPUs.CPUs() {
+			if g := cfg.Topology.GroupOf(c); g != nil && g.Rank > 0 {
+				slow = append(slow, c)
+			}
+		}
+		if len(slow) > 0 && len(slow) < cfg.CPUs.Len() {
+			res.SlowCPUs = cpuset.Of(slow...)
+			res.How = fmt.Sprintf("CPUs %s are this machine's slower cores; nothing is emulated", res.SlowCPUs)
+			break
+		}
+		fallthrough
+	default:
+		cpus := cfg.CPUs.CPUs()
+		res.SlowCPUs, res.Emulated = cpuset.Of(cpus[len(cpus)/2:]...), true
+		res.How = fmt.Sprintf("no slow CPUs were named and the cores are equal, so the upper half, CPUs %s, is slowed to about 1/%d by %d competing CPU-bound processes each, of equal weight",
+			res.SlowCPUs, cfg.Slowdown, cfg.Slowdown-1)
+	}
+	if res.Emulated && cfg.Slowdown < 2 {
+		return fmt.Errorf("--slowdown %d: emulating slow CPUs needs a slowdown of at least 2", cfg.Slowdown)
+	}
+	if res.Emulated {
+		res.Slowdown = cfg.Slowdown
+	}
+	res.FastCPUs = cfg.CPUs.Difference(res.SlowCPUs)
+	return nil
+}
+
+// bitOps is the seed's kernel: a few bit operations on every element.
+func bitOps(a []uint32) {
+	for i, x := range a {
+		for range 4 {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+		}
+		a[i] = x
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

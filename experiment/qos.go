@@ -1,0 +1,206 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/session"
+)
+
+// QoSConfig is the second seed's experiment: a key thread computes
+// Fibonacci on a CPU that N CPU-bound threads keep busy, once at each QoS
+// level, and again without the load.
+type QoSConfig struct {
+	CPU        int
+	Levels     []qos.Level // in order, lowest first; the first and last are compared
+	Load       int         // load threads on the CPU
+	Fib        int         // the key thread computes fib(Fib)
+	Runs       int
+	NoLoad     bool   // run only the unloaded condition
+	OnlyLoaded bool   // run only the loaded condition
+	Self       string // the corepin executable, for the load processes
+}
+
+// QoSLevel is one level's results.
+type QoSLevel struct {
+	Name             string    `json:"name"`
+	Level            int       `json:"level"`
+	LoadedMs         []float64 `json:"loaded_ms"`
+	UnloadedMs       []float64 `json:"unloaded_ms"`
+	MedianMsLoaded   *float64  `json:"median_ms_loaded"`
+	MedianMsUnloaded *float64  `json:"median_ms_unloaded"`
+	// What the key thread read back at this level, and whether the ladder
+	// found a step that held.
+	Ladder   string   `json:"ladder"`
+	Accepted string   `json:"accepted_step"`
+	Readback string   `json:"readback"`
+	Restored bool     `json:"restored"`
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// QoSResult is the experiment's outcome.
+type QoSResult struct {
+	CPU           int        `json:"cpu"`
+	Load          int        `json:"load_threads"`
+	Work          string     `json:"work"`
+	Runs          int        `json:"runs"`
+	Levels        []QoSLevel `json:"levels"`
+	Low           string     `json:"low"`
+	High          string     `json:"high"`
+	RatioLoaded   *float64   `json:"ratio_loaded"`   // median low / median high, under load
+	RatioUnloaded *float64   `json:"ratio_unloaded"` // the same without load
+	// Seed are the second seed's figures, for comparison: fib(34) on a
+	// phone, 726.8 ms at background against 323.9 ms at user-interactive.
+	Seed  map[string]float64 `json:"seed"`
+	Notes []string           `json:"notes"`
+}
+
+// RunQoS runs the experiment. Levels are interleaved in a new random order
+// in every run, so that drift does not favour one level.
+func RunQoS(cfg QoSConfig) (*QoSResult, error) {
+	if len(cfg.Levels) < 2 {
+		return nil, errors.New("the QoS experiment needs at least two levels")
+	}
+	if cfg.Runs < 1 || cfg.Fib < 1 || cfg.Load < 0 {
+		return nil, errors.New("the QoS experiment needs runs >= 1, fib >= 1 and load >= 0")
+	}
+	res := &QoSResult{CPU: cfg.CPU, Load: cfg.Load, Work: fmt.Sprintf("fib(%d)", cfg.Fib), Runs: cfg.Runs,
+		Low: cfg.Levels[0].String(), High: cfg.Levels[len(cfg.Levels)-1].String(),
+		Seed: map[string]float64{"background_ms": 726.8, "user_interactive_ms": 323.9, "ratio": 726.8 / 323.9}, Notes: []string{}}
+	for _, l := range cfg.Levels {
+		res.Levels = append(res.Levels, QoSLevel{Name: l.String(), Level: int(l), LoadedMs: []float64{}, UnloadedMs: []float64{}})
+	}
+	conditions := []bool{true, false}
+	switch {
+	case cfg.NoLoad:
+		conditions = []bool{false}
+	case cfg.OnlyLoaded:
+		conditions = []bool{true}
+	}
+	for run := -1; run < cfg.Runs; run++ { // run -1 is a warm-up, not counted
+		for _, loaded := range conditions {
+			var l *load
+			if loaded && cfg.Load > 0 {
+				var err error
+				if l, err = startLoad(cfg.Self, cpuset.Of(cfg.CPU), cfg.Load); err != nil {
+					return nil, fmt.Errorf("starting the load: %w", err)
+				}
+				time.Sleep(50 * time.Millisecond) // let the load settle on the CPU
+			}
+			order := rand.Perm(len(cfg.Levels))
+			for _, i := range order {
+				ms, err := res.measure(&res.Levels[i], cfg, cfg.Levels[i])
+				if err != nil {
+					l.Stop()
+					return nil, err
+				}
+				switch {
+				case run < 0:
+				case loaded:
+					res.Levels[i].LoadedMs = append(res.Levels[i].LoadedMs, ms)
+				default:
+					res.Levels[i].UnloadedMs = append(res.Levels[i].UnloadedMs, ms)
+				}
+			}
+			l.Stop()
+		}
+	}
+	for i := range res.Levels {
+		lv := &res.Levels[i]
+		lv.MedianMsLoaded, lv.MedianMsUnloaded = medianPtr(lv.LoadedMs), medianPtr(lv.UnloadedMs)
+	}
+	low, high := res.Levels[0], res.Levels[len(res.Levels)-1]
+	res.RatioLoaded = ratio(low.MedianMsLoaded, high.MedianMsLoaded)
+	res.RatioUnloaded = ratio(low.MedianMsUnloaded, high.MedianMsUnloaded)
+	return res, nil
+}
+
+// measure runs the key thread once at a level, through a session, and
+// returns its time in milliseconds.
+func (res *QoSResult) measure(lv *QoSLevel, cfg QoSConfig, level qos.Level) (float64, error) {
+	var ms float64
+	var sum uint64
+	any := session.Any
+	rep, err := session.Run(session.Options{
+		CPU: cfg.CPU, Ladder: session.QoSLadder(level), QoS: &level, Accept: &any,
+	}, func(*session.Session) error {
+		start := time.Now()
+		sum = fib(cfg.Fib)
+		ms = float64(time.Since(start).Microseconds()) / 1000
+		return nil
+	})
+	if rep != nil {
+		lv.Ladder = rep.Ladder.Name
+		lv.Accepted = "none held"
+		if rep.Ladder.AcceptedStep > 0 {
+			lv.Accepted = fmt.Sprintf("step %d: %s", rep.Ladder.AcceptedStep, rep.Ladder.Steps[rep.Ladder.AcceptedStep-1].Asked)
+		}
+		rb := rep.Readback
+		lv.Readback = fmt.Sprintf("%s nice %d on CPU %d", rb.Policy, rb.Nice, rb.CPU)
+		if rb.Uclamp.Supported && rb.Uclamp.Min != nil {
+			lv.Readback += fmt.Sprintf(", uclamp %d/%d", *rb.Uclamp.Min, *rb.Uclamp.Max)
+		}
+		if rb.QoS != nil {
+			lv.Readback += ", QoS " + *rb.QoS
+		}
+		lv.Restored = rep.Restore.OK
+	}
+	switch {
+	case errors.Is(err, session.ErrRestoreFailed):
+		// Without privilege a raised nice value cannot be lowered again.
+		// The session destroyed the thread, which deals with it; the
+		// measurement stands and the note says what happened.
+		session.ClearTaint()
+		note := "the restore after this level was refused (" + err.Error() + "); the thread was destroyed"
+		if !slices.Contains(lv.Notes, note) {
+			lv.Notes = append(lv.Notes, note)
+		}
+	case err != nil:
+		return 0, err
+	}
+	if sum != fibAnswer(cfg.Fib) {
+		return 0, fmt.Errorf("fib(%d) computed %d: the key thread's answer is wrong", cfg.Fib, sum)
+	}
+	return ms, nil
+}
+
+func fib(n int) uint64 {
+	if n < 2 {
+		return uint64(n)
+	}
+	return fib(n-1) + fib(n-2)
+}
+
+func fibAnswer(n int) uint64 {
+	a, b := uint64(0), uint64(1)
+	for range n {
+		a, b = b, a+b
+	}
+	return a
+}
+
+func medianPtr(v []float64) *float64 {
+	if len(v) == 0 {
+		return nil
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return &m
+}
+
+func ratio(a, b *float64) *float64 {
+	if a == nil || b == nil || *b == 0 {
+		return nil
+	}
+	r := *a / *b
+	return &r
+}

@@ -1,0 +1,35 @@
+package report
+
+import (
+	_ "embed"
+	"html/template"
+	"io"
+)
+
+//go:embed style.html.tmpl
+var styleTemplate string
+
+//go:embed simple.html.tmpl
+var simpleTemplate string
+
+var simple = template.Must(template.Must(template.New("simple").Parse(styleTemplate)).Parse(simpleTemplate))
+
+// Simple is a page of facts, charts and tables, for the experiments and
+// comparisons: the same look as the run report.
+type Simple struct {
+	Title, Subtitle string
+	Facts           []Fact
+	Notes           []string
+	Sections        []SimpleSection
+}
+
+// SimpleSection is a titled group of charts, one table and notes.
+type SimpleSection struct {
+	Title  string
+	Charts []template.HTML
+	Table  Table
+	Notes  []string
+}
+
+// Render writes the page.
+func (s *Simple) Render(w io.Writer) error { return simple.Execute(w, s) }
