@@ -69,4 +69,3 @@ func TestLoadIsPinnedAndStops(t *testing.T) {
 		}
 	}
 }
-
