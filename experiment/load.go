@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"syscall"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/sched"
@@ -83,7 +82,7 @@ func (l *load) spawn(self string, cpus cpuset.Set, n int) error {
 		}
 		for range n {
 			cmd := exec.Command(self, SpinArg)
-			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+			cmd.SysProcAttr = childAttr()
 			cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 			if err := cmd.Start(); err != nil {
 				return fmt.Errorf("starting a competing process: %w", err)

@@ -26,11 +26,16 @@ func onThrowawayThread(f func()) {
 }
 
 // Uclamp reports whether per-task utilisation clamping works here. The
-// read-back cannot tell (a kernel without uclamp reads 0/0), so the sysctl
-// is looked for and, failing that, a clamp is tried on a throwaway thread.
+// read-back cannot tell (a kernel without uclamp reads 0/0). The kernel
+// creates the sched_util_clamp_min sysctl exactly when it has uclamp
+// (CONFIG_UCLAMP_TASK), so that answers without a system call; only where
+// /proc/sys cannot be read is a clamp tried on a throwaway thread.
 var Uclamp = sync.OnceValue(func() Feature {
 	if _, err := os.Stat("/proc/sys/kernel/sched_util_clamp_min"); err == nil {
 		return Feature{true, "/proc/sys/kernel/sched_util_clamp_min exists"}
+	}
+	if _, err := os.Stat("/proc/sys/kernel/pid_max"); err == nil {
+		return Feature{false, "no /proc/sys/kernel/sched_util_clamp_min: the kernel was built without CONFIG_UCLAMP_TASK (sched_setattr with UTIL_CLAMP fails with EOPNOTSUPP)"}
 	}
 	var err error
 	onThrowawayThread(func() { err = SetUclamp(0, 0, UclampMax, false) })

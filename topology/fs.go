@@ -36,7 +36,10 @@ func (e *FileError) Unwrap() error { return e.Err }
 // reader reads files under an FS. It opens paths as they are; the one link
 // it reads through, cpuN/cpufreq, is checked by linkInside first, so that a
 // fixture tree never reads the host's files by accident.
-type reader struct{ FS }
+type reader struct {
+	FS
+	full bool // read caches, NUMA nodes and model names too
+}
 
 func newReader(f FS) (*reader, error) { return &reader{FS: f}, nil }
 

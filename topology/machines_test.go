@@ -369,3 +369,24 @@ func TestSelectRespectsAllowed(t *testing.T) {
 		t.Errorf("Select(12) under a 0-11 mask: %v", err)
 	}
 }
+
+func TestReadForSelectionChoosesAlike(t *testing.T) {
+	for _, m := range machines {
+		full, err := Read(machineRoot(m.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lite, err := ReadForSelection(machineRoot(m.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := full.Select("prime")
+		b, _ := lite.Select("prime")
+		if a.ExactCPU != b.ExactCPU || !a.SoftCPUs.Equal(b.SoftCPUs) || a.Why != b.Why {
+			t.Errorf("%s: full read chooses %+v, selection read %+v", m.name, a, b)
+		}
+		if lite.CPUs[0].L3 != nil || lite.CPUs[0].Node != nil {
+			t.Errorf("%s: the selection read read caches or nodes", m.name)
+		}
+	}
+}

@@ -75,13 +75,14 @@ func (t *Topology) readCPUs(f *reader) error {
 	if len(ids) == 0 {
 		return fmt.Errorf("%w: no cpuN directory in %s", ErrNotSysfs, f.Path(cpuDir))
 	}
-	nodes, err := readNodes(f)
-	if err != nil {
-		return err
-	}
-	models, err := readCPUInfo(f)
-	if err != nil {
-		return err
+	nodes, models := map[int]int{}, map[int]string{}
+	if f.full {
+		if nodes, err = readNodes(f); err != nil {
+			return err
+		}
+		if models, err = readCPUInfo(f); err != nil {
+			return err
+		}
 	}
 	pmuKinds, err := readPMUKinds(f)
 	if err != nil {
@@ -186,8 +187,10 @@ func readCPU(f *reader, id int) (CPU, error) {
 	if c.HighestPerf, err = f.readInt(dir + "/acpi_cppc/highest_perf"); err != nil {
 		return c, err
 	}
-	if c.L2, c.L3, err = readCaches(f, dir); err != nil {
-		return c, err
+	if f.full {
+		if c.L2, c.L3, err = readCaches(f, dir); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
 }

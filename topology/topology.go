@@ -95,7 +95,14 @@ type Group struct {
 var ErrNotSysfs = errors.New("not a sysfs tree")
 
 // Read reads the topology under root ("/" for the running machine).
-func Read(root string) (*Topology, error) {
+func Read(root string) (*Topology, error) { return read(root, true) }
+
+// ReadForSelection reads only what choosing a target needs: no caches,
+// NUMA nodes or model names. It is for paths that start work and must
+// start quickly, such as corepin exec.
+func ReadForSelection(root string) (*Topology, error) { return read(root, false) }
+
+func read(root string, full bool) (*Topology, error) {
 	if root == "" {
 		root = "/"
 	}
@@ -107,6 +114,7 @@ func Read(root string) (*Topology, error) {
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
 	r, err := newReader(fsys)
+	r.full = full
 	if err != nil {
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
 	}

@@ -48,7 +48,7 @@ when it is not found).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, target, err := tf.resolve("/")
+			_, target, err := tf.resolveQuick()
 			if err != nil {
 				return err
 			}

@@ -54,11 +54,21 @@ func (f *targetFlags) spec() (string, error) {
 
 // resolve reads the topology and selects the target.
 func (f *targetFlags) resolve(root string) (*topology.Topology, topology.Target, error) {
+	return f.resolveWith(topology.Read, root)
+}
+
+// resolveQuick is resolve for commands that start work at once: it reads
+// only what selection needs.
+func (f *targetFlags) resolveQuick() (*topology.Topology, topology.Target, error) {
+	return f.resolveWith(topology.ReadForSelection, "/")
+}
+
+func (f *targetFlags) resolveWith(read func(string) (*topology.Topology, error), root string) (*topology.Topology, topology.Target, error) {
 	spec, err := f.spec()
 	if err != nil {
 		return nil, topology.Target{}, err
 	}
-	topo, err := topology.Read(root)
+	topo, err := read(root)
 	if err != nil {
 		return nil, topology.Target{}, err
 	}
