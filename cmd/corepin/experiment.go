@@ -85,12 +85,11 @@ levels cannot lower nice, and the read-back says so.`,
 			if err != nil {
 				return err
 			}
-			lv := []qos.Level{}
-			if levels == "all" {
+			var lv []qos.Level
+			switch levels {
+			case "all":
 				lv = qos.Levels()
-			} else if levels != "" {
-				return usageError{fmt.Errorf("--levels %q: the only value is all", levels)}
-			} else {
+			case "":
 				lo, err1 := qos.Parse(low)
 				hi, err2 := qos.Parse(high)
 				if err1 != nil || err2 != nil {
@@ -100,6 +99,8 @@ levels cannot lower nice, and the read-back says so.`,
 					return usageError{fmt.Errorf("--level-low and --level-high are both %s", lo)}
 				}
 				lv = []qos.Level{lo, hi}
+			default:
+				return usageError{fmt.Errorf("--levels %q: the only value is all", levels)}
 			}
 			fibN, err := parseWork(work)
 			if err != nil {
