@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/sched"
@@ -55,8 +54,9 @@ func startLoad(self string, cpus cpuset.Set, n int) (*load, error) {
 	l := &load{stop: make(chan struct{}), done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread's mask changes
+		release := sched.Throwaway() // the thread's mask changes
 		defer close(l.done)
+		defer release()
 		err := l.spawn(self, cpus, n)
 		started <- err
 		if err == nil {

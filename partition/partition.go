@@ -11,7 +11,6 @@ package partition
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,7 +81,8 @@ func Run(opts Options) (Result, error) {
 	for w := range workers {
 		start[w] = make(chan int)
 		go func() {
-			runtime.LockOSThread() // never unlocked: the thread may carry a changed mask
+			release := sched.Throwaway() // the thread may carry a changed mask
+			defer release()
 			mask := opts.CPUs
 			if opts.Pin {
 				mask = cpuset.Of(cpus[w])

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +17,9 @@ import (
 func onThrowawayThread(f func()) {
 	done := make(chan struct{})
 	go func() {
-		runtime.LockOSThread()
+		release := Throwaway()
 		defer close(done)
+		defer release()
 		f()
 	}()
 	<-done

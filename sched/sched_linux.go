@@ -154,3 +154,33 @@ func ProcessAlive(pid int) bool {
 	err := unix.Kill(pid, 0)
 	return err == nil || errors.Is(err, unix.EPERM)
 }
+
+// Throwaway locks the calling goroutine to its thread for work that may
+// change the thread's mask or attributes, and returns a function to call
+// when that work is done, just before the goroutine exits still locked.
+// The runtime then destroys the thread, taking the changes with it;
+// except the main thread, which it never destroys but parks for good. On
+// the main thread the returned function puts the mask and attributes back
+// instead, so that the process's main thread (whose mask /proc/PID/status
+// and taskset -p show) never keeps what a throwaway goroutine did.
+func Throwaway() (done func()) {
+	runtime.LockOSThread()
+	mask, maskErr := GetAffinity(0)
+	attr, attrErr := GetAttr(0)
+	return func() {
+		if Gettid() != Getpid() {
+			return
+		}
+		if maskErr == nil {
+			SetAffinity(0, mask)
+		}
+		if attrErr == nil {
+			a := attr
+			a.Flags &= FlagResetOnFork
+			if !a.Policy.Realtime() {
+				a.Runtime = 0 // the base slice; a custom one is not worth a probe here
+			}
+			SetAttr(0, a)
+		}
+	}
+}

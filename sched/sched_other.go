@@ -5,6 +5,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
@@ -52,3 +53,10 @@ func ThreadAlive(int) bool { return false }
 
 // ProcessAlive is always false outside Linux.
 func ProcessAlive(int) bool { return false }
+
+// Throwaway locks the goroutine to its thread; there is nothing to undo
+// outside Linux.
+func Throwaway() (done func()) {
+	runtime.LockOSThread()
+	return func() {}
+}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,7 +163,8 @@ func (s *Sampler) baseline() error {
 func (s *Sampler) loop(ctx context.Context, placed chan<- error) {
 	defer close(s.done)
 	defer s.files.closeAll()
-	runtime.LockOSThread()
+	release := sched.Throwaway() // placed off the avoided CPUs
+	defer release()
 	placed <- s.place()
 	ticker := time.NewTicker(s.opts.Period)
 	defer ticker.Stop()

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,7 +136,8 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 
 func (w *Watcher) loop(ctx context.Context, placed chan<- error) {
 	defer close(w.done)
-	runtime.LockOSThread() // never unlocked: the thread dies with its changed mask
+	release := sched.Throwaway() // placed off the avoided CPUs
+	defer release()
 	placed <- w.place()
 	w.sample()
 	ticker := time.NewTicker(w.opts.Period)

@@ -9,11 +9,19 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/launch"
 )
+
+// The main goroutine keeps the main thread to itself. The runtime never
+// destroys the main thread (it parks it instead), so a goroutine that
+// changed its thread and exits locked must never be running there; locking
+// main here keeps every other goroutine off it. Locking changes no thread
+// state, so it is safe in init.
+func init() { runtime.LockOSThread() }
 
 func main() {
 	// The launcher is dispatched before anything else, so that starting a

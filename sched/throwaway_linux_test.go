@@ -1,0 +1,53 @@
+package sched
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+
+	"corepin.dev/corepin/cpuset"
+)
+
+// With COREPIN_SCHED_HELPER=main the test binary pins and renices its own
+// main thread inside Throwaway, calls the returned function, and prints
+// what the main thread is left with.
+func TestMain(m *testing.M) {
+	if os.Getenv("COREPIN_SCHED_HELPER") == "main" {
+		runtime.LockOSThread()
+		before, _ := GetAffinity(0)
+		done := Throwaway()
+		SetAffinity(0, cpuset.Of(runtime.NumCPU()-1))
+		SetNice(0, 7)
+		done()
+		after, _ := GetAffinity(0)
+		nice, _ := GetNice(0)
+		fmt.Printf("main=%v before=%s after=%s nice=%d\n", Gettid() == Getpid(), before, after, nice)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestThrowawayPutsTheMainThreadBack(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 CPUs")
+	}
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "COREPIN_SCHED_HELPER=main")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var main bool
+	var before, after string
+	var nice int
+	if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "main=%t before=%s after=%s nice=%d", &main, &before, &after, &nice); err != nil {
+		t.Fatalf("helper printed %q: %v", out, err)
+	}
+	if !main || before != after || nice != 0 {
+		t.Errorf("on the main thread: mask %s -> %s, nice %d (main %v)", before, after, nice, main)
+	}
+}
