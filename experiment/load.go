@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/sched"
@@ -19,8 +20,14 @@ import (
 // CPU-bound process; main dispatches it before anything else.
 const SpinArg = "__corepin-spin"
 
-// SpinMain spins until killed.
+// SpinMain spins until killed. It asks for the shortest EEVDF slice
+// (Linux 6.12+; elsewhere the request is refused and ignored): a slow CPU
+// emulated by time-sharing then hands its share out in 0.1 ms turns, so a
+// worker there is slowed evenly, as on a truly slow core, instead of
+// stalling a barrier for whole multi-millisecond slices.
 func SpinMain() {
+	runtime.LockOSThread()
+	sched.SetAttr(0, sched.Attr{Policy: sched.Normal, Runtime: 100_000})
 	x := uint64(1)
 	for {
 		x = x*6364136223846793005 + 1442695040888963407

@@ -34,7 +34,12 @@ type PartitionRow struct {
 	Chunks   int       `json:"chunks"`   // 0 for the static ones
 	MedianMs float64   `json:"median_ms"`
 	RunsMs   []float64 `json:"runs_ms"`
-	VsIdeal  float64   `json:"vs_ideal"` // median / ideal
+	// VsIdeal is the median over rounds of this round's time over this
+	// round's ideal: each round measures the single workers and every
+	// strategy back to back, so the ratio holds when the machine's speed
+	// drifts between rounds.
+	VsIdeal float64 `json:"vs_ideal"`
+	ratios  []float64
 }
 
 // PartitionResult is the experiment's outcome.
@@ -58,7 +63,8 @@ type PartitionResult struct {
 	IdealMs      float64        `json:"ideal_ms"`
 	Rows         []PartitionRow `json:"rows"`
 	BestDynamic  *PartitionRow  `json:"best_dynamic"`
-	// PinnedOverBest is pinned static's median over the best dynamic's.
+	// PinnedOverBest is the median over rounds of pinned static's time
+	// over the best dynamic strategy's time in the same round.
 	PinnedOverBest float64 `json:"pinned_static_over_best_dynamic"`
 	// Timelines holds the last run's chunks of each row, by row label.
 	Timelines map[string][]partition.Chunk `json:"timelines"`
@@ -131,6 +137,7 @@ func RunPartition(cfg PartitionConfig) (*PartitionResult, error) {
 			return nil, err
 		}
 		fastMs, slowMs = append(fastMs, f), append(slowMs, s)
+		ideal := res.ideal(f, s)
 		for _, i := range rand.Perm(len(rows)) {
 			r := &rows[i]
 			opts := partition.Options{N: cfg.Size, CPUs: cfg.CPUs, Iterations: cfg.Iterations, Body: body, Strategy: partition.Static}
@@ -147,29 +154,44 @@ func RunPartition(cfg PartitionConfig) (*PartitionResult, error) {
 				return nil, err
 			}
 			r.RunsMs = append(r.RunsMs, ms(out.Elapsed))
+			r.ratios = append(r.ratios, ms(out.Elapsed)/ideal)
 			res.Timelines[r.Label()] = out.Timeline
 		}
 	}
 	res.SingleMs, res.SingleSlowMs = *medianPtr(fastMs), *medianPtr(slowMs)
-	// A perfect balance gives every CPU work in proportion to its speed.
-	speed := float64(res.FastCPUs.Len())
-	if res.Emulated {
-		speed += float64(res.SlowCPUs.Len()) / float64(cfg.Slowdown)
-	} else {
-		speed += float64(res.SlowCPUs.Len()) * res.SingleMs / res.SingleSlowMs
-	}
-	res.IdealMs = res.SingleMs / speed
+	res.IdealMs = res.ideal(res.SingleMs, res.SingleSlowMs)
 	for i := range rows {
 		rows[i].MedianMs = *medianPtr(rows[i].RunsMs)
-		rows[i].VsIdeal = rows[i].MedianMs / res.IdealMs
+		rows[i].VsIdeal = *medianPtr(rows[i].ratios)
 		if strings.HasSuffix(rows[i].Strategy, "dynamic") && (res.BestDynamic == nil || rows[i].MedianMs < res.BestDynamic.MedianMs) {
 			best := rows[i]
 			res.BestDynamic = &best
 		}
 	}
 	res.Rows = rows
-	res.PinnedOverBest = rows[0].MedianMs / res.BestDynamic.MedianMs
+	var paired []float64
+	for _, r := range rows {
+		if r.Label() == res.BestDynamic.Label() {
+			for k := range r.RunsMs {
+				paired = append(paired, rows[0].RunsMs[k]/r.RunsMs[k])
+			}
+		}
+	}
+	res.PinnedOverBest = *medianPtr(paired)
 	return res, nil
+}
+
+// ideal is the time a perfect balance takes, given one worker's time alone
+// on a fast and on a slow CPU: every CPU works to the end, in proportion to
+// its speed. Emulated slow CPUs count at the emulated speed, 1/Slowdown.
+func (res *PartitionResult) ideal(fastMs, slowMs float64) float64 {
+	speed := float64(res.FastCPUs.Len())
+	if res.Emulated {
+		speed += float64(res.SlowCPUs.Len()) / float64(res.Slowdown)
+	} else {
+		speed += float64(res.SlowCPUs.Len()) * fastMs / slowMs
+	}
+	return fastMs / speed
 }
 
 // chooseSlow decides which CPUs are slow: those asked for (emulated), the
