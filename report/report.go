@@ -14,12 +14,12 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/results"
 )
 
@@ -103,16 +103,8 @@ func (p *Page) Render(w io.Writer) error {
 
 // WriteFile writes report.html into the results folder and returns its path.
 func WriteFile(dir string, run *results.Run) (string, error) {
-	var buf bytes.Buffer
-	if err := Write(&buf, run, dir); err != nil {
-		return "", err
-	}
 	path := filepath.Join(dir, "report.html")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return "", err
-	}
-	return path, os.Rename(tmp, path)
+	return path, atomicfile.Write(path, func(w io.Writer) error { return Write(w, run, dir) })
 }
 
 // Build assembles the page model.
@@ -472,14 +464,4 @@ func fmtOpt(v *float64, f string) string {
 	return fmt.Sprintf(f, *v)
 }
 
-func fmtSeconds(s float64) string {
-	switch {
-	case s == 0:
-		return "-"
-	case s < 0.001:
-		return fmt.Sprintf("%.0f µs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.1f ms", s*1e3)
-	}
-	return fmt.Sprintf("%.3f s", s)
-}
+func fmtSeconds(s float64) string { return results.FormatSeconds(s) }

@@ -224,3 +224,16 @@ func (r *Run) GroupedWarnings() []string {
 	}
 	return append(out, r.Warnings...)
 }
+
+// FormatSeconds prints a time in the unit that suits it: µs, ms or s.
+func FormatSeconds(s float64) string {
+	switch {
+	case s == 0:
+		return "-"
+	case s < 0.001:
+		return fmt.Sprintf("%.0f µs", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.1f ms", s*1e3)
+	}
+	return fmt.Sprintf("%.3f s", s)
+}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"corepin.dev/corepin/internal/atomicfile"
 )
 
 // Folder is a results folder, DIR/<timestamp>-<host>/.
@@ -56,23 +58,7 @@ func safeName(s string) string {
 // WriteFile writes a file of the folder atomically: a reader, or a run
 // that is interrupted, never leaves half a file.
 func (f *Folder) WriteFile(rel string, write func(io.Writer) error) error {
-	path := filepath.Join(f.Path, rel)
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(f.Path, rel), write)
 }
 
 // Save writes run.json, summary.csv and bench.txt.

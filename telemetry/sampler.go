@@ -7,7 +7,6 @@ package telemetry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -180,22 +179,9 @@ func (s *Sampler) loop(ctx context.Context, placed chan<- error) {
 }
 
 func (s *Sampler) place() error {
-	mask, err := sched.GetAffinity(0)
-	if errors.Is(err, errors.ErrUnsupported) {
-		return nil
-	}
+	mask, err := sched.KeepOff(s.opts.Avoid)
 	if err != nil {
 		return fmt.Errorf("placing the sampler: %w", err)
-	}
-	if !s.opts.Avoid.IsEmpty() {
-		allowed := mask.Difference(s.opts.Avoid)
-		if allowed.IsEmpty() {
-			return fmt.Errorf("the sampler cannot avoid CPUs %s: they are all it may use (%s)", s.opts.Avoid, mask)
-		}
-		if err := sched.SetAffinity(0, allowed); err != nil {
-			return fmt.Errorf("placing the sampler off CPUs %s: %w", s.opts.Avoid, err)
-		}
-		mask = allowed
 	}
 	s.series.SamplerCPUs = mask
 	return nil

@@ -162,19 +162,9 @@ func (w *Watcher) loop(ctx context.Context, placed chan<- error) {
 }
 
 func (w *Watcher) place() error {
-	mask, err := sched.GetAffinity(0)
+	mask, err := sched.KeepOff(w.opts.Avoid)
 	if err != nil {
 		return fmt.Errorf("placing the watcher: %w", err)
-	}
-	if !w.opts.Avoid.IsEmpty() {
-		off := mask.Difference(w.opts.Avoid)
-		if off.IsEmpty() {
-			return fmt.Errorf("the watcher cannot keep off CPUs %s: they are all it may use (%s)", w.opts.Avoid, mask)
-		}
-		if err := sched.SetAffinity(0, off); err != nil {
-			return fmt.Errorf("placing the watcher off CPUs %s: %w", w.opts.Avoid, err)
-		}
-		mask = off
 	}
 	w.res.WatcherCPUs = mask
 	return nil

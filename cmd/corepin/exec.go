@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/watch"
 )
@@ -130,25 +130,7 @@ func printExecSummary(w io.Writer, rep *launch.Report) {
 
 // writeJSONFile writes v to path atomically.
 func writeJSONFile(path string, v any) error {
-	return writeFileAtomic(path, func(w interface{ Write([]byte) (int, error) }) error { return writeJSON(w, v) })
-}
-
-// writeFileAtomic writes a file through a temporary one in the same folder:
-// a reader never sees half a file, and a failed write leaves the old one.
-func writeFileAtomic(path string, write func(interface{ Write([]byte) (int, error) }) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, func(w io.Writer) error { return writeJSON(w, v) })
 }
 
 func runningSamples(threads []watch.ThreadStat) int {

@@ -13,6 +13,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/experiment"
+	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/topology"
@@ -49,7 +50,7 @@ func writeExperiment(cmd *cobra.Command, name string, v any, page *report.Simple
 		return err
 	}
 	html := filepath.Join(out, name+".html")
-	if err := writeFileAtomic(html, func(w interface{ Write([]byte) (int, error) }) error { return page.Render(w) }); err != nil {
+	if err := atomicfile.Write(html, page.Render); err != nil {
 		return err
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), "wrote", filepath.Join(out, name+".json"), "and", html)

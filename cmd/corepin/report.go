@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/results"
 )
@@ -42,9 +44,7 @@ utilisation curves with their data. corepin run writes it as report.html.`,
 				if path, err = report.WriteFile(args[0], run); err != nil {
 					return err
 				}
-			} else if err := writeFileAtomic(path, func(w interface{ Write([]byte) (int, error) }) error {
-				return report.Write(w, run, args[0])
-			}); err != nil {
+			} else if err := atomicfile.Write(path, func(w io.Writer) error { return report.Write(w, run, args[0]) }); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), path)

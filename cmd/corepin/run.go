@@ -169,17 +169,7 @@ func printRunSummary(w io.Writer, r *results.Run) {
 	printGroupedWarnings(w, r)
 }
 
-func fmtSeconds(s float64) string {
-	switch {
-	case s == 0:
-		return "-"
-	case s < 0.001:
-		return fmt.Sprintf("%.0fµs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.1fms", s*1e3)
-	}
-	return fmt.Sprintf("%.3fs", s)
-}
+func fmtSeconds(s float64) string { return results.FormatSeconds(s) }
 
 // lineEvents prints one plain line per run, for logs and pipes.
 type lineEvents struct {
