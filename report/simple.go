@@ -21,6 +21,7 @@ type Simple struct {
 	Facts           []Fact
 	Notes           []string
 	Sections        []SimpleSection
+	Footer          string // "" says the JSON beside the page holds every number
 }
 
 // SimpleSection is a titled group of charts, one table and notes.

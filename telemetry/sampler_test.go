@@ -274,3 +274,25 @@ func TestStopLeavesCallerAlone(t *testing.T) {
 		t.Errorf("caller's mask %s became %s", before, after)
 	}
 }
+
+func TestThermalZones(t *testing.T) {
+	tr := newTree(t)
+	tr.stat(cpuLine(0, 1, 1))
+	tr.write("sys/class/thermal/thermal_zone0/type", "cpu-big\n")
+	tr.write("sys/class/thermal/thermal_zone0/temp", "48500\n")
+	tr.write("sys/class/thermal/thermal_zone1/type", "battery\n")
+	tr.write("sys/class/thermal/thermal_zone1/temp", "garbage\n")
+	s, err := newSampler(Options{Root: tr.root, Thermal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.sample()
+	if len(s.series.Thermal) != 1 || s.series.Thermal[0].Type != "cpu-big" || s.series.Thermal[0].TempC != 48.5 {
+		t.Errorf("thermal %+v", s.series.Thermal)
+	}
+	var buf bytes.Buffer
+	s.series.WriteThermalCSV(&buf)
+	if !strings.HasPrefix(buf.String(), "t_s,zone,type,temp_c\n") || !strings.Contains(buf.String(), "thermal_zone0,cpu-big,48.5") {
+		t.Errorf("thermal CSV:\n%s", buf.String())
+	}
+}

@@ -9,11 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/results"
 )
 
 func newCompareCmd() *cobra.Command {
-	var format string
+	var format, htmlOut string
 	cmd := &cobra.Command{
 		Use:   "compare OLD NEW",
 		Short: "Compare two runs: median change with confidence intervals and a Mann-Whitney U test",
@@ -39,6 +41,13 @@ then the change of the score.`,
 			}
 			c := results.Compare(old, new)
 			w := cmd.OutOrStdout()
+			if htmlOut != "" {
+				page := report.ComparePage(old, new, args[0], args[1])
+				if err := atomicfile.Write(htmlOut, page.Render); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), "wrote", htmlOut)
+			}
 			switch format {
 			case "json":
 				return writeJSON(w, c)
@@ -52,6 +61,7 @@ then the change of the score.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text, csv or json")
+	cmd.Flags().StringVar(&htmlOut, "html", "", "also write a comparison page to this `file`")
 	return cmd
 }
 

@@ -136,3 +136,42 @@ args = ["31.25"]
 		exec.Command("pkill", "-f", "sleep 31.25").Run()
 	}
 }
+
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string, scale float64) string {
+		f, err := results.Create(dir, name, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := results.Benchmark{Name: "<b>fib</b>", ReferenceS: 1}
+		for i := range 8 {
+			b.Runs = append(b.Runs, results.RunRecord{Index: i, WallS: scale * (1 + 0.01*float64(i%3)), Valid: true})
+		}
+		b.Summarize()
+		r := &results.Run{Schema: results.Schema, Benchmarks: []results.Benchmark{b}}
+		r.ComputeScore()
+		if err := f.Save(r); err != nil {
+			t.Fatal(err)
+		}
+		return f.Path
+	}
+	old, new := mk("old", 1), mk("new", 0.5)
+	page := filepath.Join(dir, "cmp.html")
+	out, errOut, code := corepin(t, "compare", old, new, "--html", page)
+	if code != 0 || !strings.Contains(out, "faster") || !strings.Contains(out, "(+100.0%)") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil || !strings.Contains(string(html), "&lt;b&gt;fib&lt;/b&gt;") || strings.Contains(string(html), "<b>fib") {
+		t.Errorf("comparison page: %v", err)
+	}
+	for _, format := range []string{"csv", "json"} {
+		if _, _, code := corepin(t, "compare", old, new, "--format", format); code != 0 {
+			t.Errorf("--format %s: exit %d", format, code)
+		}
+	}
+	if _, _, code := corepin(t, "compare", old, filepath.Join(dir, "none")); code != exitFailure {
+		t.Errorf("a missing run: exit %d", code)
+	}
+}
