@@ -133,4 +133,5 @@ type TelemetryStats struct {
 	FreqMaxMHz  *float64 `json:"freq_max_mhz"`
 	FreqMeanMHz *float64 `json:"freq_mean_mhz"`
 	UtilMeanPct *float64 `json:"util_mean_pct"` // of the target CPUs
+	Notes       []string `json:"notes,omitempty"`  // the sampler's own: gaps, sharing the target
 }

@@ -117,9 +117,17 @@ func (b *Benchmark) warnings(times []float64) []string {
 		if t.FreqMinMHz != nil && t.FreqMaxMHz != nil && *t.FreqMaxMHz > 0 && (*t.FreqMaxMHz-*t.FreqMinMHz) / *t.FreqMaxMHz > FreqWarn {
 			add("run %d: the target's frequency varied %.0f%% (%.0f-%.0f MHz)", r.Index, 100*(*t.FreqMaxMHz-*t.FreqMinMHz) / *t.FreqMaxMHz, *t.FreqMinMHz, *t.FreqMaxMHz)
 		}
+		for _, n := range t.Notes {
+			add("run %d: telemetry: %s", r.Index, n)
+		}
 		sch := r.Scheduling
 		if sch == nil {
 			continue
+		}
+		if sch.Watch != nil {
+			for _, e := range sch.Watch.Errors {
+				add("run %d: watcher: %s", r.Index, e)
+			}
 		}
 		if sch.Watch != nil && sch.Watch.OnTargetRatio != nil && *sch.Watch.OnTargetRatio < ResidencyWarn {
 			add("run %d: the work was on the target for only %.1f%% of its running samples", r.Index, 100**sch.Watch.OnTargetRatio)

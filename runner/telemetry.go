@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"strings"
+
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/telemetry"
@@ -9,6 +11,12 @@ import (
 // summarizeTelemetry condenses the samples of the target CPUs.
 func summarizeTelemetry(s *telemetry.Series, target cpuset.Set) results.TelemetryStats {
 	st := results.TelemetryStats{FreqSource: telemetry.SourceNone}
+	for _, n := range s.Notes {
+		// The rough-frequency note is said once, beside the chart.
+		if !strings.Contains(n, "cpu MHz") {
+			st.Notes = append(st.Notes, n)
+		}
+	}
 	var fSum, uSum float64
 	var fN, uN int
 	for _, smp := range s.Samples {

@@ -7,6 +7,12 @@ import (
 	"corepin.dev/corepin/cpuset"
 )
 
+// ErrNoOtherCPU is returned by KeepOff when every CPU the thread may use
+// is one it should avoid (a one-CPU machine, or a process confined to the
+// target by taskset or a cpuset). The thread is left where it was; callers
+// carry on sharing the CPU and say so.
+var ErrNoOtherCPU = errors.New("no CPU to move to: every allowed CPU is to be avoided")
+
 // KeepOff moves the calling thread off the given CPUs, so that an observer
 // (the telemetry sampler, the watcher) never takes time from the work it
 // observes, and returns where the thread may now run. The goroutine must be
@@ -24,7 +30,7 @@ func KeepOff(avoid cpuset.Set) (cpuset.Set, error) {
 	}
 	off := mask.Difference(avoid)
 	if off.IsEmpty() {
-		return mask, fmt.Errorf("cannot keep off CPUs %s: they are all this thread may use (%s)", avoid, mask)
+		return mask, fmt.Errorf("keeping off CPUs %s: %w (allowed: %s)", avoid, ErrNoOtherCPU, mask)
 	}
 	if err := SetAffinity(0, off); err != nil {
 		return mask, fmt.Errorf("keeping off CPUs %s: %w", avoid, err)

@@ -7,6 +7,7 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -180,6 +181,10 @@ func (s *Sampler) loop(ctx context.Context, placed chan<- error) {
 
 func (s *Sampler) place() error {
 	mask, err := sched.KeepOff(s.opts.Avoid)
+	if errors.Is(err, sched.ErrNoOtherCPU) {
+		s.note(fmt.Sprintf("the sampler shares CPUs %s with the work: there is no other CPU it may use", mask))
+		err = nil
+	}
 	if err != nil {
 		return fmt.Errorf("placing the sampler: %w", err)
 	}

@@ -296,3 +296,19 @@ func TestThermalZones(t *testing.T) {
 		t.Errorf("thermal CSV:\n%s", buf.String())
 	}
 }
+
+// On a machine (or under a mask) with no CPU but the target, the sampler
+// shares it and says so rather than refusing to start.
+func TestSamplerWithNoOtherCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux")
+	}
+	s, err := Start(context.Background(), Options{Period: MinPeriod, Avoid: cpuset.Range(0, 4095)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := s.Stop()
+	if !strings.Contains(strings.Join(series.Notes, "\n"), "shares CPUs") {
+		t.Errorf("notes %q do not say the sampler shared the CPU", series.Notes)
+	}
+}

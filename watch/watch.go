@@ -11,6 +11,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -163,6 +164,10 @@ func (w *Watcher) loop(ctx context.Context, placed chan<- error) {
 
 func (w *Watcher) place() error {
 	mask, err := sched.KeepOff(w.opts.Avoid)
+	if errors.Is(err, sched.ErrNoOtherCPU) {
+		w.addError(fmt.Sprintf("the watcher shares CPUs %s with the work: there is no other CPU it may use", mask))
+		err = nil
+	}
 	if err != nil {
 		return fmt.Errorf("placing the watcher: %w", err)
 	}
