@@ -99,7 +99,7 @@ func (f *schedFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.nice, "nice", 0, "ask for exactly this nice `value` (-20..19)")
 	fl.StringVar(&f.uclamp, "uclamp", "", "ask for exactly this utilisation clamp, `MIN:MAX` (0..1024)")
 	fl.StringVar(&f.qos, "qos", "", "ask for a QoS `level`: background, utility, default, user-initiated, deadline-request, user-interactive")
-	fl.BoolVar(&f.realtime, "realtime", false, "allow realtime (FIFO/RR) steps; they can starve the machine")
+	fl.BoolVar(&f.realtime, "realtime", false, "allow the ladder's realtime (FIFO/RR) steps, which can starve the machine (implied by --policy fifo|rr)")
 	fl.StringVar(&f.mode, "mode", "exact", "exact (one CPU) or soft (the target group)")
 	fl.StringVar(&f.accept, "accept", "", "run only if this `rule` holds: exact, soft or any, with +uclamp-min>=N, +qos=L, +step<=N, +nice<=N, +policy=P (default: the mode's rule)")
 	_ = cmd.RegisterFlagCompletionFunc("ladder", fixedCompletion("geekbench", "spec", "none"))
@@ -153,6 +153,11 @@ func (f *schedFlags) build(cmd *cobra.Command) (session.Ladder, *qos.Level, sess
 				if prio, err = strconv.Atoi(prioText); err != nil {
 					return session.Ladder{}, nil, "", usageError{fmt.Errorf("--policy %q: the priority must be a number", f.policy)}
 				}
+			}
+			// Ladders try realtime only when allowed; asking for it by
+			// name is that permission.
+			if pol.Realtime() {
+				f.realtime = true
 			}
 			p = &pol
 		}
