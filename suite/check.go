@@ -44,7 +44,7 @@ func (c Check) Run(s *Suite, stdout []byte, dir string) Outcome {
 		}
 		return o
 	case c.Regex != "":
-		o := Outcome{What: fmt.Sprintf("%s matches /%s/", subject, c.Regex), Passed: regexp.MustCompile(c.Regex).Match(data)}
+		o := Outcome{What: fmt.Sprintf("%s matches /%s/", subject, c.Regex), Passed: regexp.MustCompile(lineMode+c.Regex).Match(data)}
 		if !o.Passed {
 			o.Detail = "no match"
 		}
@@ -59,6 +59,10 @@ func (c Check) Run(s *Suite, stdout []byte, dir string) Outcome {
 	o.Passed = o.Detail == ""
 	return o
 }
+
+// lineMode makes ^ and $ match at the start and end of every line: output
+// ends with a newline, before which Go's plain $ would not match.
+const lineMode = "(?m)"
 
 // Compare compares output with a reference the way SPEC's specdiff does
 // and returns "" when they agree, else the first difference with its line.

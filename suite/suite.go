@@ -98,7 +98,7 @@ type Check struct {
 	CollapseWhitespace *bool    `toml:"collapse_whitespace"` // true unless set to false
 	IgnoreCase         bool     `toml:"ignore_case"`
 	SHA256             string   `toml:"sha256"`
-	Regex              string   `toml:"regex"`
+	Regex              string   `toml:"regex"` // ^ and $ match at each line's start and end
 }
 
 // Error is a problem in a suite file, with its place.

@@ -140,6 +140,7 @@ func TestRunChecks(t *testing.T) {
 		{Check{Stdout: true, SHA256: "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"}, true},
 		{Check{Stdout: true, Regex: "^hel"}, true},
 		{Check{Stdout: true, Regex: "^bye"}, false},
+		{Check{Stdout: true, Regex: "^hello$"}, true}, // output ends with a newline
 		{Check{File: "out.txt", Expected: "ref.txt", RelTol: 0.2}, true},
 		{Check{File: "out.txt", Expected: "ref.txt", RelTol: 0.01}, false},
 		{Check{File: "nope.txt", Expected: "ref.txt"}, false},
@@ -168,4 +169,18 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		Parse("f.toml", []byte(text))
 	})
+}
+
+// The example in docs/examples parses, and its commands exist here.
+func TestExampleSuite(t *testing.T) {
+	s, err := Load("../docs/examples/suite.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Benchmarks) != 2 || s.Settings.Runs != 6 {
+		t.Errorf("example suite: %+v", s)
+	}
+	if err := s.LookCommands(); err != nil {
+		t.Skip("a command of the example is missing here: ", err)
+	}
 }
