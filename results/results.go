@@ -132,6 +132,6 @@ type TelemetryStats struct {
 	FreqMinMHz  *float64 `json:"freq_min_mhz"`
 	FreqMaxMHz  *float64 `json:"freq_max_mhz"`
 	FreqMeanMHz *float64 `json:"freq_mean_mhz"`
-	UtilMeanPct *float64 `json:"util_mean_pct"` // of the target CPUs
-	Notes       []string `json:"notes,omitempty"`  // the sampler's own: gaps, sharing the target
+	UtilMeanPct *float64 `json:"util_mean_pct"`   // of the target CPUs
+	Notes       []string `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
 }

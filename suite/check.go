@@ -44,7 +44,7 @@ func (c Check) Run(s *Suite, stdout []byte, dir string) Outcome {
 		}
 		return o
 	case c.Regex != "":
-		o := Outcome{What: fmt.Sprintf("%s matches /%s/", subject, c.Regex), Passed: regexp.MustCompile(lineMode+c.Regex).Match(data)}
+		o := Outcome{What: fmt.Sprintf("%s matches /%s/", subject, c.Regex), Passed: regexp.MustCompile(lineMode + c.Regex).Match(data)}
 		if !o.Passed {
 			o.Detail = "no match"
 		}
