@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -123,13 +124,20 @@ func cliCommand(t *testing.T, exe string, args ...string) *exec.Cmd {
 func TestExecForwardsSignals(t *testing.T) {
 	requireExec(t)
 	exe, _ := os.Executable()
-	cmd := cliCommand(t, exe, "exec", "-q", "--", "sh", "-c", `trap 'kill $!; exit 42' INT; sleep 30 & wait`)
+	cmd := cliCommand(t, exe, "exec", "-q", "--", "sh", "-c", `trap 'kill $!; exit 42' INT; echo ready; sleep 30 & wait`)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Signal only once the child's trap is in place.
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the child said %q, %v", line, err)
+	}
 	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
+	err = cmd.Wait()
 	if cmd.ProcessState.ExitCode() != 42 {
 		t.Errorf("after SIGINT: %v, exit %d; want the child's trap to exit 42", err, cmd.ProcessState.ExitCode())
 	}

@@ -53,7 +53,7 @@ func TestTelemetryCtrlC(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(time.Second) // the handler is in place within milliseconds; the margin is for slow machines
 	cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("after Ctrl-C: %v", err)
