@@ -34,6 +34,9 @@ func TestThrowawayPutsTheMainThreadBack(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("needs 2 CPUs")
 	}
+	if !NiceLowering().Supported {
+		t.Skip("needs CAP_SYS_NICE: without it nice 7 cannot be lowered back: " + NiceLowering().Evidence)
+	}
 	exe, _ := os.Executable()
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "COREPIN_SCHED_HELPER=main")

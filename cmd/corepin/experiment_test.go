@@ -33,7 +33,9 @@ func TestExperimentQoSQuick(t *testing.T) {
 		t.Fatalf("JSON %s", out)
 	}
 	for _, lv := range doc.Levels {
-		if lv.MedianMsLoaded == nil || lv.MedianMsUnloaded == nil || !lv.Restored {
+		// Without privilege nice 10 cannot be undone; the thread is then
+		// destroyed instead, and the restore honestly reads as failed.
+		if lv.MedianMsLoaded == nil || lv.MedianMsUnloaded == nil || (!lv.Restored && sched.NiceLowering().Supported) {
 			t.Errorf("level %+v", lv)
 		}
 	}
