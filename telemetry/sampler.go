@@ -7,7 +7,6 @@ package telemetry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/internal/observer"
 )
 
 // MinPeriod is the shortest sampling period.
@@ -75,10 +74,9 @@ type Marker struct {
 
 // Sampler records a Series until stopped.
 type Sampler struct {
-	opts   Options
-	start  time.Time
-	cancel context.CancelFunc
-	done   chan struct{}
+	opts  Options
+	start time.Time
+	loop  *observer.Loop
 
 	mu     sync.Mutex
 	series Series
@@ -105,14 +103,22 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, s.cancel = context.WithCancel(ctx)
-	placed := make(chan error, 1)
-	go s.loop(ctx, placed)
-	if err := <-placed; err != nil {
-		s.cancel()
-		<-s.done
-		return nil, err
+	s.loop, err = observer.Start(ctx, opts.Period, opts.Avoid, observer.Funcs{
+		Tick: s.sample,
+		Last: func() {
+			s.sample() // the end of the run is a sample too
+			s.files.closeAll()
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("placing the sampler: %w", err)
 	}
+	s.mu.Lock()
+	s.series.SamplerCPUs = s.loop.CPUs
+	if s.loop.Shared {
+		s.note(fmt.Sprintf("the sampler shares CPUs %s with the work: there is no other CPU it may use", s.loop.CPUs))
+	}
+	s.mu.Unlock()
 	return s, nil
 }
 
@@ -127,7 +133,7 @@ func newSampler(opts Options) (*Sampler, error) {
 	if opts.Period < MinPeriod {
 		return nil, fmt.Errorf("telemetry period %v is shorter than the minimum %v", opts.Period, MinPeriod)
 	}
-	s := &Sampler{opts: opts, start: time.Now(), done: make(chan struct{}), gaps: map[int]bool{}, src: map[int]string{}, files: newFiles(opts.Root)}
+	s := &Sampler{opts: opts, start: time.Now(), gaps: map[int]bool{}, src: map[int]string{}, files: newFiles(opts.Root)}
 	s.series = Series{Started: s.start, Period: opts.Period.Seconds(), Samples: []Sample{}}
 	if opts.Thermal {
 		s.zones = findThermalZones(opts.Root)
@@ -157,41 +163,6 @@ func (s *Sampler) baseline() error {
 	return nil
 }
 
-// loop runs on its own locked thread, placed off the avoided CPUs. The
-// thread is thrown away at the end rather than handed back with a changed
-// mask.
-func (s *Sampler) loop(ctx context.Context, placed chan<- error) {
-	defer close(s.done)
-	defer s.files.closeAll()
-	release := sched.Throwaway() // placed off the avoided CPUs
-	defer release()
-	placed <- s.place()
-	ticker := time.NewTicker(s.opts.Period)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			s.sample() // the end of the run is a sample too
-			return
-		case <-ticker.C:
-			s.sample()
-		}
-	}
-}
-
-func (s *Sampler) place() error {
-	mask, err := sched.KeepOff(s.opts.Avoid)
-	if errors.Is(err, sched.ErrNoOtherCPU) {
-		s.note(fmt.Sprintf("the sampler shares CPUs %s with the work: there is no other CPU it may use", mask))
-		err = nil
-	}
-	if err != nil {
-		return fmt.Errorf("placing the sampler: %w", err)
-	}
-	s.series.SamplerCPUs = mask
-	return nil
-}
-
 // Mark records a named instant.
 func (s *Sampler) Mark(name string) {
 	s.mu.Lock()
@@ -201,8 +172,7 @@ func (s *Sampler) Mark(name string) {
 
 // Stop ends sampling and returns the series.
 func (s *Sampler) Stop() *Series {
-	s.cancel()
-	<-s.done
+	s.loop.Stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.series

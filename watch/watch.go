@@ -11,7 +11,6 @@ package watch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/observer"
 	"corepin.dev/corepin/sched"
 )
 
@@ -96,8 +96,7 @@ type thread struct {
 // Watcher follows a process until stopped.
 type Watcher struct {
 	opts    Options
-	cancel  context.CancelFunc
-	done    chan struct{}
+	loop    *observer.Loop
 	mu      sync.Mutex
 	threads map[key]*thread
 	order   []key
@@ -121,64 +120,40 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	if _, err := os.Stat(filepath.Join(opts.Root, "proc", strconv.Itoa(opts.PID), "task")); err != nil {
 		return nil, fmt.Errorf("watching process %d: %w", opts.PID, err)
 	}
-	w := &Watcher{opts: opts, done: make(chan struct{}), threads: map[key]*thread{}}
+	w := &Watcher{opts: opts, threads: map[key]*thread{}}
 	w.res.PeriodMs = int(opts.Period / time.Millisecond)
 	w.res.Threads = []ThreadStat{}
-	ctx, w.cancel = context.WithCancel(ctx)
-	placed := make(chan error, 1)
-	go w.loop(ctx, placed)
-	if err := <-placed; err != nil {
-		w.cancel()
-		<-w.done
-		return nil, err
-	}
-	return w, nil
-}
-
-func (w *Watcher) loop(ctx context.Context, placed chan<- error) {
-	defer close(w.done)
-	release := sched.Throwaway() // placed off the avoided CPUs
-	defer release()
-	placed <- w.place()
-	w.sample()
-	ticker := time.NewTicker(w.opts.Period)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+	var err error
+	w.loop, err = observer.Start(ctx, opts.Period, opts.Avoid, observer.Funcs{
+		First: w.sample,
+		Tick:  w.sample,
+		Last: func() {
 			// A last look: the launcher stops the watcher after the child
-			// exited but before it is reaped, so its final CPU times
-			// are still there to read.
+			// exited but before it is reaped, so its final CPU times are
+			// still there to read.
 			w.sample()
 			if t, err := sched.ThreadCPUTime(0); err == nil {
 				w.mu.Lock()
 				w.res.WatcherCPUSeconds = t.Seconds()
 				w.mu.Unlock()
 			}
-			return
-		case <-ticker.C:
-			w.sample()
-		}
-	}
-}
-
-func (w *Watcher) place() error {
-	mask, err := sched.KeepOff(w.opts.Avoid)
-	if errors.Is(err, sched.ErrNoOtherCPU) {
-		w.addError(fmt.Sprintf("the watcher shares CPUs %s with the work: there is no other CPU it may use", mask))
-		err = nil
-	}
+		},
+	})
 	if err != nil {
-		return fmt.Errorf("placing the watcher: %w", err)
+		return nil, fmt.Errorf("placing the watcher: %w", err)
 	}
-	w.res.WatcherCPUs = mask
-	return nil
+	w.mu.Lock()
+	w.res.WatcherCPUs = w.loop.CPUs
+	if w.loop.Shared {
+		w.addError(fmt.Sprintf("the watcher shares CPUs %s with the work: there is no other CPU it may use", w.loop.CPUs))
+	}
+	w.mu.Unlock()
+	return w, nil
 }
 
 // Stop ends watching, takes a last sample, and returns the result.
 func (w *Watcher) Stop() Result {
-	w.cancel()
-	<-w.done
+	w.loop.Stop()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.result()

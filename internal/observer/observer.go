@@ -1,0 +1,89 @@
+// Package observer runs corepin's periodic observers, the telemetry sampler
+// and the watcher, the one way the design asks for: on a thread of their
+// own, kept off the CPUs they observe ("the observer stays off the measured
+// core"), thrown away at the end rather than handed back with a changed
+// mask. Where no other CPU is allowed, the loop shares the CPU and says so
+// instead of refusing to run.
+package observer
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
+)
+
+// Funcs are the loop's work. All run on the loop's thread.
+type Funcs struct {
+	First func() // once, as soon as the thread is placed; may be nil
+	Tick  func() // once per period
+	Last  func() // once, when the loop ends; nil means Tick
+}
+
+// Loop is a running observer.
+type Loop struct {
+	// CPUs is where the loop's thread may run. Shared says it could not
+	// keep off the avoided CPUs because no other CPU is allowed to it.
+	CPUs   cpuset.Set
+	Shared bool
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Start places a new thread off avoid and calls f on it every period until
+// ctx ends or Stop is called. It returns once the thread is placed.
+func Start(ctx context.Context, period time.Duration, avoid cpuset.Set, f Funcs) (*Loop, error) {
+	l := &Loop{done: make(chan struct{})}
+	ctx, l.cancel = context.WithCancel(ctx)
+	placed := make(chan error, 1)
+	go func() {
+		defer close(l.done)
+		release := sched.Throwaway() // the thread's mask changes
+		defer release()
+		mask, err := sched.KeepOff(avoid)
+		if errors.Is(err, sched.ErrNoOtherCPU) {
+			l.Shared, err = true, nil
+		}
+		l.CPUs = mask
+		placed <- err
+		if err != nil {
+			return
+		}
+		l.run(ctx, period, f)
+	}()
+	if err := <-placed; err != nil {
+		l.cancel()
+		<-l.done
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Loop) run(ctx context.Context, period time.Duration, f Funcs) {
+	if f.First != nil {
+		f.First()
+	}
+	ticker := time.NewTicker(period)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			if f.Last != nil {
+				f.Last()
+			} else {
+				f.Tick()
+			}
+			return
+		case <-ticker.C:
+			f.Tick()
+		}
+	}
+}
+
+// Stop ends the loop and waits until its last call has returned.
+func (l *Loop) Stop() {
+	l.cancel()
+	<-l.done
+}
