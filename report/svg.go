@@ -49,12 +49,23 @@ const (
 
 func esc(s string) string { return html.EscapeString(s) }
 
+// width is a chart's width in SVG units, 1100 unless set.
+func width(w int) int {
+	if w == 0 {
+		return 1100
+	}
+	return w
+}
+
+// begin opens a chart's <svg> element and writes its title at x.
+func begin(b *strings.Builder, w, h int, title string, x int) {
+	fmt.Fprintf(b, `<svg class="chart" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, w, h, esc(title))
+	fmt.Fprintf(b, `<text x="%d" y="18" class="ct">%s</text>`, x, esc(title))
+}
+
 // SVG renders the chart.
 func (c LineChart) SVG() template.HTML {
-	w, h := c.Width, c.Height
-	if w == 0 {
-		w = 1100
-	}
+	w, h := width(c.Width), c.Height
 	if h == 0 {
 		h = 220
 	}
@@ -85,8 +96,7 @@ func (c LineChart) SVG() template.HTML {
 	sy := func(y float64) float64 { return marginTop + ph - (y-ymin)/(ymax-ymin)*ph }
 
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, w, h, esc(c.Title))
-	fmt.Fprintf(&b, `<text x="%d" y="18" class="ct">%s</text>`, marginLeft, esc(c.Title))
+	begin(&b, w, h, c.Title, marginLeft)
 	// Grid and ticks.
 	for _, y := range ticks(ymin, ymax, 4) {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/>`, marginLeft, w-marginRight, sy(y), sy(y))
@@ -210,10 +220,7 @@ type Heatmap struct {
 
 // SVG renders the heatmap.
 func (m Heatmap) SVG() template.HTML {
-	w := m.Width
-	if w == 0 {
-		w = 1100
-	}
+	w := width(m.Width)
 	rowH := 16.0
 	h := marginTop + int(rowH*float64(len(m.Rows))) + marginBottom
 	bins := 0
@@ -222,8 +229,7 @@ func (m Heatmap) SVG() template.HTML {
 	}
 	pw := float64(w - marginLeft - marginRight)
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, w, h, esc(m.Title))
-	fmt.Fprintf(&b, `<text x="%d" y="18" class="ct">%s</text>`, marginLeft, esc(m.Title))
+	begin(&b, w, h, m.Title, marginLeft)
 	if bins == 0 {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="empty" text-anchor="middle">no samples</text>`, marginLeft+pw/2, marginTop+12)
 	}
@@ -275,10 +281,7 @@ type BarChart struct {
 
 // SVG renders the bar chart.
 func (c BarChart) SVG() template.HTML {
-	w := c.Width
-	if w == 0 {
-		w = 1100
-	}
+	w := width(c.Width)
 	left := 230.0
 	barH, gap := 22.0, 8.0
 	h := marginTop + int(float64(len(c.Bars))*(barH+gap)) + 30
@@ -291,8 +294,7 @@ func (c BarChart) SVG() template.HTML {
 	}
 	pw := float64(w) - left - 150
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, w, h, esc(c.Title))
-	fmt.Fprintf(&b, `<text x="10" y="18" class="ct">%s</text>`, esc(c.Title))
+	begin(&b, w, h, c.Title, 10)
 	for i, bar := range c.Bars {
 		y := float64(marginTop) + float64(i)*(barH+gap)
 		color := bar.Color
@@ -338,10 +340,7 @@ type Timeline struct {
 
 // SVG renders the timeline.
 func (t Timeline) SVG() template.HTML {
-	w := t.Width
-	if w == 0 {
-		w = 1100
-	}
+	w := width(t.Width)
 	rowH := 18.0
 	h := marginTop + int(rowH*float64(len(t.Rows))) + marginBottom
 	xmax := 0.0
@@ -354,8 +353,7 @@ func (t Timeline) SVG() template.HTML {
 	pw := float64(w - marginLeft - marginRight)
 	sx := func(x float64) float64 { return float64(marginLeft) + x/xmax*pw }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, w, h, esc(t.Title))
-	fmt.Fprintf(&b, `<text x="%d" y="18" class="ct">%s</text>`, marginLeft, esc(t.Title))
+	begin(&b, w, h, t.Title, marginLeft)
 	for i, r := range t.Rows {
 		y := float64(marginTop) + float64(i)*rowH
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`, marginLeft-6, y+rowH-5, esc(r))

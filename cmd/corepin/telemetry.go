@@ -122,11 +122,7 @@ func writeLatest(w io.Writer, series *telemetry.Series) {
 	for _, smp := range series.Samples {
 		latest[smp.CPU] = smp
 	}
-	cpus := make([]int, 0, len(latest))
-	for c := range latest {
-		cpus = append(cpus, c)
-	}
-	slices.Sort(cpus)
+	cpus := seriesCPUs(series)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CPU\tUTIL %\tMHZ\tSOURCE\t")
 	for _, c := range cpus {
@@ -173,15 +169,7 @@ func writeSeries(stdout io.Writer, series *telemetry.Series, format, out, therma
 
 // writeTable prints one row per sample instant, CPUs across.
 func writeTable(w io.Writer, series *telemetry.Series) error {
-	cpuSet := map[int]bool{}
-	for _, smp := range series.Samples {
-		cpuSet[smp.CPU] = true
-	}
-	cpus := make([]int, 0, len(cpuSet))
-	for c := range cpuSet {
-		cpus = append(cpus, c)
-	}
-	slices.Sort(cpus)
+	cpus := seriesCPUs(series)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "T S\t")
 	for _, c := range cpus {
@@ -224,4 +212,16 @@ func fmtOpt(v *float64, f string) string {
 		return "-"
 	}
 	return fmt.Sprintf(f, *v)
+}
+
+// seriesCPUs lists the CPUs that have samples, in order.
+func seriesCPUs(series *telemetry.Series) []int {
+	var cpus []int
+	for _, smp := range series.Samples {
+		if !slices.Contains(cpus, smp.CPU) {
+			cpus = append(cpus, smp.CPU)
+		}
+	}
+	slices.Sort(cpus)
+	return cpus
 }
