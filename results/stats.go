@@ -158,21 +158,22 @@ func weakerStep(rep interface{ AcceptedStepInfo() (int, int, string) }) string {
 	return ""
 }
 
+// withoutRun drops a warning's "run N: " prefix, leaving what happened.
+func withoutRun(warn string) string {
+	if rest, ok := strings.CutPrefix(warn, "run "); ok {
+		if _, after, ok := strings.Cut(rest, ": "); ok {
+			return after
+		}
+	}
+	return warn
+}
+
 // dedupe keeps the first of identical warnings that differ only by run.
 func dedupe(w []string) []string {
 	out := []string{}
 	seen := map[string]bool{}
 	for _, s := range w {
-		key := s
-		if i := len("run "); len(s) > i && s[:i] == "run " {
-			for j := i; j < len(s); j++ {
-				if s[j] == ':' {
-					key = s[j:]
-					break
-				}
-			}
-		}
-		if !seen[key] {
+		if key := withoutRun(s); !seen[key] {
 			seen[key] = true
 			out = append(out, s)
 		}
@@ -208,12 +209,7 @@ func (r *Run) GroupedWarnings() []string {
 	who := map[string][]string{}
 	for _, b := range r.Benchmarks {
 		for _, warn := range b.Warnings {
-			text := warn
-			if rest, ok := strings.CutPrefix(warn, "run "); ok {
-				if _, after, ok := strings.Cut(rest, ": "); ok {
-					text = after
-				}
-			}
+			text := withoutRun(warn)
 			if _, seen := who[text]; !seen {
 				order = append(order, text)
 			}
