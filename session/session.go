@@ -104,8 +104,8 @@ func Begin(opts Options) (*Session, error) {
 		return nil, err
 	}
 	if opts.Accept == nil {
-		any := Any
-		opts.Accept = &any
+		rule := Any
+		opts.Accept = &rule
 	}
 	s := &Session{opts: opts, tid: sched.Gettid(), lastCPU: -1}
 	s.target = cpuset.Of(opts.CPU)

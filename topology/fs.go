@@ -41,10 +41,6 @@ type reader struct {
 	full bool // read caches, NUMA nodes and model names too
 }
 
-func newReader(f FS) (*reader, error) { return &reader{FS: f}, nil }
-
-func (f *reader) close() {}
-
 func (f *reader) open(p string) (*os.File, error) { return os.Open(f.Path(p)) }
 
 // linkInside reports whether p, if it is a symbolic link, points to a

@@ -113,12 +113,7 @@ func read(root string, full bool) (*Topology, error) {
 		}
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
-	r, err := newReader(fsys)
-	r.full = full
-	if err != nil {
-		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
-	}
-	defer r.close()
+	r := &reader{FS: fsys, full: full}
 	t := &Topology{Root: root}
 	if err := t.readGlobal(r); err != nil {
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
