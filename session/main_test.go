@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
+
+	"corepin.dev/corepin/internal/nobody"
 )
 
 // The test binary doubles as a helper process: with COREPIN_SESSION_HELPER
@@ -86,19 +87,9 @@ func runHelper(t *testing.T, name string, asNobody bool) helperResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cmd *exec.Cmd
+	cmd := exec.Command(exe)
 	if asNobody {
-		if os.Geteuid() != 0 {
-			t.Skip("needs root to run a helper as nobody")
-		}
-		setpriv, err := exec.LookPath("setpriv")
-		if err != nil {
-			t.Skip("needs setpriv (util-linux) to run a helper as nobody")
-		}
-		exe = copyExecutable(t, exe)
-		cmd = exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exe)
-	} else {
-		cmd = exec.Command(exe)
+		cmd = nobody.Command(t, nobody.Executable(t))
 	}
 	cmd.Env = append(os.Environ(), "COREPIN_SESSION_HELPER="+name)
 	out, err := cmd.Output()
@@ -110,27 +101,6 @@ func runHelper(t *testing.T, name string, asNobody bool) helperResult {
 		t.Fatalf("helper %s printed %q: %v", name, out, err)
 	}
 	return res
-}
-
-// copyExecutable puts the test binary where nobody may run it.
-func copyExecutable(t *testing.T, exe string) string {
-	dir, err := os.MkdirTemp("", "corepin-helper-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(dir, filepath.Base(exe))
-	if err := os.WriteFile(dst, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }
 
 // probeThreads runs n goroutines, each briefly locked to whatever thread the

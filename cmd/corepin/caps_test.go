@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"testing"
 
 	"corepin.dev/corepin/experiment"
+	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/runner"
 )
@@ -69,54 +69,25 @@ func TestCapsAgreesWithUclampset(t *testing.T) {
 }
 
 func TestCapsAsNobodyAgreesWithChrt(t *testing.T) {
-	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("needs root on Linux to run corepin as nobody")
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux")
 	}
-	setpriv, err1 := exec.LookPath("setpriv")
-	chrt, err2 := exec.LookPath("chrt")
-	if err1 != nil || err2 != nil {
-		t.Skip("needs setpriv and chrt (util-linux)")
+	chrt, err := exec.LookPath("chrt")
+	if err != nil {
+		t.Skip("needs chrt (util-linux)")
 	}
-	nobody := []string{"--reuid=65534", "--regid=65534", "--clear-groups"}
-	exe := copyExecutable(t)
-	cmd := exec.Command(setpriv, append(nobody, exe, "caps", "--json")...)
+	cmd := nobody.Command(t, nobody.Executable(t), "caps", "--json")
 	cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("caps as nobody: %v", err)
 	}
 	c := capsJSON(t, string(out))
-	witness := exec.Command(setpriv, append(nobody, chrt, "-f", "1", "true")...).Run() == nil
+	witness := nobody.Command(t, chrt, "-f", "1", "true").Run() == nil
 	if c.Realtime != witness {
 		t.Errorf("caps as nobody says realtime=%v, chrt -f 1 succeeded=%v", c.Realtime, witness)
 	}
 	if c.Realtime || c.NiceLowering {
 		t.Errorf("nobody may use realtime or lower nice: %+v", c)
 	}
-}
-
-// copyExecutable puts the test binary where nobody may run it.
-func copyExecutable(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "corepin-cli-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(dir, "corepin")
-	if err := os.WriteFile(dst, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/sched"
 )
@@ -204,22 +205,8 @@ func TestExecWatcherPullsBack(t *testing.T) {
 
 func TestExecUnprivileged(t *testing.T) {
 	requireExec(t)
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to run corepin as nobody")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("needs setpriv")
-	}
-	exe := copyExecutable(t)
-	dir := filepath.Join(filepath.Dir(exe), "out")
-	if err := os.Mkdir(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o777) // past the umask: nobody writes the report here
-	report := filepath.Join(dir, "r.json")
-	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exe,
-		"exec", "-q", "--report", report, "--", "sh", "-c", "echo ran")
+	report := filepath.Join(nobody.Dir(t), "r.json")
+	cmd := nobody.Command(t, nobody.Executable(t), "exec", "-q", "--report", report, "--", "sh", "-c", "echo ran")
 	cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "ran") {
