@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"corepin.dev/corepin/internal/atomicfile"
@@ -26,11 +27,15 @@ import (
 //go:embed page.html.tmpl
 var pageTemplate string
 
-var page = template.Must(template.Must(template.New("page").Funcs(template.FuncMap{
-	"seconds": fmtSeconds,
-	"pct":     func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
-	"opt":     fmtOpt,
-}).Parse(styleTemplate)).Parse(pageTemplate))
+// page is parsed on first use, not at start-up: every corepin command links
+// this package, and most never draw a page.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.Must(template.New("page").Funcs(template.FuncMap{
+		"seconds": fmtSeconds,
+		"pct":     func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
+		"opt":     fmtOpt,
+	}).Parse(styleTemplate)).Parse(pageTemplate))
+})
 
 // Page is what the template shows.
 type Page struct {
@@ -94,7 +99,7 @@ func Write(w io.Writer, run *results.Run, dir string) error {
 // Render writes the page.
 func (p *Page) Render(w io.Writer) error {
 	var buf bytes.Buffer
-	if err := page.Execute(&buf, p); err != nil {
+	if err := page().Execute(&buf, p); err != nil {
 		return err
 	}
 	_, err := w.Write(buf.Bytes())

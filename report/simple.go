@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+	"sync"
 )
 
 //go:embed style.html.tmpl
@@ -12,7 +13,9 @@ var styleTemplate string
 //go:embed simple.html.tmpl
 var simpleTemplate string
 
-var simple = template.Must(template.Must(template.New("simple").Parse(styleTemplate)).Parse(simpleTemplate))
+var simple = sync.OnceValue(func() *template.Template { // parsed on first use, as page is
+	return template.Must(template.Must(template.New("simple").Parse(styleTemplate)).Parse(simpleTemplate))
+})
 
 // Simple is a page of facts, charts and tables, for the experiments and
 // comparisons: the same look as the run report.
@@ -33,4 +36,4 @@ type SimpleSection struct {
 }
 
 // Render writes the page.
-func (s *Simple) Render(w io.Writer) error { return simple.Execute(w, s) }
+func (s *Simple) Render(w io.Writer) error { return simple().Execute(w, s) }
