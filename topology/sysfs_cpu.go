@@ -21,13 +21,18 @@ func (t *Topology) readGlobal(f *reader) error {
 		if err != nil {
 			return cpuset.Set{}
 		}
+		p := cpuDir + "/" + name
+		text, ok, rerr := f.readString(p)
 		// Kernels before 4.x print "(null)" in nohz_full when the
 		// feature is configured but no CPU uses it.
-		if s, _, _ := f.readString(cpuDir + "/" + name); s == "(null)" {
+		if !ok || rerr != nil || text == "(null)" {
+			err = rerr
 			return cpuset.Set{}
 		}
-		var s cpuset.Set
-		s, _, err = f.readList(cpuDir + "/" + name)
+		s, perr := cpuset.Parse(text)
+		if perr != nil {
+			err = &FileError{Path: f.Path(p), Err: perr}
+		}
 		return s
 	}
 	t.Possible = read("possible")
