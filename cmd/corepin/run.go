@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
 
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
@@ -200,25 +202,33 @@ func (e *lineEvents) Finish() {}
 
 // barEvents draws a progress bar with the benchmark, run and ETA.
 type barEvents struct {
-	w   io.Writer
-	bar *progressbar.ProgressBar
+	w    io.Writer
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	what atomic.Value // the run in progress, shown left of the bar
 }
 
 func (e *barEvents) Start(total int) {
-	e.bar = progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(e.w), progressbar.OptionSetWidth(30),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionClearOnFinish(), progressbar.OptionSetDescription("starting"))
+	e.what.Store("starting")
+	e.p = mpb.New(mpb.WithOutput(e.w), mpb.WithWidth(30))
+	e.bar = e.p.AddBar(int64(total), mpb.BarRemoveOnComplete(),
+		mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return e.what.Load().(string) }, decor.WCSyncSpaceR)),
+		mpb.AppendDecorators(decor.CountersNoUnit("%d/%d"), decor.Name(" · ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
 }
 func (e *barEvents) RunStarted(bench string, run, of int, warmup bool) {
 	kind := "run"
 	if warmup {
 		kind = "warm-up"
 	}
-	e.bar.Describe(fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of))
+	e.what.Store(fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of))
 }
-func (e *barEvents) RunDone(string, *results.RunRecord) { e.bar.Add(1) }
-func (e *barEvents) Finish()                            { e.bar.Finish(); fmt.Fprintln(e.w) }
+func (e *barEvents) RunDone(string, *results.RunRecord) { e.bar.Increment() }
+
+// Finish takes the bar away, also when the run stopped early.
+func (e *barEvents) Finish() {
+	e.bar.Abort(true)
+	e.p.Wait()
+}
 
 // printGroupedWarnings prints each warning once, with the benchmarks it
 // concerns.
