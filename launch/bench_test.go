@@ -1,13 +1,16 @@
 package launch
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
+	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/session"
 )
 
@@ -21,17 +24,26 @@ func TestMain(m *testing.M) {
 
 // BenchmarkLaunchTrue is a whole launch of /bin/true on the last CPU with
 // the default ladder and the watcher, as corepin exec does it (without the
-// command line's own start-up).
+// command line's own start-up): forked from a prepared thread, and through
+// the re-executed launcher.
 func BenchmarkLaunchTrue(b *testing.B) {
-	cpu := runtime.NumCPU() - 1
-	for b.Loop() {
-		rep, err := Run(context.Background(), Config{
-			Spec:        Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"true"}},
-			WatchPeriod: 100e6,
-		})
-		if err != nil || rep.ExitCode() != 0 {
-			b.Fatalf("%v, exit %d", err, rep.ExitCode())
+	for _, launcher := range []bool{false, true} {
+		name := StartFork
+		if launcher {
+			name = StartLauncher
 		}
+		b.Run(name, func(b *testing.B) {
+			cpu := runtime.NumCPU() - 1
+			for b.Loop() {
+				rep, err := Run(context.Background(), Config{
+					Spec:        Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"true"}},
+					WatchPeriod: 100e6, Launcher: launcher,
+				})
+				if err != nil || rep.ExitCode() != 0 || rep.Start != name {
+					b.Fatalf("%v, exit %d, start %s", err, rep.ExitCode(), rep.Start)
+				}
+			}
+		})
 	}
 }
 
@@ -53,5 +65,56 @@ func BenchmarkTasksetChrt(b *testing.B) {
 func TestLaunchRefusesNothingToRun(t *testing.T) {
 	if _, err := Run(context.Background(), Config{}); err == nil {
 		t.Error("a launch without a command succeeded")
+	}
+}
+
+// A QoS level is set on the thread by an ioctl that fork does not copy, so
+// it always goes through the launcher, whose thread becomes the command.
+func TestRunQoSGoesThroughTheLauncher(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux")
+	}
+	level := qos.UserInteractive
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Config{
+		Spec:   Spec{CPU: runtime.NumCPU() - 1, Ladder: session.QoSLadder(level), QoS: &level, Accept: "any", Args: []string{"sh", "-c", "echo $$"}},
+		Stdout: &out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Start != StartLauncher || rep.ExitCode() != 0 {
+		t.Fatalf("start %q, exit %d", rep.Start, rep.ExitCode())
+	}
+	// The launcher execs the command in place: the session's thread is the
+	// command's main thread.
+	if got := strings.TrimSpace(out.String()); got != strconv.Itoa(rep.TID) || rep.Child.PID != rep.TID {
+		t.Errorf("command pid %s, child %d, session thread %d: not the same", got, rep.Child.PID, rep.TID)
+	}
+}
+
+// Forked, the command starts as a copy of the session's thread: another
+// process, and that thread is put back afterwards.
+func TestRunForkedPutsTheThreadBack(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux with 2 CPUs")
+	}
+	cpu := runtime.NumCPU() - 1
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Config{
+		Spec:   Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"grep", "Cpus_allowed_list", "/proc/self/status"}},
+		Stdout: &out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Start != StartFork || rep.Child.PID == rep.TID {
+		t.Errorf("start %q, child %d, session thread %d", rep.Start, rep.Child.PID, rep.TID)
+	}
+	if want := "Cpus_allowed_list:\t" + strconv.Itoa(cpu); !strings.Contains(out.String(), want) {
+		t.Errorf("the command read %q, want %q", out.String(), want)
+	}
+	if !rep.Restore.Done || !rep.Restore.OK {
+		t.Errorf("the forking thread was not put back: %+v", rep.Restore)
 	}
 }

@@ -1,15 +1,24 @@
 // Package launch runs a command on the chosen CPU with verified scheduling.
 //
 // Go cannot run code between fork and exec, and os/exec has no field for
-// affinity or priority, so corepin re-executes itself as a small launcher:
-// the launcher locks its main thread, runs a session on it (affinity, the
-// ladder of attributes, QoS), sends the report to the parent over an
-// inherited pipe, marks the pipe close-on-exec and execs the command, which
-// keeps the thread's affinity, policy, nice and uclamp. As in Go's own
-// fork/exec, end-of-file on the pipe with no error message means the exec
-// happened. The parent then watches the command's threads, keeps its own
+// affinity or priority. There are two ways around that, and Run picks one:
+//
+//   - Fork from a prepared thread (the default). A locked goroutine runs a
+//     session on its own thread (affinity, the ladder of attributes), reads
+//     it back, and starts the command from that thread: Go forks from the
+//     calling thread, fork copies the thread's mask, policy, nice and
+//     uclamp, and exec keeps them. The thread is then put back as it was.
+//   - Re-execute corepin as a small launcher (Main), for what fork does not
+//     copy, such as a HarmonyOS QoS level, or when asked (Config.Launcher).
+//     The launcher locks its main thread, runs the session on it, sends the
+//     report to the parent over an inherited pipe, marks the pipe
+//     close-on-exec and execs the command. As in Go's own fork/exec,
+//     end-of-file on the pipe with no error message means the exec
+//     happened.
+//
+// Either way the parent then watches the command's threads, keeps its own
 // threads off the target, forwards signals and reports the child's
-// resource use.
+// resource use. The report's Start field says which way was taken.
 package launch
 
 import (

@@ -11,6 +11,7 @@ import (
 type Report struct {
 	session.Report
 	Command []string      `json:"command"`
+	Start   string        `json:"start"` // StartFork or StartLauncher
 	Child   ChildReport   `json:"child"`
 	Watch   *watch.Result `json:"watch"`
 	// WatchError says why there is no watch result.
@@ -21,6 +22,16 @@ type Report struct {
 	ExecError string `json:"exec_error,omitempty"`
 	ExecErrno string `json:"exec_errno,omitempty"`
 }
+
+// How the command was started.
+const (
+	// StartFork: forked from a thread of corepin that the session had set
+	// up, so the command began as a copy of that thread.
+	StartFork = "fork"
+	// StartLauncher: corepin ran again as the launcher, set up its own
+	// thread and became the command.
+	StartLauncher = "launcher"
+)
 
 // ChildReport is the command's end and resource use.
 type ChildReport struct {

@@ -24,6 +24,10 @@ import (
 // Config is a command to run and how to run it.
 type Config struct {
 	Spec Spec
+	// Launcher starts the command through the re-executed launcher even
+	// when forking it from a prepared thread would do; a QoS level always
+	// goes through the launcher.
+	Launcher bool
 	// Self is the program that acts as the launcher: one whose main calls
 	// Main when its first argument is Arg. It defaults to this program.
 	Self   string
@@ -56,13 +60,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(cfg.Spec.Args) == 0 {
 		return nil, errors.New("no command to run")
 	}
-	if cfg.Self == "" {
-		self, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("finding corepin's own executable: %w", err)
-		}
-		cfg.Self = self
-	}
 	if cfg.Grace == 0 {
 		cfg.Grace = 2 * time.Second
 	}
@@ -74,44 +71,32 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	restoreParent := keepOff(target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 
-	specJSON, err := json.Marshal(cfg.Spec)
+	var cmd *exec.Cmd
+	var err error
+	started := time.Now()
+	if cfg.Spec.QoS == nil && !cfg.Launcher {
+		rep.Start = StartFork
+		cmd, err = startForked(cfg, rep)
+	} else {
+		rep.Start = StartLauncher
+		cmd, err = startLauncher(cfg, rep)
+	}
 	if err != nil {
 		return nil, err
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("making the report pipe: %w", err)
+	if cmd.Process == nil { // refused, or the command could not be started
+		return rep, nil
 	}
-	defer r.Close()
-	cmd := exec.Command(cfg.Self, append([]string{Arg}, cfg.Spec.Args...)...)
-	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
-	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Dir, cfg.Stdin, cfg.Stdout, cfg.Stderr
-	cmd.ExtraFiles = []*os.File{w}
-	started := time.Now()
-	if err := cmd.Start(); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("starting the launcher %s: %w", cfg.Self, err)
-	}
-	w.Close()
 	rep.Child.PID = cmd.Process.Pid
-
 	stopSignals := func() {}
 	if cfg.ForwardSignals {
 		stopSignals = forwardSignals(cmd.Process)
 	}
 	defer stopSignals()
-	if err := readMessages(r, rep); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, err
-	}
 	var watcher *watch.Watcher
-	if rep.Refused == "" && rep.ExecError == "" {
-		rep.Child.Started = true
-		if cfg.WatchPeriod > 0 {
-			if watcher, err = watch.Start(ctx, watchOptions(rep, target, cfg.WatchPeriod)); err != nil {
-				rep.WatchError = err.Error() // a command that ended at once leaves nothing to watch
-			}
+	if cfg.WatchPeriod > 0 {
+		if watcher, err = watch.Start(ctx, watchOptions(rep, target, cfg.WatchPeriod)); err != nil {
+			rep.WatchError = err.Error() // a command that ended at once leaves nothing to watch
 		}
 	}
 	// A cancelled context ends the command as a timeout does. (corepin
@@ -156,6 +141,97 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, fmt.Errorf("waiting for %s: %w", cfg.Spec.Args[0], waitErr)
 	}
 	return rep, nil
+}
+
+// startForked runs the session on a locked thread of this process and
+// forks the command from that thread, so the command starts as a copy of
+// it: fork keeps the thread's mask, policy, nice and uclamp, and exec keeps
+// them too. Go forks from the calling thread, and a locked goroutine stays
+// on its thread. The read-back is the forking thread's, taken just before
+// the fork; afterwards the session puts that thread back as it found it
+// (or, when that fails, the thread dies with its goroutine). This saves the
+// launcher's own start, which costs more than the rest of a launch.
+func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
+	opts, err := cfg.Spec.options()
+	if err != nil {
+		return nil, err
+	}
+	cmd := command(cfg, cfg.Spec.Args[0], cfg.Spec.Args[1:]...)
+	var startErr error
+	srep, err := session.Run(opts, func(*session.Session) error {
+		startErr = cmd.Start()
+		return startErr
+	})
+	if srep == nil {
+		return nil, err // no session: nothing was changed or started
+	}
+	rep.Report = *srep
+	switch {
+	case errors.Is(err, session.ErrNotAccepted):
+		rep.Refused = srep.Accept.Why
+	case startErr != nil:
+		rep.ExecErrno, _ = execErrno(startErr)
+		rep.ExecError = innermost(startErr)
+	default:
+		rep.Child.Started = true
+	}
+	if errors.Is(err, session.ErrRestoreFailed) {
+		rep.Parent.Note = "the thread that forked the command could not be put back and was ended: " + err.Error()
+	}
+	return cmd, nil
+}
+
+// startLauncher starts corepin again as the launcher, which runs the
+// session on its own thread and then execs the command (see Main). It is
+// the way when the request has a part that fork does not copy, such as a
+// HarmonyOS QoS level, and the way to have the read-back taken by the
+// process that becomes the command.
+func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
+	if cfg.Self == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("finding corepin's own executable: %w", err)
+		}
+		cfg.Self = self
+	}
+	specJSON, err := json.Marshal(cfg.Spec)
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("making the report pipe: %w", err)
+	}
+	defer r.Close()
+	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Spec.Args...)...)
+	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("starting the launcher %s: %w", cfg.Self, err)
+	}
+	w.Close()
+	if err := readMessages(r, rep); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, err
+	}
+	if rep.Refused != "" || rep.ExecError != "" {
+		cmd.Wait() // the launcher exits without running the command
+		cmd.Process = nil
+		return cmd, nil
+	}
+	rep.Child.Started = true
+	return cmd, nil
+}
+
+// command is the exec.Cmd for name and args with the config's folder,
+// environment and streams.
+func command(cfg Config, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env = cfg.Env
+	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Dir, cfg.Stdin, cfg.Stdout, cfg.Stderr
+	return cmd
 }
 
 func envOr(env []string) []string {

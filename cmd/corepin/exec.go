@@ -23,15 +23,19 @@ func newExecCmd() *cobra.Command {
 		timeout    time.Duration
 		reportFile string
 		quiet      bool
+		launcher   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "exec [flags] -- COMMAND [ARG...]",
 		Short: "Run a command on the chosen core with verified scheduling",
-		Long: `Run a command on the chosen core. corepin re-executes itself as a launcher
-that sets the affinity and scheduling attributes on its own thread, reads
-them back, and then becomes the command, which keeps them. While the command
-runs, a watcher follows its threads (and its children's), puts back any
-that drift, and measures how much of their time they spent on the target.
+		Long: `Run a command on the chosen core. corepin sets the affinity and scheduling
+attributes on one of its own threads, reads them back, and starts the
+command from that thread, which the command copies; the thread is then put
+back. With --launcher (and always for --qos, which fork does not copy),
+corepin instead re-executes itself as a launcher that sets up its own thread
+and then becomes the command. While the command runs, a watcher follows its
+threads (and its children's), puts back any that drift, and measures how
+much of their time they spent on the target.
 
 Standard streams pass through, SIGINT, SIGTERM and SIGHUP are forwarded,
 and corepin exits with the command's status (128+N for a signal, 125 when
@@ -65,7 +69,7 @@ when it is not found).`,
 					AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept, Args: args,
 				},
 				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
-				Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true,
+				Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
 			})
 			if err != nil {
 				return err
@@ -97,6 +101,7 @@ when it is not found).`,
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
 	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print no summary")
+	cmd.Flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
 	return cmd
 }
 
@@ -123,7 +128,7 @@ func printExecSummary(w io.Writer, rep *launch.Report) {
 		b.WriteString("; timed out")
 	}
 	if !rep.Restore.OK && rep.Restore.Done {
-		b.WriteString("; launcher restore failed")
+		b.WriteString("; the thread that started it could not be put back")
 	}
 	fmt.Fprintln(w, b.String())
 }

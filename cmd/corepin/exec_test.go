@@ -40,6 +40,21 @@ func readReport(t *testing.T, path string) launch.Report {
 	return rep
 }
 
+// starts are the two ways exec starts a command, and the flags that pick
+// each; the tests that concern what the command receives run both.
+var starts = []struct {
+	name  string
+	flags []string
+}{
+	{launch.StartFork, nil},
+	{launch.StartLauncher, []string{"--launcher"}},
+}
+
+// execArgs is "exec", the start's flags, then args.
+func execArgs(flags []string, args ...string) []string {
+	return append(append([]string{"exec"}, flags...), args...)
+}
+
 // TestExecIndependentReaders checks the command's scheduling with tools
 // that know nothing of corepin.
 func TestExecIndependentReaders(t *testing.T) {
@@ -50,28 +65,44 @@ func TestExecIndependentReaders(t *testing.T) {
 		}
 	}
 	script := `grep Cpus_allowed_list /proc/$$/status; taskset -p $$; chrt -p $$; echo "nice $(ps -o ni= -p $$)"`
-	args := []string{"exec", "--cpu", fmt.Sprint(cpu), "-q", "--", "sh", "-c", script}
+	sflags := []string{"--cpu", fmt.Sprint(cpu), "-q"}
 	wantPolicy := "SCHED_OTHER"
 	if sched.Realtime().Supported {
-		args = append([]string{"exec", "--cpu", fmt.Sprint(cpu), "-q", "--ladder", "spec", "--realtime", "--"}, "sh", "-c", script)
+		sflags = append(sflags, "--ladder", "spec", "--realtime")
 		wantPolicy = "SCHED_FIFO"
 	}
-	out, errOut, code := corepin(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	mask := cpuset.Of(cpu)
-	for _, want := range []string{
-		"Cpus_allowed_list:\t" + mask.String(),
-		"current affinity mask: " + mask.Mask(),
-		"scheduling policy: " + wantPolicy,
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	if wantPolicy == "SCHED_OTHER" && sched.NiceLowering().Supported && !strings.Contains(out, "nice -20") {
-		t.Errorf("nice is not -20:\n%s", out)
+	for _, st := range starts {
+		t.Run(st.name, func(t *testing.T) {
+			report := filepath.Join(t.TempDir(), "r.json")
+			flags := append(append(append([]string{}, st.flags...), sflags...), "--report", report, "--")
+			out, errOut, code := corepin(t, execArgs(flags, "sh", "-c", script)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			mask := cpuset.Of(cpu)
+			for _, want := range []string{
+				"Cpus_allowed_list:\t" + mask.String(),
+				"current affinity mask: " + mask.Mask(),
+				"scheduling policy: " + wantPolicy,
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			if wantPolicy == "SCHED_OTHER" && sched.NiceLowering().Supported && !strings.Contains(out, "nice -20") {
+				t.Errorf("nice is not -20:\n%s", out)
+			}
+			rep := readReport(t, report)
+			if rep.Start != st.name {
+				t.Errorf("report says start %q, want %q", rep.Start, st.name)
+			}
+			// Forked, the command is a copy of a corepin thread, which
+			// must then be put back; the launcher's thread becomes the
+			// command and is never put back.
+			if rep.Restore.Done != (st.name == launch.StartFork) || (rep.Restore.Done && !rep.Restore.OK) {
+				t.Errorf("%s: restore of the starting thread %+v", st.name, rep.Restore)
+			}
+		})
 	}
 }
 
@@ -94,10 +125,13 @@ func TestExecExitCodes(t *testing.T) {
 		{[]string{"exec", "--ladder", "spec", "--nice", "3", "--", "true"}, exitUsage, "cannot be combined"},
 		{[]string{"exec", "--uclamp", "9:1", "--", "true"}, exitUsage, "min <= max"},
 	}
-	for _, tt := range tests {
-		_, errOut, code := corepin(t, tt.args...)
-		if code != tt.code || !strings.Contains(errOut, tt.msg) {
-			t.Errorf("corepin %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, errOut, tt.code, tt.msg)
+	for _, st := range starts {
+		for _, tt := range tests {
+			args := append(append([]string{tt.args[0]}, st.flags...), tt.args[1:]...)
+			_, errOut, code := corepin(t, args...)
+			if code != tt.code || !strings.Contains(errOut, tt.msg) {
+				t.Errorf("corepin %s: exit %d, stderr %q; want %d and %q", strings.Join(args, " "), code, errOut, tt.code, tt.msg)
+			}
 		}
 	}
 }
@@ -205,24 +239,28 @@ func TestExecWatcherPullsBack(t *testing.T) {
 
 func TestExecUnprivileged(t *testing.T) {
 	requireExec(t)
-	report := filepath.Join(nobody.Dir(t), "r.json")
-	cmd := nobody.Command(t, nobody.Executable(t), "exec", "-q", "--report", report, "--", "sh", "-c", "echo ran")
-	cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "ran") {
-		t.Fatalf("as nobody: %v\n%s", err, out)
-	}
-	rep := readReport(t, report)
-	eperm := 0
-	for _, st := range rep.Ladder.Steps {
-		if st.Errno == "EPERM" {
-			eperm++
-		}
-		if st.Accepted {
-			t.Errorf("step %d accepted as nobody", st.Step)
-		}
-	}
-	if eperm == 0 || !rep.Readback.ExactAtReadback || rep.ExitCode() != 0 {
-		t.Errorf("as nobody: %d EPERM steps, read-back %+v, exit %d", eperm, rep.Readback, rep.ExitCode())
+	for _, st := range starts {
+		t.Run(st.name, func(t *testing.T) {
+			report := filepath.Join(nobody.Dir(t), "r.json")
+			cmd := nobody.Command(t, nobody.Executable(t), execArgs(st.flags, "-q", "--report", report, "--", "sh", "-c", "echo ran")...)
+			cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "ran") {
+				t.Fatalf("as nobody: %v\n%s", err, out)
+			}
+			rep := readReport(t, report)
+			eperm := 0
+			for _, st := range rep.Ladder.Steps {
+				if st.Errno == "EPERM" {
+					eperm++
+				}
+				if st.Accepted {
+					t.Errorf("step %d accepted as nobody", st.Step)
+				}
+			}
+			if eperm == 0 || !rep.Readback.ExactAtReadback || rep.ExitCode() != 0 {
+				t.Errorf("as nobody: %d EPERM steps, read-back %+v, exit %d", eperm, rep.Readback, rep.ExitCode())
+			}
+		})
 	}
 }
