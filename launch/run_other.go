@@ -20,6 +20,7 @@ type Config struct {
 	Timeout, Grace time.Duration
 	WatchPeriod    time.Duration
 	ForwardSignals bool
+	Launcher       bool
 }
 
 func signalNumber(string) int { return 0 }
