@@ -2,39 +2,70 @@
 # Launch overhead of `corepin exec` against taskset + chrt, and the
 # watcher's own cost, measured side by side on this machine.
 #
-#   bench/launch.sh [RUNS]
+#   bench/launch.sh [RUNS]      (default 200 rounds)
 #
-# The two launchers run in turn (A B A B ...) so that drift on a shared
-# machine hits both alike; the script prints each one's median and the
-# ratio of medians. Uses hyperfine when it is installed, else a shell loop.
+# Each round starts every command once, in turn, so that drift on a shared
+# machine hits them alike. The timer spawns each command with posix_spawn
+# and waits for it; its own cost is in every figure alike. Printed: each
+# command's median, and its ratio to taskset + chrt (ratio of medians, and
+# median of the per-round ratios).
+#
+# The commands:
+#   corepin exec                 as `go build` makes it, forked start (the default)
+#   corepin exec --launcher      the same, through the re-executed launcher
+#   corepin exec (static)        built with CGO_ENABLED=0, as for phones
+#   launchfloor                  the least a Go launcher can do (bench/launchfloor)
+#   taskset + chrt               the baseline
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-200}
-bin=$(mktemp -d)/corepin
-trap 'rm -rf "$(dirname "$bin")"' EXIT
-go build -o "$bin" ./cmd/corepin
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/corepin" ./cmd/corepin
+CGO_ENABLED=0 go build -o "$tmp/corepin-static" ./cmd/corepin
+CGO_ENABLED=0 go build -o "$tmp/launchfloor" ./bench/launchfloor
 cpu=$(( $(nproc) - 1 ))
-a="$bin exec -q --cpu $cpu -- true"
-b="taskset -c $cpu chrt -o 0 true"
 
-if command -v hyperfine >/dev/null; then
-  hyperfine -N --warmup 10 --runs "$runs" "$a" "$b"
-else
-  ns() { local s e; s=$(date +%s%N); $1 >/dev/null 2>&1; e=$(date +%s%N); echo $((e - s)); }
-  ta=(); tb=()
-  for _ in $(seq 10); do $a >/dev/null 2>&1; $b >/dev/null 2>&1; done
-  for _ in $(seq "$runs"); do ta+=("$(ns "$a")"); tb+=("$(ns "$b")"); done
-  median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-  ma=$(median "${ta[@]}"); mb=$(median "${tb[@]}")
-  printf 'A %-45s median %8.3f ms\n' "$a" "$(echo "$ma/1000000" | bc -l)"
-  printf 'B %-45s median %8.3f ms\n' "$b" "$(echo "$mb/1000000" | bc -l)"
-  printf 'A/B %.2f\n' "$(echo "$ma/$mb" | bc -l)"
-fi
+python3 - "$runs" "$cpu" "$tmp" <<'PY'
+import os, statistics, sys, time, shutil
+runs, cpu, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+true = shutil.which("true")
+cmds = [
+    ("corepin exec", [f"{tmp}/corepin", "exec", "-q", "--cpu", cpu, "--", "true"]),
+    ("corepin exec --launcher", [f"{tmp}/corepin", "exec", "-q", "--launcher", "--cpu", cpu, "--", "true"]),
+    ("corepin exec (static)", [f"{tmp}/corepin-static", "exec", "-q", "--cpu", cpu, "--", "true"]),
+    ("launchfloor", [f"{tmp}/launchfloor", cpu, "true"]),
+    ("taskset + chrt", [shutil.which("taskset"), "-c", cpu, shutil.which("chrt"), "-o", "0", true]),
+]
+devnull = os.open(os.devnull, os.O_RDWR)
+def once(argv):
+    t0 = time.perf_counter_ns()
+    pid = os.posix_spawn(argv[0], argv, os.environ,
+                         file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
+    _, status = os.waitpid(pid, 0)
+    t = time.perf_counter_ns() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{' '.join(argv)} failed with status {status}")
+    return t / 1e6
+for _ in range(10):                      # warm the page cache and the CPUs
+    for _, argv in cmds: once(argv)
+times = {name: [] for name, _ in cmds}
+for _ in range(runs):
+    for name, argv in cmds: times[name].append(once(argv))
+base = times["taskset + chrt"]
+mb = statistics.median(base)
+print(f"{runs} rounds, target CPU {cpu}")
+print(f"{'command':26} {'median ms':>10} {'÷ baseline':>11} {'paired':>8}")
+for name, _ in cmds:
+    t = times[name]
+    paired = statistics.median(a / b for a, b in zip(t, base))
+    print(f"{name:26} {statistics.median(t):10.3f} {statistics.median(t)/mb:11.2f} {paired:8.2f}")
+PY
 
 # The watcher's own CPU time per followed thread per second, at 100 ms,
 # on a program with 4 busy threads, and where it was allowed to run.
-report=$(mktemp)
-"$bin" exec -q --cpu "$cpu" --report "$report" -- sh -c 'for i in 1 2 3 4; do (timeout 3 sh -c "while :; do :; done") & done; wait'
+report=$tmp/report.json
+"$tmp/corepin" exec -q --cpu "$cpu" --report "$report" -- sh -c 'for i in 1 2 3 4; do (timeout 3 sh -c "while :; do :; done") & done; wait'
 python3 - "$report" "$cpu" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); w = r["watch"]; cpu = int(sys.argv[2])
@@ -46,4 +77,3 @@ print(f"watcher allowed on CPUs {w['watcher_cpus']}, target CPU {cpu}: "
       + ("never on the target" if cpu not in w["watcher_cpus"] else "ON THE TARGET"))
 print(f"residency on target {w['on_target_ratio']:.3f}, re-assertions {w['reasserts']}")
 PY
-rm -f "$report"
