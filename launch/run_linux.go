@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -148,9 +149,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // it: fork keeps the thread's mask, policy, nice and uclamp, and exec keeps
 // them too. Go forks from the calling thread, and a locked goroutine stays
 // on its thread. The read-back is the forking thread's, taken just before
-// the fork; afterwards the session puts that thread back as it found it
-// (or, when that fails, the thread dies with its goroutine). This saves the
-// launcher's own start, which costs more than the rest of a launch.
+// the fork. This saves the launcher's own start, which costs more than the
+// rest of a launch.
+//
+// Afterwards the session puts the thread back. Where that fails (a nice
+// raised without the privilege to lower it again) the goroutine exits
+// still locked and the runtime ends the thread with its changes, so
+// nothing is left behind and later launches are not refused.
 func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
 	opts, err := cfg.Spec.options()
 	if err != nil {
@@ -158,25 +163,36 @@ func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
 	}
 	cmd := command(cfg, cfg.Spec.Args[0], cfg.Spec.Args[1:]...)
 	var startErr error
-	srep, err := session.Run(opts, func(*session.Session) error {
-		startErr = cmd.Start()
-		return startErr
-	})
-	if srep == nil {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		s, err := session.Begin(opts)
+		if err != nil {
+			runtime.UnlockOSThread() // nothing was changed
+			done <- err
+			return
+		}
+		if s.Accepted() {
+			startErr = cmd.Start()
+		}
+		restored := s.Finish().OK
+		rep.Report = s.Report()
+		if restored {
+			runtime.UnlockOSThread()
+		}
+		done <- nil // when not restored, the thread ends with this goroutine
+	}()
+	if err := <-done; err != nil {
 		return nil, err // no session: nothing was changed or started
 	}
-	rep.Report = *srep
 	switch {
-	case errors.Is(err, session.ErrNotAccepted):
-		rep.Refused = srep.Accept.Why
+	case !rep.Accept.OK:
+		rep.Refused = rep.Accept.Why
 	case startErr != nil:
 		rep.ExecErrno, _ = execErrno(startErr)
 		rep.ExecError = innermost(startErr)
 	default:
 		rep.Child.Started = true
-	}
-	if errors.Is(err, session.ErrRestoreFailed) {
-		rep.Parent.Note = "the thread that forked the command could not be put back and was ended: " + err.Error()
 	}
 	return cmd, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchmath"
+
+	"corepin.dev/corepin/launch"
 )
 
 // Summarize computes the statistics of the counted runs, the ratio to the
@@ -135,8 +137,13 @@ func (b *Benchmark) warnings(times []float64) []string {
 		if msg := weakerStep(sch); msg != "" {
 			add("run %d: %s", r.Index, msg)
 		}
-		if sch.Restore.Done && !sch.Restore.OK {
-			add("run %d: the scheduling restore failed", r.Index)
+		switch {
+		case sch.Restore.OK || !sch.Restore.Done:
+		case sch.Start == launch.StartFork:
+			// Nothing is left changed: the thread was ended instead.
+			add("run %d: corepin's thread that started the command could not be put back, so it was ended (%s)", r.Index, sch.Restore.Failure())
+		default:
+			add("run %d: the scheduling restore failed (%s)", r.Index, sch.Restore.Failure())
 		}
 	}
 	return dedupe(w)

@@ -68,8 +68,8 @@ func Run(opts Options, fn func(*Session) error) (*Report, error) {
 		res := s.Finish()
 		rep := s.Report()
 		if !res.OK {
-			setTaint(fmt.Sprintf("thread %d: %s", s.tid, describe(res)))
-			done <- outcome{&rep, fmt.Errorf("%w: %s", ErrRestoreFailed, describe(res))}
+			setTaint(fmt.Sprintf("thread %d: %s", s.tid, res.Failure()))
+			done <- outcome{&rep, fmt.Errorf("%w: %s", ErrRestoreFailed, res.Failure())}
 			return // still locked: the thread dies with the goroutine
 		}
 		runtime.UnlockOSThread()
@@ -90,8 +90,10 @@ func (s *Session) call(fn func(*Session) error) (err error) {
 	return fn(s)
 }
 
-func describe(res RestoreResult) string {
-	for _, st := range res.Steps {
+// Failure names the first restore step that failed and why ("attributes:
+// sched_setattr: operation not permitted"), or "" when none did.
+func (r RestoreResult) Failure() string {
+	for _, st := range r.Steps {
 		if !st.OK {
 			msg := st.Error
 			if msg == "" {
@@ -100,5 +102,8 @@ func describe(res RestoreResult) string {
 			return st.What + ": " + msg
 		}
 	}
-	return "unknown failure"
+	if r.Done && !r.OK {
+		return "unknown failure"
+	}
+	return ""
 }

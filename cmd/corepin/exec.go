@@ -128,7 +128,7 @@ func printExecSummary(w io.Writer, rep *launch.Report) {
 		b.WriteString("; timed out")
 	}
 	if !rep.Restore.OK && rep.Restore.Done {
-		b.WriteString("; the thread that started it could not be put back")
+		b.WriteString("; corepin's thread that started it could not be put back, so it was ended")
 	}
 	fmt.Fprintln(w, b.String())
 }

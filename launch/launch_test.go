@@ -3,6 +3,7 @@ package launch
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/session"
 )
@@ -19,7 +21,27 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == Arg {
 		Main()
 	}
+	if os.Getenv("COREPIN_LAUNCH_HELPER") == "nice5twice" {
+		os.Exit(niceFiveTwice())
+	}
 	os.Exit(m.Run())
+}
+
+// niceFiveTwice launches twice with nice 5, which an unprivileged thread
+// can ask for but not undo, and prints what each launch reported.
+func niceFiveTwice() int {
+	five := 5
+	for range 2 {
+		rep, err := Run(context.Background(), Config{Spec: Spec{
+			CPU: runtime.NumCPU() - 1, Ladder: session.CustomLadder(nil, 0, &five, nil), Args: []string{"true"},
+		}})
+		if err != nil {
+			fmt.Println("error:", err)
+			return 1
+		}
+		fmt.Printf("start=%s exit=%d restored=%v nice=%d\n", rep.Start, rep.ExitCode(), rep.Restore.OK, rep.Readback.Nice)
+	}
+	return 0
 }
 
 // BenchmarkLaunchTrue is a whole launch of /bin/true on the last CPU with
@@ -116,5 +138,25 @@ func TestRunForkedPutsTheThreadBack(t *testing.T) {
 	}
 	if !rep.Restore.Done || !rep.Restore.OK {
 		t.Errorf("the forking thread was not put back: %+v", rep.Restore)
+	}
+}
+
+// Unprivileged, a raised nice cannot be lowered again, so the thread that
+// forked the command cannot be put back. It is ended instead, which leaves
+// nothing changed, so the next launch must not be refused.
+func TestRunForkedUnrestorableThreadIsEnded(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux with 2 CPUs")
+	}
+	cmd := nobody.Command(t, nobody.Executable(t))
+	cmd.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=nice5twice")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	want := "start=fork exit=0 restored=false nice=5"
+	if len(lines) != 2 || lines[0] != want || lines[1] != want {
+		t.Errorf("as nobody, two launches with nice 5 printed\n%s\nwant twice %q", out, want)
 	}
 }
