@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command launchfloor is the least a Go program can do to start a command
 // on one CPU: lock its thread, set the thread's mask and a nice value, fork
 // and exec the command from that thread, wait for it and exit with its
