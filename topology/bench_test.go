@@ -24,3 +24,18 @@ func BenchmarkReadLive(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSelectEPYC is what corepin exec and run read to pick a target
+// on a 96-CPU machine: the lighter read, then the selection.
+func BenchmarkSelectEPYC(b *testing.B) {
+	root := sysfstest.Unpack(b, "x86_64-epyc_7451")
+	for b.Loop() {
+		t, err := ReadForSelection(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := t.Select("5"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

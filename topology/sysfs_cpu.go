@@ -3,8 +3,11 @@ package topology
 import (
 	"bufio"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"corepin.dev/corepin/cpuset"
 )
@@ -96,21 +99,21 @@ func (t *Topology) readCPUs(f *reader) error {
 	if t.Present.IsEmpty() {
 		t.Present = cpuset.Of(ids...)
 	}
-	for _, id := range ids {
-		c, err := readCPU(f, id)
-		if err != nil {
-			return err
-		}
-		c.Online = t.isOnline(f, id)
-		if n, ok := nodes[id]; ok {
+	cpus, err := readCPUsOf(f, ids)
+	if err != nil {
+		return err
+	}
+	for _, c := range cpus {
+		c.Online = t.isOnline(f, c.ID)
+		if n, ok := nodes[c.ID]; ok {
 			c.Node = &n
 		}
-		c.Model = models[id]
-		if k, ok := pmuKinds[id]; ok {
+		c.Model = models[c.ID]
+		if k, ok := pmuKinds[c.ID]; ok {
 			c.Kind, c.KindSource = k, "pmu"
 		}
-		c.Isolated = t.Isolated.Contains(id)
-		c.NohzFull = t.NohzFull.Contains(id)
+		c.Isolated = t.Isolated.Contains(c.ID)
+		c.NohzFull = t.NohzFull.Contains(c.ID)
 		t.CPUs = append(t.CPUs, c)
 	}
 	for _, c := range t.CPUs {
@@ -200,6 +203,39 @@ func readCPU(f *reader, id int) (CPU, error) {
 	return c, nil
 }
 
+// parallelFrom is the number of CPUs from which their directories are read
+// by several goroutines: on a server each CPU costs about ten small reads,
+// and a launch waits for all of them.
+const parallelFrom = 16
+
+// readCPUsOf reads the cpuN directories of ids, in that order. On machines
+// with many CPUs the reads are spread over a few goroutines; the first
+// error, by CPU order, is returned.
+func readCPUsOf(f *reader, ids []int) ([]CPU, error) {
+	cpus := make([]CPU, len(ids))
+	errs := make([]error, len(ids))
+	workers := 1
+	if len(ids) >= parallelFrom {
+		workers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(ids); i = int(next.Add(1) - 1) {
+				cpus[i], errs[i] = readCPU(f, ids[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return cpus, nil
+}
+
 // readID reads a topology id; -1 means the platform does not know it.
 func readID(f *reader, p string) (*int, error) {
 	n, err := f.readInt(p)
@@ -218,14 +254,7 @@ func readFreqLimits(f *reader, id int) (max, min *float64, err error) {
 	if !f.linkInside(dir) {
 		return nil, nil, nil
 	}
-	if _, ok, err := f.readString(dir + "/cpuinfo_max_freq"); err != nil {
-		return nil, nil, err
-	} else if !ok {
-		if dir, err = policyDirOf(f, id); err != nil || dir == "" {
-			return nil, nil, err
-		}
-	}
-	khz := func(name string) (*float64, error) {
+	khz := func(dir, name string) (*float64, error) {
 		n, err := f.readInt(dir + "/" + name)
 		if n == nil || err != nil || *n <= 0 {
 			return nil, err
@@ -233,10 +262,17 @@ func readFreqLimits(f *reader, id int) (max, min *float64, err error) {
 		mhz := float64(*n) / 1000
 		return &mhz, nil
 	}
-	if max, err = khz("cpuinfo_max_freq"); err != nil {
+	max, err = khz(dir, "cpuinfo_max_freq")
+	if err == nil && max == nil {
+		if dir, err = policyDirOf(f, id); err != nil || dir == "" {
+			return nil, nil, err
+		}
+		max, err = khz(dir, "cpuinfo_max_freq")
+	}
+	if err != nil {
 		return nil, nil, err
 	}
-	if min, err = khz("cpuinfo_min_freq"); err != nil {
+	if min, err = khz(dir, "cpuinfo_min_freq"); err != nil {
 		return nil, nil, err
 	}
 	return max, min, nil
