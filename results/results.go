@@ -116,8 +116,8 @@ type RunRecord struct {
 	Summary  string          `json:"summary,omitempty"` // what a built-in computed
 	Checks   []suite.Outcome `json:"checks"`
 	Error    string          `json:"error,omitempty"`
-	// Scheduling is the report of the thread that did the work: the
-	// launcher's for a process, the session's for a thread.
+	// Scheduling is the report of the thread that did the work: the launch
+	// report for a process, the session's for a thread.
 	Scheduling   *launch.Report `json:"scheduling"`
 	TelemetryCSV string         `json:"telemetry_csv"` // relative to the results folder
 	Telemetry    TelemetryStats `json:"telemetry"`

@@ -53,8 +53,8 @@ func (cfg *Config) spec(args []string) launch.Spec {
 	}
 }
 
-// runWorkloadProcess re-executes corepin as the workload, through the
-// launcher, with GOMAXPROCS=1 so the Go runtime does not spread the single
+// runWorkloadProcess starts corepin again as the workload, on target
+// through the launch package, with GOMAXPROCS=1 so the Go runtime does not spread the single
 // thread's work.
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
 	var stdout, stderr bytes.Buffer
@@ -112,7 +112,7 @@ func (cfg *Config) runThread(b bench, rec *results.RunRecord) {
 	}
 }
 
-// runCommand runs a suite command through the launcher and checks its
+// runCommand runs a suite command on target (launch.Run) and checks its
 // output.
 func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b bench, rec *results.RunRecord) {
 	c := b.command
@@ -160,7 +160,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 }
 
-// record keeps the launcher's report and says whether the command ran to
+// record keeps the launch report and says whether the command ran to
 // a successful end.
 func (cfg *Config) record(rec *results.RunRecord, rep *launch.Report, err error, stderr []byte) bool {
 	if err != nil {

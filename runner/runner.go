@@ -1,7 +1,8 @@
 // Package runner runs a suite of benchmarks on the chosen core: every run
-// goes through the launcher (or a session thread), with the watcher and the
-// telemetry sampler around it, and every result is kept with its evidence
-// in a results folder that is on disk after each run.
+// is started on target by the launch package (or runs on a session
+// thread), with the watcher and the telemetry sampler around it, and every
+// result is kept with its evidence in a results folder that is on disk
+// after each run.
 package runner
 
 import (
@@ -26,7 +27,7 @@ import (
 
 // Isolation says how a run is separated from corepin itself.
 const (
-	Process = "process" // a child process through the launcher (the default)
+	Process = "process" // a child process started on target by launch.Run (the default)
 	Thread  = "thread"  // a session thread inside corepin (built-ins only)
 )
 

@@ -128,7 +128,7 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 		First: w.sample,
 		Tick:  w.sample,
 		Last: func() {
-			// A last look: the launcher stops the watcher after the child
+			// A last look: launch.Run stops the watcher after the child
 			// exited but before it is reaped, so its final CPU times are
 			// still there to read.
 			w.sample()

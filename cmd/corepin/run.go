@@ -120,7 +120,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
 	f.IntVar(&runs, "runs", 0, "counted runs per benchmark (default 6, the fewest for a 95% interval, or the suite's)")
 	f.IntVar(&warmup, "warmup", 1, "warm-up runs per benchmark, not counted")
-	f.StringVar(&isolation, "isolation", runner.Process, "process (a child through the launcher) or thread (a session thread; built-ins only)")
+	f.StringVar(&isolation, "isolation", runner.Process, "process (a child started on target, as corepin exec does) or thread (a session thread; built-ins only)")
 	f.DurationVar(&telemetryP, "telemetry", 0, "telemetry period (default 100ms for built-ins, 1s for suite files)")
 	f.DurationVar(&watchP, "watch", 100*time.Millisecond, "watcher period; 0 turns it off")
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")

@@ -10,7 +10,7 @@ import (
 )
 
 // newWorkloadCmd runs one built-in workload and prints its result as JSON;
-// corepin run starts it through the launcher for process isolation.
+// corepin run starts it on target as a child process for isolation.
 func newWorkloadCmd() *cobra.Command {
 	var size string
 	cmd := &cobra.Command{
