@@ -72,6 +72,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	restoreParent := keepOff(target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 
+	// Subscribe to the signals before the command exists: one that comes
+	// while it starts is passed on as soon as it runs, not lost.
+	var signals chan os.Signal
+	if cfg.ForwardSignals {
+		signals = make(chan os.Signal, 8)
+		signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(signals)
+	}
 	var cmd *exec.Cmd
 	var err error
 	started := time.Now()
@@ -89,11 +97,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, nil
 	}
 	rep.Child.PID = cmd.Process.Pid
-	stopSignals := func() {}
-	if cfg.ForwardSignals {
-		stopSignals = forwardSignals(cmd.Process)
+	if signals != nil {
+		defer forwardSignals(signals, cmd.Process)()
 	}
-	defer stopSignals()
 	var watcher *watch.Watcher
 	if cfg.WatchPeriod > 0 {
 		if watcher, err = watch.Start(ctx, watchOptions(rep, target, cfg.WatchPeriod)); err != nil {
@@ -304,21 +310,21 @@ func watchOptions(rep *Report, target cpuset.Set, period time.Duration) watch.Op
 	return opts
 }
 
-func forwardSignals(p *os.Process) (stop func()) {
-	ch := make(chan os.Signal, 4)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+// forwardSignals passes what arrives on signals on to p until stop is
+// called.
+func forwardSignals(signals <-chan os.Signal, p *os.Process) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		for {
 			select {
-			case s := <-ch:
+			case s := <-signals:
 				p.Signal(s)
 			case <-done:
 				return
 			}
 		}
 	}()
-	return func() { signal.Stop(ch); close(done) }
+	return func() { close(done) }
 }
 
 func fillChild(c *ChildReport, ps *os.ProcessState, wall time.Duration) {
