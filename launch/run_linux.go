@@ -80,6 +80,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		defer signal.Stop(signals)
 	}
+	// Either way fills in the session's part of the report and returns the
+	// running command, or nil when it was refused or could not start (the
+	// report says why); an error means corepin itself failed.
 	var cmd *exec.Cmd
 	var err error
 	started := time.Now()
@@ -93,7 +96,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cmd.Process == nil { // refused, or the command could not be started
+	if cmd == nil { // refused, or the command could not be started
 		return rep, nil
 	}
 	rep.Child.PID = cmd.Process.Pid
@@ -194,12 +197,13 @@ func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
 	switch {
 	case !rep.Accept.OK:
 		rep.Refused = rep.Accept.Why
+		return nil, nil
 	case startErr != nil:
 		rep.ExecErrno, _ = execErrno(startErr)
 		rep.ExecError = innermost(startErr)
-	default:
-		rep.Child.Started = true
+		return nil, nil
 	}
+	rep.Child.Started = true
 	return cmd, nil
 }
 
@@ -240,8 +244,7 @@ func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
 	}
 	if rep.Refused != "" || rep.ExecError != "" {
 		cmd.Wait() // the launcher exits without running the command
-		cmd.Process = nil
-		return cmd, nil
+		return nil, nil
 	}
 	rep.Child.Started = true
 	return cmd, nil
