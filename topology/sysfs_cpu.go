@@ -213,11 +213,17 @@ const parallelFrom = 16
 // error, by CPU order, is returned.
 func readCPUsOf(f *reader, ids []int) ([]CPU, error) {
 	cpus := make([]CPU, len(ids))
-	errs := make([]error, len(ids))
-	workers := 1
-	if len(ids) >= parallelFrom {
-		workers = min(runtime.GOMAXPROCS(0), 8)
+	if len(ids) < parallelFrom { // on the caller's goroutine: no thread to wake
+		for i, id := range ids {
+			var err error
+			if cpus[i], err = readCPU(f, id); err != nil {
+				return nil, err
+			}
+		}
+		return cpus, nil
 	}
+	errs := make([]error, len(ids))
+	workers := min(runtime.GOMAXPROCS(0), 8)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
