@@ -115,8 +115,8 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 	}
 	s.mu.Lock()
 	s.series.SamplerCPUs = s.loop.CPUs
-	if s.loop.Shared {
-		s.note(fmt.Sprintf("the sampler shares CPUs %s with the work: there is no other CPU it may use", s.loop.CPUs))
+	if note := s.loop.SharedNote("sampler"); note != "" {
+		s.note(note)
 	}
 	s.mu.Unlock()
 	return s, nil

@@ -144,8 +144,8 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	}
 	w.mu.Lock()
 	w.res.WatcherCPUs = w.loop.CPUs
-	if w.loop.Shared {
-		w.addError(fmt.Sprintf("the watcher shares CPUs %s with the work: there is no other CPU it may use", w.loop.CPUs))
+	if note := w.loop.SharedNote("watcher"); note != "" {
+		w.addError(note)
 	}
 	w.mu.Unlock()
 	return w, nil

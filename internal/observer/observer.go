@@ -9,6 +9,7 @@ package observer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
@@ -86,4 +87,14 @@ func (l *Loop) run(ctx context.Context, period time.Duration, f Funcs) {
 func (l *Loop) Stop() {
 	l.cancel()
 	<-l.done
+}
+
+// SharedNote is the note a user of the loop records when it had to share
+// the measured CPUs ("the sampler shares CPUs 1 with the work: ..."), or ""
+// when it did not.
+func (l *Loop) SharedNote(who string) string {
+	if !l.Shared {
+		return ""
+	}
+	return fmt.Sprintf("the %s shares CPUs %s with the work: there is no other CPU it may use", who, l.CPUs)
 }

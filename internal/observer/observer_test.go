@@ -3,6 +3,7 @@ package observer
 import (
 	"context"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,6 +37,9 @@ func TestLoopKeepsOffAndCallsInOrder(t *testing.T) {
 	if first.Load() != 1 || ticks.Load() < 1 || last.Load() != 1 {
 		t.Errorf("first %d, ticks %d, last %d", first.Load(), ticks.Load(), last.Load())
 	}
+	if note := l.SharedNote("sampler"); note != "" {
+		t.Errorf("a loop off the avoided CPUs has a shared note %q", note)
+	}
 	if l.Shared || l.CPUs.Intersect(avoid).Len() != 0 || onAvoided.Load() {
 		t.Errorf("the loop ran on %s (shared %v), avoiding %s", l.CPUs, l.Shared, avoid)
 	}
@@ -53,5 +57,8 @@ func TestLoopSharesWhenNoOtherCPU(t *testing.T) {
 	l.Stop()
 	if !l.Shared || l.CPUs.IsEmpty() || ticks.Load() != 1 {
 		t.Errorf("shared %v on %s, %d ticks (the last call falls back to Tick)", l.Shared, l.CPUs, ticks.Load())
+	}
+	if note := l.SharedNote("sampler"); !strings.Contains(note, "the sampler shares CPUs "+l.CPUs.String()) {
+		t.Errorf("shared note %q", note)
 	}
 }
