@@ -41,6 +41,7 @@ var page = sync.OnceValue(func() *template.Template {
 type Page struct {
 	Title      string
 	Run        *results.Run
+	Unfinished string // what an unfinished run holds; "" when it finished
 	Started    string
 	Score      string
 	Scheduling []Fact
@@ -116,6 +117,7 @@ func WriteFile(dir string, run *results.Run) (string, error) {
 func Build(run *results.Run, dir string) *Page {
 	p := &Page{Run: run, Title: "corepin run " + run.Started.UTC().Format("2006-01-02 15:04:05 UTC")}
 	p.Started = run.Started.UTC().Format(time.RFC3339)
+	p.Unfinished = run.StateNote()
 	if run.Score != nil {
 		p.Score = fmt.Sprintf("%.0f", *run.Score)
 	}
@@ -176,8 +178,8 @@ func schedulingFacts(run *results.Run) []Fact {
 				uclamp = fmt.Sprintf("%d/%d", *rb.Uclamp.Min, *rb.Uclamp.Max)
 			}
 			ladder := s.Ladder.Name
-			if s.Ladder.AcceptedStep > 0 {
-				ladder += fmt.Sprintf(": step %d held (%s)", s.Ladder.AcceptedStep, s.Ladder.Steps[s.Ladder.AcceptedStep-1].Asked)
+			if k := s.Ladder.AcceptedStep; k > 0 && k <= len(s.Ladder.Steps) {
+				ladder += fmt.Sprintf(": step %d held (%s)", k, s.Ladder.Steps[k-1].Asked)
 			} else if len(s.Ladder.Steps) > 0 {
 				ladder += ": no step held"
 			}

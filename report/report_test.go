@@ -44,7 +44,7 @@ func smallRun(t *testing.T) *results.Run {
 	rep.Restore = session.RestoreResult{Done: true, OK: true}
 	one := 1.0
 	rep.Watch = &watch.Result{OnTargetRatio: &one, Threads: []watch.ThreadStat{{TID: 1, Running: 10, OnTarget: 10}}}
-	run := &results.Run{Schema: results.Schema, Started: start, Topology: topo,
+	run := &results.Run{Schema: results.Schema, Started: start, Topology: topo, State: results.StateFinished,
 		Host:    results.Host{Hostname: "phone", Kernel: "5.10.0", CPUModel: "Kirin <test>", GoVersion: "go1.26.8"},
 		Target:  results.Target{Spec: "prime", Mode: "exact", ExactCPU: 12, SoftCPUs: target.SoftCPUs, Why: target.Why},
 		Options: results.Options{Runs: 2, Warmup: 0, Isolation: "process", TelemetryPeriod: 0.5, Ladder: "geekbench"},

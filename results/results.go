@@ -6,6 +6,7 @@
 package results
 
 import (
+	"encoding/json"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
@@ -20,15 +21,22 @@ const Schema = "corepin.run/v1"
 
 // Run is one invocation of corepin run: the content of run.json.
 type Run struct {
-	Schema      string             `json:"schema"`
-	Started     time.Time          `json:"started"`
-	Finished    *time.Time         `json:"finished"`
-	Interrupted bool               `json:"interrupted"`
-	Host        Host               `json:"host"`
-	Topology    *topology.Topology `json:"topology"`
-	Target      Target             `json:"target"`
-	Options     Options            `json:"options"`
-	Benchmarks  []Benchmark        `json:"benchmarks"`
+	Schema      string     `json:"schema"`
+	Started     time.Time  `json:"started"`
+	Finished    *time.Time `json:"finished"`
+	Interrupted bool       `json:"interrupted"`
+	// State is running, finished, interrupted or crashed (see StateRunning).
+	// Only a finished run has every planned run; the others hold the runs
+	// that completed, and nothing in place of the rest.
+	State string `json:"state"`
+	// Writer is the process that writes the run, so that a later reader
+	// can tell a run in progress from one whose writer died.
+	Writer     *Writer            `json:"writer,omitempty"`
+	Host       Host               `json:"host"`
+	Topology   *topology.Topology `json:"topology"`
+	Target     Target             `json:"target"`
+	Options    Options            `json:"options"`
+	Benchmarks []Benchmark        `json:"benchmarks"`
 	// Score is 1000 × the geometric mean of the ratios; null unless every
 	// benchmark has a reference time and passed its checks.
 	Score    *float64 `json:"score"`
@@ -77,13 +85,20 @@ type Benchmark struct {
 	ReferenceS  float64  `json:"reference_s,omitempty"`
 	// Valid: every counted run finished and passed its output checks.
 	Valid bool `json:"valid"`
+	// PlannedRuns and PlannedWarmups are what the run set out to do;
+	// CompletedRuns and CompletedWarmups what Runs holds.
+	PlannedRuns      int `json:"planned_runs"`
+	PlannedWarmups   int `json:"planned_warmups"`
+	CompletedRuns    int `json:"completed_runs"`
+	CompletedWarmups int `json:"completed_warmups"`
 	Stats
 	Ratio    *float64    `json:"ratio"` // reference / median
 	Warnings []string    `json:"warnings"`
 	Runs     []RunRecord `json:"runs"`
 }
 
-// Stats summarise the counted runs' times.
+// Stats summarise the counted runs' times. With no counted run (N is 0)
+// there is no time: run.json then holds null for each of them.
 type Stats struct {
 	N       int     `json:"n"`
 	MedianS float64 `json:"median_s"`
@@ -134,4 +149,24 @@ type TelemetryStats struct {
 	FreqMeanMHz *float64 `json:"freq_mean_mhz"`
 	UtilMeanPct *float64 `json:"util_mean_pct"`   // of the target CPUs
 	Notes       []string `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
+}
+
+// MarshalJSON writes the benchmark with null times when no counted run
+// completed: a benchmark that never ran has no median, not one of 0 s.
+func (b Benchmark) MarshalJSON() ([]byte, error) {
+	type plain Benchmark // without this method
+	out := struct {
+		plain
+		MedianS *float64 `json:"median_s"`
+		CILowS  *float64 `json:"ci_low_s"`
+		CIHighS *float64 `json:"ci_high_s"`
+		MinS    *float64 `json:"min_s"`
+		MaxS    *float64 `json:"max_s"`
+		CV      *float64 `json:"cv"`
+	}{plain: plain(b)}
+	if b.N > 0 {
+		out.MedianS, out.CILowS, out.CIHighS = &b.MedianS, &b.CILowS, &b.CIHighS
+		out.MinS, out.MaxS, out.CV = &b.MinS, &b.MaxS, &b.CV
+	}
+	return json.Marshal(out)
 }

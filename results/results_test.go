@@ -127,7 +127,7 @@ func TestSaveLoad(t *testing.T) {
 	if filepath.Base(f.Path) != "20261130-150000-host_with_odd" {
 		t.Errorf("folder %s", f.Path)
 	}
-	r := &Run{Schema: Schema, Benchmarks: []Benchmark{bench("fib", 1, 1, 1.1)}}
+	r := &Run{Schema: Schema, State: StateFinished, Benchmarks: []Benchmark{bench("fib", 1, 1, 1.1)}}
 	if err := f.Save(r); err != nil {
 		t.Fatal(err)
 	}

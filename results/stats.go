@@ -17,17 +17,21 @@ func (b *Benchmark) Summarize() {
 	var times []float64
 	var counted []int
 	b.Valid = true
+	b.CompletedRuns, b.CompletedWarmups = 0, 0
 	for i, r := range b.Runs {
 		if r.Warmup {
+			b.CompletedWarmups++
 			continue
 		}
+		b.CompletedRuns++
 		b.Valid = b.Valid && r.Valid
-		if r.Error == "" {
+		if r.Error == "" && r.WallS >= 0 && !math.IsInf(r.WallS, 0) && !math.IsNaN(r.WallS) {
 			times = append(times, r.WallS)
 			counted = append(counted, i)
 		}
 	}
-	b.Valid = b.Valid && len(counted) > 0
+	// A benchmark is valid only when every planned run completed.
+	b.Valid = b.Valid && len(counted) > 0 && b.CompletedRuns >= b.PlannedRuns
 	b.Stats = summarize(times, counted)
 	b.Ratio = nil
 	if b.ReferenceS > 0 && b.MedianS > 0 {
@@ -99,7 +103,10 @@ const (
 func (b *Benchmark) warnings(times []float64) []string {
 	w := []string{}
 	add := func(format string, a ...any) { w = append(w, fmt.Sprintf(format, a...)) }
-	if !b.Valid {
+	switch {
+	case b.CompletedRuns < b.PlannedRuns:
+		add("%d of %d planned runs completed: the benchmark is invalid", b.CompletedRuns, b.PlannedRuns)
+	case !b.Valid:
 		add("output check failed or a run did not finish: the benchmark is invalid")
 	}
 	if b.N > 1 && b.CV > SpreadWarn {

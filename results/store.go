@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,11 +64,7 @@ func (f *Folder) WriteFile(rel string, write func(io.Writer) error) error {
 
 // Save writes run.json, summary.csv and bench.txt.
 func (f *Folder) Save(r *Run) error {
-	if err := f.WriteFile("run.json", func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}); err != nil {
+	if err := f.SaveRun(r); err != nil {
 		return err
 	}
 	if err := f.WriteFile("summary.csv", r.WriteSummaryCSV); err != nil {
@@ -76,36 +73,156 @@ func (f *Folder) Save(r *Run) error {
 	return f.WriteFile("bench.txt", r.WriteBenchFormat)
 }
 
+// SaveRun writes run.json alone: at the start of a run, with its state
+// and plan but no result yet.
+func (f *Folder) SaveRun(r *Run) error {
+	return f.WriteFile("run.json", func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	})
+}
+
+// MaxRunFile bounds the size of a run.json that Load reads.
+const MaxRunFile = 256 << 20
+
 // Load reads a results folder's run.json (or a run.json given directly).
+// A run still marked running takes its completed runs from the folder's
+// journal, and is called crashed when its writer is gone; the statistics
+// are computed again from what completed, so that nothing unfinished is
+// ever read as a result.
 func Load(path string) (*Run, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "run.json")
 	}
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxRunFile)
 	if err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
-	var r Run
-	if err := json.Unmarshal(data, &r); err != nil {
+	r, err := Parse(data)
+	if err != nil {
 		return nil, fmt.Errorf("reading results %s: %w", path, err)
 	}
+	if r.State == StateRunning {
+		if j, err := os.Open(filepath.Join(filepath.Dir(path), JournalFile)); err == nil {
+			err = replay(r, j)
+			j.Close()
+			if err != nil {
+				return nil, fmt.Errorf("reading results %s: %w", path, err)
+			}
+		}
+		if r.Writer.Gone("/") {
+			r.State = StateCrashed
+		}
+		r.Settle()
+	}
+	return r, nil
+}
+
+// Parse reads the content of a run.json. It checks what the views rely
+// on, so that no file, however made, can make them fail.
+func Parse(data []byte) (*Run, error) {
+	var r Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, err
+	}
 	if !strings.HasPrefix(r.Schema, "corepin.run/") {
-		return nil, fmt.Errorf("reading results %s: not a corepin run (schema %q)", path, r.Schema)
+		return nil, fmt.Errorf("not a corepin run (schema %q)", r.Schema)
+	}
+	if r.State == "" { // written before run states existed
+		r.legacyState()
 	}
 	return &r, nil
+}
+
+// legacyState gives a run.json written before run states one: the old
+// format kept placeholders for runs that never happened (no start time),
+// which are dropped here.
+func (r *Run) legacyState() {
+	switch {
+	case r.Interrupted:
+		r.State = StateInterrupted
+	case r.Finished == nil:
+		r.State = StateCrashed
+	default:
+		r.State = StateFinished
+	}
+	dropped := false
+	for i := range r.Benchmarks {
+		b := &r.Benchmarks[i]
+		kept := b.Runs[:0]
+		for _, run := range b.Runs {
+			if !run.Started.IsZero() {
+				kept = append(kept, run)
+			}
+		}
+		dropped = dropped || len(kept) < len(b.Runs)
+		b.Runs = kept
+	}
+	if dropped || r.State != StateFinished {
+		r.Settle()
+	}
+}
+
+// Settle summarises every benchmark from the runs it holds and scores the
+// run; the run's warnings say when it did not finish.
+func (r *Run) Settle() {
+	for i := range r.Benchmarks {
+		r.Benchmarks[i].Summarize()
+	}
+	r.ComputeScore()
+	if note := r.StateNote(); note != "" && !slices.Contains(r.Warnings, note) {
+		r.Warnings = append(r.Warnings, note)
+	}
+}
+
+// Recover settles a crashed run for good: run.json, summary.csv and
+// bench.txt are rewritten from the journal, marked crashed. A run that
+// is not crashed is left as it is.
+func (f *Folder) Recover(r *Run) error {
+	if r.State != StateCrashed {
+		return nil
+	}
+	return f.Save(r)
+}
+
+// readBounded reads a file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d MB", path, limit>>20)
+	}
+	return data, nil
 }
 
 // WriteSummaryCSV writes one row per benchmark.
 func (r *Run) WriteSummaryCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"name", "valid", "n", "median_s", "ci_low_s", "ci_high_s", "min_s", "max_s", "cv", "reference_s", "ratio", "warnings"})
+	cw.Write([]string{"name", "valid", "n", "median_s", "ci_low_s", "ci_high_s", "min_s", "max_s", "cv", "reference_s", "ratio", "warnings",
+		"completed_runs", "planned_runs", "run_state"})
 	for _, b := range r.Benchmarks {
 		ratio := ""
 		if b.Ratio != nil {
 			ratio = fmtF(*b.Ratio)
 		}
-		cw.Write([]string{b.Name, strconv.FormatBool(b.Valid), strconv.Itoa(b.N), fmtF(b.MedianS), fmtF(b.CILowS), fmtF(b.CIHighS),
-			fmtF(b.MinS), fmtF(b.MaxS), fmtF(b.CV), fmtF(b.ReferenceS), ratio, strings.Join(b.Warnings, "; ")})
+		// A benchmark without a completed run has no times: empty cells.
+		t := func(v float64) string {
+			if b.N == 0 {
+				return ""
+			}
+			return fmtF(v)
+		}
+		cw.Write([]string{b.Name, strconv.FormatBool(b.Valid), strconv.Itoa(b.N), t(b.MedianS), t(b.CILowS), t(b.CIHighS),
+			t(b.MinS), t(b.MaxS), t(b.CV), fmtF(b.ReferenceS), ratio, strings.Join(b.Warnings, "; "),
+			strconv.Itoa(b.CompletedRuns), strconv.Itoa(b.PlannedRuns), r.State})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -120,6 +237,8 @@ func (r *Run) WriteBenchFormat(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "goos: linux\ncpu: %s\n", r.Host.CPUModel)
 	fmt.Fprintf(&b, "corepin-target: %d\ncorepin-mode: %s\ncorepin-isolation: %s\n", r.Target.ExactCPU, r.Target.Mode, r.Options.Isolation)
+	// benchstat shows configuration lines: an unfinished run says so.
+	fmt.Fprintf(&b, "corepin-state: %s\n", r.State)
 	for _, bm := range r.Benchmarks {
 		name := BenchName(bm.Name)
 		for _, run := range bm.Runs {

@@ -128,56 +128,65 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		return nil, nil, err
 	}
 	run := cfg.skeleton(host, benches)
-	if err := folder.Save(run); err != nil {
-		return nil, folder, err
+	// run.json says from the start what is planned and that it is not
+	// finished; the runs themselves go to the journal as they complete.
+	if err := folder.SaveRun(run); err != nil {
+		os.RemoveAll(folder.Path) // nothing happened: leave no empty folder
+		return nil, nil, err
 	}
+	journal, err := folder.OpenJournal()
+	if err != nil {
+		os.RemoveAll(folder.Path)
+		return nil, nil, err
+	}
+	defer journal.Close()
 	jobs := cfg.jobs(benches)
 	cfg.Events.Start(len(jobs))
+	var failed error
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			run.Interrupted = true
 			break
 		}
 		b := benches[j.bench]
-		cfg.Events.RunStarted(b.name, j.index, len(run.Benchmarks[j.bench].Runs), j.warmup)
+		rb := &run.Benchmarks[j.bench]
+		of := rb.PlannedRuns
+		if j.warmup {
+			of = rb.PlannedWarmups
+		}
+		cfg.Events.RunStarted(b.name, j.index, of, j.warmup)
 		rec := cfg.runOnce(ctx, folder, b, j)
 		if ctx.Err() != nil && rec.Error != "" {
-			// The run was cut short by Ctrl-C: it is not a result.
+			// The run was cut short by a signal: it is not a result.
 			run.Interrupted = true
 			break
 		}
-		run.Benchmarks[j.bench].Runs[j.index] = rec
-		cfg.Events.RunDone(b.name, &rec)
-		run.Benchmarks[j.bench].Summarize()
-		if err := folder.Save(run); err != nil {
-			return run, folder, err
+		if err := journal.Append(b.name, &rec); err != nil {
+			failed = err // not recorded, so not a result either
+			break
 		}
+		rb.Runs = append(rb.Runs, rec)
+		cfg.Events.RunDone(b.name, &rec)
 	}
 	cfg.Events.Finish()
 	finish(run)
-	return run, folder, folder.Save(run)
+	if err := folder.Save(run); err != nil {
+		return run, folder, err
+	}
+	return run, folder, failed
 }
 
-// finish drops runs that never happened, summarises and scores.
+// finish summarises and scores what completed, and closes the run.
 func finish(run *results.Run) {
-	for i := range run.Benchmarks {
-		b := &run.Benchmarks[i]
-		kept := b.Runs[:0]
-		for _, r := range b.Runs {
-			if !r.Started.IsZero() {
-				kept = append(kept, r)
-			}
-		}
-		b.Runs = kept
-		b.Summarize()
-	}
-	run.ComputeScore()
 	now := time.Now()
 	run.Finished = &now
-	run.Warnings = []string{}
+	run.State = results.StateFinished
 	if run.Interrupted {
-		run.Warnings = append(run.Warnings, "the run was interrupted; only finished runs are recorded")
+		run.State = results.StateInterrupted
 	}
+	run.Writer = nil
+	run.Warnings = []string{}
+	run.Settle()
 	if run.Score == nil {
 		run.Warnings = append(run.Warnings, "no score: a benchmark is invalid, unfinished or has no reference time")
 	}
@@ -298,6 +307,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Ladder.Name,
 			Realtime: cfg.AllowRealtime},
 		Benchmarks: []results.Benchmark{}, Warnings: []string{},
+		State: results.StateRunning, Writer: results.ThisWriter(),
 	}
 	if cfg.Suite != nil {
 		run.Options.Suite = cfg.Suite.Path
@@ -310,7 +320,8 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 			rb.Kind, rb.ReferenceS = "command", b.command.ReferenceSeconds
 			rb.Command = append([]string{b.command.Cmd}, b.command.Args...)
 		}
-		rb.Runs = make([]results.RunRecord, cfg.warmups()+cfg.runs(b))
+		rb.PlannedRuns, rb.PlannedWarmups = cfg.runs(b), cfg.warmups()
+		rb.Runs = []results.RunRecord{}
 		run.Benchmarks = append(run.Benchmarks, rb)
 	}
 	return run

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,15 @@ utilisation curves with their data. corepin run writes it as report.html.`,
 			run, err := results.Load(args[0])
 			if err != nil {
 				return err
+			}
+			// A crashed run is settled for good from its journal.
+			if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
+				if err := (&results.Folder{Path: args[0]}).Recover(run); err != nil {
+					return err
+				}
+			}
+			if note := run.StateNote(); note != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "corepin: "+note)
 			}
 			path := out
 			if path == "" {

@@ -157,7 +157,7 @@ func TestCompareCommand(t *testing.T) {
 			b.Runs = append(b.Runs, results.RunRecord{Index: i, WallS: scale * (1 + 0.01*float64(i%3)), Valid: true})
 		}
 		b.Summarize()
-		r := &results.Run{Schema: results.Schema, Benchmarks: []results.Benchmark{b}}
+		r := &results.Run{Schema: results.Schema, State: results.StateFinished, Benchmarks: []results.Benchmark{b}}
 		r.ComputeScore()
 		if err := f.Save(r); err != nil {
 			t.Fatal(err)
