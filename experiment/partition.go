@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -71,6 +72,8 @@ type PartitionResult struct {
 	// Book are the seed's figures (Bakhvalov, i7-1260P, 2 P + 2 E cores).
 	Book  map[string]float64 `json:"book_ms"`
 	Notes []string           `json:"notes"`
+	// Interrupted says a signal ended the experiment early.
+	Interrupted bool `json:"interrupted"`
 }
 
 // Label names a row: "pinned-static", "static", "dynamic/128".
@@ -81,8 +84,9 @@ func (r PartitionRow) Label() string {
 	return r.Strategy
 }
 
-// RunPartition runs the sweep.
-func RunPartition(cfg PartitionConfig) (*PartitionResult, error) {
+// RunPartition runs the sweep. A cancelled context ends it after the
+// round in progress, with the rounds done so far and Interrupted set.
+func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, error) {
 	if cfg.CPUs.Len() < 2 {
 		return nil, errors.New("the partition experiment needs at least two CPUs")
 	}
@@ -128,6 +132,9 @@ func RunPartition(cfg PartitionConfig) (*PartitionResult, error) {
 		rows = append(rows, PartitionRow{Strategy: "pinned-dynamic", Chunks: c})
 	}
 	for range cfg.Runs {
+		if ctx.Err() != nil {
+			break
+		}
 		f, err := single(res.FastCPUs.First())
 		if err != nil {
 			return nil, err
@@ -136,9 +143,12 @@ func RunPartition(cfg PartitionConfig) (*PartitionResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		fastMs, slowMs = append(fastMs, f), append(slowMs, s)
 		ideal := res.ideal(f, s)
+		round := make([]float64, len(rows))
 		for _, i := range rand.Perm(len(rows)) {
+			if ctx.Err() != nil {
+				break // an unfinished round is not kept
+			}
 			r := &rows[i]
 			opts := partition.Options{N: cfg.Size, CPUs: cfg.CPUs, Iterations: cfg.Iterations, Body: body, Strategy: partition.Static}
 			switch r.Strategy {
@@ -153,10 +163,25 @@ func RunPartition(cfg PartitionConfig) (*PartitionResult, error) {
 			if err != nil {
 				return nil, err
 			}
-			r.RunsMs = append(r.RunsMs, ms(out.Elapsed))
-			r.ratios = append(r.ratios, ms(out.Elapsed)/ideal)
+			round[i] = ms(out.Elapsed)
 			res.Timelines[r.Label()] = out.Timeline
 		}
+		if ctx.Err() != nil {
+			break
+		}
+		fastMs, slowMs = append(fastMs, f), append(slowMs, s)
+		for i, t := range round {
+			rows[i].RunsMs = append(rows[i].RunsMs, t)
+			rows[i].ratios = append(rows[i].ratios, t/ideal)
+		}
+	}
+	if ctx.Err() != nil {
+		res.Interrupted = true
+		res.Notes = append(res.Notes, fmt.Sprintf("interrupted after %d of %d rounds: only complete rounds are recorded", len(fastMs), cfg.Runs))
+	}
+	res.Rows = rows
+	if len(fastMs) == 0 {
+		return res, nil // not one round: nothing to summarise
 	}
 	res.SingleMs, res.SingleSlowMs = *medianPtr(fastMs), *medianPtr(slowMs)
 	res.IdealMs = res.ideal(res.SingleMs, res.SingleSlowMs)

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -58,11 +59,15 @@ type QoSResult struct {
 	// phone, 726.8 ms at background against 323.9 ms at user-interactive.
 	Seed  map[string]float64 `json:"seed"`
 	Notes []string           `json:"notes"`
+	// Interrupted says a signal ended the experiment early.
+	Interrupted bool `json:"interrupted"`
 }
 
 // RunQoS runs the experiment. Levels are interleaved in a new random order
-// in every run, so that drift does not favour one level.
-func RunQoS(cfg QoSConfig) (*QoSResult, error) {
+// in every run, so that drift does not favour one level. A cancelled
+// context ends it after the measurement in progress, with the runs done
+// so far and Interrupted set.
+func RunQoS(ctx context.Context, cfg QoSConfig) (*QoSResult, error) {
 	if len(cfg.Levels) < 2 {
 		return nil, errors.New("the QoS experiment needs at least two levels")
 	}
@@ -82,8 +87,11 @@ func RunQoS(cfg QoSConfig) (*QoSResult, error) {
 	case cfg.OnlyLoaded:
 		conditions = []bool{true}
 	}
-	for run := -1; run < cfg.Runs; run++ { // run -1 is a warm-up, not counted
+	for run := -1; run < cfg.Runs && ctx.Err() == nil; run++ { // run -1 is a warm-up, not counted
 		for _, loaded := range conditions {
+			if ctx.Err() != nil {
+				break
+			}
 			var l *load
 			if loaded && cfg.Load > 0 {
 				var err error
@@ -94,6 +102,9 @@ func RunQoS(cfg QoSConfig) (*QoSResult, error) {
 			}
 			order := rand.Perm(len(cfg.Levels))
 			for _, i := range order {
+				if ctx.Err() != nil {
+					break
+				}
 				ms, err := res.measure(&res.Levels[i], cfg, cfg.Levels[i])
 				if err != nil {
 					l.Stop()
@@ -109,6 +120,10 @@ func RunQoS(cfg QoSConfig) (*QoSResult, error) {
 			}
 			l.Stop()
 		}
+	}
+	if ctx.Err() != nil {
+		res.Interrupted = true
+		res.Notes = append(res.Notes, "interrupted: only the runs that completed are recorded")
 	}
 	for i := range res.Levels {
 		lv := &res.Levels[i]

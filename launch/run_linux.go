@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,6 +45,10 @@ type Config struct {
 	WatchPeriod time.Duration
 	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command.
 	ForwardSignals bool
+	// Signals, when set, are passed on to the command instead: signals
+	// that arrived before the command ran are passed on as soon as it
+	// runs (see internal/interrupt's Forward).
+	Signals <-chan os.Signal
 }
 
 // signalNumber returns the number of a signal named like "SIGTERM".
@@ -74,24 +79,30 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	// Subscribe to the signals before the command exists: one that comes
 	// while it starts is passed on as soon as it runs, not lost.
-	var signals chan os.Signal
-	if cfg.ForwardSignals {
-		signals = make(chan os.Signal, 8)
-		signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-		defer signal.Stop(signals)
+	signals := cfg.Signals
+	if signals == nil && cfg.ForwardSignals {
+		ch := make(chan os.Signal, 8)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(ch)
+		signals = ch
 	}
 	// Either way fills in the session's part of the report and returns the
 	// running command, or nil when it was refused or could not start (the
 	// report says why); an error means corepin itself failed.
 	var cmd *exec.Cmd
 	var err error
+	// The thread that forks the command is held until the command is
+	// reaped: the command's parent-death signal fires when that thread
+	// ends, not when corepin does.
+	held := holdThread()
+	defer held.release()
 	started := time.Now()
 	if cfg.Spec.QoS == nil && !cfg.Launcher {
 		rep.Start = StartFork
-		cmd, err = startForked(cfg, rep)
+		cmd, err = startForked(cfg, rep, held)
 	} else {
 		rep.Start = StartLauncher
-		cmd, err = startLauncher(cfg, rep)
+		cmd, err = startLauncher(cfg, rep, held)
 	}
 	if err != nil {
 		return nil, err
@@ -165,7 +176,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // raised without the privilege to lower it again) the goroutine exits
 // still locked and the runtime ends the thread with its changes, so
 // nothing is left behind and later launches are not refused.
-func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
+func startForked(cfg Config, rep *Report, held *heldThread) (*exec.Cmd, error) {
 	opts, err := cfg.Spec.options()
 	if err != nil {
 		return nil, err
@@ -186,10 +197,13 @@ func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
 		}
 		restored := s.Finish().OK
 		rep.Report = s.Report()
+		done <- nil
+		// Keep the thread until the command is reaped; then, when not
+		// restored, the thread ends with this goroutine.
+		held.wait()
 		if restored {
 			runtime.UnlockOSThread()
 		}
-		done <- nil // when not restored, the thread ends with this goroutine
 	}()
 	if err := <-done; err != nil {
 		return nil, err // no session: nothing was changed or started
@@ -212,7 +226,7 @@ func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
 // the way when the request has a part that fork does not copy, such as a
 // HarmonyOS QoS level, and the way to have the read-back taken by the
 // process that becomes the command.
-func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
+func startLauncher(cfg Config, rep *Report, held *heldThread) (*exec.Cmd, error) {
 	if cfg.Self == "" {
 		self, err := os.Executable()
 		if err != nil {
@@ -232,7 +246,7 @@ func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
 	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Spec.Args...)...)
 	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
 	cmd.ExtraFiles = []*os.File{w}
-	if err := cmd.Start(); err != nil {
+	if err := held.start(cmd); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("starting the launcher %s: %w", cfg.Self, err)
 	}
@@ -251,9 +265,11 @@ func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
 }
 
 // command is the exec.Cmd for name and args with the config's folder,
-// environment and streams.
+// environment and streams. It dies with the thread that forks it (see
+// heldThread), so a corepin that is killed leaves no command behind.
 func command(cfg Config, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Env = cfg.Env
 	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Dir, cfg.Stdin, cfg.Stdout, cfg.Stderr
 	return cmd
@@ -400,3 +416,37 @@ func ownThreads() []int {
 	}
 	return tids
 }
+
+// heldThread is the thread a command is forked from, kept until the
+// command has been reaped. The kernel sends the parent-death signal when
+// the forking thread ends (prctl(2), PR_SET_PDEATHSIG; golang/go#27505),
+// and the Go runtime ends a thread whose goroutine exits locked: without
+// holding it, a later session that could not restore its thread would
+// kill a command that is still running.
+type heldThread struct {
+	done chan struct{}
+	once sync.Once
+}
+
+func holdThread() *heldThread { return &heldThread{done: make(chan struct{})} }
+
+// wait blocks the locked calling goroutine until release.
+func (h *heldThread) wait() { <-h.done }
+
+// start starts cmd from a locked thread held until release.
+func (h *heldThread) start(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		err := cmd.Start()
+		errc <- err
+		if err == nil {
+			<-h.done
+		}
+		runtime.UnlockOSThread()
+	}()
+	return <-errc
+}
+
+// release lets the thread go.
+func (h *heldThread) release() { h.once.Do(func() { close(h.done) }) }

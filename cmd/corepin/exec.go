@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/watch"
 )
@@ -63,13 +65,21 @@ when it is not found).`,
 			if watchEvery < 0 || timeout < 0 {
 				return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
 			}
+			// Signals are passed on to the command, which decides; one
+			// that came while corepin was starting is passed on too.
+			var signals <-chan os.Signal
+			if c := interrupt.From(cmd.Context()); c != nil {
+				var stop func()
+				signals, stop = c.Forward()
+				defer stop()
+			}
 			rep, err := launch.Run(context.WithoutCancel(cmd.Context()), launch.Config{
 				Spec: launch.Spec{
 					CPU: target.ExactCPU, CPUs: target.SoftCPUs, Mode: mode, Ladder: ladder,
 					AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept, Args: args,
 				},
 				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
-				Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
+				Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Signals: signals, Launcher: launcher,
 			})
 			if err != nil {
 				return err

@@ -118,11 +118,14 @@ levels cannot lower nice, and the read-back says so.`,
 			if runs < 1 || load < 0 {
 				return usageError{fmt.Errorf("--runs must be at least 1 and --load not negative")}
 			}
-			res, err := experiment.RunQoS(experiment.QoSConfig{CPU: target.ExactCPU, Levels: lv, Load: load, Fib: fibN, Runs: runs, NoLoad: noLoad})
+			res, err := experiment.RunQoS(cmd.Context(), experiment.QoSConfig{CPU: target.ExactCPU, Levels: lv, Load: load, Fib: fibN, Runs: runs, NoLoad: noLoad})
 			if err != nil {
 				return err
 			}
-			return writeExperiment(cmd, "experiment-qos", res, res.Page(), asJSON, out, func(w io.Writer) { printQoS(w, res) })
+			if err := writeExperiment(cmd, "experiment-qos", res, res.Page(), asJSON, out, func(w io.Writer) { printQoS(w, res) }); err != nil {
+				return err
+			}
+			return interrupted(cmd.Context(), "the runs that completed are written")
 		},
 	}
 	tf.register(cmd)
@@ -245,12 +248,15 @@ upper half of the CPUs is slowed, and the output says so.`,
 					runs = 3
 				}
 			}
-			res, err := experiment.RunPartition(experiment.PartitionConfig{CPUs: set, SlowCPUs: slowSet, Slowdown: slowdown,
+			res, err := experiment.RunPartition(cmd.Context(), experiment.PartitionConfig{CPUs: set, SlowCPUs: slowSet, Slowdown: slowdown,
 				Chunks: counts, Size: size, Iterations: iter, Runs: runs, Topology: topo})
 			if err != nil {
 				return usageError{err}
 			}
-			return writeExperiment(cmd, "experiment-partition", res, res.Page(), asJSON, out, func(w io.Writer) { printPartition(w, res) })
+			if err := writeExperiment(cmd, "experiment-partition", res, res.Page(), asJSON, out, func(w io.Writer) { printPartition(w, res) }); err != nil {
+				return err
+			}
+			return interrupted(cmd.Context(), "the rounds that completed are written")
 		},
 	}
 	f := cmd.Flags()
@@ -281,5 +287,10 @@ func printPartition(w io.Writer, r *experiment.PartitionResult) {
 	fmt.Fprintf(tw, "ideal\t%.1f\t1.00\t-\n", r.IdealMs)
 	tw.Flush()
 	fmt.Fprintf(w, "\none worker alone: %.1f ms on a fast CPU, %.1f ms on a slow one\n", r.SingleMs, r.SingleSlowMs)
-	fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (the book: %.2f×)\n", r.BestDynamic.Label(), r.PinnedOverBest, 864.0/517)
+	if r.BestDynamic != nil {
+		fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (the book: %.2f×)\n", r.BestDynamic.Label(), r.PinnedOverBest, 864.0/517)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
 }

@@ -7,13 +7,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 
 	"corepin.dev/corepin/experiment"
+	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/runner"
 )
 
 // The main goroutine keeps the main thread to itself. The runtime never
@@ -37,10 +38,36 @@ func main() {
 	os.Exit(runWithSignals(os.Args[1:]))
 }
 
-// runWithSignals runs the command line with a context that Ctrl-C and
-// SIGTERM cancel, so that every command stops cleanly and keeps its data.
+// runWithSignals runs the command line with a context that SIGINT,
+// SIGTERM and SIGHUP cancel, so that every command stops cleanly, keeps
+// its data and exits 128+N; SIGPIPE is ignored (see internal/interrupt).
 func runWithSignals(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return run(ctx, args)
+	c := catcher
+	if c == nil {
+		c = interrupt.Catch()
+	}
+	defer c.Stop()
+	return run(interrupt.With(context.Background(), c), args)
+}
+
+// catcher catches signals from the start of main's package
+// initialisation, so that one sent in corepin's first milliseconds is
+// kept (and passed on to the command exec starts) instead of ending
+// corepin before it has done anything. The launcher, the load processes
+// and the workloads keep the default dispositions.
+var catcher = func() *interrupt.Catcher {
+	if len(os.Args) > 1 && (os.Args[1] == launch.Arg || os.Args[1] == experiment.SpinArg || os.Args[1] == runner.WorkloadCommand) {
+		return nil
+	}
+	return interrupt.Catch()
+}()
+
+// interrupted is the error of a command that a signal ended after it wrote
+// what it had: exit 128+N. It is nil when no signal came.
+func interrupted(ctx context.Context, what string) error {
+	code := interrupt.Code(ctx)
+	if code == 0 {
+		return nil
+	}
+	return &exitError{code: code, err: fmt.Errorf("interrupted; %s", what)}
 }

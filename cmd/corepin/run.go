@@ -11,6 +11,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/suite"
@@ -107,7 +108,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			fmt.Fprintln(w, folder.Path)
 			switch {
 			case run.Interrupted:
-				return &exitError{code: 130, err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
+				return &exitError{code: interrupt.Code(cmd.Context()), err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
 			case !allValid(run):
 				return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
 			}

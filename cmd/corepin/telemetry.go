@@ -75,7 +75,10 @@ the capture and writes what was recorded.`,
 				<-ctx.Done()
 			}
 			series := s.Stop()
-			return writeSeries(stdout, series, format, out, thermalF)
+			if err := writeSeries(stdout, series, format, out, thermalF); err != nil {
+				return err
+			}
+			return interrupted(cmd.Context(), "the samples recorded are written")
 		},
 	}
 	f := cmd.Flags()

@@ -38,7 +38,7 @@ func TestTelemetryBadFlags(t *testing.T) {
 }
 
 // TestTelemetryCtrlC interrupts a capture: it must end cleanly, with the
-// samples taken so far written.
+// samples taken so far written, and exit 130 as every interrupted command.
 func TestTelemetryCtrlC(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux")
@@ -55,8 +55,8 @@ func TestTelemetryCtrlC(t *testing.T) {
 	}
 	time.Sleep(time.Second) // the handler is in place within milliseconds; the margin is for slow machines
 	cmd.Process.Signal(syscall.SIGINT)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("after Ctrl-C: %v", err)
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 {
+		t.Fatalf("after Ctrl-C: %v, want exit status 130", err)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {

@@ -83,10 +83,13 @@ process exits or Ctrl-C.`,
 			}
 			res := w.Stop()
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), res)
+				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
+					return err
+				}
+			} else {
+				printWatch(cmd.OutOrStdout(), &res, opts.Target)
 			}
-			printWatch(cmd.OutOrStdout(), &res, opts.Target)
-			return nil
+			return interrupted(cmd.Context(), "what was seen is printed")
 		},
 	}
 	tf.register(cmd)

@@ -1,0 +1,146 @@
+// Package interrupt is how every corepin command ends on a signal, the same
+// way: SIGINT, SIGTERM and SIGHUP cancel the command's context (the command
+// stops its work, restores what it changed, writes what finished, marks it
+// interrupted and exits 128+N), and SIGPIPE is ignored, so that a reader
+// that went away (corepin run | head -1) costs the output, not the run.
+//
+// Signals are caught from the moment Catch is called, before any work
+// starts, and kept: one that arrives while a command is being started is
+// passed on to it once it runs, never lost.
+package interrupt
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// Ending are the signals that end a command.
+var Ending = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
+// Catcher holds the signals a process received.
+type Catcher struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	ch     chan os.Signal
+
+	mu     sync.Mutex
+	first  os.Signal
+	caught []os.Signal // every ending signal, in order, for late subscribers
+	subs   map[chan os.Signal]bool
+}
+
+// maxKept bounds the signals kept for replay.
+const maxKept = 16
+
+// Catch starts catching the ending signals and SIGPIPE. Call it once, as
+// early as possible in main; Stop ends the catching.
+func Catch() *Catcher {
+	c := &Catcher{ch: make(chan os.Signal, 16), subs: map[chan os.Signal]bool{}}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	// Notify, rather than Ignore, for SIGPIPE: an ignored signal stays
+	// ignored across exec, and the commands corepin starts must get the
+	// default disposition.
+	signal.Notify(c.ch, append([]os.Signal{syscall.SIGPIPE}, Ending...)...)
+	go c.loop()
+	return c
+}
+
+func (c *Catcher) loop() {
+	for s := range c.ch {
+		if s == syscall.SIGPIPE {
+			continue
+		}
+		c.mu.Lock()
+		if c.first == nil {
+			c.first = s
+		}
+		if len(c.caught) < maxKept {
+			c.caught = append(c.caught, s)
+		}
+		for sub := range c.subs {
+			select {
+			case sub <- s:
+			default:
+			}
+		}
+		c.mu.Unlock()
+		c.cancel()
+	}
+}
+
+// Stop stops catching; the signals get their default dispositions again.
+func (c *Catcher) Stop() {
+	signal.Stop(c.ch)
+	c.cancel()
+}
+
+// Context is cancelled by the first ending signal.
+func (c *Catcher) Context() context.Context { return c.ctx }
+
+// Signal is the first ending signal received, or nil.
+func (c *Catcher) Signal() os.Signal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.first
+}
+
+// ExitCode is 128+N for the first ending signal N, the shell's convention,
+// or 0 when none came.
+func (c *Catcher) ExitCode() int { return ExitCode(c.Signal()) }
+
+// ExitCode is 128+N for signal N; 0 for nil.
+func ExitCode(s os.Signal) int {
+	if n, ok := s.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 0
+}
+
+// Forward returns a channel of the ending signals to pass on to a command:
+// first those already received, then each new one, until stop.
+func (c *Catcher) Forward() (signals <-chan os.Signal, stop func()) {
+	ch := make(chan os.Signal, maxKept+4)
+	c.mu.Lock()
+	for _, s := range c.caught {
+		ch <- s
+	}
+	c.subs[ch] = true
+	c.mu.Unlock()
+	return ch, func() {
+		c.mu.Lock()
+		delete(c.subs, ch)
+		c.mu.Unlock()
+	}
+}
+
+type key struct{}
+
+// With returns ctx carrying c, and cancelled by c's signals.
+func With(ctx context.Context, c *Catcher) context.Context {
+	ctx = context.WithValue(ctx, key{}, c)
+	ctx, cancel := context.WithCancel(ctx)
+	context.AfterFunc(c.ctx, cancel)
+	return ctx
+}
+
+// From returns the catcher ctx carries, or nil.
+func From(ctx context.Context) *Catcher {
+	c, _ := ctx.Value(key{}).(*Catcher)
+	return c
+}
+
+// Code returns the exit code for a command that ctx ended: 128+N for the
+// signal that cancelled it, 130 (SIGINT's) when the context carries no
+// catcher, or 0 when it was not cancelled.
+func Code(ctx context.Context) int {
+	if ctx.Err() == nil {
+		return 0
+	}
+	if c := From(ctx); c != nil && c.Signal() != nil {
+		return c.ExitCode()
+	}
+	return 128 + int(syscall.SIGINT)
+}
