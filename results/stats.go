@@ -137,6 +137,9 @@ func (b *Benchmark) warnings(times []float64) []string {
 			for _, e := range sch.Watch.Errors {
 				add("run %d: watcher: %s", r.Index, e)
 			}
+			for _, e := range sch.Watch.KeepUp.Warnings() {
+				add("run %d: %s", r.Index, e)
+			}
 		}
 		if sch.Watch != nil && sch.Watch.OnTargetRatio != nil && *sch.Watch.OnTargetRatio < ResidencyWarn {
 			add("run %d: the work was on the target for only %.1f%% of its running samples", r.Index, 100**sch.Watch.OnTargetRatio)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,6 +38,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 		cfg.runCommand(ctx, folder, b, &rec)
 	}
 	sampler.Mark("end")
+	cfg.vouch(&rec)
 	series := sampler.Stop()
 	rec.Telemetry = summarizeTelemetry(series, target)
 	rec.TelemetryCSV = filepath.Join("telemetry", fmt.Sprintf("%s-%d.csv", b.name, j.index))
@@ -44,6 +46,19 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 		rec.Error = err.Error()
 	}
 	return rec
+}
+
+// vouch marks a run invalid in exact mode when its watcher missed so many
+// ticks that it cannot say the work stayed on its CPU.
+func (cfg *Config) vouch(rec *results.RunRecord) {
+	if rec.Scheduling == nil || rec.Scheduling.Watch == nil || cfg.Mode != session.Exact {
+		return
+	}
+	if k := rec.Scheduling.Watch.KeepUp; k.Unvouched {
+		rec.Valid = false
+		rec.Checks = append(rec.Checks, suite.Outcome{What: "the watcher kept up", Passed: false,
+			Detail: fmt.Sprintf("missed %d of %d ticks: residency cannot be vouched for", k.Missed, k.Expected)})
+	}
 }
 
 func (cfg *Config) spec(args []string) launch.Spec {
@@ -100,6 +115,14 @@ func (cfg *Config) runThread(b bench, rec *results.RunRecord) {
 	})
 	if rep != nil {
 		rec.Scheduling = &launch.Report{Report: *rep}
+	}
+	if errors.Is(err, session.ErrRestoreFailed) {
+		// The thread could not be put back (a raised nice value, without
+		// the privilege to lower it again), so the session destroyed it:
+		// nothing is left changed. The measurement stands, the warnings
+		// say what happened, and later runs may begin new sessions.
+		session.ClearTaint()
+		err = nil
 	}
 	switch {
 	case err != nil:

@@ -44,6 +44,10 @@ type Options struct {
 	Children bool
 	// Root is the folder holding proc/; "/" by default.
 	Root string
+	// Priority is the watcher thread's own: "" asks for the highest it
+	// may have (fifo:1, else nice -20; see keepup.go), PriorityAsIs
+	// leaves it alone, and a name from watcherPriorities asks for that.
+	Priority string
 }
 
 // Result is what a watcher saw and did.
@@ -60,8 +64,11 @@ type Result struct {
 	Threads       []ThreadStat `json:"threads"`
 	WatcherCPUs   cpuset.Set   `json:"watcher_cpus"`
 	// WatcherCPUSeconds is the CPU time the watcher's own thread used.
-	WatcherCPUSeconds float64  `json:"watcher_cpu_s"`
-	Errors            []string `json:"errors,omitempty"`
+	WatcherCPUSeconds float64 `json:"watcher_cpu_s"`
+	// KeepUp says whether the watcher kept to its period: a watcher that
+	// missed its ticks cannot vouch for the residency it measured.
+	KeepUp KeepUp   `json:"keep_up"`
+	Errors []string `json:"errors,omitempty"`
 }
 
 // ThreadStat is one thread's record.
@@ -111,6 +118,9 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	if opts.Period == 0 {
 		opts.Period = 100 * time.Millisecond
 	}
+	if opts.Period < MinPeriod {
+		return nil, fmt.Errorf("watching: a period of %v is shorter than %v", opts.Period, MinPeriod)
+	}
 	if opts.Root == "" {
 		opts.Root = "/"
 	}
@@ -124,19 +134,30 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	w.res.PeriodMs = int(opts.Period / time.Millisecond)
 	w.res.Threads = []ThreadStat{}
 	var err error
+	var clock ticks
+	var priority string
 	w.loop, err = observer.Start(ctx, opts.Period, opts.Avoid, observer.Funcs{
-		First: w.sample,
-		Tick:  w.sample,
+		First: func() {
+			priority = raisePriority(opts.Priority)
+			clock.begin(time.Now(), opts.Period)
+			w.sample()
+		},
+		Tick: func() {
+			clock.tick(time.Now())
+			w.sample()
+		},
 		Last: func() {
 			// A last look: launch.Run stops the watcher after the child
 			// exited but before it is reaped, so its final CPU times are
 			// still there to read.
 			w.sample()
-			if t, err := sched.ThreadCPUTime(0); err == nil {
-				w.mu.Lock()
+			t, err := sched.ThreadCPUTime(0)
+			w.mu.Lock()
+			if err == nil {
 				w.res.WatcherCPUSeconds = t.Seconds()
-				w.mu.Unlock()
 			}
+			w.res.KeepUp = clock.result(time.Now(), t, priority)
+			w.mu.Unlock()
 		},
 	})
 	if err != nil {

@@ -118,7 +118,12 @@ when it is not found).`,
 func printExecSummary(w io.Writer, rep *launch.Report) {
 	rb := rep.Readback
 	var b strings.Builder
-	fmt.Fprintf(&b, "corepin: %s ran on CPU %d (%s, mask %s), %s", filepath.Base(rep.Command[0]), rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
+	// Without a watcher, where the command started is all that is known.
+	verb := "ran"
+	if rep.Watch == nil {
+		verb = "started (not watched)"
+	}
+	fmt.Fprintf(&b, "corepin: %s %s on CPU %d (%s, mask %s), %s", filepath.Base(rep.Command[0]), verb, rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
 	if rb.Policy.Realtime() {
 		fmt.Fprintf(&b, ":%d", rb.Priority)
 	} else {
@@ -131,6 +136,11 @@ func printExecSummary(w io.Writer, rep *launch.Report) {
 	}
 	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
 		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
+	}
+	if wr := rep.Watch; wr != nil {
+		for _, warn := range wr.KeepUp.Warnings() {
+			fmt.Fprintf(&b, "\ncorepin: warning: %s", warn)
+		}
 	}
 	c := rep.Child
 	fmt.Fprintf(&b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)

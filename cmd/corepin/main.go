@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 
 	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/internal/interrupt"
@@ -54,9 +55,13 @@ func runWithSignals(args []string) int {
 // initialisation, so that one sent in corepin's first milliseconds is
 // kept (and passed on to the command exec starts) instead of ending
 // corepin before it has done anything. The launcher, the load processes
-// and the workloads keep the default dispositions.
+// and the workloads keep the default dispositions, and so does this
+// package's test binary unless it acts as corepin.
 var catcher = func() *interrupt.Catcher {
 	if len(os.Args) > 1 && (os.Args[1] == launch.Arg || os.Args[1] == experiment.SpinArg || os.Args[1] == runner.WorkloadCommand) {
+		return nil
+	}
+	if strings.HasSuffix(os.Args[0], ".test") && os.Getenv("COREPIN_AS_CLI") == "" {
 		return nil
 	}
 	return interrupt.Catch()

@@ -1,0 +1,137 @@
+package watch
+
+import (
+	"fmt"
+	"time"
+
+	"corepin.dev/corepin/sched"
+)
+
+// The watcher has to keep up with the threads it puts back: a process
+// whose threads escape to the watcher's CPU at nice -20 starves a watcher
+// at nice 0 (it then takes a handful of samples in seconds, and residency
+// means nothing). So the watcher's thread asks for a priority above the
+// work's, counts the ticks it was late for or missed, and says so; and its
+// period has a floor, so that it cannot become the load itself.
+const (
+	// MinPeriod is the shortest period a watcher takes.
+	MinPeriod = time.Millisecond
+	// MissedTicksWarn is the share of missed ticks above which the
+	// watcher's residency cannot be vouched for.
+	MissedTicksWarn = 0.05
+	// CPUShareWarn is the share of one CPU the watcher's own thread may
+	// use before a run says so.
+	CPUShareWarn = 0.02
+)
+
+// watcherPriority is the watcher thread's request: a realtime FIFO
+// priority of 1 runs before any normal thread, whatever its nice value,
+// and costs nothing while the watcher sleeps; where realtime is refused,
+// nice -20 at least ties with the work's best nice value.
+var watcherPriorities = []struct {
+	name string
+	attr sched.Attr
+}{
+	{"fifo:1", sched.Attr{Policy: sched.FIFO, Priority: 1}},
+	{"other, nice -20", sched.Attr{Policy: sched.Normal, Nice: -20}},
+}
+
+// raisePriority raises the calling (watcher) thread's priority as far as
+// allowed, and returns what it holds. The thread is thrown away at the
+// end (see internal/observer), so nothing is restored.
+func raisePriority(want string) string {
+	if want == PriorityAsIs {
+		return "as started"
+	}
+	for _, p := range watcherPriorities {
+		if want != "" && want != p.name {
+			continue
+		}
+		if err := sched.SetAttr(0, p.attr); err == nil {
+			return p.name
+		}
+	}
+	return "as started (a higher priority was refused)"
+}
+
+// PriorityAsIs, as Options.Priority, leaves the watcher's thread at the
+// priority it started with.
+const PriorityAsIs = "as-is"
+
+// ticks counts a loop's ticks against the clock.
+type ticks struct {
+	period     time.Duration
+	start      time.Time
+	last       time.Time
+	n          int
+	late       int
+	missed     int
+	maxLatency time.Duration
+}
+
+func (t *ticks) begin(now time.Time, period time.Duration) {
+	t.period, t.start, t.last = period, now, now
+}
+
+// tick records a tick at now: late when it came more than half a period
+// after it was due, and missed for each whole period it skipped (a Go
+// ticker drops the ticks a slow receiver could not take).
+func (t *ticks) tick(now time.Time) {
+	t.n++
+	gap := now.Sub(t.last)
+	t.last = now
+	if over := gap - t.period; over > t.period/2 {
+		t.late++
+		t.missed += int(over / t.period)
+		t.maxLatency = max(t.maxLatency, over)
+	}
+}
+
+// KeepUp is how well the watcher kept to its period.
+type KeepUp struct {
+	// Priority is what the watcher's thread held: "fifo:1", "other, nice
+	// -20" or "as started".
+	Priority string `json:"priority"`
+	// Expected is the ticks the watched time called for; Late those that
+	// came more than half a period late; Missed the ticks that never came.
+	Expected     int     `json:"expected_ticks"`
+	Late         int     `json:"late_ticks"`
+	Missed       int     `json:"missed_ticks"`
+	MaxLateMs    float64 `json:"max_late_ms"`
+	WatchedS     float64 `json:"watched_s"`
+	CPUShare     float64 `json:"cpu_share"` // the watcher thread's CPU time / the watched time
+	MissedShare  float64 `json:"missed_share"`
+	Unvouched    bool    `json:"unvouched"` // missed more than MissedTicksWarn of its ticks
+	TooExpensive bool    `json:"too_expensive"`
+}
+
+func (t *ticks) result(end time.Time, cpu time.Duration, priority string) KeepUp {
+	k := KeepUp{Priority: priority, Late: t.late, Missed: t.missed, MaxLateMs: float64(t.maxLatency) / 1e6}
+	watched := end.Sub(t.start)
+	k.WatchedS = watched.Seconds()
+	if t.period > 0 {
+		k.Expected = int(watched / t.period)
+	}
+	if k.Expected > 0 {
+		k.MissedShare = float64(k.Missed) / float64(k.Expected)
+	}
+	if watched > 0 {
+		k.CPUShare = cpu.Seconds() / watched.Seconds()
+	}
+	k.Unvouched = k.Expected >= 10 && k.MissedShare > MissedTicksWarn
+	k.TooExpensive = k.WatchedS >= 1 && k.CPUShare > CPUShareWarn
+	return k
+}
+
+// Warnings says, in sentences, where the watcher fell short.
+func (k *KeepUp) Warnings() []string {
+	var w []string
+	if k.Unvouched {
+		w = append(w, fmt.Sprintf("the watcher missed %d of %d ticks (%.0f%%, at %s): residency cannot be vouched for",
+			k.Missed, k.Expected, 100*k.MissedShare, k.Priority))
+	}
+	if k.TooExpensive {
+		w = append(w, fmt.Sprintf("the watcher used %.1f%% of a CPU (above %.0f%%): use a longer --watch period", 100*k.CPUShare, 100*CPUShareWarn))
+	}
+	return w
+}
