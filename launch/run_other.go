@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -20,6 +21,7 @@ type Config struct {
 	Timeout, Grace time.Duration
 	WatchPeriod    time.Duration
 	ForwardSignals bool
+	Signals        <-chan os.Signal
 	Launcher       bool
 }
 

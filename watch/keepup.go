@@ -24,7 +24,7 @@ const (
 	CPUShareWarn = 0.02
 )
 
-// watcherPriority is the watcher thread's request: a realtime FIFO
+// watcherPriorities are the watcher's requests: a realtime FIFO
 // priority of 1 runs before any normal thread, whatever its nice value,
 // and costs nothing while the watcher sleeps; where realtime is refused,
 // nice -20 at least ties with the work's best nice value.
@@ -34,24 +34,6 @@ var watcherPriorities = []struct {
 }{
 	{"fifo:1", sched.Attr{Policy: sched.FIFO, Priority: 1}},
 	{"other, nice -20", sched.Attr{Policy: sched.Normal, Nice: -20}},
-}
-
-// raisePriority raises the calling (watcher) thread's priority as far as
-// allowed, and returns what it holds. The thread is thrown away at the
-// end (see internal/observer), so nothing is restored.
-func raisePriority(want string) string {
-	if want == PriorityAsIs {
-		return "as started"
-	}
-	for _, p := range watcherPriorities {
-		if want != "" && want != p.name {
-			continue
-		}
-		if err := sched.SetAttr(0, p.attr); err == nil {
-			return p.name
-		}
-	}
-	return "as started (a higher priority was refused)"
 }
 
 // PriorityAsIs, as Options.Priority, leaves the watcher's thread at the
@@ -112,6 +94,8 @@ func (t *ticks) result(end time.Time, cpu time.Duration, priority string) KeepUp
 	if t.period > 0 {
 		k.Expected = int(watched / t.period)
 	}
+	// Ticks that never came at all, at the end, are missed too.
+	k.Missed = max(k.Missed, k.Expected-t.n-1)
 	if k.Expected > 0 {
 		k.MissedShare = float64(k.Missed) / float64(k.Expected)
 	}

@@ -102,12 +102,13 @@ type thread struct {
 
 // Watcher follows a process until stopped.
 type Watcher struct {
-	opts    Options
-	loop    *observer.Loop
-	mu      sync.Mutex
-	threads map[key]*thread
-	order   []key
-	res     Result
+	opts     Options
+	loop     *observer.Loop
+	stopOnce sync.Once
+	mu       sync.Mutex
+	threads  map[key]*thread
+	order    []key
+	res      Result
 	// lastTicks is the time of the previous sample in clock ticks since
 	// boot (from /proc/uptime), to recognise threads born since then.
 	lastTicks uint64
@@ -137,8 +138,9 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	var clock ticks
 	var priority string
 	w.loop, err = observer.Start(ctx, opts.Period, opts.Avoid, observer.Funcs{
+		// Raised before the thread moves among the work's threads.
+		Prepare: func() { priority = raiseProcess(opts.Priority) },
 		First: func() {
-			priority = raisePriority(opts.Priority)
 			clock.begin(time.Now(), opts.Period)
 			w.sample()
 		},
@@ -161,6 +163,7 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 		},
 	})
 	if err != nil {
+		lowerProcess()
 		return nil, fmt.Errorf("placing the watcher: %w", err)
 	}
 	w.mu.Lock()
@@ -175,6 +178,7 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 // Stop ends watching, takes a last sample, and returns the result.
 func (w *Watcher) Stop() Result {
 	w.loop.Stop()
+	w.stopOnce.Do(lowerProcess)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.result()

@@ -18,8 +18,11 @@ import (
 // it starts three busy threads that, after a moment, widen their own
 // affinity to every CPU, as a program that resets its affinity would.
 func TestMain(m *testing.M) {
-	if os.Getenv("COREPIN_WATCH_HELPER") == "busy" {
+	switch os.Getenv("COREPIN_WATCH_HELPER") {
+	case "busy":
 		busyChild()
+	default:
+		helperChild(os.Getenv("COREPIN_WATCH_HELPER")) // keepup_test.go
 	}
 	os.Exit(m.Run())
 }

@@ -18,9 +18,14 @@ import (
 
 // Funcs are the loop's work. All run on the loop's thread.
 type Funcs struct {
-	First func() // once, as soon as the thread is placed; may be nil
-	Tick  func() // once per period
-	Last  func() // once, when the loop ends; nil means Tick
+	// Prepare runs once on the loop's new thread before it moves off the
+	// avoided CPUs: the moment to raise its priority, while it still runs
+	// where it was born and not among the threads it may have to compete
+	// with. May be nil.
+	Prepare func()
+	First   func() // once, as soon as the thread is placed; may be nil
+	Tick    func() // once per period
+	Last    func() // once, when the loop ends; nil means Tick
 }
 
 // Loop is a running observer.
@@ -31,6 +36,7 @@ type Loop struct {
 	Shared bool
 	cancel context.CancelFunc
 	done   chan struct{}
+	waker  *waker // nil where the loop uses a Go ticker
 }
 
 // Start places a new thread off avoid and calls f on it every period until
@@ -38,11 +44,17 @@ type Loop struct {
 func Start(ctx context.Context, period time.Duration, avoid cpuset.Set, f Funcs) (*Loop, error) {
 	l := &Loop{done: make(chan struct{})}
 	ctx, l.cancel = context.WithCancel(ctx)
+	if w, err := newWaker(period); err == nil {
+		l.waker = w
+	}
 	placed := make(chan error, 1)
 	go func() {
 		defer close(l.done)
 		release := sched.Throwaway() // the thread's mask changes
 		defer release()
+		if f.Prepare != nil {
+			f.Prepare()
+		}
 		mask, err := sched.KeepOff(avoid)
 		if errors.Is(err, sched.ErrNoOtherCPU) {
 			l.Shared, err = true, nil
@@ -50,6 +62,9 @@ func Start(ctx context.Context, period time.Duration, avoid cpuset.Set, f Funcs)
 		l.CPUs = mask
 		placed <- err
 		if err != nil {
+			if l.waker != nil {
+				l.waker.close()
+			}
 			return
 		}
 		l.run(ctx, period, f)
@@ -66,16 +81,29 @@ func (l *Loop) run(ctx context.Context, period time.Duration, f Funcs) {
 	if f.First != nil {
 		f.First()
 	}
+	last := func() {
+		if f.Last != nil {
+			f.Last()
+		} else {
+			f.Tick()
+		}
+	}
+	if w := l.waker; w != nil {
+		defer w.close()
+		stop := context.AfterFunc(ctx, w.wake) // a parent context that ends
+		defer stop()
+		for w.wait() {
+			f.Tick()
+		}
+		last()
+		return
+	}
 	ticker := time.NewTicker(period)
 	defer ticker.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			if f.Last != nil {
-				f.Last()
-			} else {
-				f.Tick()
-			}
+			last()
 			return
 		case <-ticker.C:
 			f.Tick()
@@ -86,6 +114,9 @@ func (l *Loop) run(ctx context.Context, period time.Duration, f Funcs) {
 // Stop ends the loop and waits until its last call has returned.
 func (l *Loop) Stop() {
 	l.cancel()
+	if l.waker != nil {
+		l.waker.wake() // at once, not from a goroutine that may wait its turn
+	}
 	<-l.done
 }
 

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package watch
+
+func helperChild(string) {}

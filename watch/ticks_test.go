@@ -1,0 +1,31 @@
+package watch
+
+import (
+	"context"
+	"math"
+	"os"
+	"testing"
+	"time"
+)
+
+func TestTicksCountMissed(t *testing.T) {
+	var c ticks
+	t0 := time.Unix(0, 0)
+	c.begin(t0, 10*time.Millisecond)
+	c.tick(t0.Add(10 * time.Millisecond))
+	c.tick(t0.Add(21 * time.Millisecond)) // on time, within half a period
+	c.tick(t0.Add(61 * time.Millisecond)) // 4 periods late: 3 missed
+	// and none after it: of the 20 ticks due in 200 ms, 16 never came
+	k := c.result(t0.Add(200*time.Millisecond), 10*time.Millisecond, "fifo:1")
+	if k.Late != 1 || k.Missed != 16 || k.Expected != 20 || math.Abs(k.CPUShare-0.05) > 1e-9 || !k.Unvouched {
+		t.Errorf("%+v", k)
+	}
+}
+
+func TestPeriodFloor(t *testing.T) {
+	for _, p := range []time.Duration{time.Nanosecond, -time.Second, MinPeriod - 1} {
+		if _, err := Start(context.Background(), Options{PID: os.Getpid(), Period: p}); err == nil {
+			t.Errorf("a period of %v was taken", p)
+		}
+	}
+}
