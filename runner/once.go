@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,18 +71,18 @@ func (cfg *Config) spec(args []string) launch.Spec {
 // through the launch package, with GOMAXPROCS=1 so the Go runtime does not spread the single
 // thread's work.
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
-	var stdout, stderr bytes.Buffer
+	stdout, stderr := &tail{max: maxStderr}, &tail{max: maxStderr} // a workload prints one small JSON line
 	rep, err := launch.Run(ctx, launch.Config{
 		Spec:   cfg.spec([]string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())}),
 		Env:    append(os.Environ(), "GOMAXPROCS=1"),
-		Stdout: &stdout, Stderr: &stderr, WatchPeriod: cfg.WatchPeriod,
+		Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod,
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
 	}
 	var res workloads.Result
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		rec.Error = fmt.Sprintf("reading the workload's result: %v (output %q)", err, clip(stdout.String()))
+		rec.Error = fmt.Sprintf("reading the workload's result: %v (output %q)", err, clip(string(stdout.Bytes())))
 		return
 	}
 	rec.WallS, rec.Summary, rec.Valid = res.Seconds, res.Summary, res.Valid
@@ -163,25 +162,64 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	if timeout == 0 {
 		timeout = s.Settings.Timeout.Duration
 	}
-	var stdout, stderr bytes.Buffer
+	// The command writes its output straight into the results folder:
+	// corepin's memory does not grow with it. The checks read it back as
+	// a stream; of standard error only the end is kept, for the message.
+	rec.StdoutFile = filepath.Join("outputs", fmt.Sprintf("%s-%d.stdout", b.name, rec.Index))
+	stdoutPath := filepath.Join(folder.Path, rec.StdoutFile)
+	if err := os.MkdirAll(filepath.Dir(stdoutPath), 0o755); err != nil {
+		rec.Error = err.Error()
+		return
+	}
+	stdout, err := os.Create(stdoutPath)
+	if err != nil {
+		rec.Error = err.Error()
+		return
+	}
+	defer stdout.Close()
+	stderr := &tail{max: maxStderr}
 	rep, err := launch.Run(ctx, launch.Config{
 		Spec: cfg.spec(append([]string{cmdPath}, c.Args...)), Dir: dir, Env: env, Stdin: stdin,
-		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod,
+		Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod,
 	})
-	rec.StdoutFile = filepath.Join("outputs", fmt.Sprintf("%s-%d.stdout", b.name, rec.Index))
-	os.MkdirAll(filepath.Join(folder.Path, "outputs"), 0o755)
-	folder.WriteFile(rec.StdoutFile, func(w io.Writer) error { _, err := w.Write(stdout.Bytes()); return err })
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
 	}
 	rec.WallS = rep.Child.WallS
 	rec.Valid = true
 	for _, check := range c.Checks {
-		o := check.Run(s, stdout.Bytes(), dir)
+		o := check.RunFile(s, stdoutPath, dir)
 		rec.Checks = append(rec.Checks, o)
 		rec.Valid = rec.Valid && o.Passed
 	}
 }
+
+// maxStderr is how much of a command's standard error is kept: its end,
+// where the reason of a failure usually is.
+const maxStderr = 64 << 10
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	max  int
+	buf  []byte
+	lost bool
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) >= t.max {
+		t.buf, t.lost = append(t.buf[:0], p[len(p)-t.max:]...), true
+		return n, nil
+	}
+	if over := len(t.buf) + len(p) - t.max; over > 0 {
+		t.buf, t.lost = append(t.buf[:0], t.buf[over:]...), true
+	}
+	t.buf = append(t.buf, p...)
+	return n, nil
+}
+
+// Bytes is what was kept.
+func (t *tail) Bytes() []byte { return t.buf }
 
 // record keeps the launch report and says whether the command ran to
 // a successful end.

@@ -21,7 +21,9 @@ import (
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
+	"corepin.dev/corepin/watch"
 	"corepin.dev/corepin/workloads"
 )
 
@@ -89,6 +91,28 @@ type bench struct {
 	runs     int
 }
 
+// MaxRuns bounds the runs and the warm-ups of one benchmark: far beyond,
+// a count is a typo that would only cost time.
+const MaxRuns = suite.MaxRuns
+
+// Validate checks the counts and periods of a run, before anything is
+// read or started: each error names the setting.
+func (cfg *Config) Validate() error {
+	switch {
+	case cfg.Runs < 0 || cfg.Runs > MaxRuns:
+		return fmt.Errorf("runs %d: want 1 to %d (or 0 for the default)", cfg.Runs, MaxRuns)
+	case cfg.Warmup < -1 || cfg.Warmup > MaxRuns:
+		return fmt.Errorf("warmup %d: want 0 to %d", cfg.Warmup, MaxRuns)
+	case cfg.TelemetryPeriod < 0 || (cfg.TelemetryPeriod > 0 && cfg.TelemetryPeriod < telemetry.MinPeriod):
+		return fmt.Errorf("telemetry period %v: want at least %v (or 0 for the default)", cfg.TelemetryPeriod, telemetry.MinPeriod)
+	case cfg.WatchPeriod < 0 || (cfg.WatchPeriod > 0 && cfg.WatchPeriod < watch.MinPeriod):
+		return fmt.Errorf("watch period %v: want at least %v (or 0 to turn the watcher off)", cfg.WatchPeriod, watch.MinPeriod)
+	case cfg.Isolation != "" && cfg.Isolation != Process && cfg.Isolation != Thread:
+		return fmt.Errorf("unknown isolation %q (want process or thread)", cfg.Isolation)
+	}
+	return nil
+}
+
 // Run runs the benchmarks and returns the results and their folder. The
 // folder is created first, so that an unwritable place fails before any
 // benchmark runs. A cancelled context stops the current run, keeps what
@@ -97,11 +121,11 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	if cfg.Events == nil {
 		cfg.Events = noEvents{}
 	}
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
 	if cfg.Isolation == "" {
 		cfg.Isolation = Process
-	}
-	if cfg.Isolation != Process && cfg.Isolation != Thread {
-		return nil, nil, fmt.Errorf("unknown isolation %q (want process or thread)", cfg.Isolation)
 	}
 	if cfg.Suite != nil && cfg.Isolation == Thread {
 		return nil, nil, fmt.Errorf("--isolation thread runs built-in workloads only; suite commands are processes")

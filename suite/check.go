@@ -1,9 +1,11 @@
 package suite
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +19,72 @@ type Outcome struct {
 	What   string `json:"what"` // e.g. "stdout matches ref.out within reltol 1e-4"
 	Passed bool   `json:"passed"`
 	Detail string `json:"detail,omitempty"` // the first difference, when it failed
+}
+
+// MaxCompared bounds the outputs a number-by-number comparison reads into
+// memory; hashes and regular expressions read any size as a stream.
+const MaxCompared = 64 << 20
+
+// maxLine bounds a line that a regular expression is matched against.
+const maxLine = 16 << 20
+
+// RunFile applies the check to a run's output, its standard output being
+// in the file stdoutPath, reading as a stream where the check allows, so
+// that the memory it takes does not grow with the output.
+func (c Check) RunFile(s *Suite, stdoutPath, dir string) Outcome {
+	subject, p := "stdout", stdoutPath
+	if c.File != "" {
+		subject, p = c.File, c.File
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return Outcome{What: subject, Detail: err.Error()}
+	}
+	defer f.Close()
+	switch {
+	case c.SHA256 != "":
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return Outcome{What: subject, Detail: err.Error()}
+		}
+		return c.sha(subject, h.Sum(nil))
+	case c.Regex != "":
+		re := regexp.MustCompile(c.Regex)
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+		o := Outcome{What: fmt.Sprintf("%s matches /%s/", subject, c.Regex)}
+		for sc.Scan() {
+			if re.Match(sc.Bytes()) {
+				o.Passed = true
+				return o
+			}
+		}
+		o.Detail = "no match"
+		if err := sc.Err(); err != nil {
+			o.Detail = fmt.Sprintf("no match before a line that could not be read (%v; lines are matched up to %d MiB)", err, maxLine>>20)
+		}
+		return o
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxCompared+1))
+	if err != nil {
+		return Outcome{What: subject, Detail: err.Error()}
+	}
+	if len(data) > MaxCompared {
+		return Outcome{What: subject, Detail: fmt.Sprintf("larger than %d MiB, too large to compare number by number; use sha256 or regex", MaxCompared>>20)}
+	}
+	return c.expected(s, subject, data)
+}
+
+func (c Check) sha(subject string, sum []byte) Outcome {
+	got := hex.EncodeToString(sum)
+	o := Outcome{What: subject + " has SHA-256 " + c.SHA256[:12] + "…", Passed: strings.EqualFold(got, c.SHA256)}
+	if !o.Passed {
+		o.Detail = "SHA-256 is " + got
+	}
+	return o
 }
 
 // Run applies the check to a run's output: stdout, and files under dir.
@@ -37,12 +105,7 @@ func (c Check) Run(s *Suite, stdout []byte, dir string) Outcome {
 	switch {
 	case c.SHA256 != "":
 		sum := sha256.Sum256(data)
-		got := hex.EncodeToString(sum[:])
-		o := Outcome{What: subject + " has SHA-256 " + c.SHA256[:12] + "…", Passed: strings.EqualFold(got, c.SHA256)}
-		if !o.Passed {
-			o.Detail = "SHA-256 is " + got
-		}
-		return o
+		return c.sha(subject, sum[:])
 	case c.Regex != "":
 		o := Outcome{What: fmt.Sprintf("%s matches /%s/", subject, c.Regex), Passed: regexp.MustCompile(lineMode + c.Regex).Match(data)}
 		if !o.Passed {
@@ -50,7 +113,11 @@ func (c Check) Run(s *Suite, stdout []byte, dir string) Outcome {
 		}
 		return o
 	}
-	want, err := os.ReadFile(s.Resolve(c.Expected))
+	return c.expected(s, subject, data)
+}
+
+func (c Check) expected(s *Suite, subject string, data []byte) Outcome {
+	want, err := readAtMost(s.Resolve(c.Expected), MaxCompared)
 	if err != nil {
 		return Outcome{What: subject, Detail: "reading the expected output: " + err.Error()}
 	}
@@ -150,4 +217,17 @@ func clip(s string) string {
 		return s[:60] + "…"
 	}
 	return s
+}
+
+func readAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("%s is larger than %d MiB, too large to compare number by number", path, limit>>20)
+	}
+	return data, err
 }

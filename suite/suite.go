@@ -32,10 +32,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -115,12 +119,32 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 }
 
+// Bounds of a suite. A suite is a short list of commands; what is far
+// beyond these is a mistake that would cost memory or time for nothing.
+const (
+	MaxFileSize   = 1 << 20 // bytes of a suite file
+	MaxBenchmarks = 1000
+	MaxRuns       = 100000 // runs (or warm-ups) of one benchmark
+	// MaxNameLen leaves room, within a file system's 255-byte names, for
+	// what corepin adds to a benchmark's name in its files
+	// ("-123456.stdout", "-123456.csv").
+	MaxNameLen = 200
+)
+
 // Load reads and checks a suite file. Relative paths in it are relative
 // to the file's folder.
 func Load(path string) (*Suite, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading suite: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading suite: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{Path: path, Msg: fmt.Sprintf("the file is larger than %d KiB: a suite file lists commands, not data", MaxFileSize>>10)}
 	}
 	return Parse(path, data)
 }
@@ -171,8 +195,17 @@ func (s *Suite) validate() error {
 	if len(s.Benchmarks) == 0 {
 		return fail("no [[benchmark]] in the suite")
 	}
+	if len(s.Benchmarks) > MaxBenchmarks {
+		return fail("%d benchmarks: at most %d", len(s.Benchmarks), MaxBenchmarks)
+	}
 	if s.Settings.Runs < 0 || (s.Settings.Warmup != nil && *s.Settings.Warmup < 0) {
 		return fail("settings: runs and warmup must not be negative")
+	}
+	if s.Settings.Runs > MaxRuns || (s.Settings.Warmup != nil && *s.Settings.Warmup > MaxRuns) {
+		return fail("settings: at most %d runs and warm-ups", MaxRuns)
+	}
+	if s.Settings.Timeout.Duration < 0 {
+		return fail("settings: timeout %v is negative", s.Settings.Timeout.Duration)
 	}
 	seen := map[string]bool{}
 	for i, b := range s.Benchmarks {
@@ -183,6 +216,8 @@ func (s *Suite) validate() error {
 		switch {
 		case b.Name == "":
 			return fail("%s: name is missing", where)
+		case len(b.Name) > MaxNameLen:
+			return fail("benchmark %d: the name is %d bytes long; at most %d, as it names files", i+1, len(b.Name), MaxNameLen)
 		case !validName.MatchString(b.Name):
 			return fail("%s: a name may hold letters, digits, '.', '_' and '-' only", where)
 		case seen[b.Name]:
@@ -191,6 +226,19 @@ func (s *Suite) validate() error {
 			return fail("%s: cmd is missing", where)
 		case b.Runs < 0 || b.ReferenceSeconds < 0:
 			return fail("%s: runs and reference_seconds must not be negative", where)
+		case b.Runs > MaxRuns:
+			return fail("%s: %d runs; at most %d", where, b.Runs, MaxRuns)
+		case math.IsNaN(b.ReferenceSeconds) || math.IsInf(b.ReferenceSeconds, 0):
+			return fail("%s: reference_seconds must be a number of seconds, not %v", where, b.ReferenceSeconds)
+		case b.Timeout.Duration < 0:
+			return fail("%s: timeout %v is negative", where, b.Timeout.Duration)
+		case strings.ContainsRune(b.Cmd, 0) || slices.ContainsFunc(b.Args, func(a string) bool { return strings.ContainsRune(a, 0) }):
+			return fail("%s: cmd and args cannot hold a NUL byte", where)
+		}
+		for k, v := range b.Env {
+			if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+				return fail("%s: env key %q: a variable's name cannot be empty or hold '=' or NUL, nor its value NUL", where, k)
+			}
 		}
 		seen[b.Name] = true
 		for j, c := range b.Checks {
@@ -216,8 +264,8 @@ func (c Check) validate() error {
 		return errors.New("give exactly one of expected, sha256 and regex")
 	case c.Stdout == (c.File != ""):
 		return errors.New("give exactly one of stdout = true and file")
-	case c.AbsTol < 0 || c.RelTol < 0 || c.SkipTol < 0:
-		return errors.New("tolerances must not be negative")
+	case c.AbsTol < 0 || c.RelTol < 0 || c.SkipTol < 0 || math.IsNaN(c.AbsTol) || math.IsNaN(c.RelTol) || math.IsInf(c.AbsTol, 0) || math.IsInf(c.RelTol, 0):
+		return errors.New("tolerances must be numbers, not negative")
 	case c.SHA256 != "" && !regexp.MustCompile(`^[0-9a-fA-F]{64}$`).MatchString(c.SHA256):
 		return errors.New("sha256 must be 64 hex digits")
 	}
@@ -251,7 +299,8 @@ func (s *Suite) WorkDir(b Benchmark) string {
 }
 
 // LookCommands checks, before anything runs, that every command exists
-// and is executable, so that a typo costs nothing.
+// and is executable, and that every folder and expected file is there,
+// so that a typo costs nothing.
 func (s *Suite) LookCommands() error {
 	for _, b := range s.Benchmarks {
 		cmd := b.Cmd
@@ -264,6 +313,17 @@ func (s *Suite) LookCommands() error {
 		if b.Stdin != "" {
 			if _, err := os.Stat(s.Resolve(b.Stdin)); err != nil {
 				return &Error{Path: s.Path, Msg: fmt.Sprintf("benchmark %q: stdin: %v", b.Name, err)}
+			}
+		}
+		if st, err := os.Stat(s.WorkDir(b)); err != nil || !st.IsDir() {
+			return &Error{Path: s.Path, Msg: fmt.Sprintf("benchmark %q: dir %s is not a folder", b.Name, s.WorkDir(b))}
+		}
+		for j, c := range b.Checks {
+			if c.Expected == "" {
+				continue
+			}
+			if _, err := os.Stat(s.Resolve(c.Expected)); err != nil {
+				return &Error{Path: s.Path, Msg: fmt.Sprintf("benchmark %q, check %d: expected: %v", b.Name, j+1, err)}
 			}
 		}
 	}

@@ -33,7 +33,7 @@ var watcherPriorities = []struct {
 	attr sched.Attr
 }{
 	{"fifo:1", sched.Attr{Policy: sched.FIFO, Priority: 1}},
-	{"other, nice -20", sched.Attr{Policy: sched.Normal, Nice: -20}},
+	{"nice -20", sched.Attr{Policy: sched.Normal, Nice: -20}},
 }
 
 // PriorityAsIs, as Options.Priority, leaves the watcher's thread at the

@@ -13,33 +13,52 @@ import (
 // Raising the watcher's own thread alone is not enough when the work's
 // threads flood the CPUs corepin runs on: the runtime threads it depends
 // on are starved with everything else in the process (measured: a
-// watcher at fifo:1 among 500 escaped threads at nice -20 was stuck for
-// 145 s behind its own collector). So while any watcher runs, every
-// thread of the process is raised to the watcher's priority, and put
-// back when the last watcher stops. corepin's threads sleep almost all
-// the time, and none of them runs on the work's CPUs.
+// watcher at fifo:1 among 500 escaped threads at nice -20, the rest of
+// the process at nice 0, was stuck for 145 s behind its own collector).
+// So while any watcher runs, every thread of the process is raised to
+// nice -20, level with the work's best, and the watcher's own thread
+// above it to fifo:1 (see keepup.go); all is put back when the last
+// watcher stops. The whole process is not made realtime: threads of one
+// Go runtime at one FIFO priority do not take turns, and one that spins
+// waiting for another on its CPU waits for ever (measured: a run that
+// never ended).
+var processNice = sched.Attr{Policy: sched.Normal, Nice: -20}
 var processPriority struct {
 	sync.Mutex
 	users int
-	held  string
 	prev  map[int]sched.Attr // by TID; the main thread's for threads born since
 }
 
-// raiseProcess raises every thread of this process to the highest of
-// watcherPriorities it may have (or to want), counting users; it returns
-// what the threads hold.
+// raiseProcess raises every thread of this process to nice -20, counting
+// users, and then the calling (watcher) thread to the highest of
+// watcherPriorities it may have (or to want); it returns what the
+// watcher's thread holds. The watcher's thread is thrown away at the
+// end, so it is not put back.
 func raiseProcess(want string) string {
+	if want == PriorityAsIs {
+		return "as started"
+	}
+	raiseAll()
+	for _, pr := range watcherPriorities {
+		if want != "" && want != pr.name {
+			continue
+		}
+		if err := sched.SetAttr(0, pr.attr); err == nil {
+			return pr.name
+		}
+	}
+	return "as started (a higher priority was refused)"
+}
+
+// raiseAll puts every thread of the process at processNice, once for all
+// the watchers running.
+func raiseAll() {
 	p := &processPriority
 	p.Lock()
 	defer p.Unlock()
 	p.users++
 	if p.users > 1 {
-		return p.held
-	}
-	p.held = "as started (a higher priority was refused)"
-	if want == PriorityAsIs {
-		p.held = "as started"
-		return p.held
+		return
 	}
 	p.prev = map[int]sched.Attr{}
 	tids := ownTasks()
@@ -48,29 +67,55 @@ func raiseProcess(want string) string {
 			p.prev[tid] = a
 		}
 	}
-	for _, pr := range watcherPriorities {
-		if want != "" && want != pr.name {
-			continue
+	for _, tid := range tids {
+		if a, ok := p.prev[tid]; ok && a.Policy.Realtime() {
+			continue // a realtime thread is above nice -20 already
 		}
-		ok := true
-		for _, tid := range tids {
-			if err := sched.SetAttr(tid, pr.attr); err != nil && sched.ThreadAlive(tid) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			p.held = pr.name
-			return p.held
+		if err := sched.SetAttr(tid, processNice); err != nil && sched.ThreadAlive(tid) {
+			restoreProcess(p.prev) // not allowed: put back what was
+			p.prev = nil
+			return
 		}
 	}
-	restoreProcess(p.prev) // partly raised: put back what was
-	return p.held
+	// The runtime's monitor thread takes processors back from threads
+	// blocked in system calls (launch waits for the command in one); the
+	// watcher needs one of them after each of its own. It never holds a
+	// processor and only sleeps between looks, so it may be realtime.
+	if tid := sysmonThread(tids); tid > 0 {
+		sched.SetAttr(tid, sched.Attr{Policy: sched.FIFO, Priority: 1})
+	}
+}
+
+// sysmonThread is the Go runtime's monitor thread: the first thread the
+// runtime starts, before any package is initialised, so the one that
+// started first after the main thread. 0 when it cannot be told.
+func sysmonThread(tids []int) int {
+	best, bestStart := 0, uint64(0)
+	for _, tid := range tids {
+		if tid == os.Getpid() {
+			continue
+		}
+		data, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
+		if err != nil {
+			continue
+		}
+		st, err := ParseTaskStat(data)
+		if err != nil {
+			continue
+		}
+		if best == 0 || st.StartTime < bestStart || (st.StartTime == bestStart && tid < best) {
+			best, bestStart = tid, st.StartTime
+		}
+	}
+	return best
 }
 
 // lowerProcess is the end of one raiseProcess; the last puts every thread
 // back as it was.
-func lowerProcess() {
+func lowerProcess(held string) {
+	if held == "as started" {
+		return // raiseProcess(PriorityAsIs) counted no user
+	}
 	p := &processPriority
 	p.Lock()
 	defer p.Unlock()

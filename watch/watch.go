@@ -105,6 +105,7 @@ type Watcher struct {
 	opts     Options
 	loop     *observer.Loop
 	stopOnce sync.Once
+	priority string // what the watcher's thread holds
 	mu       sync.Mutex
 	threads  map[key]*thread
 	order    []key
@@ -163,9 +164,10 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 		},
 	})
 	if err != nil {
-		lowerProcess()
+		lowerProcess(priority)
 		return nil, fmt.Errorf("placing the watcher: %w", err)
 	}
+	w.priority = priority
 	w.mu.Lock()
 	w.res.WatcherCPUs = w.loop.CPUs
 	if note := w.loop.SharedNote("watcher"); note != "" {
@@ -178,7 +180,7 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 // Stop ends watching, takes a last sample, and returns the result.
 func (w *Watcher) Stop() Result {
 	w.loop.Stop()
-	w.stopOnce.Do(lowerProcess)
+	w.stopOnce.Do(func() { lowerProcess(w.priority) })
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.result()

@@ -65,6 +65,12 @@ when it is not found).`,
 			if watchEvery < 0 || timeout < 0 {
 				return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
 			}
+			if watchEvery > 0 && watchEvery < watch.MinPeriod {
+				return usageError{fmt.Errorf("--watch %v: want at least %v (or 0 to turn the watcher off)", watchEvery, watch.MinPeriod)}
+			}
+			if err := checkWritable(reportFile); err != nil {
+				return usageError{fmt.Errorf("--report: %w", err)}
+			}
 			// Signals are passed on to the command, which decides; one
 			// that came while corepin was starting is passed on too.
 			var signals <-chan os.Signal

@@ -115,8 +115,11 @@ levels cannot lower nice, and the read-back says so.`,
 					runs = 3
 				}
 			}
-			if runs < 1 || load < 0 {
-				return usageError{fmt.Errorf("--runs must be at least 1 and --load not negative")}
+			if runs < 1 || load < 0 || runs > 10000 || load > 1000 {
+				return usageError{fmt.Errorf("--runs must be 1 to 10000 and --load 0 to 1000")}
+			}
+			if err := checkFolder(out); err != nil {
+				return usageError{fmt.Errorf("--out: %w", err)}
 			}
 			res, err := experiment.RunQoS(cmd.Context(), experiment.QoSConfig{CPU: target.ExactCPU, Levels: lv, Load: load, Fib: fibN, Runs: runs, NoLoad: noLoad})
 			if err != nil {
@@ -247,6 +250,19 @@ upper half of the CPUs is slowed, and the output says so.`,
 				if !cmd.Flags().Changed("runs") {
 					runs = 3
 				}
+			}
+			switch {
+			case size < 1 || size > 1<<30:
+				return usageError{fmt.Errorf("--size %d: want 1 to %d elements", size, 1<<30)}
+			case iter < 1 || iter > 1e6 || runs < 1 || runs > 10000:
+				return usageError{fmt.Errorf("--iterations must be 1 to 1000000 and --runs 1 to 10000")}
+			case slowdown < 1 || slowdown > 64:
+				return usageError{fmt.Errorf("--slowdown %d: want 1 to 64", slowdown)}
+			case cmd.Flags().Changed("cpus") && set.IsEmpty():
+				return usageError{fmt.Errorf("--cpus: the list is empty")}
+			}
+			if err := checkFolder(out); err != nil {
+				return usageError{fmt.Errorf("--out: %w", err)}
 			}
 			res, err := experiment.RunPartition(cmd.Context(), experiment.PartitionConfig{CPUs: set, SlowCPUs: slowSet, Slowdown: slowdown,
 				Chunks: counts, Size: size, Iterations: iter, Runs: runs, Topology: topo})

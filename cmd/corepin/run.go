@@ -54,6 +54,13 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("warmup") {
+				warmup = -1
+			}
+			bounds := runner.Config{Runs: runs, Warmup: warmup, TelemetryPeriod: telemetryP, WatchPeriod: watchP, Isolation: isolation}
+			if err := bounds.Validate(); err != nil {
+				return usageError{err}
+			}
 			var s *suite.Suite
 			if len(args) == 1 {
 				var err error
@@ -68,12 +75,6 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			ladder, level, mode, err := sf.build(cmd)
 			if err != nil {
 				return err
-			}
-			if !cmd.Flags().Changed("warmup") {
-				warmup = -1
-			}
-			if runs < 0 || (warmup < -1) {
-				return usageError{fmt.Errorf("--runs and --warmup must not be negative")}
 			}
 			if isolation != runner.Process && isolation != runner.Thread {
 				return usageError{fmt.Errorf("--isolation %q: want process or thread", isolation)}

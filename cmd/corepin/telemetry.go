@@ -49,6 +49,15 @@ the capture and writes what was recorded.`,
 			if interval < telemetry.MinPeriod {
 				return usageError{fmt.Errorf("--interval %v is shorter than %v", interval, telemetry.MinPeriod)}
 			}
+			if duration < 0 {
+				return usageError{fmt.Errorf("--duration %v is negative", duration)}
+			}
+			if err := checkWritable(out); err != nil {
+				return usageError{fmt.Errorf("--out: %w", err)}
+			}
+			if err := checkWritable(thermalF); err != nil {
+				return usageError{fmt.Errorf("--thermal: %w", err)}
+			}
 			switch format {
 			case "", "table", "csv", "json":
 			default:

@@ -46,6 +46,12 @@ process exits or Ctrl-C.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pid, _ := strconv.Atoi(args[0])
+			if period < watch.MinPeriod {
+				return usageError{fmt.Errorf("--period %v: want at least %v", period, watch.MinPeriod)}
+			}
+			if duration < 0 {
+				return usageError{fmt.Errorf("--duration %v is negative", duration)}
+			}
 			opts := watch.Options{PID: pid, Period: period, Children: true}
 			if maintain {
 				_, target, err := tf.resolve("/")
