@@ -56,7 +56,7 @@ when it is not found).`,
 		if err != nil {
 			return err
 		}
-		ladder, level, mode, err := sf.build(in)
+		req, err := sf.request(in, target)
 		if err != nil {
 			return err
 		}
@@ -64,10 +64,7 @@ when it is not found).`,
 			return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
 		}
 		rep, err := launch.Run(context.WithoutCancel(in.ctx), launch.Config{
-			Spec: launch.Spec{
-				CPU: target.ExactCPU, CPUs: target.SoftCPUs, Mode: mode, Ladder: ladder,
-				AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept, Args: args,
-			},
+			Request: req, Args: args,
 			Stdin: in.stdin, Stdout: in.stdout, Stderr: in.stderr,
 			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
 		})

@@ -64,7 +64,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err != nil {
 			return err
 		}
-		ladder, level, mode, err := sf.build(in)
+		req, err := sf.request(in, target)
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		run, folder, err := runner.Run(in.ctx, runner.Config{
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
-			Topology: topo, Target: target, Mode: mode, Ladder: ladder, AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept,
+			Topology: topo, Target: target, Request: req,
 			OutDir: out, Version: buildVersion().Version, Events: events,
 		})
 		if err != nil {
