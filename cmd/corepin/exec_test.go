@@ -272,3 +272,60 @@ func TestExecUnprivileged(t *testing.T) {
 		})
 	}
 }
+
+// TestExecReplace checks that with --replace the command is corepin's own
+// process, on the requested CPU at the requested nice value, and that
+// corepin's exit status is the command's.
+func TestExecReplace(t *testing.T) {
+	cpu := requireExec(t)
+	exe, _ := os.Executable()
+	report := filepath.Join(t.TempDir(), "r.json")
+	// Nice 5 needs no privilege; the shell prints its PID, mask and nice.
+	script := `echo $$; grep Cpus_allowed_list /proc/$$/status; cut -d' ' -f19 /proc/$$/stat; exit 7`
+	cmd := cliCommand(t, exe, "exec", "--replace", "-q", "--cpu", fmt.Sprint(cpu), "--nice", "5", "--report", report, "--", "sh", "-c", script)
+	out, err := cmd.Output()
+	if code := cmd.ProcessState.ExitCode(); code != 7 {
+		t.Fatalf("exit %d (%v), want the command's 7\n%s", code, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("output %q", out)
+	}
+	if lines[0] != fmt.Sprint(cmd.Process.Pid) {
+		t.Errorf("the command ran as PID %s, corepin was %d", lines[0], cmd.Process.Pid)
+	}
+	if want := "Cpus_allowed_list:\t" + cpuset.Of(cpu).String(); lines[1] != want {
+		t.Errorf("mask line %q, want %q", lines[1], want)
+	}
+	if lines[2] != "5" {
+		t.Errorf("nice %s, want 5", lines[2])
+	}
+	rep := readReport(t, report)
+	if rep.Start != launch.StartReplace || rep.Child.PID != cmd.Process.Pid || !rep.Readback.ExactAtReadback || rep.Readback.Nice != 5 {
+		t.Errorf("report: start %q, pid %d, read-back %+v", rep.Start, rep.Child.PID, rep.Readback)
+	}
+	if rep.Child.ExitCode != nil || rep.Child.WallS != 0 {
+		t.Errorf("the report has figures nobody measured: %+v", rep.Child)
+	}
+}
+
+func TestExecReplaceFailures(t *testing.T) {
+	requireExec(t)
+	exe, _ := os.Executable()
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"exec", "--replace", "-q", "--", "/no/such/program"}, 127},
+		{[]string{"exec", "--replace", "-q", "--accept", "exact+policy=batch", "--", "true"}, 125},
+		{[]string{"exec", "--replace", "--launcher", "--", "true"}, exitUsage},
+		{[]string{"exec", "--replace", "--timeout", "1s", "--", "true"}, exitUsage},
+	}
+	for _, tt := range tests {
+		cmd := cliCommand(t, exe, tt.args...)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != tt.code {
+			t.Errorf("corepin %s: exit %d, want %d\n%s", strings.Join(tt.args, " "), code, tt.code, out)
+		}
+	}
+}
