@@ -30,7 +30,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	sampler.Mark("start")
 	switch {
 	case b.workload != nil && cfg.Isolation == Thread:
-		cfg.runThread(b, &rec)
+		cfg.runThread(ctx, b, &rec)
 	case b.workload != nil:
 		cfg.runWorkloadProcess(ctx, b, &rec)
 	default:
@@ -69,17 +69,20 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 	rec.Checks = append(rec.Checks, suite.Outcome{What: "built-in answer check", Passed: res.Valid, Detail: res.Why})
 }
 
-// runThread runs a built-in workload on a session thread inside corepin.
-func (cfg *Config) runThread(b bench, rec *results.RunRecord) {
+// runThread runs a built-in workload on a session thread inside corepin,
+// started by launch as every work is: corepin's other threads keep off the
+// target while it runs, and the watcher follows the thread.
+func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) {
 	var res workloads.Result
 	var werr error
-	rep, err := session.Run(cfg.Request, func(s *session.Session) error {
+	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.Request, WatchPeriod: cfg.WatchPeriod}, func(s *session.Session) error {
 		res, werr = b.workload.Run(cfg.size())
 		_, oerr := s.Observe()
 		return oerr
 	})
+	rec.Scheduling = rep
 	if rep != nil {
-		rec.Scheduling = &launch.Report{Report: *rep}
+		rec.UserS, rec.SysS = rep.Child.UserS, rep.Child.SysS
 	}
 	switch {
 	case err != nil:

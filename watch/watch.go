@@ -42,6 +42,10 @@ type Options struct {
 	Avoid cpuset.Set
 	// Children follows the process's descendants too.
 	Children bool
+	// TIDs, when given, are the only threads of PID that are followed: the
+	// work's thread when the work runs inside corepin, whose other threads
+	// are corepin's own.
+	TIDs []int
 	// Root is the folder holding proc/; "/" by default.
 	Root string
 }
@@ -199,9 +203,15 @@ func (w *Watcher) sample() {
 	for _, t := range w.threads {
 		t.seen = false
 	}
-	for _, pid := range w.processes() {
-		for _, tid := range w.tasks(pid) {
-			w.sampleThread(pid, tid)
+	if len(w.opts.TIDs) > 0 {
+		for _, tid := range w.opts.TIDs {
+			w.sampleThread(w.opts.PID, tid)
+		}
+	} else {
+		for _, pid := range w.processes() {
+			for _, tid := range w.tasks(pid) {
+				w.sampleThread(pid, tid)
+			}
 		}
 	}
 	w.lastTicks = now
