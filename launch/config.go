@@ -3,6 +3,7 @@ package launch
 import (
 	"time"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/session"
 )
 
@@ -12,4 +13,7 @@ type ThreadConfig struct {
 	Request session.Request
 	// WatchPeriod is the watcher's period; 0 turns the watcher off.
 	WatchPeriod time.Duration
+	// Root is the folder holding proc/, where corepin lists its own
+	// threads; the live system by default.
+	Root fsroot.Root
 }

@@ -1,10 +1,10 @@
 package launch
 
 import (
-	"os"
 	"strconv"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
 )
 
@@ -15,7 +15,7 @@ import (
 // thread, which is moved too); they get the process's original mask on the
 // way back. The listing is repeated until it finds no thread it has not
 // moved, so that a thread started by one not yet moved is not missed.
-func keepOff(target cpuset.Set, pr *ParentReport) func() error {
+func keepOff(root fsroot.Root, target cpuset.Set, pr *ParentReport) func() error {
 	orig, err := sched.GetAffinity(0)
 	if err != nil {
 		pr.Note = "could not read corepin's own mask: " + err.Error()
@@ -30,7 +30,7 @@ func keepOff(target cpuset.Set, pr *ParentReport) func() error {
 	tried := map[int]bool{}
 	for moved := true; moved; {
 		moved = false
-		for _, tid := range ownThreads() {
+		for _, tid := range ownThreads(root) {
 			if tried[tid] {
 				continue
 			}
@@ -43,7 +43,7 @@ func keepOff(target cpuset.Set, pr *ParentReport) func() error {
 	pr.CPUs = off
 	return func() error {
 		var first error
-		for _, tid := range ownThreads() {
+		for _, tid := range ownThreads(root) {
 			m, ok := prev[tid]
 			if !ok {
 				m = orig
@@ -56,9 +56,10 @@ func keepOff(target cpuset.Set, pr *ParentReport) func() error {
 	}
 }
 
-// ownThreads lists the threads of this process.
-func ownThreads() []int {
-	entries, err := os.ReadDir("/proc/self/task")
+// ownThreads lists the threads of this process, from /proc/self/task under
+// root.
+func ownThreads(root fsroot.Root) []int {
+	entries, err := root.ReadDir("/proc/self/task")
 	if err != nil {
 		return nil
 	}

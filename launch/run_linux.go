@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
@@ -45,6 +46,9 @@ type Config struct {
 	WatchPeriod time.Duration
 	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command.
 	ForwardSignals bool
+	// Root is the folder holding proc/, where corepin lists its own
+	// threads; the live system by default.
+	Root fsroot.Root
 }
 
 // signalNumber returns the number of a signal named like "SIGTERM".
@@ -70,7 +74,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	target := cfg.Request.Mask()
 	rep := &Report{Command: cfg.Args}
-	restoreParent := keepOff(target, &rep.Parent)
+	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 
 	// Subscribe to the signals before the command exists: one that comes

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"time"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/session"
 )
 
@@ -26,6 +27,7 @@ type Config struct {
 	WatchPeriod    time.Duration
 	ForwardSignals bool
 	Launcher       bool
+	Root           fsroot.Root
 }
 
 func signalNumber(string) int { return 0 }

@@ -28,7 +28,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	}
 	target := cfg.Request.Mask()
 	rep := &Report{Start: StartThread}
-	restoreParent := keepOff(target, &rep.Parent)
+	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 	sr, err := session.Run(cfg.Request, func(s *session.Session) error {
 		rep.Child.PID, rep.Child.Started = os.Getpid(), true

@@ -22,7 +22,7 @@ import (
 func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench, j job) results.RunRecord {
 	rec := results.RunRecord{Index: j.index, Warmup: j.warmup, Started: time.Now(), Checks: []suite.Outcome{}}
 	target := cfg.Request.Mask()
-	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target})
+	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target, Root: cfg.Root})
 	if err != nil {
 		rec.Error = "telemetry: " + err.Error()
 		return rec
@@ -75,7 +75,7 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) {
 	var res workloads.Result
 	var werr error
-	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.Request, WatchPeriod: cfg.WatchPeriod}, func(s *session.Session) error {
+	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.Request, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root}, func(s *session.Session) error {
 		res, werr = b.workload.Run(cfg.size())
 		_, oerr := s.Observe()
 		return oerr
@@ -126,7 +126,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	var stdout, stderr bytes.Buffer
 	rep, err := launch.Run(ctx, launch.Config{
 		Request: cfg.Request, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
-		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod,
+		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root,
 	})
 	rec.StdoutFile = filepath.Join("outputs", fmt.Sprintf("%s-%d.stdout", b.name, rec.Index))
 	os.MkdirAll(filepath.Join(folder.Path, "outputs"), 0o755)

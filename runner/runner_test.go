@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
@@ -312,4 +313,19 @@ func allowedList(status string) (cpuset.Set, error) {
 		}
 	}
 	return cpuset.Set{}, fmt.Errorf("no Cpus_allowed_list in %q", status)
+}
+
+// The host facts are read under the configured root.
+func TestHostFactsOnAFixture(t *testing.T) {
+	dir := t.TempDir()
+	cpufreq := filepath.Join(dir, "sys/devices/system/cpu/cpu3/cpufreq")
+	if err := os.MkdirAll(cpufreq, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(cpufreq, "scaling_governor"), []byte("schedutil\n"), 0o644)
+	os.WriteFile(filepath.Join(cpufreq, "scaling_driver"), []byte("intel_pstate\n"), 0o644)
+	h := hostFacts(Config{Root: fsroot.Root(dir), Request: session.Request{CPU: 3}})
+	if h.Governor != "schedutil" || h.Driver != "intel_pstate" {
+		t.Errorf("host facts under %s: %+v", dir, h)
+	}
 }

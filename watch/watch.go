@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/observer"
 	"corepin.dev/corepin/sched"
 )
@@ -46,8 +47,8 @@ type Options struct {
 	// work's thread when the work runs inside corepin, whose other threads
 	// are corepin's own.
 	TIDs []int
-	// Root is the folder holding proc/; "/" by default.
-	Root string
+	// Root is the folder holding proc/; the live system by default.
+	Root fsroot.Root
 }
 
 // Result is what a watcher saw and did.
@@ -115,13 +116,10 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	if opts.Period == 0 {
 		opts.Period = 100 * time.Millisecond
 	}
-	if opts.Root == "" {
-		opts.Root = "/"
-	}
 	if opts.PID <= 0 {
 		return nil, fmt.Errorf("watching: %d is not a process id", opts.PID)
 	}
-	if _, err := os.Stat(filepath.Join(opts.Root, "proc", strconv.Itoa(opts.PID), "task")); err != nil {
+	if _, err := opts.Root.Stat(filepath.Join("proc", strconv.Itoa(opts.PID), "task")); err != nil {
 		return nil, fmt.Errorf("watching process %d: %w", opts.PID, err)
 	}
 	w := &Watcher{opts: opts, threads: map[key]*thread{}}
@@ -219,7 +217,7 @@ func (w *Watcher) sample() {
 
 // uptimeTicks reads the time since boot in clock ticks; 0 when unknown.
 func (w *Watcher) uptimeTicks() uint64 {
-	data, err := os.ReadFile(filepath.Join(w.opts.Root, "proc", "uptime"))
+	data, err := w.opts.Root.ReadFile("/proc/uptime")
 	if err != nil {
 		return 0
 	}
@@ -235,7 +233,7 @@ func (w *Watcher) uptimeTicks() uint64 {
 }
 
 func (w *Watcher) procPath(parts ...string) string {
-	return filepath.Join(append([]string{w.opts.Root, "proc"}, parts...)...)
+	return w.opts.Root.Path(append([]string{"proc"}, parts...)...)
 }
 
 // processes returns the PID and, when following children, its descendants
