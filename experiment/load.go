@@ -1,5 +1,6 @@
-// Package experiment runs the two experiments of corepin's seeds on the
-// machine at hand: a key thread under heavy load at a low versus a high QoS
+// Package experiment runs corepin's two scheduling experiments on the
+// machine at hand, each beside the published figures it follows (cited in
+// docs/experiments.md): a key thread under heavy load at a low versus a high QoS
 // level, and static versus dynamic partitioning of a parallel loop on
 // asymmetric cores (real ones, or slow cores emulated by competing
 // processes).

@@ -41,7 +41,7 @@ type Config struct {
 	Shuffle   bool
 	// TelemetryPeriod is the sampler's period; 0 picks 100 ms for the
 	// built-in suite (whose runs last about a second) and 1 s for suite
-	// files (SPEC-like runs of minutes), as the first seed records.
+	// files (SPEC-like runs of minutes).
 	TelemetryPeriod time.Duration
 	WatchPeriod     time.Duration
 

@@ -5,7 +5,7 @@
 //
 // A session lives on one OS thread. Begin must be called on a goroutine that
 // has called runtime.LockOSThread, and everything after it on that same
-// goroutine. The order is the first seed's:
+// goroutine. The order is the one benchmark ports on phones follow:
 //
 //	capture   affinity, policy, priority, nice, flags, uclamp, QoS
 //	request   affinity first, then the ladder of attributes, then QoS
@@ -263,7 +263,7 @@ func (s *Session) requestQoS() {
 		return
 	}
 	if !s.report.Capture.QoSKnown {
-		// The seed's rule: without knowing the old level there is nothing
+		// Without knowing the old level there is nothing
 		// to restore to, so the level is not changed.
 		r.Error = "the thread's current QoS could not be read; not changed"
 		return
