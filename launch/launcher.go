@@ -67,7 +67,7 @@ type spec struct {
 type message struct {
 	Report    *session.Report `json:"report,omitempty"`
 	Refused   string          `json:"refused,omitempty"`
-	ExecErrno string          `json:"exec_errno,omitempty"`
+	ExecErrno sched.Errno     `json:"exec_errno,omitempty"`
 	ExecError string          `json:"exec_error,omitempty"`
 	Failed    string          `json:"failed,omitempty"`
 }
@@ -134,15 +134,14 @@ func innermost(err error) string {
 
 // execErrno names why a command could not be run and the shell's exit
 // code for it: 127 when it is not there, 126 when it is not executable.
-func execErrno(err error) (string, int) {
-	var errno syscall.Errno
+func execErrno(err error) (sched.Errno, int) {
 	switch {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
-		return "ENOENT", ExitNotFound
-	case errors.As(err, &errno):
-		return sched.ErrnoName(errno), ExitNotExecutable
+		return sched.Errno(syscall.ENOENT), ExitNotFound
+	case sched.ErrnoOf(err) != 0:
+		return sched.ErrnoOf(err), ExitNotExecutable
 	case errors.Is(err, fs.ErrPermission):
-		return "EACCES", ExitNotExecutable
+		return sched.Errno(syscall.EACCES), ExitNotExecutable
 	}
-	return "", ExitNotExecutable
+	return 0, ExitNotExecutable
 }

@@ -19,6 +19,7 @@ import (
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
 	"corepin.dev/corepin/workloads"
 )
@@ -233,7 +234,8 @@ func (c *cancelOn) RunStarted(bench string, _, _ int, _ bool) {
 
 func TestShuffleInterleaves(t *testing.T) {
 	cfg := Config{Runs: 3, Warmup: 1, Shuffle: true}
-	benches := []bench{{name: "a", workload: &workloads.Fib}, {name: "b", workload: &workloads.Fib}}
+	fib, _ := workloads.ByName("fib")
+	benches := []bench{{name: "a", workload: &fib}, {name: "b", workload: &fib}}
 	jobs := cfg.jobs(benches)
 	if len(jobs) != 8 {
 		t.Fatalf("%d jobs", len(jobs))
@@ -327,5 +329,18 @@ func TestHostFactsOnAFixture(t *testing.T) {
 	h := hostFacts(Config{Root: fsroot.Root(dir), Request: session.Request{CPU: 3}})
 	if h.Governor != "schedutil" || h.Driver != "intel_pstate" {
 		t.Errorf("host facts under %s: %+v", dir, h)
+	}
+}
+
+// The rough-frequency note is said beside the chart, not in every run's
+// record; which note it is comes from its kind, not its words.
+func TestTelemetryNotesByKind(t *testing.T) {
+	s := &telemetry.Series{Notes: []telemetry.Note{
+		{Kind: telemetry.NoteRoughFrequency, Text: `frequency from "cpu MHz" of /proc/cpuinfo: a rough value`},
+		{Kind: telemetry.NoteGap, Text: "t=0.1s: CPU 1 has no frequency reading: a gap (cpu MHz unknown)"},
+	}}
+	st := summarizeTelemetry(s, cpuset.Of(1))
+	if len(st.Notes) != 1 || st.Notes[0].Kind != telemetry.NoteGap {
+		t.Errorf("kept notes %+v, want the gap alone", st.Notes)
 	}
 }

@@ -150,7 +150,7 @@ func TestHotUnplugIsAGap(t *testing.T) {
 			t.Errorf("CPU 1 while unplugged or just back: %+v, want a gap", smp)
 		}
 	}
-	if !strings.Contains(strings.Join(s.series.Notes, "\n"), "CPU 1 left /proc/stat") {
+	if !strings.Contains(noteTexts(s.series.Notes), "CPU 1 left /proc/stat") {
 		t.Errorf("notes %q do not mention the gap", s.series.Notes)
 	}
 }
@@ -309,7 +309,15 @@ func TestSamplerWithNoOtherCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	series := s.Stop()
-	if !strings.Contains(strings.Join(series.Notes, "\n"), "shares CPUs") {
+	if !strings.Contains(noteTexts(series.Notes), "shares CPUs") {
 		t.Errorf("notes %q do not say the sampler shared the CPU", series.Notes)
 	}
+}
+
+func noteTexts(notes []Note) string {
+	var texts []string
+	for _, n := range notes {
+		texts = append(texts, n.Text)
+	}
+	return strings.Join(texts, "\n")
 }
