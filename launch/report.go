@@ -21,8 +21,8 @@ type Report struct {
 	WatchError string       `json:"watch_error,omitempty"`
 	Parent     ParentReport `json:"parent"`
 	// Refused, ExecError and ExecErrno say why the command did not run.
-	Refused   string `json:"refused,omitempty"`
-	ExecError string `json:"exec_error,omitempty"`
+	Refused   string      `json:"refused,omitempty"`
+	ExecError string      `json:"exec_error,omitempty"`
 	ExecErrno sched.Errno `json:"exec_errno,omitempty"`
 }
 
