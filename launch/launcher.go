@@ -36,14 +36,6 @@ import (
 	"corepin.dev/corepin/session"
 )
 
-// Arg is the reserved first argument that makes corepin the launcher. A
-// program that embeds the launcher checks for it first thing in main:
-//
-//	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
-//		launch.Main()
-//	}
-const Arg = "__corepin-launch"
-
 const (
 	specEnv  = "COREPIN_LAUNCH_SPEC"
 	reportFD = 3 // the first of exec.Cmd.ExtraFiles
@@ -72,7 +64,15 @@ type message struct {
 	Failed    string          `json:"failed,omitempty"`
 }
 
-// Main is the launcher. It never returns: it execs the command or exits.
+// Main is the launcher, which corepin runs when its first argument is Arg.
+// A program that embeds the launcher calls Dispatch first thing in main:
+//
+//	func main() {
+//		launch.Dispatch(os.Args)
+//		...
+//	}
+//
+// Main never returns: it execs the command or exits.
 func Main() {
 	runtime.LockOSThread() // the session's thread is the one that execs
 	pipe := os.NewFile(reportFD, "corepin-report")

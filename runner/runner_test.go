@@ -26,16 +26,9 @@ import (
 )
 
 // The test binary doubles as corepin's launcher and workload command, so
-// the runner can use it as Self.
+// the runner can use it as Self: it answers corepin's helper verbs.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "__corepin-launch":
-			launchMain()
-		case WorkloadCommand:
-			os.Exit(workloadMain(os.Args[2:]))
-		}
-	}
+	launch.Dispatch(os.Args)
 	os.Exit(m.Run())
 }
 
