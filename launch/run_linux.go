@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
@@ -25,7 +25,10 @@ import (
 
 // Config is a command to run and how to run it.
 type Config struct {
-	Spec Spec
+	// Request is where and how the command runs.
+	Request session.Request
+	// Args is the command and its arguments.
+	Args []string
 	// Launcher starts the command through the re-executed launcher even
 	// when forking it from a prepared thread would do; a QoS level always
 	// goes through the launcher.
@@ -49,6 +52,9 @@ type Config struct {
 	// that arrived before the command ran are passed on as soon as it
 	// runs (see internal/interrupt's Forward).
 	Signals <-chan os.Signal
+	// Root is the folder holding proc/, where corepin lists its own
+	// threads; the live system by default.
+	Root fsroot.Root
 }
 
 // signalNumber returns the number of a signal named like "SIGTERM".
@@ -63,18 +69,18 @@ func signalNumber(name string) int {
 // corepin itself failed; a command that could not start, was refused or
 // failed is described in the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	if len(cfg.Spec.Args) == 0 {
+	if len(cfg.Args) == 0 {
 		return nil, errors.New("no command to run")
+	}
+	if err := cfg.Request.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = 2 * time.Second
 	}
-	target := cfg.Spec.CPUs
-	if cfg.Spec.Mode != session.Soft || target.IsEmpty() {
-		target = cpuset.Of(cfg.Spec.CPU)
-	}
-	rep := &Report{Command: cfg.Spec.Args}
-	restoreParent := keepOff(target, &rep.Parent)
+	target := cfg.Request.Mask()
+	rep := &Report{Command: cfg.Args}
+	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 
 	// Subscribe to the signals before the command exists: one that comes
@@ -93,16 +99,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var err error
 	// The thread that forks the command is held until the command is
 	// reaped: the command's parent-death signal fires when that thread
-	// ends, not when corepin does.
-	held := holdThread()
-	defer held.release()
+	// ends, not when corepin does (see holder).
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseThread := func() { releaseOnce.Do(func() { close(release) }) }
+	defer releaseThread()
 	started := time.Now()
-	if cfg.Spec.QoS == nil && !cfg.Launcher {
+	if cfg.Request.QoS == nil && !cfg.Launcher {
 		rep.Start = StartFork
-		cmd, err = startForked(cfg, rep, held)
+		var finish func()
+		cmd, finish, err = startForked(cfg, rep, release, releaseThread)
+		if finish != nil {
+			defer finish() // after the release: the session's restore
+		}
 	} else {
 		rep.Start = StartLauncher
-		cmd, err = startLauncher(cfg, rep, held)
+		cmd, err = startLauncher(cfg, rep, release)
 	}
 	if err != nil {
 		return nil, err
@@ -116,7 +128,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	var watcher *watch.Watcher
 	if cfg.WatchPeriod > 0 {
-		if watcher, err = watch.Start(ctx, watchOptions(rep, target, cfg.WatchPeriod)); err != nil {
+		if watcher, err = watch.Start(ctx, watchOptions(&rep.Report, rep.Child.PID, target, cfg.WatchPeriod)); err != nil {
 			rep.WatchError = err.Error() // a command that ended at once leaves nothing to watch
 		}
 	}
@@ -151,6 +163,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Watch = &res
 	}
 	waitErr := cmd.Wait()
+	releaseThread()
 	select {
 	case <-timedOut:
 		rep.Child.TimedOut = true
@@ -159,7 +172,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	fillChild(&rep.Child, cmd.ProcessState, wall)
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return rep, fmt.Errorf("waiting for %s: %w", cfg.Spec.Args[0], waitErr)
+		return rep, fmt.Errorf("waiting for %s: %w", cfg.Args[0], waitErr)
 	}
 	return rep, nil
 }
@@ -170,55 +183,89 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // them too. Go forks from the calling thread, and a locked goroutine stays
 // on its thread. The read-back is the forking thread's, taken just before
 // the fork. This saves the launcher's own start, which costs more than the
-// rest of a launch.
-//
-// Afterwards the session puts the thread back. Where that fails (a nice
-// raised without the privilege to lower it again) the goroutine exits
-// still locked and the runtime ends the thread with its changes, so
-// nothing is left behind and later launches are not refused.
-func startForked(cfg Config, rep *Report, held *heldThread) (*exec.Cmd, error) {
-	opts, err := cfg.Spec.options()
-	if err != nil {
-		return nil, err
+// rest of a launch. The thread is then put back, or destroyed where that
+// fails, as session.Run decides.
+func startForked(cfg Config, rep *Report, release chan struct{}, releaseThread func()) (*exec.Cmd, func(), error) {
+	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
+	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1)}
+	type outcome struct {
+		rep           *session.Report
+		startErr, err error
 	}
-	cmd := command(cfg, cfg.Spec.Args[0], cfg.Spec.Args[1:]...)
-	var startErr error
-	done := make(chan error, 1)
+	done := make(chan outcome, 1)
 	go func() {
-		runtime.LockOSThread()
-		s, err := session.Begin(opts)
-		if err != nil {
-			runtime.UnlockOSThread() // nothing was changed
-			done <- err
-			return
-		}
-		if s.Accepted() {
-			startErr = cmd.Start()
-		}
-		restored := s.Finish().OK
-		rep.Report = s.Report()
-		done <- nil
-		// Keep the thread until the command is reaped; then, when not
-		// restored, the thread ends with this goroutine.
-		held.wait()
-		if restored {
-			runtime.UnlockOSThread()
-		}
+		sr, startErr, err := forkOnTarget(cfg.Request, func() error { return cmd.Start() }, hold)
+		done <- outcome{sr, startErr, err}
 	}()
-	if err := <-done; err != nil {
-		return nil, err // no session: nothing was changed or started
+	var startErr error
+	held := true
+	select {
+	case startErr = <-hold.started: // the session accepted and start ran; the thread is held
+		rep.Report = <-hold.report
+	case o := <-done: // no session, or not accepted
+		if o.rep == nil {
+			return nil, nil, o.err // no session: nothing was changed or started
+		}
+		rep.Report = *o.rep
+		startErr, held = o.startErr, false
+	}
+	// The session restores its thread once released; its restore report
+	// is then the one that counts.
+	var finish func()
+	if held {
+		finish = func() {
+			releaseThread()
+			if o := <-done; o.rep != nil {
+				rep.Report.Restore = o.rep.Restore
+			}
+		}
 	}
 	switch {
 	case !rep.Accept.OK:
 		rep.Refused = rep.Accept.Why
-		return nil, nil
+		return nil, finish, nil
 	case startErr != nil:
 		rep.ExecErrno, _ = execErrno(startErr)
 		rep.ExecError = innermost(startErr)
-		return nil, nil
+		return nil, finish, nil
 	}
 	rep.Child.Started = true
-	return cmd, nil
+	return cmd, finish, nil
+}
+
+// forkOnTarget is how corepin forks anything on target: a session for req
+// on a new locked thread (session.Run) and, when its rule accepts, start on
+// that thread, so that what start forks begins as a copy of it. When hold
+// is not nil the thread stays until hold is closed, and then stop runs on
+// it: a child's parent-death signal fires when the thread that forked it
+// ends, so the thread must outlive the children. The returned error is
+// start's in startErr, the session's in err; the report is nil when no
+// session began.
+func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *session.Report, startErr, err error) {
+	rep, err = session.Run(req, func(s *session.Session) error {
+		startErr = start()
+		if hold != nil {
+			if hold.report != nil {
+				hold.report <- s.Report()
+			}
+			hold.started <- startErr
+			<-hold.release
+			hold.stop()
+		}
+		return startErr
+	})
+	if errors.Is(err, session.ErrNotAccepted) || errors.Is(err, session.ErrRestoreFailed) || (err != nil && startErr != nil) {
+		err = nil // the report says what happened
+	}
+	return rep, startErr, err
+}
+
+// holder keeps a forking thread alive for its children (see forkOnTarget).
+type holder struct {
+	started chan error
+	release chan struct{}
+	stop    func()
+	report  chan session.Report // when not nil, gets the report as start ran
 }
 
 // startLauncher starts corepin again as the launcher, which runs the
@@ -226,7 +273,7 @@ func startForked(cfg Config, rep *Report, held *heldThread) (*exec.Cmd, error) {
 // the way when the request has a part that fork does not copy, such as a
 // HarmonyOS QoS level, and the way to have the read-back taken by the
 // process that becomes the command.
-func startLauncher(cfg Config, rep *Report, held *heldThread) (*exec.Cmd, error) {
+func startLauncher(cfg Config, rep *Report, release <-chan struct{}) (*exec.Cmd, error) {
 	if cfg.Self == "" {
 		self, err := os.Executable()
 		if err != nil {
@@ -234,7 +281,7 @@ func startLauncher(cfg Config, rep *Report, held *heldThread) (*exec.Cmd, error)
 		}
 		cfg.Self = self
 	}
-	specJSON, err := json.Marshal(cfg.Spec)
+	specJSON, err := json.Marshal(spec{Request: cfg.Request, Args: cfg.Args})
 	if err != nil {
 		return nil, err
 	}
@@ -243,10 +290,10 @@ func startLauncher(cfg Config, rep *Report, held *heldThread) (*exec.Cmd, error)
 		return nil, fmt.Errorf("making the report pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Spec.Args...)...)
+	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Args...)...)
 	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
 	cmd.ExtraFiles = []*os.File{w}
-	if err := held.start(cmd); err != nil {
+	if err := startHeld(cmd, release); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("starting the launcher %s: %w", cfg.Self, err)
 	}
@@ -265,8 +312,9 @@ func startLauncher(cfg Config, rep *Report, held *heldThread) (*exec.Cmd, error)
 }
 
 // command is the exec.Cmd for name and args with the config's folder,
-// environment and streams. It dies with the thread that forks it (see
-// heldThread), so a corepin that is killed leaves no command behind.
+// environment and streams. It dies with the thread that forks it, so a
+// corepin that is killed leaves no command behind; that thread is held
+// until the command is reaped (see holder and startHeld).
 func command(cfg Config, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -315,15 +363,15 @@ func readMessages(r io.Reader, rep *Report) error {
 	return nil
 }
 
-// watchOptions keeps the command's threads on what its launcher thread read
+// watchOptions keeps the work's threads on what its session's thread read
 // back: the mask, and the attributes of the accepted ladder step.
-func watchOptions(rep *Report, target cpuset.Set, period time.Duration) watch.Options {
-	opts := watch.Options{PID: rep.Child.PID, Period: period, Target: target, Avoid: target, Maintain: true, Children: true}
-	if !rep.Readback.CPUs.IsEmpty() {
-		opts.Target = rep.Readback.CPUs
+func watchOptions(sr *session.Report, pid int, target cpuset.Set, period time.Duration) watch.Options {
+	opts := watch.Options{PID: pid, Period: period, Target: target, Avoid: target, Maintain: true, Children: true}
+	if !sr.Readback.CPUs.IsEmpty() {
+		opts.Target = sr.Readback.CPUs
 	}
-	if rep.Ladder.AcceptedStep > 0 {
-		rb := rep.Readback
+	if sr.Ladder.AcceptedStep > 0 {
+		rb := sr.Readback
 		opts.Want = &sched.Attr{Policy: rb.Policy, Priority: rb.Priority, Nice: rb.Nice}
 	}
 	return opts
@@ -366,87 +414,22 @@ func fillChild(c *ChildReport, ps *os.ProcessState, wall time.Duration) {
 	}
 }
 
-// keepOff moves every thread of this process off the target CPUs for the
-// run and returns a function that puts each back. Threads created in the
-// meantime inherit the reduced mask from their creator; they get the
-// process's original mask on the way back.
-func keepOff(target cpuset.Set, pr *ParentReport) func() error {
-	orig, err := sched.GetAffinity(0)
-	if err != nil {
-		pr.Note = "could not read corepin's own mask: " + err.Error()
-		return func() error { return nil }
-	}
-	off := orig.Difference(target)
-	if off.IsEmpty() {
-		pr.Note = "corepin's threads may run only on the target CPUs " + orig.String() + "; they stay there"
-		return func() error { return nil }
-	}
-	prev := map[int]cpuset.Set{}
-	for _, tid := range ownThreads() {
-		if m, err := sched.GetAffinity(tid); err == nil && sched.SetAffinity(tid, off) == nil {
-			prev[tid] = m
-		}
-	}
-	pr.CPUs = off
-	return func() error {
-		var first error
-		for _, tid := range ownThreads() {
-			m, ok := prev[tid]
-			if !ok {
-				m = orig
-			}
-			if err := sched.SetAffinity(tid, m); err != nil && first == nil && sched.ThreadAlive(tid) {
-				first = err
-			}
-		}
-		return first
-	}
-}
-
-func ownThreads() []int {
-	entries, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil
-	}
-	var tids []int
-	for _, e := range entries {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
-	}
-	return tids
-}
-
-// heldThread is the thread a command is forked from, kept until the
-// command has been reaped. The kernel sends the parent-death signal when
-// the forking thread ends (prctl(2), PR_SET_PDEATHSIG; golang/go#27505),
-// and the Go runtime ends a thread whose goroutine exits locked: without
-// holding it, a later session that could not restore its thread would
-// kill a command that is still running.
-type heldThread struct {
-	done chan struct{}
-	once sync.Once
-}
-
-func holdThread() *heldThread { return &heldThread{done: make(chan struct{})} }
-
-// wait blocks the locked calling goroutine until release.
-func (h *heldThread) wait() { <-h.done }
-
-// start starts cmd from a locked thread held until release.
-func (h *heldThread) start(cmd *exec.Cmd) error {
+// startHeld starts cmd from a locked thread kept until release is closed:
+// the kernel sends the parent-death signal when the forking thread ends
+// (prctl(2), PR_SET_PDEATHSIG; golang/go#27505), and the Go runtime ends
+// any thread whose goroutine exits locked, which an unrelated session
+// that could not restore its thread may do to the thread cmd was started
+// from.
+func startHeld(cmd *exec.Cmd, release <-chan struct{}) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		err := cmd.Start()
 		errc <- err
 		if err == nil {
-			<-h.done
+			<-release
 		}
-		runtime.UnlockOSThread()
 	}()
 	return <-errc
 }
-
-// release lets the thread go.
-func (h *heldThread) release() { h.once.Do(func() { close(h.done) }) }

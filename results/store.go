@@ -62,15 +62,18 @@ func (f *Folder) WriteFile(rel string, write func(io.Writer) error) error {
 	return atomicfile.Write(filepath.Join(f.Path, rel), write)
 }
 
-// Save writes run.json, summary.csv and bench.txt.
+// Save writes run.json, summary.csv and bench.txt, each atomically and
+// flushed to the disk.
 func (f *Folder) Save(r *Run) error {
-	if err := f.SaveRun(r); err != nil {
-		return err
-	}
-	if err := f.WriteFile("summary.csv", r.WriteSummaryCSV); err != nil {
-		return err
-	}
-	return f.WriteFile("bench.txt", r.WriteBenchFormat)
+	return atomicfile.WriteFiles(
+		atomicfile.File{Path: filepath.Join(f.Path, "run.json"), Write: func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		}},
+		atomicfile.File{Path: filepath.Join(f.Path, "summary.csv"), Write: r.WriteSummaryCSV},
+		atomicfile.File{Path: filepath.Join(f.Path, "bench.txt"), Write: r.WriteBenchFormat},
+	)
 }
 
 // SaveRun writes run.json alone: at the start of a run, with its state
@@ -221,7 +224,7 @@ func (r *Run) WriteSummaryCSV(w io.Writer) error {
 			return fmtF(v)
 		}
 		cw.Write([]string{b.Name, strconv.FormatBool(b.Valid), strconv.Itoa(b.N), t(b.MedianS), t(b.CILowS), t(b.CIHighS),
-			t(b.MinS), t(b.MaxS), t(b.CV), fmtF(b.ReferenceS), ratio, strings.Join(b.Warnings, "; "),
+			t(b.MinS), t(b.MaxS), t(b.CV), fmtF(b.ReferenceS), ratio, strings.Join(WarningTexts(b.Warnings), "; "),
 			strconv.Itoa(b.CompletedRuns), strconv.Itoa(b.PlannedRuns), r.State})
 	}
 	cw.Flush()

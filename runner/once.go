@@ -21,8 +21,8 @@ import (
 // runOnce runs one job with the sampler around it.
 func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench, j job) results.RunRecord {
 	rec := results.RunRecord{Index: j.index, Warmup: j.warmup, Started: time.Now(), Checks: []suite.Outcome{}}
-	target := cfg.targetCPUs()
-	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target})
+	target := cfg.Request.Mask()
+	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target, Root: cfg.Root})
 	if err != nil {
 		rec.Error = "telemetry: " + err.Error()
 		return rec
@@ -30,7 +30,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	sampler.Mark("start")
 	switch {
 	case b.workload != nil && cfg.Isolation == Thread:
-		cfg.runThread(b, &rec)
+		cfg.runThread(ctx, b, &rec)
 	case b.workload != nil:
 		cfg.runWorkloadProcess(ctx, b, &rec)
 	default:
@@ -50,7 +50,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 // vouch marks a run invalid in exact mode when its watcher missed so many
 // ticks that it cannot say the work stayed on its CPU.
 func (cfg *Config) vouch(rec *results.RunRecord) {
-	if rec.Scheduling == nil || rec.Scheduling.Watch == nil || cfg.Mode != session.Exact {
+	if rec.Scheduling == nil || rec.Scheduling.Watch == nil || cfg.Request.ModeOrDefault() != session.Exact {
 		return
 	}
 	if k := rec.Scheduling.Watch.KeepUp; k.Unvouched {
@@ -60,20 +60,14 @@ func (cfg *Config) vouch(rec *results.RunRecord) {
 	}
 }
 
-func (cfg *Config) spec(args []string) launch.Spec {
-	return launch.Spec{
-		CPU: cfg.Target.ExactCPU, CPUs: cfg.Target.SoftCPUs, Mode: cfg.Mode, Ladder: cfg.Ladder,
-		AllowRealtime: cfg.AllowRealtime, QoS: cfg.QoS, Accept: cfg.Accept, Args: args,
-	}
-}
-
 // runWorkloadProcess starts corepin again as the workload, on target
 // through the launch package, with GOMAXPROCS=1 so the Go runtime does not spread the single
 // thread's work.
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
 	stdout, stderr := &tail{max: maxStderr}, &tail{max: maxStderr} // a workload prints one small JSON line
 	rep, err := launch.Run(ctx, launch.Config{
-		Spec:   cfg.spec([]string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())}),
+		Request: cfg.Request, Self: cfg.Self,
+		Args:   []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
 		Env:    append(os.Environ(), "GOMAXPROCS=1"),
 		Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod,
 	})
@@ -89,38 +83,26 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 	rec.Checks = append(rec.Checks, suite.Outcome{What: "built-in answer check", Passed: res.Valid, Detail: res.Why})
 }
 
-// runThread runs a built-in workload on a session thread inside corepin.
-func (cfg *Config) runThread(b bench, rec *results.RunRecord) {
-	rule := session.ExactRule
-	if cfg.Mode == session.Soft {
-		rule = session.SoftRule
-	}
-	if cfg.Accept != "" {
-		var err error
-		if rule, err = session.ParseRule(cfg.Accept); err != nil {
-			rec.Error = err.Error()
-			return
-		}
-	}
+// runThread runs a built-in workload on a session thread inside corepin,
+// started by launch as every work is: corepin's other threads keep off the
+// target while it runs, and the watcher follows the thread.
+func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) {
 	var res workloads.Result
 	var werr error
-	rep, err := session.Run(session.Options{
-		CPU: cfg.Target.ExactCPU, CPUs: cfg.Target.SoftCPUs, Mode: cfg.Mode, Ladder: cfg.Ladder,
-		AllowRealtime: cfg.AllowRealtime, QoS: cfg.QoS, Accept: &rule,
-	}, func(s *session.Session) error {
+	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.Request, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root}, func(s *session.Session) error {
 		res, werr = b.workload.Run(cfg.size())
 		_, oerr := s.Observe()
 		return oerr
 	})
+	rec.Scheduling = rep
 	if rep != nil {
-		rec.Scheduling = &launch.Report{Report: *rep}
+		rec.UserS, rec.SysS = rep.Child.UserS, rep.Child.SysS
 	}
 	if errors.Is(err, session.ErrRestoreFailed) {
 		// The thread could not be put back (a raised nice value, without
 		// the privilege to lower it again), so the session destroyed it:
-		// nothing is left changed. The measurement stands, the warnings
-		// say what happened, and later runs may begin new sessions.
-		session.ClearTaint()
+		// nothing is left changed. The measurement stands and the
+		// warnings say what happened.
 		err = nil
 	}
 	switch {
@@ -179,10 +161,16 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	defer stdout.Close()
 	stderr := &tail{max: maxStderr}
 	rep, err := launch.Run(ctx, launch.Config{
-		Spec: cfg.spec(append([]string{cmdPath}, c.Args...)), Dir: dir, Env: env, Stdin: stdin,
-		Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod,
+		Request: cfg.Request, Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
+		Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root,
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
+		return
+	}
+	if err := stdout.Close(); err != nil {
+		// The output is the evidence of the check: a run without it is
+		// not a result.
+		rec.Error = "keeping the output: " + err.Error()
 		return
 	}
 	rec.WallS = rep.Child.WallS

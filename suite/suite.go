@@ -40,6 +40,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -218,7 +219,7 @@ func (s *Suite) validate() error {
 			return fail("%s: name is missing", where)
 		case len(b.Name) > MaxNameLen:
 			return fail("benchmark %d: the name is %d bytes long; at most %d, as it names files", i+1, len(b.Name), MaxNameLen)
-		case !validName.MatchString(b.Name):
+		case !validName().MatchString(b.Name):
 			return fail("%s: a name may hold letters, digits, '.', '_' and '-' only", where)
 		case seen[b.Name]:
 			return fail("%s: the name is used twice", where)
@@ -250,7 +251,9 @@ func (s *Suite) validate() error {
 	return nil
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+// validName is compiled on first use, not at start: corepin exec, which
+// never reads a suite, starts without it.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]+$`) })
 
 func (c Check) validate() error {
 	kinds := 0

@@ -145,7 +145,7 @@ func TestWatcherPriorityAsNobody(t *testing.T) {
 // priorityChild prints what a watcher thread gets.
 func priorityChild() {
 	runtime.LockOSThread() // the thread ends with the process
-	fmt.Println(raiseProcess(""))
+	fmt.Println(raiseProcess("", true))
 	os.Exit(0)
 }
 

@@ -34,11 +34,15 @@ var processPriority struct {
 // watcherPriorities it may have (or to want); it returns what the
 // watcher's thread holds. The watcher's thread is thrown away at the
 // end, so it is not put back.
-func raiseProcess(want string) string {
+// With whole false (a watcher of corepin's own process, whose threads
+// include the work's), only the watcher's thread is raised.
+func raiseProcess(want string, whole bool) string {
 	if want == PriorityAsIs {
 		return "as started"
 	}
-	raiseAll()
+	if whole {
+		raiseAll()
+	}
 	for _, pr := range watcherPriorities {
 		if want != "" && want != pr.name {
 			continue
@@ -112,10 +116,7 @@ func sysmonThread(tids []int) int {
 
 // lowerProcess is the end of one raiseProcess; the last puts every thread
 // back as it was.
-func lowerProcess(held string) {
-	if held == "as started" {
-		return // raiseProcess(PriorityAsIs) counted no user
-	}
+func lowerProcess() {
 	p := &processPriority
 	p.Lock()
 	defer p.Unlock()

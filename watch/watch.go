@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/observer"
 	"corepin.dev/corepin/sched"
 )
@@ -42,12 +43,16 @@ type Options struct {
 	Avoid cpuset.Set
 	// Children follows the process's descendants too.
 	Children bool
-	// Root is the folder holding proc/; "/" by default.
-	Root string
 	// Priority is the watcher thread's own: "" asks for the highest it
 	// may have (fifo:1, else nice -20; see keepup.go), PriorityAsIs
 	// leaves it alone, and a name from watcherPriorities asks for that.
 	Priority string
+	// TIDs, when given, are the only threads of PID that are followed: the
+	// work's thread when the work runs inside corepin, whose other threads
+	// are corepin's own.
+	TIDs []int
+	// Root is the folder holding proc/; the live system by default.
+	Root fsroot.Root
 }
 
 // Result is what a watcher saw and did.
@@ -105,7 +110,7 @@ type Watcher struct {
 	opts     Options
 	loop     *observer.Loop
 	stopOnce sync.Once
-	priority string // what the watcher's thread holds
+	raisesAll bool // the process's threads are raised while it runs (see priority.go)
 	mu       sync.Mutex
 	threads  map[key]*thread
 	order    []key
@@ -123,16 +128,14 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	if opts.Period < MinPeriod {
 		return nil, fmt.Errorf("watching: a period of %v is shorter than %v", opts.Period, MinPeriod)
 	}
-	if opts.Root == "" {
-		opts.Root = "/"
-	}
 	if opts.PID <= 0 {
 		return nil, fmt.Errorf("watching: %d is not a process id", opts.PID)
 	}
-	if _, err := os.Stat(filepath.Join(opts.Root, "proc", strconv.Itoa(opts.PID), "task")); err != nil {
+	if _, err := opts.Root.Stat(filepath.Join("proc", strconv.Itoa(opts.PID), "task")); err != nil {
 		return nil, fmt.Errorf("watching process %d: %w", opts.PID, err)
 	}
 	w := &Watcher{opts: opts, threads: map[key]*thread{}}
+	w.raisesAll = opts.Priority != PriorityAsIs && opts.PID != os.Getpid()
 	w.res.PeriodMs = int(opts.Period / time.Millisecond)
 	w.res.Threads = []ThreadStat{}
 	var err error
@@ -140,7 +143,7 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	var priority string
 	w.loop, err = observer.Start(ctx, opts.Period, opts.Avoid, observer.Funcs{
 		// Raised before the thread moves among the work's threads.
-		Prepare: func() { priority = raiseProcess(opts.Priority) },
+		Prepare: func() { priority = raiseProcess(opts.Priority, w.raisesAll) },
 		First: func() {
 			clock.begin(time.Now(), opts.Period)
 			w.sample()
@@ -164,10 +167,11 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 		},
 	})
 	if err != nil {
-		lowerProcess(priority)
+		if w.raisesAll {
+			lowerProcess()
+		}
 		return nil, fmt.Errorf("placing the watcher: %w", err)
 	}
-	w.priority = priority
 	w.mu.Lock()
 	w.res.WatcherCPUs = w.loop.CPUs
 	if note := w.loop.SharedNote("watcher"); note != "" {
@@ -180,7 +184,9 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 // Stop ends watching, takes a last sample, and returns the result.
 func (w *Watcher) Stop() Result {
 	w.loop.Stop()
-	w.stopOnce.Do(func() { lowerProcess(w.priority) })
+	if w.raisesAll {
+		w.stopOnce.Do(lowerProcess)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.result()
@@ -226,9 +232,15 @@ func (w *Watcher) sample() {
 	for _, t := range w.threads {
 		t.seen = false
 	}
-	for _, pid := range w.processes() {
-		for _, tid := range w.tasks(pid) {
-			w.sampleThread(pid, tid)
+	if len(w.opts.TIDs) > 0 {
+		for _, tid := range w.opts.TIDs {
+			w.sampleThread(w.opts.PID, tid)
+		}
+	} else {
+		for _, pid := range w.processes() {
+			for _, tid := range w.tasks(pid) {
+				w.sampleThread(pid, tid)
+			}
 		}
 	}
 	w.lastTicks = now
@@ -236,7 +248,7 @@ func (w *Watcher) sample() {
 
 // uptimeTicks reads the time since boot in clock ticks; 0 when unknown.
 func (w *Watcher) uptimeTicks() uint64 {
-	data, err := os.ReadFile(filepath.Join(w.opts.Root, "proc", "uptime"))
+	data, err := w.opts.Root.ReadFile("/proc/uptime")
 	if err != nil {
 		return 0
 	}
@@ -252,7 +264,7 @@ func (w *Watcher) uptimeTicks() uint64 {
 }
 
 func (w *Watcher) procPath(parts ...string) string {
-	return filepath.Join(append([]string{w.opts.Root, "proc"}, parts...)...)
+	return w.opts.Root.Path(append([]string{"proc"}, parts...)...)
 }
 
 // processes returns the PID and, when following children, its descendants

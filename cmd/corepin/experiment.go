@@ -7,38 +7,46 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-
-	"github.com/spf13/cobra"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/topology"
 )
 
-func newExperimentCmd() *cobra.Command {
-	cmd := &cobra.Command{
+func newExperimentCmd() *cli.Command {
+	cmd := &cli.Command{
 		Use:   "experiment",
-		Short: "Run the seeds' experiments: QoS under heavy load, static versus dynamic partitioning",
-		Args:  noArgs,
+		Short: "Run the scheduling experiments: QoS under heavy load, static versus dynamic partitioning",
+		Long: `Run one of corepin's two scheduling experiments on this machine, each beside
+the published figures it follows (docs/experiments.md cites them).`,
+		Example: `  corepin experiment qos --quick
+  corepin experiment partition --quick --json`,
+		Args: cli.NoArgs,
 	}
 	cmd.AddCommand(newQoSExperimentCmd(), newPartitionExperimentCmd())
 	return cmd
 }
 
+// An experimentResult is a result with its views.
+type experimentResult interface {
+	WriteText(io.Writer) error
+	Page() *report.Simple
+}
+
 // writeExperiment prints the text table or JSON, and with --out writes
 // NAME.json and NAME.html into the folder.
-func writeExperiment(cmd *cobra.Command, name string, v any, page *report.Simple, asJSON bool, out string, text func(io.Writer)) error {
-	w := cmd.OutOrStdout()
+func writeExperiment(in *cli.Invocation, name string, res experimentResult, asJSON bool, out string) error {
+	w := in.Stdout
 	if asJSON {
-		if err := writeJSON(w, v); err != nil {
+		if err := writeJSON(w, res); err != nil {
 			return err
 		}
-	} else {
-		text(w)
+	} else if err := res.WriteText(w); err != nil {
+		return err
 	}
 	if out == "" {
 		return nil
@@ -46,18 +54,18 @@ func writeExperiment(cmd *cobra.Command, name string, v any, page *report.Simple
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := writeJSONFile(filepath.Join(out, name+".json"), v); err != nil {
+	if err := writeJSONFile(filepath.Join(out, name+".json"), res); err != nil {
 		return err
 	}
 	html := filepath.Join(out, name+".html")
-	if err := atomicfile.Write(html, page.Render); err != nil {
+	if err := atomicfile.Write(html, res.Page().Render); err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.ErrOrStderr(), "wrote", filepath.Join(out, name+".json"), "and", html)
+	fmt.Fprintln(in.Stderr, "wrote", filepath.Join(out, name+".json"), "and", html)
 	return nil
 }
 
-func newQoSExperimentCmd() *cobra.Command {
+func newQoSExperimentCmd() *cli.Command {
 	var (
 		tf                  targetFlags
 		low, high, levels   string
@@ -65,14 +73,16 @@ func newQoSExperimentCmd() *cobra.Command {
 		load, runs          int
 		noLoad, asJSON, qck bool
 	)
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "qos",
 		Short: "A key thread under heavy load at a low versus a high QoS level",
-		Long: `The second seed's experiment: CPU-bound processes (--load, default 2) keep
+		Long: `CPU-bound processes (--load, default 2) keep
 the target CPU busy while a key thread pinned to the same CPU computes
 Fibonacci at each QoS level, through the session library (the level is read
 back and restored, as always); then the same without the load. Levels are
-interleaved in a new random order in every run.
+interleaved in a new random order in every run. The published figures
+beside the result are fib(34) on a HarmonyOS phone under heavy load: 726.8 ms
+at background, 323.9 ms at user-interactive.
 
 On a kernel without the HarmonyOS QoS node a level is its Linux setting
 (policy, nice, uclamp; see corepin caps): without CAP_SYS_NICE the high
@@ -80,8 +90,8 @@ levels cannot lower nice, and the read-back says so.`,
 		Example: `  corepin experiment qos
   corepin experiment qos --levels all --runs 7 --out qos-results
   corepin experiment qos --quick --json`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			_, target, err := tf.resolve("/")
 			if err != nil {
 				return err
@@ -94,41 +104,41 @@ levels cannot lower nice, and the read-back says so.`,
 				lo, err1 := qos.Parse(low)
 				hi, err2 := qos.Parse(high)
 				if err1 != nil || err2 != nil {
-					return usageError{fmt.Errorf("--level-low/--level-high: %v", firstErr(err1, err2))}
+					return usageError{Err: fmt.Errorf("--level-low/--level-high: %v", firstErr(err1, err2))}
 				}
 				if lo == hi {
-					return usageError{fmt.Errorf("--level-low and --level-high are both %s", lo)}
+					return usageError{Err: fmt.Errorf("--level-low and --level-high are both %s", lo)}
 				}
 				lv = []qos.Level{lo, hi}
 			default:
-				return usageError{fmt.Errorf("--levels %q: the only value is all", levels)}
+				return usageError{Err: fmt.Errorf("--levels %q: the only value is all", levels)}
 			}
 			fibN, err := parseWork(work)
 			if err != nil {
 				return err
 			}
 			if qck {
-				if !cmd.Flags().Changed("work") {
+				if !in.Changed("work") {
 					fibN = 30
 				}
-				if !cmd.Flags().Changed("runs") {
+				if !in.Changed("runs") {
 					runs = 3
 				}
 			}
 			if runs < 1 || load < 0 || runs > 10000 || load > 1000 {
-				return usageError{fmt.Errorf("--runs must be 1 to 10000 and --load 0 to 1000")}
+				return usageError{Err: fmt.Errorf("--runs must be 1 to 10000 and --load 0 to 1000")}
 			}
 			if err := checkFolder(out); err != nil {
-				return usageError{fmt.Errorf("--out: %w", err)}
+				return usageError{Err: fmt.Errorf("--out: %w", err)}
 			}
-			res, err := experiment.RunQoS(cmd.Context(), experiment.QoSConfig{CPU: target.ExactCPU, Levels: lv, Load: load, Fib: fibN, Runs: runs, NoLoad: noLoad})
+			res, err := experiment.RunQoS(in.Ctx, experiment.QoSConfig{CPU: target.ExactCPU, Levels: lv, Load: load, Fib: fibN, Runs: runs, NoLoad: noLoad})
 			if err != nil {
 				return err
 			}
-			if err := writeExperiment(cmd, "experiment-qos", res, res.Page(), asJSON, out, func(w io.Writer) { printQoS(w, res) }); err != nil {
+			if err := writeExperiment(in, "experiment-qos", res, asJSON, out); err != nil {
 				return err
 			}
-			return interrupted(cmd.Context(), "the runs that completed are written")
+			return interrupted(in.Ctx, "the runs that completed are written")
 		},
 	}
 	tf.register(cmd)
@@ -150,7 +160,7 @@ func parseWork(w string) (int, error) {
 	name, n, ok := strings.Cut(w, ":")
 	v, err := strconv.Atoi(n)
 	if !ok || name != "fib" || err != nil || v < 1 || v > 50 {
-		return 0, usageError{fmt.Errorf("--work %q: want fib:N with N from 1 to 50", w)}
+		return 0, usageError{Err: fmt.Errorf("--work %q: want fib:N with N from 1 to 50", w)}
 	}
 	return v, nil
 }
@@ -164,46 +174,16 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-func printQoS(w io.Writer, r *experiment.QoSResult) {
-	fmt.Fprintf(w, "Key thread: %s on CPU %d; load: %d CPU-bound processes on the same CPU; %d runs each.\n\n", r.Work, r.CPU, r.Load, r.Runs)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEVEL\tLOADED MS\tUNLOADED MS\tSTEP\tREAD BACK")
-	for _, lv := range r.Levels {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", lv.Name, fmtPtr(lv.MedianMsLoaded), fmtPtr(lv.MedianMsUnloaded), lv.Accepted, lv.Readback)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%s / %s: %s under load, %s without (the seed: %.2f under load)\n", r.Low, r.High, fmtX(r.RatioLoaded), fmtX(r.RatioUnloaded), r.Seed["ratio"])
-	for _, lv := range r.Levels {
-		for _, n := range lv.Notes {
-			fmt.Fprintf(w, "note: %s: %s\n", lv.Name, n)
-		}
-	}
-}
-
-func fmtPtr(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", *v)
-}
-
-func fmtX(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f×", *v)
-}
-
-func newPartitionExperimentCmd() *cobra.Command {
+func newPartitionExperimentCmd() *cli.Command {
 	var (
 		cpus, slow, chunks, out    string
 		slowdown, size, iter, runs int
 		asJSON, qck                bool
 	)
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "partition",
 		Short: "Pinned static, static and dynamic partitioning of a parallel loop on fast and slow cores",
-		Long: `The third seed's experiment: a loop of a few bit operations per 32-bit element
+		Long: `A loop of a few bit operations per 32-bit element
 of a large array, one worker per CPU, a barrier per iteration, under pinned
 static, static and dynamic partitioning with each chunk count (and dynamic
 with pinned workers), against the ideal time the CPUs' speeds allow.
@@ -212,12 +192,14 @@ On a hybrid machine the topology's fast and slow cores are used as they
 are. On equal cores, slow cores are emulated: --slowdown F puts F-1
 competing CPU-bound processes of equal weight on each --slow-cpus CPU, so a
 worker there gets about 1/F of it. Without --slow-cpus on such a machine the
-upper half of the CPUs is slowed, and the output says so.`,
+upper half of the CPUs is slowed, and the output says so. The published
+times beside the result are the same loop on an Intel Core i7-1260P with two
+P cores and two E cores.`,
 		Example: `  corepin experiment partition
   corepin experiment partition --cpus 0-3 --slow-cpus 2-3 --slowdown 2 --out part-results
   corepin experiment partition --quick --json`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			topo, err := topology.Read("/")
 			if err != nil {
 				return err
@@ -225,54 +207,54 @@ upper half of the CPUs is slowed, and the output says so.`,
 			set := topo.Usable()
 			if cpus != "" {
 				if set, err = cpuset.Parse(cpus); err != nil {
-					return usageError{fmt.Errorf("--cpus: %w", err)}
+					return usageError{Err: fmt.Errorf("--cpus: %w", err)}
 				}
 				if !set.IsSubsetOf(topo.Usable()) {
-					return usageError{fmt.Errorf("--cpus %s: only CPUs %s are online and allowed", set, topo.Usable())}
+					return usageError{Err: fmt.Errorf("--cpus %s: only CPUs %s are online and allowed", set, topo.Usable())}
 				}
 			}
 			slowSet, err := cpuset.Parse(slow)
 			if err != nil {
-				return usageError{fmt.Errorf("--slow-cpus: %w", err)}
+				return usageError{Err: fmt.Errorf("--slow-cpus: %w", err)}
 			}
 			var counts []int
 			for _, c := range strings.Split(chunks, ",") {
 				n, err := strconv.Atoi(strings.TrimSpace(c))
 				if err != nil || n < 1 {
-					return usageError{fmt.Errorf("--chunks %q: want positive numbers such as 4,16,128", chunks)}
+					return usageError{Err: fmt.Errorf("--chunks %q: want positive numbers such as 4,16,128", chunks)}
 				}
 				counts = append(counts, n)
 			}
 			if qck {
-				if !cmd.Flags().Changed("size") {
+				if !in.Changed("size") {
 					size = 1 << 20
 				}
-				if !cmd.Flags().Changed("runs") {
+				if !in.Changed("runs") {
 					runs = 3
 				}
 			}
 			switch {
 			case size < 1 || size > 1<<30:
-				return usageError{fmt.Errorf("--size %d: want 1 to %d elements", size, 1<<30)}
+				return usageError{Err: fmt.Errorf("--size %d: want 1 to %d elements", size, 1<<30)}
 			case iter < 1 || iter > 1e6 || runs < 1 || runs > 10000:
-				return usageError{fmt.Errorf("--iterations must be 1 to 1000000 and --runs 1 to 10000")}
+				return usageError{Err: fmt.Errorf("--iterations must be 1 to 1000000 and --runs 1 to 10000")}
 			case slowdown < 1 || slowdown > 64:
-				return usageError{fmt.Errorf("--slowdown %d: want 1 to 64", slowdown)}
-			case cmd.Flags().Changed("cpus") && set.IsEmpty():
-				return usageError{fmt.Errorf("--cpus: the list is empty")}
+				return usageError{Err: fmt.Errorf("--slowdown %d: want 1 to 64", slowdown)}
+			case in.Changed("cpus") && set.IsEmpty():
+				return usageError{Err: fmt.Errorf("--cpus: the list is empty")}
 			}
 			if err := checkFolder(out); err != nil {
-				return usageError{fmt.Errorf("--out: %w", err)}
+				return usageError{Err: fmt.Errorf("--out: %w", err)}
 			}
-			res, err := experiment.RunPartition(cmd.Context(), experiment.PartitionConfig{CPUs: set, SlowCPUs: slowSet, Slowdown: slowdown,
+			res, err := experiment.RunPartition(in.Ctx, experiment.PartitionConfig{CPUs: set, SlowCPUs: slowSet, Slowdown: slowdown,
 				Chunks: counts, Size: size, Iterations: iter, Runs: runs, Topology: topo})
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
-			if err := writeExperiment(cmd, "experiment-partition", res, res.Page(), asJSON, out, func(w io.Writer) { printPartition(w, res) }); err != nil {
+			if err := writeExperiment(in, "experiment-partition", res, asJSON, out); err != nil {
 				return err
 			}
-			return interrupted(cmd.Context(), "the rounds that completed are written")
+			return interrupted(in.Ctx, "the rounds that completed are written")
 		},
 	}
 	f := cmd.Flags()
@@ -287,26 +269,4 @@ upper half of the CPUs is slowed, and the output says so.`,
 	f.StringVar(&out, "out", "", "also write experiment-partition.json and .html into this `folder`")
 	f.BoolVar(&qck, "quick", false, "a 1M-element array and 3 runs")
 	return cmd
-}
-
-func printPartition(w io.Writer, r *experiment.PartitionResult) {
-	fmt.Fprintf(w, "Workers on CPUs %s: fast %s, slow %s.\n%s.\n\n", r.CPUs, r.FastCPUs, r.SlowCPUs, r.How)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STRATEGY\tMEDIAN MS\t× IDEAL\tTHE BOOK MS")
-	for _, row := range r.Rows {
-		book := "-"
-		if v, ok := r.Book[row.Label()]; ok {
-			book = fmt.Sprintf("%.0f", v)
-		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%s\n", row.Label(), row.MedianMs, row.VsIdeal, book)
-	}
-	fmt.Fprintf(tw, "ideal\t%.1f\t1.00\t-\n", r.IdealMs)
-	tw.Flush()
-	fmt.Fprintf(w, "\none worker alone: %.1f ms on a fast CPU, %.1f ms on a slow one\n", r.SingleMs, r.SingleSlowMs)
-	if r.BestDynamic != nil {
-		fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (the book: %.2f×)\n", r.BestDynamic.Label(), r.PinnedOverBest, 864.0/517)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintln(w, "note:", n)
-	}
 }

@@ -1,3 +1,9 @@
+// The runtime's periodic re-check of GOMAXPROCS would wake a corepin thread
+// every second during a measurement; corepin's CPUs are fixed by the
+// affinity it sets, so the value found at start stands.
+//
+//go:debug updatemaxprocs=0
+
 // Command corepin puts a chosen CPU core under the thread that does the
 // work, proves it with read-backs, keeps it there for the whole run and
 // restores everything afterwards.
@@ -12,10 +18,8 @@ import (
 	"runtime"
 	"strings"
 
-	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/runner"
 )
 
 // The main goroutine keeps the main thread to itself. The runtime never
@@ -26,39 +30,29 @@ import (
 func init() { runtime.LockOSThread() }
 
 func main() {
-	// The launcher is dispatched before anything else, so that starting a
+	// The helper processes (the launcher, a competing process, one
+	// workload) are dispatched before anything else, so that starting a
 	// command costs as little as possible.
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case launch.Arg:
-			launch.Main()
-		case experiment.SpinArg:
-			experiment.SpinMain()
-		}
-	}
+	launch.Dispatch(os.Args)
 	os.Exit(runWithSignals(os.Args[1:]))
 }
 
 // runWithSignals runs the command line with a context that SIGINT,
 // SIGTERM and SIGHUP cancel, so that every command stops cleanly, keeps
 // its data and exits 128+N; SIGPIPE is ignored (see internal/interrupt).
+// exec passes them on to the command instead.
 func runWithSignals(args []string) int {
-	c := catcher
-	if c == nil {
-		c = interrupt.Catch()
-	}
-	defer c.Stop()
-	return run(interrupt.With(context.Background(), c), args)
+	return runCommandLine(context.Background(), os.Stdout, os.Stderr, args, true)
 }
 
 // catcher catches signals from the start of main's package
 // initialisation, so that one sent in corepin's first milliseconds is
 // kept (and passed on to the command exec starts) instead of ending
-// corepin before it has done anything. The launcher, the load processes
-// and the workloads keep the default dispositions, and so does this
-// package's test binary unless it acts as corepin.
+// corepin before it has done anything. The helper processes (launch's
+// verbs) keep the default dispositions, and so does this package's test
+// binary unless it acts as corepin.
 var catcher = func() *interrupt.Catcher {
-	if len(os.Args) > 1 && (os.Args[1] == launch.Arg || os.Args[1] == experiment.SpinArg || os.Args[1] == runner.WorkloadCommand) {
+	if len(os.Args) > 1 && launch.IsVerb(os.Args[1]) {
 		return nil
 	}
 	if strings.HasSuffix(os.Args[0], ".test") && os.Getenv("COREPIN_AS_CLI") == "" {

@@ -5,9 +5,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/results"
 )
@@ -18,9 +17,9 @@ func writeReport(dir string, run *results.Run) error {
 	return err
 }
 
-func newReportCmd() *cobra.Command {
+func newReportCmd() *cli.Command {
 	var out string
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "report RESULTS_DIR",
 		Short: "Write the HTML report of a results folder",
 		Long: `Write a self-contained HTML page for a results folder: the host, the target
@@ -29,13 +28,13 @@ heatmap of all CPUs, and for each benchmark the target CPUs' frequency and
 utilisation curves with their data. corepin run writes it as report.html.`,
 		Example: `  corepin report corepin-results/20261130-150000-myhost
   corepin report corepin-results/20261130-150000-myhost --out /tmp/page.html`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		Args: func(args []string) error {
 			if len(args) != 1 {
-				return usageError{fmt.Errorf("want one results folder")}
+				return usageError{Err: fmt.Errorf("want one results folder")}
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Run: func(in *cli.Invocation, args []string) error {
 			run, err := results.Load(args[0])
 			if err != nil {
 				return err
@@ -47,7 +46,7 @@ utilisation curves with their data. corepin run writes it as report.html.`,
 				}
 			}
 			if note := run.StateNote(); note != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "corepin: "+note)
+				fmt.Fprintln(in.Stderr, "corepin: "+note)
 			}
 			path := out
 			if path == "" {
@@ -57,7 +56,7 @@ utilisation curves with their data. corepin run writes it as report.html.`,
 			} else if err := atomicfile.Write(path, func(w io.Writer) error { return report.Write(w, run, args[0]) }); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), path)
+			fmt.Fprintln(in.Stdout, path)
 			return nil
 		},
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
-	"github.com/spf13/cobra"
+	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/interrupt"
 )
 
 // Exit codes shared by every subcommand.
@@ -19,9 +19,7 @@ const (
 )
 
 // usageError marks an error in the command line itself.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
+type usageError = cli.UsageError
 
 // exitError carries an exit code chosen by a subcommand (a child's status).
 type exitError struct {
@@ -41,10 +39,27 @@ func run(ctx context.Context, args []string) int {
 	return runWith(ctx, os.Stdout, os.Stderr, args)
 }
 
+// runWith runs the command line in this process, as the tests do: signals
+// are left alone.
 func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
-	root := newRootCmd(stdout, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	return runCommandLine(ctx, stdout, stderr, args, false)
+}
+
+// runCommandLine runs the command line; with signals, SIGINT, SIGTERM and
+// SIGHUP cancel its context (exec passes them on to its command).
+func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
+	root := newRootCmd()
+	if signals {
+		// One catcher for every command (internal/interrupt): the context
+		// carries it, and is cancelled by SIGINT, SIGTERM and SIGHUP.
+		c := catcher
+		if c == nil {
+			c = interrupt.Catch()
+			defer c.Stop()
+		}
+		ctx = interrupt.With(ctx, c)
+	}
+	err := root.Execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
 		return exitOK
 	}
@@ -57,46 +72,41 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 	}
 	fmt.Fprintf(stderr, "corepin: %v\n", err)
 	var ue usageError
-	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
-		fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
+	if errors.As(err, &ue) {
+		var ce *cli.CommandError
+		if errors.As(err, &ce) && ce.Cmd.Parent() != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ce.Cmd.Path())
+		} else {
+			fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
+		}
 		return exitUsage
 	}
 	return exitFailure
 }
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	root := &cobra.Command{
+// newRootCmd is the command table.
+func newRootCmd() *cli.Command {
+	root := &cli.Command{
 		Use:   "corepin",
 		Short: "Run work on the CPU core you choose, and prove it",
 		Long: `corepin makes the CPU core you choose actually reach the thread that does
 the work, proves it with read-backs, keeps it there for the whole run, and
 restores everything afterwards.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newRunCmd(),
 		newCompareCmd(),
 		newReportCmd(),
 		newExperimentCmd(),
-		newWorkloadCmd(),
 		newTopoCmd(),
 		newCapsCmd(),
 		newTelemetryCmd(),
 		newExecCmd(),
 		newWatchCmd(),
 		newVersionCmd(),
+		cli.CompletionCommand(root),
+		cli.HelpCommand(root),
+		cli.CompleteCommand(root),
 	)
 	return root
-}
-
-// noArgs rejects positional arguments as a usage error.
-func noArgs(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", args[0])}
-	}
-	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/spf13/cobra"
+	"corepin.dev/corepin/internal/cli"
 )
 
 // versionInfo is what "corepin version" prints, from the build info.
@@ -44,16 +44,18 @@ func buildVersion() versionInfo {
 	return v
 }
 
-func newVersionCmd() *cobra.Command {
+func newVersionCmd() *cli.Command {
 	var asJSON bool
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "version",
 		Short: "Print corepin's version and the revision it was built from",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Example: `  corepin version
+  corepin version --json`,
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			v := buildVersion()
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), v)
+				return writeJSON(in.Stdout, v)
 			}
 			rev := v.Revision
 			if rev == "" {
@@ -61,7 +63,7 @@ func newVersionCmd() *cobra.Command {
 			} else if v.Modified {
 				rev += " (modified)"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "corepin %s, %s, %s %s\n", v.Version, rev, v.Go, v.Platform)
+			fmt.Fprintf(in.Stdout, "corepin %s, %s, %s %s\n", v.Version, rev, v.Go, v.Platform)
 			return nil
 		},
 	}

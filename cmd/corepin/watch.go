@@ -3,20 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
-
-	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
 
-func newWatchCmd() *cobra.Command {
+func newWatchCmd() *cli.Command {
 	var (
 		tf       targetFlags
 		sf       schedFlags
@@ -25,7 +21,7 @@ func newWatchCmd() *cobra.Command {
 		duration time.Duration
 		asJSON   bool
 	)
-	cmd := &cobra.Command{
+	cmd := &cli.Command{
 		Use:   "watch PID",
 		Short: "Show where each thread of a running process runs; with --maintain, keep them on the target",
 		Long: `Follow the threads of a running process and its children: where each one
@@ -35,22 +31,22 @@ or --target) and, given --policy/--nice, at those attributes, until the
 process exits or Ctrl-C.`,
 		Example: `  corepin watch 1234
   corepin watch --maintain --cpu 3 --nice -10 1234`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		Args: func(args []string) error {
 			if len(args) != 1 {
-				return usageError{fmt.Errorf("want one process id")}
+				return usageError{Err: fmt.Errorf("want one process id")}
 			}
 			if pid, err := strconv.Atoi(args[0]); err != nil || pid <= 0 {
-				return usageError{fmt.Errorf("%q is not a process id", args[0])}
+				return usageError{Err: fmt.Errorf("%q is not a process id", args[0])}
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Run: func(in *cli.Invocation, args []string) error {
 			pid, _ := strconv.Atoi(args[0])
 			if period < watch.MinPeriod {
-				return usageError{fmt.Errorf("--period %v: want at least %v", period, watch.MinPeriod)}
+				return usageError{Err: fmt.Errorf("--period %v: want at least %v", period, watch.MinPeriod)}
 			}
 			if duration < 0 {
-				return usageError{fmt.Errorf("--duration %v is negative", duration)}
+				return usageError{Err: fmt.Errorf("--duration %v is negative", duration)}
 			}
 			opts := watch.Options{PID: pid, Period: period, Children: true}
 			if maintain {
@@ -58,19 +54,15 @@ process exits or Ctrl-C.`,
 				if err != nil {
 					return err
 				}
-				opts.Maintain = true
-				opts.Target = cpuset.Of(target.ExactCPU)
-				if sf.mode == string(session.Soft) {
-					opts.Target = target.SoftCPUs
-				}
-				opts.Avoid = opts.Target
-				if want, err := wantedAttr(cmd, &sf); err != nil {
+				req, err := sf.request(in, target)
+				if err != nil {
 					return err
-				} else {
-					opts.Want = want
 				}
+				opts.Maintain = true
+				opts.Target, opts.Avoid = req.Mask(), req.Mask()
+				opts.Want = wantedAttr(in, req)
 			}
-			ctx := cmd.Context()
+			ctx := in.Ctx
 			if duration > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, duration)
@@ -89,13 +81,13 @@ process exits or Ctrl-C.`,
 			}
 			res := w.Stop()
 			if asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
+				if err := writeJSON(in.Stdout, res); err != nil {
 					return err
 				}
-			} else {
-				printWatch(cmd.OutOrStdout(), &res, opts.Target)
+			} else if err := res.WriteText(in.Stdout, opts.Target); err != nil {
+				return err
 			}
-			return interrupted(cmd.Context(), "what was seen is printed")
+			return interrupted(in.Ctx, "what was seen is printed")
 		},
 	}
 	tf.register(cmd)
@@ -108,40 +100,11 @@ process exits or Ctrl-C.`,
 }
 
 // wantedAttr is the policy and nice value to maintain, from --policy and
-// --nice; nil when neither was given.
-func wantedAttr(cmd *cobra.Command, sf *schedFlags) (*sched.Attr, error) {
-	if !cmd.Flags().Changed("policy") && !cmd.Flags().Changed("nice") {
-		return nil, nil
+// --nice (the request's one-step ladder); nil when neither was given.
+func wantedAttr(in *cli.Invocation, req session.Request) *sched.Attr {
+	if !in.Changed("policy") && !in.Changed("nice") {
+		return nil
 	}
-	ladder, _, _, err := sf.build(cmd)
-	if err != nil {
-		return nil, err
-	}
-	step := ladder.Steps[0]
-	a := &sched.Attr{Policy: sched.Normal}
-	if step.Policy != nil {
-		a.Policy, a.Priority = *step.Policy, step.Priority
-	}
-	if step.Nice != nil {
-		a.Nice = *step.Nice
-	}
-	return a, nil
-}
-
-func printWatch(w io.Writer, res *watch.Result, target cpuset.Set) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PID\tTID\tNAME\tCPU S\tLAST CPU\tRUNNING\tON TARGET\tMIGRATIONS\tRE-ASSERTED")
-	for _, t := range res.Threads {
-		on := "-"
-		if t.OnTargetRatio != nil && !target.IsEmpty() {
-			on = fmt.Sprintf("%.0f%%", 100**t.OnTargetRatio)
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%d\t%d\t%s\t%d\t%d\n", t.PID, t.TID, t.Name, t.CPUSeconds, t.LastCPU, t.Running, on, t.Migrations, t.Reasserts)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%d samples every %d ms, %d migrations, %d re-assertions; watcher on CPUs %s\n",
-		res.Samples, res.PeriodMs, res.Migrations, res.Reasserts, res.WatcherCPUs)
-	for _, e := range res.Errors {
-		fmt.Fprintln(w, "error:", e)
-	}
+	a := req.Ladder.Step(0).Attr()
+	return &a
 }
