@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/results"
 )
 
@@ -123,6 +124,9 @@ func Build(run *results.Run, dir string) *Page {
 	}
 	p.Scheduling = schedulingFacts(run)
 	p.Warnings = run.GroupedWarnings()
+	for k, w := range p.Warnings {
+		p.Warnings[k] = termsafe.Text(w) // names and errors from outside, shown, not obeyed
+	}
 	target := targetCPUs(run)
 	maxMHz := targetMaxMHz(run, target)
 	var all []sample
@@ -205,7 +209,7 @@ func schedulingFacts(run *results.Run) []Fact {
 }
 
 func row(b results.Benchmark) Row {
-	r := Row{Name: b.Name, Median: fmtSeconds(b.MedianS), CI: "-", Ratio: "-", Check: "passed", Valid: b.Valid, Warnings: len(b.Warnings)}
+	r := Row{Name: termsafe.Text(b.Name), Median: fmtSeconds(b.MedianS), CI: "-", Ratio: "-", Check: "passed", Valid: b.Valid, Warnings: len(b.Warnings)}
 	if b.CIConf > 0 {
 		r.CI = fmtSeconds(b.CILowS) + " – " + fmtSeconds(b.CIHighS)
 	}
@@ -255,7 +259,10 @@ func row(b results.Benchmark) Row {
 // section builds a benchmark's charts from its runs' telemetry, laid end
 // to end on the time each run started.
 func section(b results.Benchmark, i int, dir string, target []int, maxMHz float64, runStart time.Time) (Section, []sample) {
-	sec := Section{ID: fmt.Sprintf("b%d", i), Name: b.Name, Description: b.Description, Warnings: results.WarningTexts(b.Warnings)}
+	sec := Section{ID: fmt.Sprintf("b%d", i), Name: termsafe.Text(b.Name), Description: termsafe.Text(b.Description), Warnings: results.WarningTexts(b.Warnings)}
+	for k, w := range sec.Warnings {
+		sec.Warnings[k] = termsafe.Text(w)
+	}
 	var first time.Time
 	for _, r := range b.Runs {
 		if !r.Started.IsZero() && (first.IsZero() || r.Started.Before(first)) {
@@ -272,7 +279,7 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 			notes = append(notes, fmt.Sprintf("run %d: telemetry unreadable (%v)", r.Index, err))
 			continue
 		}
-		if r.TelemetryCSV != "" {
+		if r.TelemetryCSV != "" && filepath.IsLocal(r.TelemetryCSV) {
 			sec.Links = append(sec.Links, Link{Name: filepath.Base(r.TelemetryCSV), Href: r.TelemetryCSV})
 		}
 		offB, offR := r.Started.Sub(first).Seconds(), r.Started.Sub(runStart).Seconds()

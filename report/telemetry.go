@@ -26,6 +26,11 @@ func readCSV(dir, rel string) ([]sample, error) {
 	if rel == "" {
 		return nil, nil
 	}
+	// The page reads only what is inside the results folder, whatever
+	// run.json says (a folder may come from anyone).
+	if !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%q is not a path inside the results folder", rel)
+	}
 	f, err := os.Open(filepath.Join(dir, rel))
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"text/tabwriter"
+
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // The verdicts of a Delta, in the one wording corepin uses for them, in
@@ -76,7 +78,11 @@ func (c Comparison) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	writeTabbed(tw, c.TableHeader(), true)
 	for _, d := range c.Deltas {
-		writeTabbed(tw, d.Row(), false)
+		row := d.Row()
+		for i := range row {
+			row[i] = termsafe.Text(row[i]) // the names come from the results folders
+		}
+		writeTabbed(tw, row, false)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -85,7 +91,7 @@ func (c Comparison) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "\n%s\n", line)
 	}
 	for _, n := range c.Notes() {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", termsafe.Text(n))
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // AllValid reports whether every benchmark of the run is valid.
@@ -34,14 +36,14 @@ func (r *Run) WriteSummary(w io.Writer) error {
 		if b.CIConf > 0 {
 			interval = FormatSeconds(b.CILowS) + "–" + FormatSeconds(b.CIHighS)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%s\t%s\t%d\n", b.Name, FormatSeconds(b.MedianS), interval, 100*b.CV, ratio, check, len(b.Warnings))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%s\t%s\t%d\n", termsafe.Text(b.Name), FormatSeconds(b.MedianS), interval, 100*b.CV, ratio, check, len(b.Warnings))
 	}
 	tw.Flush()
 	if r.Score != nil {
 		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
 	}
 	for _, warn := range r.GroupedWarnings() {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		fmt.Fprintf(w, "warning: %s\n", termsafe.Text(warn))
 	}
 	return nil
 }

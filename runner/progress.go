@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/results"
 )
 
@@ -31,7 +32,7 @@ func (e *lineEvents) RunDone(bench string, rec *results.RunRecord) {
 	state := results.FormatSeconds(rec.WallS)
 	switch {
 	case rec.Error != "":
-		state = "error: " + rec.Error
+		state = "error: " + termsafe.Text(rec.Error) // a benchmark's stderr may hold anything
 	case !rec.Valid:
 		state += " INVALID"
 	}
@@ -39,7 +40,7 @@ func (e *lineEvents) RunDone(bench string, rec *results.RunRecord) {
 	if rec.Warmup {
 		kind = "warm-up"
 	}
-	fmt.Fprintf(e.w, "[%d/%d] %s %s %d: %s\n", e.done, e.total, bench, kind, rec.Index, state)
+	fmt.Fprintf(e.w, "[%d/%d] %s %s %d: %s\n", e.done, e.total, termsafe.Text(bench), kind, rec.Index, state)
 }
 func (e *lineEvents) Finish() {}
 
@@ -69,7 +70,7 @@ func (e *barEvents) RunStarted(bench string, run, of int, warmup bool) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.what = fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of)
+	e.what = fmt.Sprintf("%-9s %s %d/%d", termsafe.Text(bench), kind, run+1, of)
 	e.draw()
 }
 

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // WriteText writes the result as corepin watch prints it: one row per
@@ -19,13 +20,13 @@ func (res *Result) WriteText(w io.Writer, target cpuset.Set) error {
 		if t.OnTargetRatio != nil && !target.IsEmpty() {
 			on = fmt.Sprintf("%.0f%%", 100**t.OnTargetRatio)
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%d\t%d\t%s\t%d\t%d\n", t.PID, t.TID, t.Name, t.CPUSeconds, t.LastCPU, t.Running, on, t.Migrations, t.Reasserts)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%d\t%d\t%s\t%d\t%d\n", t.PID, t.TID, termsafe.Text(t.Name), t.CPUSeconds, t.LastCPU, t.Running, on, t.Migrations, t.Reasserts)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%d samples every %d ms, %d migrations, %d re-assertions; watcher on CPUs %s\n",
 		res.Samples, res.PeriodMs, res.Migrations, res.Reasserts, res.WatcherCPUs)
 	for _, e := range res.Errors {
-		fmt.Fprintln(w, "error:", e)
+		fmt.Fprintln(w, "error:", termsafe.Text(e))
 	}
 	return nil
 }
