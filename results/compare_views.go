@@ -19,6 +19,7 @@ const (
 	VerdictTooFew       = "too few runs to test"
 	VerdictOnlyInNew    = "only in the new run"
 	VerdictOnlyInOld    = "only in the old run"
+	VerdictWithheld     = "withheld"
 )
 
 // Verdict says what the delta shows: faster or slower (significant at the
@@ -30,6 +31,8 @@ func (d Delta) Verdict() string {
 		return VerdictOnlyInNew
 	case d.New == nil:
 		return VerdictOnlyInOld
+	case d.Withheld != "":
+		return VerdictWithheld + ": " + d.Withheld
 	case d.P == nil || d.Change == nil:
 		return VerdictTooFew
 	case !d.Significant:
@@ -64,6 +67,10 @@ func (c Comparison) ScoreLine() string {
 // Notes are the deltas' warnings, each with its benchmark.
 func (c Comparison) Notes() []string {
 	var notes []string
+	for _, d := range c.Differences {
+		notes = append(notes, "not comparable: "+d)
+	}
+	notes = append(notes, c.RunNotes...)
 	for _, d := range c.Deltas {
 		for _, w := range d.Warnings {
 			notes = append(notes, d.Name+": "+w)
