@@ -107,14 +107,14 @@ type thread struct {
 
 // Watcher follows a process until stopped.
 type Watcher struct {
-	opts     Options
-	loop     *observer.Loop
-	stopOnce sync.Once
+	opts      Options
+	loop      *observer.Loop
+	stopOnce  sync.Once
 	raisesAll bool // the process's threads are raised while it runs (see priority.go)
-	mu       sync.Mutex
-	threads  map[key]*thread
-	order    []key
-	res      Result
+	mu        sync.Mutex
+	threads   map[key]*thread
+	order     []key
+	res       Result
 	// lastTicks is the time of the previous sample in clock ticks since
 	// boot (from /proc/uptime), to recognise threads born since then.
 	lastTicks uint64
