@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/cli"
@@ -17,27 +18,41 @@ import (
 type targetFlags struct {
 	target string
 	cpu    int
-	cpus   string
+	cpus   setString
 }
+
+// noCPU is --cpu's value when it is not given: -1 given is an error.
+const noCPU = math.MinInt
+
+// setString is a string flag that knows it was given, so that an empty
+// value given (--cpus '') is refused rather than taken for none.
+type setString struct {
+	value string
+	set   bool
+}
+
+func (s *setString) String() string     { return s.value }
+func (s *setString) Set(v string) error { s.value, s.set = v, true; return nil }
 
 func (f *targetFlags) register(cmd *cli.Command) {
 	cmd.Flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
-	cmd.Flags().IntVar(&f.cpu, "cpu", -1, "run on this `CPU` (overrides --target)")
-	cmd.Flags().StringVar(&f.cpus, "cpus", "", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
+	f.cpu = noCPU
+	cmd.Flags().IntVar(&f.cpu, "cpu", noCPU, "run on this `CPU` (overrides --target)")
+	cmd.Flags().Var(&f.cpus, "cpus", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
 	cmd.Complete("target", "prime", "big", "little", "group:0", "group:1")
 }
 
 // cpuSet is the set --cpu or --cpus name, empty when neither was given.
 func (f *targetFlags) cpuSet() (cpuset.Set, error) {
 	switch {
-	case f.cpu >= 0 && f.cpus != "":
+	case f.cpu != noCPU && f.cpus.set:
 		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu and --cpus cannot be combined")}
 	case f.cpu >= 0:
 		return cpuset.Of(f.cpu), nil
-	case f.cpu < -1:
+	case f.cpu != noCPU:
 		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu %d: a CPU number is 0 or more", f.cpu)}
-	case f.cpus != "":
-		s, err := cpuset.Parse(f.cpus)
+	case f.cpus.set:
+		s, err := cpuset.Parse(f.cpus.value)
 		if err != nil {
 			return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpus: %w", err)}
 		}
@@ -58,7 +73,7 @@ func (f *targetFlags) resolve(root string) (*topology.Topology, topology.Target,
 // reading only what selection needs: for one CPU named by --cpu, only the
 // machine's CPU lists.
 func (f *targetFlags) resolveQuick() (topology.Target, error) {
-	if f.cpu >= 0 && f.cpus == "" {
+	if f.cpu >= 0 && !f.cpus.set {
 		target, err := topology.SelectOne("/", f.cpu)
 		var se *topology.SelectError
 		if errors.As(err, &se) {

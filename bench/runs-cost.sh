@@ -1,0 +1,31 @@
+#!/bin/sh
+# runs-cost.sh N: does a run's cost grow with the runs before it? Runs a
+# suite of one trivial command N times (no warm-up, no watcher) and prints
+# the mean time per run over the first and the last tenth of the runs,
+# from the start times in the journal. A quadratic store (run.json
+# rewritten after every run) makes the last tenth much slower; the journal
+# keeps both the same.
+set -eu
+n=${1:-10000}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cat >"$dir/suite.toml" <<TOML
+[[benchmark]]
+name = "true"
+cmd = "/bin/true"
+TOML
+go build -o "$dir/corepin" ./cmd/corepin
+"$dir/corepin" run "$dir/suite.toml" --runs "$n" --warmup 0 --watch 0 --telemetry 1s -q --out "$dir/out" >/dev/null || true
+journal=$(ls -d "$dir"/out/*/journal.jsonl)
+python3 - "$journal" "$n" <<'PY'
+import json, sys, datetime
+starts = []
+for line in open(sys.argv[1]):
+    s = json.loads(line)["record"]["started"]
+    starts.append(datetime.datetime.fromisoformat(s.replace("Z", "+00:00")[:26] + s[-6:] if s[-6] in "+-" else s.replace("Z", "")[:26]))
+n = len(starts)
+k = max(n // 10, 2)
+first = (starts[k] - starts[0]).total_seconds() / k
+last = (starts[-1] - starts[-1 - k]).total_seconds() / k
+print(f"{n} runs: {1000*first:.2f} ms per run over the first {k}, {1000*last:.2f} ms over the last {k} (ratio {last/first:.2f})")
+PY
