@@ -25,7 +25,7 @@ type targetFlags struct {
 const noCPU = math.MinInt
 
 // setString is a string flag that knows it was given, so that an empty
-// value given (--cpus '') is refused rather than taken for none.
+// value given (--cpus ”) is refused rather than taken for none.
 type setString struct {
 	value string
 	set   bool
