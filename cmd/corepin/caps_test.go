@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("COREPIN_EXEC_HELPER") == "widen" {
 		widenHelper()
 	}
+	faultHelper(os.Getenv("COREPIN_FAULT_HELPER")) // fault_test.go
 	if os.Getenv("COREPIN_AS_CLI") != "" {
 		os.Exit(runWithSignals(os.Args[1:]))
 	}
