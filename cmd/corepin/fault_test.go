@@ -387,4 +387,3 @@ func TestFaultLargeOutputStaysSmall(t *testing.T) {
 		t.Errorf("the output file holds %d bytes", st.Size())
 	}
 }
-
