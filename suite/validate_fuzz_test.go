@@ -1,0 +1,30 @@
+package suite
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// FuzzValidate: a suite that parses keeps inside the bounds run relies on.
+func FuzzValidate(f *testing.F) {
+	f.Add("[[benchmark]]\nname = \"a\"\ncmd = \"true\"\nreference_seconds = nan\n")
+	f.Add("[settings]\nruns = 99999999\n[[benchmark]]\nname = \"a\"\ncmd = \"x\"\nenv = { \"A=B\" = \"1\" }\ntimeout = \"-5s\"\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := Parse("f.toml", []byte(text))
+		if err != nil {
+			return
+		}
+		for _, b := range s.Benchmarks {
+			if len(b.Name) > MaxNameLen || b.Runs > MaxRuns || b.Timeout.Duration < 0 ||
+				math.IsNaN(b.ReferenceSeconds) || math.IsInf(b.ReferenceSeconds, 0) {
+				t.Fatalf("accepted %+v", b)
+			}
+			for k := range b.Env {
+				if strings.ContainsAny(k, "=\x00") || k == "" {
+					t.Fatalf("accepted env key %q", k)
+				}
+			}
+		}
+	})
+}
