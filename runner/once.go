@@ -150,12 +150,12 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	rec.StdoutFile = filepath.Join("outputs", fmt.Sprintf("%s-%d.stdout", b.name, rec.Index))
 	stdoutPath := filepath.Join(folder.Path, rec.StdoutFile)
 	if err := os.MkdirAll(filepath.Dir(stdoutPath), 0o755); err != nil {
-		rec.Error = err.Error()
+		rec.Error, rec.StdoutFile = "keeping the output: "+err.Error(), ""
 		return
 	}
 	stdout, err := os.Create(stdoutPath)
 	if err != nil {
-		rec.Error = err.Error()
+		rec.Error, rec.StdoutFile = "keeping the output: "+err.Error(), ""
 		return
 	}
 	defer stdout.Close()

@@ -86,13 +86,15 @@ func escape(t *testing.T, threads int, period time.Duration, priority string) Re
 	}
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-		t.Fatalf("the child said %q", line)
-	}
+	// Watched from its start, as launch watches a command: this process
+	// itself, at nice 0, may be starved once the threads escape.
 	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Period: period, Target: target, Avoid: target,
 		Maintain: true, Priority: priority})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the child said %q", line)
 	}
 	// Wait for the child's end without reaping it, so that the watcher's
 	// last look still finds its threads.

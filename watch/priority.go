@@ -81,37 +81,6 @@ func raiseAll() {
 			return
 		}
 	}
-	// The runtime's monitor thread takes processors back from threads
-	// blocked in system calls (launch waits for the command in one); the
-	// watcher needs one of them after each of its own. It never holds a
-	// processor and only sleeps between looks, so it may be realtime.
-	if tid := sysmonThread(tids); tid > 0 {
-		sched.SetAttr(tid, sched.Attr{Policy: sched.FIFO, Priority: 1})
-	}
-}
-
-// sysmonThread is the Go runtime's monitor thread: the first thread the
-// runtime starts, before any package is initialised, so the one that
-// started first after the main thread. 0 when it cannot be told.
-func sysmonThread(tids []int) int {
-	best, bestStart := 0, uint64(0)
-	for _, tid := range tids {
-		if tid == os.Getpid() {
-			continue
-		}
-		data, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
-		if err != nil {
-			continue
-		}
-		st, err := ParseTaskStat(data)
-		if err != nil {
-			continue
-		}
-		if best == 0 || st.StartTime < bestStart || (st.StartTime == bestStart && tid < best) {
-			best, bestStart = tid, st.StartTime
-		}
-	}
-	return best
 }
 
 // lowerProcess is the end of one raiseProcess; the last puts every thread

@@ -139,15 +139,15 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	w.res.PeriodMs = int(opts.Period / time.Millisecond)
 	w.res.Threads = []ThreadStat{}
 	var err error
+	// The clock starts now: a watcher whose thread is starved before its
+	// first sample has missed those ticks too.
 	var clock ticks
+	clock.begin(time.Now(), opts.Period)
 	var priority string
 	w.loop, err = observer.Start(ctx, opts.Period, opts.Avoid, observer.Funcs{
 		// Raised before the thread moves among the work's threads.
 		Prepare: func() { priority = raiseProcess(opts.Priority, w.raisesAll) },
-		First: func() {
-			clock.begin(time.Now(), opts.Period)
-			w.sample()
-		},
+		First: w.sample,
 		Tick: func() {
 			clock.tick(time.Now())
 			w.sample()
