@@ -78,17 +78,18 @@ func newRootCmd() *cli.Command {
 the work, proves it with read-backs, keeps it there for the whole run, and
 restores everything afterwards.`,
 	}
+	// Each command is built only when it runs or a help lists it.
 	root.AddCommand(
-		newRunCmd(),
-		newCompareCmd(),
-		newReportCmd(),
-		newExperimentCmd(),
-		newTopoCmd(),
-		newCapsCmd(),
-		newTelemetryCmd(),
-		newExecCmd(),
-		newWatchCmd(),
-		newVersionCmd(),
+		cli.Lazy("run", newRunCmd),
+		cli.Lazy("compare", newCompareCmd),
+		cli.Lazy("report", newReportCmd),
+		cli.Lazy("experiment", newExperimentCmd),
+		cli.Lazy("topo", newTopoCmd),
+		cli.Lazy("caps", newCapsCmd),
+		cli.Lazy("telemetry", newTelemetryCmd),
+		cli.Lazy("exec", newExecCmd),
+		cli.Lazy("watch", newWatchCmd),
+		cli.Lazy("version", newVersionCmd),
 		cli.CompletionCommand(root),
 		cli.HelpCommand(root),
 		cli.CompleteCommand(root),
