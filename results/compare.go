@@ -42,27 +42,27 @@ type Comparison struct {
 }
 
 // Compare compares the counted runs of each benchmark of two runs.
-func Compare(old, new *Run) Comparison {
+func Compare(before, after *Run) Comparison {
 	var c Comparison
 	byName := map[string]*Benchmark{}
-	for i := range old.Benchmarks {
-		byName[old.Benchmarks[i].Name] = &old.Benchmarks[i]
+	for i := range before.Benchmarks {
+		byName[before.Benchmarks[i].Name] = &before.Benchmarks[i]
 	}
-	c.Differences, c.RunNotes = differences(old, new)
+	c.Differences, c.RunNotes = differences(before, after)
 	seen := map[string]bool{}
-	for i := range new.Benchmarks {
-		nb := &new.Benchmarks[i]
+	for i := range after.Benchmarks {
+		nb := &after.Benchmarks[i]
 		seen[nb.Name] = true
 		c.Deltas = append(c.Deltas, compareOne(byName[nb.Name], nb, c.Differences))
 	}
-	for i := range old.Benchmarks {
-		if ob := &old.Benchmarks[i]; !seen[ob.Name] {
+	for i := range before.Benchmarks {
+		if ob := &before.Benchmarks[i]; !seen[ob.Name] {
 			c.Deltas = append(c.Deltas, compareOne(ob, nil, c.Differences))
 		}
 	}
-	c.OldScore, c.NewScore = old.Score, new.Score
-	if old.Score != nil && new.Score != nil && *old.Score > 0 && len(c.Differences) == 0 && old.Done() && new.Done() {
-		ch := *new.Score / *old.Score - 1
+	c.OldScore, c.NewScore = before.Score, after.Score
+	if before.Score != nil && after.Score != nil && *before.Score > 0 && len(c.Differences) == 0 && before.Done() && after.Done() {
+		ch := *after.Score / *before.Score - 1
 		c.ScoreChange = &ch
 	}
 	return c
@@ -70,7 +70,7 @@ func Compare(old, new *Run) Comparison {
 
 // differences lists what makes two runs' times incomparable, and what is
 // only worth a note.
-func differences(old, new *Run) (diff, notes []string) {
+func differences(before, after *Run) (diff, notes []string) {
 	differ := func(what, a, b string) {
 		if a != b {
 			diff = append(diff, fmt.Sprintf("%s: %q in the old run, %q in the new", what, a, b))
@@ -82,20 +82,20 @@ func differences(old, new *Run) (diff, notes []string) {
 		}
 		return "full"
 	}
-	differ("sizes", size(old), size(new))
-	differ("suite", old.Options.Suite, new.Options.Suite)
-	differ("target CPU", fmt.Sprint(old.Target.ExactCPU), fmt.Sprint(new.Target.ExactCPU))
-	differ("mode", string(old.Target.Mode), string(new.Target.Mode))
-	differ("isolation", old.Options.Isolation, new.Options.Isolation)
-	differ("host", old.Host.Hostname, new.Host.Hostname)
-	differ("CPU model", old.Host.CPUModel, new.Host.CPUModel)
-	if old.Host.Corepin != new.Host.Corepin {
-		notes = append(notes, fmt.Sprintf("corepin %q measured the old run, %q the new", old.Host.Corepin, new.Host.Corepin))
+	differ("sizes", size(before), size(after))
+	differ("suite", before.Options.Suite, after.Options.Suite)
+	differ("target CPU", fmt.Sprint(before.Target.ExactCPU), fmt.Sprint(after.Target.ExactCPU))
+	differ("mode", string(before.Target.Mode), string(after.Target.Mode))
+	differ("isolation", before.Options.Isolation, after.Options.Isolation)
+	differ("host", before.Host.Hostname, after.Host.Hostname)
+	differ("CPU model", before.Host.CPUModel, after.Host.CPUModel)
+	if before.Host.Corepin != after.Host.Corepin {
+		notes = append(notes, fmt.Sprintf("corepin %q measured the old run, %q the new", before.Host.Corepin, after.Host.Corepin))
 	}
 	for _, r := range []struct {
 		which string
 		run   *Run
-	}{{"old", old}, {"new", new}} {
+	}{{"old", before}, {"new", after}} {
 		if !r.run.Done() {
 			notes = append(notes, fmt.Sprintf("the %s run is %s: only its completed runs are compared", r.which, r.run.State))
 		}
@@ -104,11 +104,11 @@ func differences(old, new *Run) (diff, notes []string) {
 }
 
 // withheld says why a benchmark's verdict is withheld; "" when it is not.
-func withheld(old, new *Benchmark, diff []string) string {
+func withheld(before, after *Benchmark, diff []string) string {
 	for _, s := range []struct {
 		which string
 		b     *Benchmark
-	}{{"old", old}, {"new", new}} {
+	}{{"old", before}, {"new", after}} {
 		switch b := s.b; {
 		case b.N == 0:
 			return fmt.Sprintf("no completed run in the %s run", s.which)
@@ -133,25 +133,25 @@ func diffWhat(diff []string) []string {
 	return out
 }
 
-func compareOne(old, new *Benchmark, diff []string) Delta {
+func compareOne(before, after *Benchmark, diff []string) Delta {
 	d := Delta{Alpha: benchmath.DefaultThresholds.CompareAlpha, Warnings: []string{}}
-	if old != nil {
-		d.Name, d.Old = old.Name, &old.Stats
+	if before != nil {
+		d.Name, d.Old = before.Name, &before.Stats
 	}
-	if new != nil {
-		d.Name, d.New = new.Name, &new.Stats
+	if after != nil {
+		d.Name, d.New = after.Name, &after.Stats
 	}
-	if old == nil || new == nil {
+	if before == nil || after == nil {
 		return d
 	}
-	d.Withheld = withheld(old, new, diff)
-	if old.N == 0 || new.N == 0 || old.MedianS == 0 {
+	d.Withheld = withheld(before, after, diff)
+	if before.N == 0 || after.N == 0 || before.MedianS == 0 {
 		return d // no time to compare: no change, not -100%
 	}
-	ch := new.MedianS/old.MedianS - 1
+	ch := after.MedianS/before.MedianS - 1
 	d.Change = &ch
-	s1 := benchmath.NewSample(countedTimes(old), &benchmath.DefaultThresholds)
-	s2 := benchmath.NewSample(countedTimes(new), &benchmath.DefaultThresholds)
+	s1 := benchmath.NewSample(countedTimes(before), &benchmath.DefaultThresholds)
+	s2 := benchmath.NewSample(countedTimes(after), &benchmath.DefaultThresholds)
 	cmp := benchmath.AssumeNothing.Compare(s1, s2)
 	if !math.IsNaN(cmp.P) {
 		p := cmp.P

@@ -88,7 +88,7 @@ func escape(t *testing.T, threads int, period time.Duration, priority string) Re
 	defer cmd.Process.Kill()
 	// Watched from its start, as launch watches a command: this process
 	// itself, at nice 0, may be starved once the threads escape.
-	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Period: period, Target: target, Avoid: target,
+	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Period: period, Mask: target, Avoid: target,
 		Maintain: true, Priority: priority})
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ process exits or Ctrl-C.`,
 					return err
 				}
 				opts.Maintain = true
-				opts.Target, opts.Avoid = req.Mask(), req.Mask()
+				opts.Mask, opts.Avoid = req.Mask(), req.Mask()
 				opts.Want = wantedAttr(in, req)
 			}
 			ctx := in.Ctx
@@ -84,7 +84,7 @@ process exits or Ctrl-C.`,
 				if err := writeJSON(in.Stdout, res); err != nil {
 					return err
 				}
-			} else if err := res.WriteText(in.Stdout, opts.Target); err != nil {
+			} else if err := res.WriteText(in.Stdout, opts.Mask); err != nil {
 				return err
 			}
 			return interrupted(in.Ctx, "what was seen is printed")
