@@ -36,7 +36,6 @@ type Loop struct {
 	Shared bool
 	cancel context.CancelFunc
 	done   chan struct{}
-	waker  *waker // nil where the loop uses a Go ticker
 }
 
 // Start places a new thread off avoid and calls f on it every period until
@@ -44,9 +43,7 @@ type Loop struct {
 func Start(ctx context.Context, period time.Duration, avoid cpuset.Set, f Funcs) (*Loop, error) {
 	l := &Loop{done: make(chan struct{})}
 	ctx, l.cancel = context.WithCancel(ctx)
-	if w, err := newWaker(period); err == nil {
-		l.waker = w
-	}
+
 	placed := make(chan error, 1)
 	go func() {
 		defer close(l.done)
@@ -62,9 +59,6 @@ func Start(ctx context.Context, period time.Duration, avoid cpuset.Set, f Funcs)
 		l.CPUs = mask
 		placed <- err
 		if err != nil {
-			if l.waker != nil {
-				l.waker.close()
-			}
 			return
 		}
 		l.run(ctx, period, f)
@@ -88,16 +82,6 @@ func (l *Loop) run(ctx context.Context, period time.Duration, f Funcs) {
 			f.Tick()
 		}
 	}
-	if w := l.waker; w != nil {
-		defer w.close()
-		stop := context.AfterFunc(ctx, w.wake) // a parent context that ends
-		defer stop()
-		for w.wait() {
-			f.Tick()
-		}
-		last()
-		return
-	}
 	ticker := time.NewTicker(period)
 	defer ticker.Stop()
 	for {
@@ -114,9 +98,6 @@ func (l *Loop) run(ctx context.Context, period time.Duration, f Funcs) {
 // Stop ends the loop and waits until its last call has returned.
 func (l *Loop) Stop() {
 	l.cancel()
-	if l.waker != nil {
-		l.waker.wake() // at once, not from a goroutine that may wait its turn
-	}
 	<-l.done
 }
 
