@@ -1,6 +1,8 @@
 package launch
 
 import (
+	"time"
+
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
@@ -17,10 +19,13 @@ type Report struct {
 	// WatchError says why there is no watch result.
 	WatchError string       `json:"watch_error,omitempty"`
 	Parent     ParentReport `json:"parent"`
+	Tree       TreeReport   `json:"tree"`
 	// Refused, ExecError and ExecErrno say why the command did not run.
 	Refused   string `json:"refused,omitempty"`
 	ExecError string `json:"exec_error,omitempty"`
 	ExecErrno string `json:"exec_errno,omitempty"`
+	// execAt is CLOCK_MONOTONIC just before the command's exec.
+	execAt time.Duration
 }
 
 // How the command was started.

@@ -42,8 +42,14 @@ type Config struct {
 	Grace   time.Duration // 2 s by default
 	// WatchPeriod is the watcher's period; 0 turns the watcher off.
 	WatchPeriod time.Duration
-	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command.
+	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command's
+	// whole tree, and kills what still runs Grace after the first.
 	ForwardSignals bool
+	// NoCgroup keeps the run to its process group and corepin's
+	// subreaping, without a cgroup even where one could be made.
+	NoCgroup bool
+	// Root holds proc/ and sys/; "/" by default.
+	Root string
 }
 
 // signalNumber returns the number of a signal named like "SIGTERM".
@@ -57,12 +63,21 @@ func signalNumber(name string) int {
 // Run runs the command and returns its report. The error is set only when
 // corepin itself failed; a command that could not start, was refused or
 // failed is described in the report.
+//
+// The command's whole process tree is the run: it starts in a process
+// group of its own, corepin is the subreaper of its orphans, and where the
+// kernel allows it the tree runs in a cgroup made for it (see TreeReport).
+// Whatever of the tree still runs when the command exits, times out or is
+// interrupted is ended, and the cgroup is removed.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(cfg.Spec.Args) == 0 {
 		return nil, errors.New("no command to run")
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = 2 * time.Second
+	}
+	if cfg.Root == "" {
+		cfg.Root = "/"
 	}
 	target := cfg.Spec.CPUs
 	if cfg.Spec.Mode != session.Soft || target.IsEmpty() {
@@ -71,6 +86,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Command: cfg.Spec.Args}
 	restoreParent := keepOff(target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
+	tr := newTree(cfg.Root, target, !cfg.NoCgroup, &rep.Tree)
+	defer tr.close()
 
 	// Subscribe to the signals before the command exists: one that comes
 	// while it starts is passed on as soon as it runs, not lost.
@@ -85,13 +102,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// report says why); an error means corepin itself failed.
 	var cmd *exec.Cmd
 	var err error
-	started := time.Now()
 	if cfg.Spec.QoS == nil && !cfg.Launcher {
 		rep.Start = StartFork
-		cmd, err = startForked(cfg, rep)
+		cmd, err = startForked(cfg, rep, tr)
 	} else {
 		rep.Start = StartLauncher
-		cmd, err = startLauncher(cfg, rep)
+		cmd, err = startLauncher(cfg, rep, tr)
 	}
 	if err != nil {
 		return nil, err
@@ -100,33 +116,34 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, nil
 	}
 	rep.Child.PID = cmd.Process.Pid
+	tr.started(cmd.Process.Pid)
 	if signals != nil {
-		defer forwardSignals(signals, cmd.Process)()
+		defer forwardSignals(signals, tr, cfg.Grace)()
 	}
 	var watcher *watch.Watcher
 	if cfg.WatchPeriod > 0 {
-		if watcher, err = watch.Start(ctx, watchOptions(rep, target, cfg.WatchPeriod)); err != nil {
+		opts := watchOptions(rep, target, cfg.WatchPeriod)
+		opts.Members = tr.Members
+		if watcher, err = watch.Start(ctx, opts); err != nil {
 			rep.WatchError = err.Error() // a command that ended at once leaves nothing to watch
 		}
 	}
-	// A cancelled context ends the command as a timeout does. (corepin
-	// exec passes a context that is never cancelled and forwards signals.)
-	stopCancel := context.AfterFunc(ctx, func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		time.AfterFunc(cfg.Grace, func() { cmd.Process.Kill() })
-	})
+	// A cancelled context ends the tree as a timeout does. (corepin exec
+	// passes a context that is never cancelled and forwards signals.)
+	stopCancel := context.AfterFunc(ctx, func() { tr.end(cfg.Grace) })
 	defer stopCancel()
 	timedOut := make(chan bool, 1)
 	if cfg.Timeout > 0 {
 		t := time.AfterFunc(cfg.Timeout, func() {
 			timedOut <- true
-			cmd.Process.Signal(syscall.SIGTERM)
-			time.AfterFunc(cfg.Grace, func() { cmd.Process.Kill() })
+			tr.end(cfg.Grace)
 		})
 		defer t.Stop()
 	}
-	// Wait without reaping, stop the watcher, then reap: the watcher must
-	// be done with the PID before the kernel may give it to another process.
+	// Wait without reaping, stop the watcher, end what is left of the
+	// tree, then reap: the watcher must be done with the PID before the
+	// kernel may give it to another process, and the process group lives
+	// as long as its leader is not reaped.
 	var info unix.Siginfo
 	for {
 		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
@@ -134,20 +151,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			break
 		}
 	}
-	wall := time.Since(started)
+	exited := monotonic()
 	if watcher != nil {
 		res := watcher.Stop()
 		rep.Watch = &res
 	}
+	tr.end(cfg.Grace)
+	tr.account()
 	waitErr := cmd.Wait()
 	select {
 	case <-timedOut:
 		rep.Child.TimedOut = true
 	default:
 	}
-	fillChild(&rep.Child, cmd.ProcessState, wall)
+	rep.Child.WallS = (exited - rep.execAt).Seconds()
+	fillChild(&rep.Child, cmd.ProcessState, tr.sent)
 	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return rep, fmt.Errorf("waiting for %s: %w", cfg.Spec.Args[0], waitErr)
 	}
 	return rep, nil
@@ -165,12 +185,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // raised without the privilege to lower it again) the goroutine exits
 // still locked and the runtime ends the thread with its changes, so
 // nothing is left behind and later launches are not refused.
-func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
+func startForked(cfg Config, rep *Report, tr *tree) (*exec.Cmd, error) {
 	opts, err := cfg.Spec.options()
 	if err != nil {
 		return nil, err
 	}
 	cmd := command(cfg, cfg.Spec.Args[0], cfg.Spec.Args[1:]...)
+	tr.prepare(cmd)
 	var startErr error
 	done := make(chan error, 1)
 	go func() {
@@ -181,12 +202,14 @@ func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
 			done <- err
 			return
 		}
+		left := true
 		if s.Accepted() {
-			startErr = cmd.Start()
+			rep.execAt = monotonic()
+			left, startErr = tr.start(cmd)
 		}
 		restored := s.Finish().OK
 		rep.Report = s.Report()
-		if restored {
+		if restored && left {
 			runtime.UnlockOSThread()
 		}
 		done <- nil // when not restored, the thread ends with this goroutine
@@ -212,7 +235,7 @@ func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
 // the way when the request has a part that fork does not copy, such as a
 // HarmonyOS QoS level, and the way to have the read-back taken by the
 // process that becomes the command.
-func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
+func startLauncher(cfg Config, rep *Report, tr *tree) (*exec.Cmd, error) {
 	if cfg.Self == "" {
 		self, err := os.Executable()
 		if err != nil {
@@ -232,7 +255,8 @@ func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
 	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Spec.Args...)...)
 	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
 	cmd.ExtraFiles = []*os.File{w}
-	if err := cmd.Start(); err != nil {
+	tr.prepare(cmd)
+	if err := startLocked(tr, cmd); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("starting the launcher %s: %w", cfg.Self, err)
 	}
@@ -248,6 +272,21 @@ func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
 	}
 	rep.Child.Started = true
 	return cmd, nil
+}
+
+// startLocked starts cmd inside the run's tree from a thread of its own.
+// A thread that could not leave the run's cgroup ends with its goroutine.
+func startLocked(tr *tree, cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		left, err := tr.start(cmd)
+		if left {
+			runtime.UnlockOSThread()
+		}
+		done <- err
+	}()
+	return <-done
 }
 
 // command is the exec.Cmd for name and args with the config's folder,
@@ -292,6 +331,9 @@ func readMessages(r io.Reader, rep *Report) error {
 		if m.ExecError != "" {
 			rep.ExecError, rep.ExecErrno = m.ExecError, m.ExecErrno
 		}
+		if m.ExecAtNS != 0 {
+			rep.execAt = time.Duration(m.ExecAtNS)
+		}
 	}
 	if !got {
 		return errors.New("the launcher exited without a report (is Self a program that calls launch.Main?)")
@@ -313,25 +355,36 @@ func watchOptions(rep *Report, target cpuset.Set, period time.Duration) watch.Op
 	return opts
 }
 
-// forwardSignals passes what arrives on signals on to p until stop is
-// called.
-func forwardSignals(signals <-chan os.Signal, p *os.Process) (stop func()) {
+// forwardSignals passes what arrives on signals on to the whole tree until
+// stop is called. What still runs grace after the first is killed.
+func forwardSignals(signals <-chan os.Signal, tr *tree, grace time.Duration) (stop func()) {
 	done := make(chan struct{})
+	var kill *time.Timer
 	go func() {
 		for {
 			select {
 			case s := <-signals:
-				p.Signal(s)
+				tr.signal(s.(syscall.Signal))
+				if kill == nil {
+					kill = time.AfterFunc(grace, func() { tr.signal(unix.SIGKILL) })
+				}
 			case <-done:
 				return
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() {
+		close(done)
+		if kill != nil {
+			kill.Stop()
+		}
+	}
 }
 
-func fillChild(c *ChildReport, ps *os.ProcessState, wall time.Duration) {
-	c.WallS = wall.Seconds()
+// fillChild records how the command ended. A command that timed out ended
+// on corepin's signal even when it caught it and exited: its end is that
+// signal, never an exit code, so timed_out, exit_code and signal agree.
+func fillChild(c *ChildReport, ps *os.ProcessState, sent unix.Signal) {
 	if ps == nil {
 		return
 	}
@@ -343,6 +396,9 @@ func fillChild(c *ChildReport, ps *os.ProcessState, wall time.Duration) {
 	switch {
 	case ok && ws.Signaled():
 		name := unix.SignalName(ws.Signal())
+		c.Signal = &name
+	case c.TimedOut && sent != 0:
+		name := unix.SignalName(sent)
 		c.Signal = &name
 	default:
 		code := ps.ExitCode()

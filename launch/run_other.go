@@ -21,6 +21,8 @@ type Config struct {
 	WatchPeriod    time.Duration
 	ForwardSignals bool
 	Launcher       bool
+	NoCgroup       bool
+	Root           string
 }
 
 func signalNumber(string) int { return 0 }

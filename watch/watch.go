@@ -42,6 +42,10 @@ type Options struct {
 	Avoid cpuset.Set
 	// Children follows the process's descendants too.
 	Children bool
+	// Members lists more processes of the same tree to follow with their
+	// descendants: orphans reparented away from PID, or the members of the
+	// run's cgroup. nil adds none.
+	Members func() []int
 	// Root is the folder holding proc/; "/" by default.
 	Root string
 }
@@ -236,6 +240,14 @@ func (w *Watcher) processes() []int {
 		return pids
 	}
 	seen := map[int]bool{w.opts.PID: true}
+	if w.opts.Members != nil {
+		for _, pid := range w.opts.Members() {
+			if !seen[pid] {
+				seen[pid] = true
+				pids = append(pids, pid)
+			}
+		}
+	}
 	for i := 0; i < len(pids); i++ {
 		for _, tid := range w.tasks(pids[i]) {
 			data, err := os.ReadFile(w.procPath(strconv.Itoa(pids[i]), "task", strconv.Itoa(tid), "children"))
