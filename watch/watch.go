@@ -102,8 +102,8 @@ type ThreadStat struct {
 	WaitS       *float64 `json:"wait_s"`
 	Involuntary int64    `json:"involuntary_switches"`
 	Reasserts   int      `json:"reasserts"`
-	LastCPU       int      `json:"last_cpu"`
-	Compute       bool     `json:"compute"` // its CPU time grew at least once
+	LastCPU     int      `json:"last_cpu"`
+	Compute     bool     `json:"compute"` // its CPU time grew at least once
 }
 
 type key struct {
