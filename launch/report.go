@@ -20,6 +20,11 @@ type Report struct {
 	WatchError string       `json:"watch_error,omitempty"`
 	Parent     ParentReport `json:"parent"`
 	Tree       TreeReport   `json:"tree"`
+	// Sharing and Coverage say whether the target was the work's own and
+	// how much of the work the residency describes; nil when the command
+	// did not run.
+	Sharing  *Sharing  `json:"sharing,omitempty"`
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Refused, ExecError and ExecErrno say why the command did not run.
 	Refused   string `json:"refused,omitempty"`
 	ExecError string `json:"exec_error,omitempty"`

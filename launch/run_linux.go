@@ -166,6 +166,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Child.WallS = (exited - rep.execAt).Seconds()
 	fillChild(&rep.Child, cmd.ProcessState, tr.sent)
+	rep.account(target.Len())
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return rep, fmt.Errorf("waiting for %s: %w", cfg.Spec.Args[0], waitErr)

@@ -116,6 +116,13 @@ type RunRecord struct {
 	Summary  string          `json:"summary,omitempty"` // what a built-in computed
 	Checks   []suite.Outcome `json:"checks"`
 	Error    string          `json:"error,omitempty"`
+	// Warnings are the run's own: a target it had to share, a residency
+	// that covers too little of its work.
+	Warnings []string `json:"warnings,omitempty"`
+	// OthersCPUS is the CPU time others took on the target during the
+	// run: the telemetry's utilisation of the target CPUs minus the
+	// tree's own CPU time; null where either is unknown.
+	OthersCPUS *float64 `json:"others_cpu_s"`
 	// Scheduling is the report of the thread that did the work: the launch
 	// report for a process, the session's for a thread.
 	Scheduling   *launch.Report `json:"scheduling"`

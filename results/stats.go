@@ -122,6 +122,9 @@ func (b *Benchmark) warnings(times []float64) []string {
 		for _, n := range t.Notes {
 			add("run %d: telemetry: %s", r.Index, n)
 		}
+		for _, warn := range r.Warnings {
+			add("run %d: %s", r.Index, warn)
+		}
 		sch := r.Scheduling
 		if sch == nil {
 			continue

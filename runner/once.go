@@ -39,6 +39,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	sampler.Mark("end")
 	series := sampler.Stop()
 	rec.Telemetry = summarizeTelemetry(series, target)
+	cfg.judge(&rec)
 	rec.TelemetryCSV = filepath.Join("telemetry", fmt.Sprintf("%s-%d.csv", b.name, j.index))
 	if err := folder.WriteFile(rec.TelemetryCSV, series.WriteCSV); err != nil {
 		rec.Error = err.Error()

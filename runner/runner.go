@@ -53,6 +53,12 @@ type Config struct {
 	AllowRealtime bool
 	QoS           *qos.Level
 	Accept        string
+	// MaxWait is the share of its time the work may wait for the target
+	// CPU before a run is marked (DefaultMaxWait when 0); AllowSharing
+	// keeps a run that waited more than InvalidWait valid, with a
+	// warning.
+	MaxWait      float64
+	AllowSharing bool
 
 	OutDir  string // the results folders go under it
 	Self    string // the corepin executable (launcher and workloads)

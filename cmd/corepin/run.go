@@ -21,6 +21,7 @@ func newRunCmd() *cobra.Command {
 	var (
 		tf                  targetFlags
 		sf                  schedFlags
+		shf                 sharingFlags
 		quick, shuffle, qui bool
 		runs, warmup        int
 		isolation, out      string
@@ -74,6 +75,10 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			if runs < 0 || (warmup < -1) {
 				return usageError{fmt.Errorf("--runs and --warmup must not be negative")}
 			}
+			maxWait, err := shf.share()
+			if err != nil {
+				return err
+			}
 			if isolation != runner.Process && isolation != runner.Thread {
 				return usageError{fmt.Errorf("--isolation %q: want process or thread", isolation)}
 			}
@@ -89,6 +94,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 				Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 				TelemetryPeriod: telemetryP, WatchPeriod: watchP,
 				Topology: topo, Target: target, Mode: mode, Ladder: ladder, AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept,
+				MaxWait: maxWait, AllowSharing: shf.allow,
 				OutDir: out, Version: buildVersion().Version, Events: events,
 			})
 			if err != nil {
@@ -117,6 +123,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f := cmd.Flags()
 	tf.register(cmd)
 	sf.register(cmd)
+	shf.register(cmd)
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
 	f.IntVar(&runs, "runs", 0, "counted runs per benchmark (default 6, the fewest for a 95% interval, or the suite's)")
 	f.IntVar(&warmup, "warmup", 1, "warm-up runs per benchmark, not counted")
