@@ -75,8 +75,12 @@ func (r *Report) account(usable int) {
 		}
 	}
 	c := &Coverage{SeenCPUS: seen, TreeCPUS: r.Child.UserS + r.Child.SysS, TreeSource: "rusage"}
-	if r.Tree.CPUSeconds != nil {
-		c.TreeCPUS, c.TreeSource = *r.Tree.CPUSeconds, "cgroup"
+	tree := r.Tree
+	if tree == nil {
+		tree = &TreeReport{}
+	}
+	if tree.CPUSeconds != nil {
+		c.TreeCPUS, c.TreeSource = *tree.CPUSeconds, "cgroup"
 	}
 	if c.TreeCPUS > 0 && w != nil {
 		sc := min(1, seen/c.TreeCPUS)
@@ -87,9 +91,9 @@ func (r *Report) account(usable int) {
 		c.SampledResidency = &sr
 	}
 	var total, onTarget float64
-	for cpu, s := range r.Tree.PerCPUSeconds {
+	for cpu, s := range tree.PerCPUSeconds {
 		total += s
-		if r.Tree.CgroupCPUs.Contains(cpu) {
+		if tree.CgroupCPUs.Contains(cpu) {
 			onTarget += s
 		}
 	}

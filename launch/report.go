@@ -19,7 +19,7 @@ type Report struct {
 	// WatchError says why there is no watch result.
 	WatchError string       `json:"watch_error,omitempty"`
 	Parent     ParentReport `json:"parent"`
-	Tree       TreeReport   `json:"tree"`
+	Tree       *TreeReport  `json:"tree,omitempty"`
 	// Sharing and Coverage say whether the target was the work's own and
 	// how much of the work the residency describes; nil when the command
 	// did not run.

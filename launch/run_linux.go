@@ -24,7 +24,10 @@ import (
 
 // Config is a command to run and how to run it.
 type Config struct {
-	Spec Spec
+	// Request is where and how the command runs.
+	Request session.Request
+	// Args is the command and its arguments.
+	Args []string
 	// Launcher starts the command through the re-executed launcher even
 	// when forking it from a prepared thread would do; a QoS level always
 	// goes through the launcher.
@@ -70,8 +73,11 @@ func signalNumber(name string) int {
 // Whatever of the tree still runs when the command exits, times out or is
 // interrupted is ended, and the cgroup is removed.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	if len(cfg.Spec.Args) == 0 {
+	if len(cfg.Args) == 0 {
 		return nil, errors.New("no command to run")
+	}
+	if err := cfg.Request.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = 2 * time.Second
@@ -79,14 +85,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Root == "" {
 		cfg.Root = "/"
 	}
-	target := cfg.Spec.CPUs
-	if cfg.Spec.Mode != session.Soft || target.IsEmpty() {
-		target = cpuset.Of(cfg.Spec.CPU)
-	}
-	rep := &Report{Command: cfg.Spec.Args}
+	target := cfg.Request.Mask()
+	rep := &Report{Command: cfg.Args}
 	restoreParent := keepOff(target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
-	tr := newTree(cfg.Root, target, !cfg.NoCgroup, &rep.Tree)
+	rep.Tree = &TreeReport{}
+	tr := newTree(cfg.Root, target, !cfg.NoCgroup, rep.Tree)
 	defer tr.close()
 
 	// Subscribe to the signals before the command exists: one that comes
@@ -102,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// report says why); an error means corepin itself failed.
 	var cmd *exec.Cmd
 	var err error
-	if cfg.Spec.QoS == nil && !cfg.Launcher {
+	if cfg.Request.QoS == nil && !cfg.Launcher {
 		rep.Start = StartFork
 		cmd, err = startForked(cfg, rep, tr)
 	} else {
@@ -169,7 +173,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.account(target.Len())
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
-		return rep, fmt.Errorf("waiting for %s: %w", cfg.Spec.Args[0], waitErr)
+		return rep, fmt.Errorf("waiting for %s: %w", cfg.Args[0], waitErr)
 	}
 	return rep, nil
 }
@@ -187,17 +191,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // still locked and the runtime ends the thread with its changes, so
 // nothing is left behind and later launches are not refused.
 func startForked(cfg Config, rep *Report, tr *tree) (*exec.Cmd, error) {
-	opts, err := cfg.Spec.options()
-	if err != nil {
-		return nil, err
-	}
-	cmd := command(cfg, cfg.Spec.Args[0], cfg.Spec.Args[1:]...)
+	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
 	tr.prepare(cmd)
 	var startErr error
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		s, err := session.Begin(opts)
+		s, err := session.Begin(cfg.Request)
 		if err != nil {
 			runtime.UnlockOSThread() // nothing was changed
 			done <- err
@@ -244,7 +244,7 @@ func startLauncher(cfg Config, rep *Report, tr *tree) (*exec.Cmd, error) {
 		}
 		cfg.Self = self
 	}
-	specJSON, err := json.Marshal(cfg.Spec)
+	specJSON, err := json.Marshal(spec{Request: cfg.Request, Args: cfg.Args})
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func startLauncher(cfg Config, rep *Report, tr *tree) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("making the report pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Spec.Args...)...)
+	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Args...)...)
 	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
 	cmd.ExtraFiles = []*os.File{w}
 	tr.prepare(cmd)

@@ -117,7 +117,7 @@ func runDoubleFork(dir string, cpu int) (*Report, error) {
 	self, _ := os.Executable()
 	env := append(os.Environ(), "COREPIN_LAUNCH_HELPER=doublefork", "COREPIN_TEST_DIR="+dir)
 	return Run(context.Background(), Config{
-		Spec: Spec{CPU: cpu, Ladder: session.None, Args: []string{self}}, Env: env,
+		Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: []string{self}, Env: env,
 		WatchPeriod: 20 * time.Millisecond, Grace: time.Second,
 	})
 }
@@ -237,7 +237,8 @@ func TestRunTimeoutEndsTheWholeTree(t *testing.T) {
 	marker := filepath.Join(dir, "loop")
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
-		Spec:    Spec{CPU: cpu, Ladder: session.None, Args: []string{"sh", "-c", `sh -c 'while :; do :; done' & echo $! >` + marker + `; wait; echo done`}},
+		Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()},
+		Args:    []string{"sh", "-c", `sh -c 'while :; do :; done' & echo $! >` + marker + `; wait; echo done`},
 		Timeout: time.Second, Grace: time.Second, Stdout: &out,
 	})
 	if err != nil {
@@ -280,7 +281,7 @@ func TestRunLeavesNoCgroup(t *testing.T) {
 		if c.name == "interrupted" {
 			time.AfterFunc(100*time.Millisecond, cancel)
 		}
-		rep, err := Run(ctx, Config{Spec: Spec{CPU: cpu, Ladder: session.None, Args: c.args}, Grace: time.Second})
+		rep, err := Run(ctx, Config{Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: c.args, Grace: time.Second})
 		cancel()
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)

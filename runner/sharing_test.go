@@ -81,7 +81,7 @@ func TestSharedTargetIsInvalid(t *testing.T) {
 func sharedRun(t *testing.T, allow bool) {
 	{
 		cfg := config(t)
-		cfg.Ladder, cfg.Runs, cfg.Warmup, cfg.AllowSharing = session.None, 1, 0, allow
+		cfg.Request.Ladder, cfg.Runs, cfg.Warmup, cfg.AllowSharing = session.AffinityOnly(), 1, 0, allow
 		cfg.Suite = loadSuite(t, spinSuite)
 		startCompetitor(t, cfg.Target.ExactCPU)
 		run, _, err := Run(context.Background(), cfg)

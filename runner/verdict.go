@@ -53,7 +53,7 @@ func (cfg *Config) judge(rec *results.RunRecord) {
 			warn("the work waited %.1f%% of its time for the target CPU, above --max-wait %.1f%%", 100**ws, 100*maxWait)
 		}
 	}
-	if cfg.Mode != session.Soft && sh.BusyThreads > sh.UsableCPUs {
+	if cfg.Request.ModeOrDefault() != session.Soft && sh.BusyThreads > sh.UsableCPUs {
 		invalid(fmt.Sprintf("the target CPU was shared: %d busy threads ran on %d target CPU(s) in exact mode", sh.BusyThreads, sh.UsableCPUs))
 	}
 	if c := sch.Coverage; c != nil && c.Coverage != nil && *c.Coverage < CoverageWarn {

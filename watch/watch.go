@@ -61,15 +61,15 @@ type Result struct {
 	// the changes of CPU seen between samples ("sampled"), which miss
 	// short visits. SampledMigrations is the sampled count either way.
 	Migrations        int    `json:"migrations"`
-	MigrationsSource  string `json:"migrations_source"`
-	SampledMigrations int    `json:"sampled_migrations"`
+	MigrationsSource  string `json:"migrations_source,omitempty"`
+	SampledMigrations int    `json:"sampled_migrations,omitempty"`
 	// RunS and WaitS add up the followed threads' time on a CPU and time
 	// waiting, runnable, on a run queue (schedstat) while followed;
 	// Involuntary their involuntary context switches. Null where the
 	// kernel does not keep them.
-	RunS        *float64 `json:"run_s"`
-	WaitS       *float64 `json:"wait_s"`
-	Involuntary *int64   `json:"involuntary_switches"`
+	RunS        *float64 `json:"run_s,omitempty"`
+	WaitS       *float64 `json:"wait_s,omitempty"`
+	Involuntary *int64   `json:"involuntary_switches,omitempty"`
 	// OnTargetRatio is the share of running samples, over all threads,
 	// in which the thread was on a target CPU; null when nothing ran.
 	OnTargetRatio *float64     `json:"on_target_ratio"`
@@ -94,13 +94,13 @@ type ThreadStat struct {
 	OnTargetRatio *float64 `json:"on_target_ratio"`
 	Migrations    int      `json:"migrations"`
 	// SampledMigrations counts the changes of CPU seen between samples.
-	SampledMigrations int `json:"sampled_migrations"`
+	SampledMigrations int `json:"sampled_migrations,omitempty"`
 	// RunS and WaitS are schedstat's time on a CPU and time waiting for
 	// one while followed; Involuntary the involuntary context switches;
-	// -1 and null where the kernel does not keep them.
-	RunS        *float64 `json:"run_s"`
-	WaitS       *float64 `json:"wait_s"`
-	Involuntary int64    `json:"involuntary_switches"`
+	// absent where the kernel does not keep them.
+	RunS        *float64 `json:"run_s,omitempty"`
+	WaitS       *float64 `json:"wait_s,omitempty"`
+	Involuntary *int64   `json:"involuntary_switches,omitempty"`
 	Reasserts   int      `json:"reasserts"`
 	LastCPU     int      `json:"last_cpu"`
 	Compute     bool     `json:"compute"` // its CPU time grew at least once
@@ -221,7 +221,6 @@ func (w *Watcher) result() Result {
 		t := w.threads[k]
 		st := t.ThreadStat
 		st.CPUSeconds = float64(t.lastTicks-t.baseTicks) / clockTick
-		st.Involuntary = -1
 		if t.haveSched {
 			r, wt := (t.lastSched.Run - t.baseSched.Run).Seconds(), (t.lastSched.Wait - t.baseSched.Wait).Seconds()
 			st.RunS, st.WaitS = &r, &wt
@@ -235,8 +234,9 @@ func (w *Watcher) result() Result {
 			haveDebug = false
 		}
 		if t.haveDebug && t.lastDebug.Involuntary >= 0 {
-			st.Involuntary = t.lastDebug.Involuntary - t.baseDebug.Involuntary
-			invol += st.Involuntary
+			n := t.lastDebug.Involuntary - t.baseDebug.Involuntary
+			st.Involuntary = &n
+			invol += n
 		}
 		migrations += st.Migrations
 		if st.Running > 0 {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/spf13/cobra"
 )
 
 // sharingFlags say how much waiting for the target CPU a run may show
@@ -15,8 +13,8 @@ type sharingFlags struct {
 	allow   bool
 }
 
-func (f *sharingFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
+func (f *sharingFlags) register(cmd *command) {
+	fl := cmd.flags()
 	fl.StringVar(&f.maxWait, "max-wait", "2%", "warn when the work waited for the target CPU more than this `share` of its time (a run above 10% is invalid)")
 	fl.BoolVar(&f.allow, "allow-sharing", false, "keep runs whose target CPU was shared valid, with a warning")
 }
