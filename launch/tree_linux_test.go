@@ -133,8 +133,8 @@ func needsTwoCPUs(t *testing.T) int {
 	return mustTarget()
 }
 
-// cgroupListing lists every corepin directory of every mounted cgroup
-// hierarchy.
+// cgroupListing lists every directory of every mounted cgroup hierarchy
+// that this process made (other tests run beside this one).
 func cgroupListing(t *testing.T) []string {
 	t.Helper()
 	mounts, err := readMounts("/")
@@ -144,7 +144,7 @@ func cgroupListing(t *testing.T) []string {
 	var out []string
 	for _, m := range mounts {
 		filepath.WalkDir(m.dir, func(path string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), "corepin-") {
+			if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), fmt.Sprintf("corepin-%d-", os.Getpid())) {
 				out = append(out, path)
 			}
 			return nil
