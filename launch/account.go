@@ -101,7 +101,9 @@ func (r *Report) account(usable int) {
 	case total > 0:
 		res, one := onTarget/total, 1.0
 		c.Residency, c.ResidencySource, c.Coverage = &res, "cpuacct", &one
-	case c.SampledResidency != nil:
+	case w != nil:
+		// The samples' residency (null when no sample saw the work run)
+		// and their coverage, which says how little that may be.
 		c.Residency, c.ResidencySource, c.Coverage = c.SampledResidency, "sampled", c.SampledCoverage
 	}
 	r.Coverage = c

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +30,29 @@ var treeHelpers = map[string]func() int{
 	"doublefork": doubleFork,
 	"mover":      mover,
 	"treefacts":  treeFacts,
+	"burst":      burst,
+}
+
+// burst is 40 short threads and then 60 short processes, each busy for a
+// few milliseconds: work the watcher's samples mostly miss.
+func burst() int {
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			for start := time.Now(); time.Since(start) < 3*time.Millisecond; {
+			}
+		}()
+		wg.Wait()
+	}
+	for range 60 {
+		if exec.Command("sh", "-c", "i=0; while [ $i -lt 1500 ]; do i=$((i+1)); done").Run() != nil {
+			return 1
+		}
+	}
+	return 0
 }
 
 // doubleFork starts a middle process that starts a mover and exits, so the
@@ -291,6 +316,33 @@ func TestRunLeavesNoCgroup(t *testing.T) {
 		}
 		if after := cgroupListing(t); !slices.Equal(before, after) {
 			t.Errorf("%s: cgroups before the run %v, after %v", c.name, before, after)
+		}
+	}
+}
+
+// Work done by short threads and processes is covered exactly by the
+// cgroup's account, and only partly by the samples, which say so.
+func TestRunCoverageOfShortWork(t *testing.T) {
+	cpu := needsTwoCPUs(t)
+	self, _ := os.Executable()
+	for _, noCgroup := range []bool{false, true} {
+		rep, err := Run(context.Background(), Config{
+			Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: []string{self},
+			Env: append(os.Environ(), "COREPIN_LAUNCH_HELPER=burst"), WatchPeriod: 100 * time.Millisecond, NoCgroup: noCgroup,
+		})
+		if err != nil || rep.ExitCode() != 0 {
+			t.Fatalf("%v, exit %d", err, rep.ExitCode())
+		}
+		c := rep.Coverage
+		if c == nil || c.Coverage == nil || c.SampledCoverage == nil {
+			t.Fatalf("no coverage: %+v", c)
+		}
+		t.Logf("%s: coverage %.2f (%s), sampled %.2f of %.3f s (%s)", rep.Tree.Mechanism, *c.Coverage, c.ResidencySource, *c.SampledCoverage, c.TreeCPUS, c.TreeSource)
+		switch {
+		case rep.Tree.Mechanism == MechanismCgroupV1 && (*c.Coverage < 0.95 || c.ResidencySource != "cpuacct" || *c.Residency < 0.99):
+			t.Errorf("with the exact account: %+v, residency %v", c, *c.Residency)
+		case rep.Tree.Mechanism == MechanismProcessGroup && (c.ResidencySource != "sampled" || *c.Coverage >= 0.8):
+			t.Errorf("sampled: coverage %.2f (%s), want under 0.8, the samples miss the short work", *c.Coverage, c.ResidencySource)
 		}
 	}
 }
