@@ -74,6 +74,9 @@ type message struct {
 	// ExecAtNS is CLOCK_MONOTONIC just before the exec of the command:
 	// the command's wall time starts there, not at the launcher's start.
 	ExecAtNS int64 `json:"exec_at_ns,omitempty"`
+	// ExecElapsedNS is the launcher's age at that moment by the kernel's
+	// taskstats clock; 0 where corepin may not ask for it.
+	ExecElapsedNS int64 `json:"exec_elapsed_ns,omitempty"`
 }
 
 // Main is the launcher. It never returns: it execs the command or exits.
@@ -114,7 +117,8 @@ func launch(pipe *os.File) int {
 	}
 	send(message{Report: &rep})
 	unix.CloseOnExec(reportFD)
-	send(message{ExecAtNS: int64(monotonic())})
+	elapsed, _ := ownElapsed()
+	send(message{ExecAtNS: int64(monotonic()), ExecElapsedNS: int64(elapsed)})
 	err = unix.Exec(path, spec.Args, os.Environ())
 	errno, code := execErrno(err)
 	send(message{ExecErrno: errno, ExecError: innermost(err)})

@@ -92,6 +92,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Tree = &TreeReport{}
 	tr := newTree(cfg.Root, target, !cfg.NoCgroup, rep.Tree)
 	defer tr.close()
+	exits, _ := listenExits(cfg.Root) // nil without CAP_NET_ADMIN: rusage then
+	if exits != nil {
+		defer exits.close()
+	}
 
 	// Subscribe to the signals before the command exists: one that comes
 	// while it starts is passed on as soon as it runs, not lost.
@@ -148,14 +152,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// tree, then reap: the watcher must be done with the PID before the
 	// kernel may give it to another process, and the process group lives
 	// as long as its leader is not reaped.
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
+	<-tr.exited
+	exited := tr.exitAt
+	var exitRec taskRecord
+	haveRec := false
+	if exits != nil {
+		exitRec, haveRec = exits.exitRecord(cmd.Process.Pid)
 	}
-	exited := monotonic()
 	if watcher != nil {
 		res := watcher.Stop()
 		rep.Watch = &res
@@ -168,8 +171,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Child.TimedOut = true
 	default:
 	}
-	rep.Child.WallS = (exited - rep.execAt).Seconds()
+	// The kernel's elapsed time from the fork (the launcher's, less the
+	// launcher's own part, taken just before its exec) is the command's
+	// wall time; corepin's clock, which sees the exit a scheduling
+	// latency late, where the kernel's record is missing.
+	switch {
+	case haveRec && rep.Start == StartFork:
+		rep.Child.WallS, rep.Child.WallSource = exitRec.elapsed.Seconds(), "taskstats"
+	case haveRec && rep.execElapsed > 0:
+		rep.Child.WallS, rep.Child.WallSource = (exitRec.elapsed - rep.execElapsed).Seconds(), "taskstats"
+	default:
+		rep.Child.WallS, rep.Child.WallSource = (exited - rep.execAt).Seconds(), "clock"
+	}
 	fillChild(&rep.Child, cmd.ProcessState, tr.sent)
+	if haveRec {
+		rep.Child.MaxRSSKB, rep.Child.MaxRSSSource = exitRec.hiwaterKB, "taskstats"
+	}
 	rep.account(target.Len())
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
@@ -205,8 +222,7 @@ func startForked(cfg Config, rep *Report, tr *tree) (*exec.Cmd, error) {
 		}
 		left := true
 		if s.Accepted() {
-			rep.execAt = monotonic()
-			left, startErr = tr.start(cmd)
+			left, startErr = tr.start(cmd, &rep.execAt)
 		}
 		restored := s.Finish().OK
 		rep.Report = s.Report()
@@ -281,7 +297,8 @@ func startLocked(tr *tree, cmd *exec.Cmd) error {
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		left, err := tr.start(cmd)
+		var at time.Duration // the launcher reports the exec's own time
+		left, err := tr.start(cmd, &at)
 		if left {
 			runtime.UnlockOSThread()
 		}
@@ -333,7 +350,7 @@ func readMessages(r io.Reader, rep *Report) error {
 			rep.ExecError, rep.ExecErrno = m.ExecError, m.ExecErrno
 		}
 		if m.ExecAtNS != 0 {
-			rep.execAt = time.Duration(m.ExecAtNS)
+			rep.execAt, rep.execElapsed = time.Duration(m.ExecAtNS), time.Duration(m.ExecElapsedNS)
 		}
 	}
 	if !got {
@@ -391,7 +408,7 @@ func fillChild(c *ChildReport, ps *os.ProcessState, sent unix.Signal) {
 	}
 	c.UserS, c.SysS = ps.UserTime().Seconds(), ps.SystemTime().Seconds()
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		c.MaxRSSKB = ru.Maxrss
+		c.MaxRSSKB, c.MaxRSSSource = ru.Maxrss, "rusage"
 	}
 	ws, ok := ps.Sys().(syscall.WaitStatus)
 	switch {

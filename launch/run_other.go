@@ -34,3 +34,7 @@ func signalNumber(string) int { return 0 }
 func Run(context.Context, Config) (*Report, error) {
 	return nil, fmt.Errorf("launching a command: %w", errors.ErrUnsupported)
 }
+
+func ownElapsed() (time.Duration, error) {
+	return 0, fmt.Errorf("reading taskstats: %w", errors.ErrUnsupported)
+}

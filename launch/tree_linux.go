@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,12 +33,16 @@ type tree struct {
 	seen  map[int]uint64
 	ended map[int]bool
 	sent  unix.Signal // the last signal corepin sent the tree
+	// exited is closed when the command has exited (not yet reaped), at
+	// exitAt (CLOCK_MONOTONIC).
+	exited chan struct{}
+	exitAt time.Duration
 }
 
 // newTree prepares the containment of a run confined to cpus; useCgroup
 // false keeps to the process group.
 func newTree(root string, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
-	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ended: map[int]bool{}}
+	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ended: map[int]bool{}, exited: make(chan struct{})}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -74,21 +79,51 @@ func (t *tree) prepare(cmd *exec.Cmd) {
 }
 
 // start starts cmd from the calling thread, which must be locked to its
-// goroutine, inside the run's cgroup. left is false when the thread could
-// not go back to its own cgroups: it must then end with its goroutine.
-func (t *tree) start(cmd *exec.Cmd) (left bool, err error) {
+// goroutine, inside the run's cgroup, and sets *at to the time just
+// before the fork and exec. left is false when the thread could not go
+// back to its own cgroups: it must then end with its goroutine.
+func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	if t.cg == nil {
-		return true, cmd.Start()
+		*at = monotonic()
+		err := cmd.Start()
+		t.waitExit(cmd, err)
+		return true, err
 	}
+	// Entering a v1 cgroup takes milliseconds (the kernel waits for an
+	// RCU grace period); the command's time starts after it.
 	if err := t.cg.enter(); err != nil {
 		return t.cg.leave() == nil, err
 	}
+	*at = monotonic()
 	err = cmd.Start()
+	t.waitExit(cmd, err)
 	if lerr := t.cg.leave(); lerr != nil {
 		t.addError(lerr.Error())
 		return false, err
 	}
 	return true, err
+}
+
+// waitExit notes the moment the command exits, from a goroutine of its
+// own started at once, so that the time does not include what corepin
+// does after the start (putting its thread back, leaving the cgroup). It
+// waits without reaping: the PID stays the command's until Wait.
+func (t *tree) waitExit(cmd *exec.Cmd, startErr error) {
+	if startErr != nil {
+		return
+	}
+	pid := cmd.Process.Pid
+	go func() {
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		t.exitAt = monotonic()
+		close(t.exited)
+	}()
 }
 
 // started records the command's PID, the process group's id.
