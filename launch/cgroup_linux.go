@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // A run cgroup holds every process of one run. Its cpuset confines them,
@@ -57,8 +58,8 @@ type mount struct {
 
 // readMounts lists the cgroup hierarchies of /proc/self/mountinfo under
 // root.
-func readMounts(root string) ([]mount, error) {
-	data, err := os.ReadFile(filepath.Join(root, "proc/self/mountinfo"))
+func readMounts(root fsroot.Root) ([]mount, error) {
+	data, err := root.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, fmt.Errorf("reading the cgroup mounts: %w", err)
 	}
@@ -121,8 +122,8 @@ func unescapeMount(s string) string {
 
 // ownCgroups reads /proc/self/cgroup: for each v1 controller (and "" for
 // v2) the path of corepin's cgroup in that hierarchy.
-func ownCgroups(root string) (map[string]string, error) {
-	data, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
+func ownCgroups(root fsroot.Root) (map[string]string, error) {
+	data, err := root.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return nil, fmt.Errorf("reading corepin's cgroups: %w", err)
 	}
@@ -161,7 +162,7 @@ func hierarchyDir(m mount, path string) string {
 // newCgroup makes a cgroup for one run confined to cpus, the best way the
 // kernel and this user allow. It returns nil and the reason when there is
 // none.
-func newCgroup(root string, cpus cpuset.Set) (*cgroup, string) {
+func newCgroup(root fsroot.Root, cpus cpuset.Set) (*cgroup, string) {
 	mounts, err := readMounts(root)
 	if err != nil {
 		return nil, err.Error()

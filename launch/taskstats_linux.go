@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 // exitStats receives the kernel's statistics of every task that exits
@@ -31,8 +32,8 @@ type exitStats struct {
 }
 
 // listenExits registers for the exit statistics of every possible CPU.
-func listenExits(root string) (*exitStats, error) {
-	possible, err := os.ReadFile(filepath.Join(root, "sys/devices/system/cpu/possible"))
+func listenExits(root fsroot.Root) (*exitStats, error) {
+	possible, err := root.ReadFile("/sys/devices/system/cpu/possible")
 	if err != nil {
 		return nil, fmt.Errorf("reading the possible CPUs: %w", err)
 	}

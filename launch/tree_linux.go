@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/watch"
 )
 
@@ -22,7 +23,7 @@ import (
 // allows one. It finds every live process of the run, ends them all, and
 // reaps the orphans corepin inherited.
 type tree struct {
-	root string // holds proc/
+	root fsroot.Root
 	cg   *cgroup
 	rep  *TreeReport
 	pid  int // the command; pid is also the process group's id
@@ -41,7 +42,7 @@ type tree struct {
 
 // newTree prepares the containment of a run confined to cpus; useCgroup
 // false keeps to the process group.
-func newTree(root string, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
+func newTree(root fsroot.Root, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
 	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ended: map[int]bool{}, exited: make(chan struct{})}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
@@ -186,7 +187,7 @@ func (t *tree) members(withRoot bool) []int {
 }
 
 func (t *tree) stat(pid int) (watch.TaskStat, bool) {
-	data, err := os.ReadFile(filepath.Join(t.root, "proc", strconv.Itoa(pid), "stat"))
+	data, err := os.ReadFile(t.root.Path("proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return watch.TaskStat{}, false
 	}
@@ -196,7 +197,7 @@ func (t *tree) stat(pid int) (watch.TaskStat, bool) {
 
 // children lists the children of every thread of pid.
 func (t *tree) children(pid int) []int {
-	dir := filepath.Join(t.root, "proc", strconv.Itoa(pid), "task")
+	dir := t.root.Path("proc", strconv.Itoa(pid), "task")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
@@ -57,6 +58,9 @@ type Config struct {
 	MaxWait      float64
 	AllowSharing bool
 
+	// Root is the folder holding proc/ and sys/ for the host facts and
+	// corepin's own threads; the live system by default.
+	Root    fsroot.Root
 	OutDir  string // the results folders go under it
 	Self    string // the corepin executable (launcher and workloads)
 	Version string // corepin's version, for the record
@@ -333,7 +337,7 @@ func hostFacts(cfg Config) results.Host {
 		h.CPUModel = cfg.Topology.Model
 	}
 	read := func(name string) string {
-		data, err := os.ReadFile(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpufreq/%s", cfg.Request.CPU, name))
+		data, err := cfg.Root.ReadFile(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpufreq/%s", cfg.Request.CPU, name))
 		if err != nil {
 			return ""
 		}

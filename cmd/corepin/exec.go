@@ -53,6 +53,7 @@ when it is not found).`,
   corepin exec --nice -10 --uclamp 1024:1024 --accept 'exact+uclamp-min>=1024' -- ./bench
   corepin exec --replace -q --cpu 1 -- ./bench`,
 		stopAtArgs: true, // flags after the command belong to it
+		ownSignals: true, // forwarded to the command, or left to it (--replace)
 		args: func(args []string) error {
 			if len(args) == 0 {
 				return usageError{fmt.Errorf("no command given (corepin exec [flags] -- COMMAND [ARG...])")}
@@ -61,7 +62,7 @@ when it is not found).`,
 		},
 	}
 	cmd.run = func(in *invocation, args []string) error {
-		_, target, err := tf.resolveQuick()
+		target, err := tf.resolveQuick()
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"corepin.dev/corepin/cpuset"
@@ -52,10 +53,20 @@ func (f *targetFlags) resolve(root string) (*topology.Topology, topology.Target,
 	return f.resolveWith(topology.Read, root)
 }
 
-// resolveQuick is resolve for commands that start work at once: it reads
-// only what selection needs.
-func (f *targetFlags) resolveQuick() (*topology.Topology, topology.Target, error) {
-	return f.resolveWith(topology.ReadForSelection, "/")
+// resolveQuick selects the target for commands that start work at once,
+// reading only what selection needs: for one CPU named by --cpu, only the
+// machine's CPU lists.
+func (f *targetFlags) resolveQuick() (topology.Target, error) {
+	if f.cpu >= 0 && f.cpus == "" {
+		target, err := topology.SelectOne("/", f.cpu)
+		var se *topology.SelectError
+		if errors.As(err, &se) {
+			return target, usageError{err}
+		}
+		return target, err
+	}
+	_, target, err := f.resolveWith(topology.ReadForSelection, "/")
+	return target, err
 }
 
 func (f *targetFlags) resolveWith(read func(string) (*topology.Topology, error), root string) (*topology.Topology, topology.Target, error) {
