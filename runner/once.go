@@ -53,7 +53,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
 	var stdout, stderr bytes.Buffer
 	rep, err := launch.Run(ctx, launch.Config{
-		Request: cfg.Request,
+		Request: cfg.request(b),
 		Args:    []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
 		Env:     append(os.Environ(), "GOMAXPROCS=1"),
 		Stdout:  &stdout, Stderr: &stderr, WatchPeriod: cfg.WatchPeriod,
@@ -76,7 +76,7 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) {
 	var res workloads.Result
 	var werr error
-	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.Request, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root}, func(s *session.Session) error {
+	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.request(b), WatchPeriod: cfg.WatchPeriod, Root: cfg.Root}, func(s *session.Session) error {
 		res, werr = b.workload.Run(cfg.size())
 		_, oerr := s.Observe()
 		return oerr
@@ -126,7 +126,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	var stdout, stderr bytes.Buffer
 	rep, err := launch.Run(ctx, launch.Config{
-		Request: cfg.Request, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
+		Request: cfg.request(b), Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
 		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root,
 	})
 	rec.StdoutFile = filepath.Join("outputs", fmt.Sprintf("%s-%d.stdout", b.name, rec.Index))

@@ -57,6 +57,9 @@ type Config struct {
 	// warning.
 	MaxWait      float64
 	AllowSharing bool
+	// RealtimeFirst keeps the ladder's order for runs longer than
+	// LongRun, whose realtime steps otherwise come after nice -20.
+	RealtimeFirst bool
 
 	// Root is the folder holding proc/ and sys/ for the host facts and
 	// corepin's own threads; the live system by default.
@@ -94,6 +97,7 @@ type bench struct {
 	workload *workloads.Workload
 	command  *suite.Benchmark
 	runs     int
+	expectS  float64 // how long its next run is expected to last
 }
 
 // Run runs the benchmarks and returns the results and their folder. The
@@ -149,6 +153,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			break
 		}
 		b := benches[j.bench]
+		b.expectS = expectedSeconds(b, run.Benchmarks[j.bench].Runs)
 		cfg.Events.RunStarted(b.name, j.index, len(run.Benchmarks[j.bench].Runs), j.warmup)
 		rec := cfg.runOnce(ctx, folder, b, j)
 		if ctx.Err() != nil && rec.Error != "" {

@@ -3,7 +3,9 @@ package runner
 import (
 	"fmt"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
 
@@ -58,6 +60,11 @@ func (cfg *Config) judge(rec *results.RunRecord) {
 	}
 	if c := sch.Coverage; c != nil && c.Coverage != nil && *c.Coverage < CoverageWarn {
 		warn("the %s residency covers only %.0f%% of the tree's CPU time: threads and processes that lived between two samples were not seen", c.ResidencySource, 100**c.Coverage)
+	}
+	if sch.Readback.Policy.Realtime() {
+		if t, err := sched.ReadRTThrottle(fsroot.Host); err == nil && t.Active() {
+			warn("%s", t.Warning())
+		}
 	}
 	if u := rec.Telemetry.UtilMeanPct; u != nil && sch.Child.WallS > 0 && sch.Coverage != nil {
 		used := *u / 100 * sch.Child.WallS * float64(sh.UsableCPUs)

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
@@ -17,17 +18,20 @@ import (
 // capabilities is what "corepin caps" reports: what this kernel and this
 // user allow, each with its evidence.
 type capabilities struct {
-	Kernel       string            `json:"kernel"`
-	Uclamp       bool              `json:"uclamp"`
-	Realtime     bool              `json:"realtime"`
-	NiceLowering bool              `json:"nice_lowering"`
-	Slice        bool              `json:"slice"`
-	QoSNode      bool              `json:"qos_node"`
-	Cpufreq      bool              `json:"cpufreq"`
-	Isolated     []int             `json:"isolated"`
-	AllowedCPUs  int               `json:"allowed_cpus"`
-	OnlineCPUs   int               `json:"online_cpus"`
-	Evidence     map[string]string `json:"evidence"`
+	Kernel       string `json:"kernel"`
+	Uclamp       bool   `json:"uclamp"`
+	Realtime     bool   `json:"realtime"`
+	NiceLowering bool   `json:"nice_lowering"`
+	Slice        bool   `json:"slice"`
+	QoSNode      bool   `json:"qos_node"`
+	Cpufreq      bool   `json:"cpufreq"`
+	Isolated     []int  `json:"isolated"`
+	AllowedCPUs  int    `json:"allowed_cpus"`
+	OnlineCPUs   int    `json:"online_cpus"`
+	// RTThrottle is the realtime throttle's cost where it holds realtime
+	// threads back, "" where it does not.
+	RTThrottle string            `json:"rt_throttle,omitempty"`
+	Evidence   map[string]string `json:"evidence"`
 }
 
 func gatherCapabilities() (capabilities, error) {
@@ -51,6 +55,9 @@ func gatherCapabilities() (capabilities, error) {
 		case "slice":
 			c.Slice = f.Supported
 		}
+	}
+	if t, err := sched.ReadRTThrottle(fsroot.Host); err == nil {
+		c.RTThrottle = t.Warning()
 	}
 	c.QoSNode = qos.NodeAvailable()
 	c.Evidence["qos_node"] = qos.NodePath + " is missing"
@@ -108,7 +115,13 @@ evidence is printed beside it.`,
 			row("cpufreq", c.Cpufreq, "cpufreq")
 			fmt.Fprintf(tw, "isolated CPUs\t%s\t%s\n", orDash(intsList(c.Isolated)), c.Evidence["isolated"])
 			fmt.Fprintf(tw, "allowed CPUs\t%d of %d\t%s\n", c.AllowedCPUs, c.OnlineCPUs, c.Evidence["allowed_cpus"])
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if c.Realtime && c.RTThrottle != "" {
+				fmt.Fprintf(w, "\nwarning: %s\n", c.RTThrottle)
+			}
+			return nil
 		},
 	}
 	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -97,6 +97,7 @@ when it is not found).`,
 		}
 		if !quiet {
 			printExecSummary(in.stderr, rep)
+			printWarnings(in.stderr, execWarnings(rep))
 		}
 		if code := rep.ExitCode(); code != 0 {
 			return &exitError{code: code}

@@ -19,6 +19,7 @@ func newRunCmd() *command {
 		tf                    targetFlags
 		sf                    schedFlags
 		shf                   sharingFlags
+		realtimeFirst         bool
 		quick, shuffle, quiet bool
 		runs, warmup          int
 		isolation, out        string
@@ -92,7 +93,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
 			Topology: topo, Target: target, Request: req,
-			MaxWait: maxWait, AllowSharing: shf.allow,
+			MaxWait: maxWait, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst,
 			OutDir: out, Version: buildVersion().Version, Events: events,
 		})
 		if err != nil {
@@ -121,6 +122,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	tf.register(cmd)
 	sf.register(cmd)
 	shf.register(cmd)
+	f.BoolVar(&realtimeFirst, "realtime-first", false, "keep the ladder's realtime steps first for runs longer than a second (by default nice -20 comes first there: the realtime throttle holds FIFO back)")
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
 	f.IntVar(&runs, "runs", 0, "counted runs per benchmark (default 6, the fewest for a 95% interval, or the suite's)")
 	f.IntVar(&warmup, "warmup", 1, "warm-up runs per benchmark, not counted")
