@@ -102,7 +102,8 @@ type Stats struct {
 	MinS    float64 `json:"min_s"`
 	MaxS    float64 `json:"max_s"`
 	CV      float64 `json:"cv"` // standard deviation / mean
-	// Outliers are the counted runs (indexes into Runs) whose modified
+	// Outliers are the counted runs (indexes into Runs) more than
+	// OutlierFloor off the median whose modified
 	// z-score (|x - median| / (1.4826 MAD)) exceeds 3.5. They are
 	// reported, not removed.
 	Outliers []int `json:"outliers"`

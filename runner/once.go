@@ -102,10 +102,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	c := b.command
 	s := cfg.Suite
 	dir := s.WorkDir(*c)
-	cmdPath := c.Cmd
-	if filepath.Base(cmdPath) != cmdPath && !filepath.IsAbs(cmdPath) {
-		cmdPath = filepath.Join(dir, cmdPath)
-	}
+	cmdPath := s.CommandPath(*c)
 	env := os.Environ()
 	for k, v := range c.Env {
 		env = append(env, k+"="+v)
