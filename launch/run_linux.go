@@ -48,6 +48,10 @@ type Config struct {
 	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command's
 	// whole tree, and kills what still runs Grace after the first.
 	ForwardSignals bool
+	// Observe follows and measures the command's threads without putting
+	// back what drifted: for programs whose own scheduling choices must be
+	// kept (a helper thread it put at nice 10 stays there).
+	Observe bool
 	// NoCgroup keeps the run to its process group and corepin's
 	// subreaping, without a cgroup even where one could be made.
 	NoCgroup bool
@@ -130,6 +134,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.WatchPeriod > 0 {
 		opts := watchOptions(&rep.Report, rep.Child.PID, target, cfg.WatchPeriod)
 		opts.Members = tr.Members
+		opts.Maintain = !cfg.Observe
 		if watcher, err = watch.Start(ctx, opts); err != nil {
 			rep.WatchError = err.Error() // a command that ended at once leaves nothing to watch
 		}

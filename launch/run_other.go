@@ -28,6 +28,7 @@ type Config struct {
 	ForwardSignals bool
 	Launcher       bool
 	NoCgroup       bool
+	Observe        bool
 	Root           fsroot.Root
 }
 

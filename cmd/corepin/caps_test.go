@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("COREPIN_EXEC_HELPER") == "widen" {
 		widenHelper()
 	}
+	if os.Getenv("COREPIN_EXEC_HELPER") == "nice10" {
+		nice10Helper()
+	}
 	if os.Getenv("COREPIN_AS_CLI") != "" {
 		os.Exit(runWithSignals(os.Args[1:]))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ func newExecCmd() *command {
 		quiet      bool
 		launcher   bool
 		replace    bool
+		observe    bool
 	)
 	cmd := &command{
 		use:   "exec [flags] [--] COMMAND [ARG...]",
@@ -70,6 +72,12 @@ when it is not found).`,
 		if err != nil {
 			return err
 		}
+		if err := refuseUnmet(&tf, req, target); err != nil {
+			return err
+		}
+		if err := checkReportPath(reportFile); err != nil {
+			return err
+		}
 		if watchEvery < 0 || timeout < 0 {
 			return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
 		}
@@ -82,7 +90,7 @@ when it is not found).`,
 		rep, err := launch.Run(context.WithoutCancel(in.ctx), launch.Config{
 			Request: req, Args: args,
 			Stdin: in.stdin, Stdout: in.stdout, Stderr: in.stderr,
-			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
+			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher, Observe: observe,
 		})
 		if err != nil {
 			return err
@@ -108,10 +116,11 @@ when it is not found).`,
 	sf.register(cmd)
 	cmd.flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
 	cmd.flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
-	cmd.flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
+	cmd.flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file` (- for standard output)")
 	cmd.flags().BoolVar(&quiet, "quiet", false, "print no summary")
 	cmd.alias("q", "quiet")
 	cmd.flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
+	cmd.flags().BoolVar(&observe, "observe", false, "follow and measure the command's threads without putting back what drifted, for programs whose own scheduling choices must be kept")
 	cmd.flags().BoolVar(&replace, "replace", false, "become the command (execve) once corepin's own thread is set up and read back, as taskset and chrt do: no watcher, no exit status")
 	return cmd
 }
@@ -189,7 +198,29 @@ func printExecSummary(w io.Writer, rep *launch.Report) {
 
 // writeJSONFile writes v to path atomically.
 func writeJSONFile(path string, v any) error {
+	if path == "-" {
+		return writeJSON(os.Stdout, v)
+	}
 	return atomicfile.Write(path, func(w io.Writer) error { return writeJSON(w, v) })
+}
+
+// checkReportPath finds, before the command runs, a --report file that
+// could not be written afterwards: a folder, or a place where no file can
+// be made. "-" is standard output.
+func checkReportPath(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageError{fmt.Errorf("--report %s is a folder", path)}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".corepin-report-*")
+	if err != nil {
+		return usageError{fmt.Errorf("--report %s cannot be written: %w", path, err)}
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 func runningSamples(threads []watch.ThreadStat) int {

@@ -127,6 +127,11 @@ func (f *schedFlags) request(in *invocation, target topology.Target) (session.Re
 		return session.Request{}, err
 	}
 	req.CPU, req.Group = target.ExactCPU, target.SoftCPUs
+	if custom := in.changed("policy") || in.changed("nice") || in.changed("uclamp"); custom && f.accept == "" {
+		if req.Accept, err = explicitRule(req.ModeOrDefault()); err != nil {
+			return session.Request{}, err
+		}
+	}
 	if err := req.Validate(); err != nil {
 		return session.Request{}, usageError{err}
 	}

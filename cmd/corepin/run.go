@@ -68,6 +68,9 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err != nil {
 			return err
 		}
+		if err := refuseUnmet(&tf, req, target); err != nil {
+			return err
+		}
 		if !in.changed("warmup") {
 			warmup = -1
 		}
