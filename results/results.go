@@ -72,6 +72,12 @@ type Options struct {
 	TelemetryPeriod float64 `json:"telemetry_period_s"`
 	Ladder          string  `json:"ladder"`
 	Realtime        bool    `json:"realtime"`
+	// MaxWait is the share of its time the work could wait for the target
+	// before a run was marked; AllowSharing kept shared runs valid;
+	// RealtimeFirst kept realtime steps first in long runs.
+	MaxWait       float64 `json:"max_wait,omitempty"`
+	AllowSharing  bool    `json:"allow_sharing,omitempty"`
+	RealtimeFirst bool    `json:"realtime_first,omitempty"`
 }
 
 // Benchmark is one benchmark's runs and statistics.

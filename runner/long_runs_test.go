@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,5 +35,16 @@ func TestLongRunsTryNiceFirst(t *testing.T) {
 	}
 	if got := expectedSeconds(bench{command: &suite.Benchmark{ReferenceSeconds: 0.3}}, nil); got != 0.3 {
 		t.Errorf("expected %v s from a reference of 0.3 s", got)
+	}
+}
+
+// run.json's options record what was used: the suite's runs and the
+// suite's absolute path.
+func TestOptionsRecordWhatWasUsed(t *testing.T) {
+	s := loadSuite(t, "[settings]\nruns = 3\n\n[[benchmark]]\nname = \"t\"\ncmd = \"true\"\n")
+	cfg := Config{Suite: s, Warmup: -1}
+	run := cfg.skeleton(results.Host{}, []bench{{name: "t", command: &s.Benchmarks[0]}})
+	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxWait != DefaultMaxWait {
+		t.Errorf("options %+v", run.Options)
 	}
 }

@@ -155,8 +155,12 @@ func (cfg *Config) record(rec *results.RunRecord, rep *launch.Report, err error,
 		rec.Error = "not run: the scheduling was not accepted: " + rep.Refused
 	case rep.ExecError != "":
 		rec.Error = "cannot run: " + rep.ExecError
+	case rep.Child.TimedOut && rep.Child.Signal != nil:
+		rec.Error = "timed out: ended by " + *rep.Child.Signal
 	case rep.Child.TimedOut:
 		rec.Error = "timed out"
+	case rep.Child.Signal != nil:
+		rec.Error = fmt.Sprintf("killed by %s: %s", *rep.Child.Signal, clip(string(stderr)))
 	case rep.ExitCode() != 0:
 		rec.Error = fmt.Sprintf("exit status %d: %s", rep.ExitCode(), clip(string(stderr)))
 	default:

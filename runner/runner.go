@@ -309,9 +309,13 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		Schema: results.Schema, Started: time.Now(), Host: host, Topology: cfg.Topology,
 		Target: results.Target{Spec: cfg.Target.Spec, Mode: cfg.Request.ModeOrDefault(), ExactCPU: cfg.Request.CPU,
 			SoftCPUs: cfg.Request.Group, Why: cfg.Target.Why},
-		Options: results.Options{Quick: cfg.Quick, Runs: cfg.Runs, Warmup: cfg.warmups(), Isolation: cfg.Isolation,
+		// The runs recorded are those used: the command line's, else the
+		// suite's, else the default (a benchmark's own runs are in its
+		// record).
+		Options: results.Options{Quick: cfg.Quick, Runs: cfg.runs(bench{}), Warmup: cfg.warmups(), Isolation: cfg.Isolation,
 			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Request.Ladder.Name(),
-			Realtime: cfg.Request.AllowRealtime},
+			Realtime: cfg.Request.AllowRealtime, MaxWait: cfg.maxWait(), AllowSharing: cfg.AllowSharing,
+			RealtimeFirst: cfg.RealtimeFirst},
 		Benchmarks: []results.Benchmark{}, Warnings: []string{},
 	}
 	if cfg.Suite != nil {

@@ -148,3 +148,18 @@ func processRuns(pid int) bool {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	return err == nil && !strings.Contains(string(data), ") Z ")
 }
+
+// A command killed by a signal says so, and the benchmark says why it is
+// invalid.
+func TestKilledCommandSaysBySignal(t *testing.T) {
+	cfg := config(t)
+	cfg.Runs, cfg.Warmup = 1, 0
+	cfg.Suite = loadSuite(t, "[[benchmark]]\nname = \"killed\"\ncmd = \"sh\"\nargs = [\"-c\", \"kill -9 $$\"]\n")
+	run, _, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Benchmarks[0].WhyInvalid(); !strings.HasPrefix(got, "run 0: killed by SIGKILL") {
+		t.Errorf("why invalid: %q", got)
+	}
+}

@@ -31,10 +31,7 @@ func (cfg *Config) judge(rec *results.RunRecord) {
 	if sch == nil || sch.Sharing == nil {
 		return
 	}
-	maxWait := cfg.MaxWait
-	if maxWait <= 0 {
-		maxWait = DefaultMaxWait
-	}
+	maxWait := cfg.maxWait()
 	warn := func(format string, a ...any) { rec.Warnings = append(rec.Warnings, fmt.Sprintf(format, a...)) }
 	invalid := func(why string) {
 		if cfg.AllowSharing {
@@ -71,4 +68,12 @@ func (cfg *Config) judge(rec *results.RunRecord) {
 		others := max(0, used-sch.Coverage.TreeCPUS)
 		rec.OthersCPUS = &others
 	}
+}
+
+// maxWait is the --max-wait in force.
+func (cfg *Config) maxWait() float64 {
+	if cfg.MaxWait <= 0 {
+		return DefaultMaxWait
+	}
+	return cfg.MaxWait
 }

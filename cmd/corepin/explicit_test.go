@@ -78,3 +78,17 @@ func TestExecReportPathCheckedFirst(t *testing.T) {
 		t.Errorf("exit %d (%q); the command ran: %v", code, errOut, err == nil)
 	}
 }
+
+// A suite file that cannot be read is a command-line error (2); one whose
+// content is wrong is the job's failure (1).
+func TestSuiteFileExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("[[benchmark]]\nname = \"x\"\nnope = 1\n"), 0o644)
+	if _, errOut, code := corepin(t, "run", "-q", filepath.Join(dir, "missing.toml")); code != 2 {
+		t.Errorf("a missing suite file: exit %d (%s), want 2", code, errOut)
+	}
+	if _, errOut, code := corepin(t, "run", "-q", bad); code != 1 || !strings.Contains(errOut, "nope") {
+		t.Errorf("a suite file with an unknown key: exit %d (%s), want 1", code, errOut)
+	}
+}

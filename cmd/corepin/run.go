@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -57,7 +58,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if len(args) == 1 {
 			var err error
 			if s, err = suite.Load(args[0]); err != nil {
-				return usageError{err}
+				return suiteError(err)
 			}
 		}
 		topo, target, err := tf.resolve("/")
@@ -174,6 +175,11 @@ func printRunSummary(w io.Writer, r *results.Run) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%s\t%s\t%d\n", b.Name, fmtSeconds(b.MedianS), interval, 100*b.CV, ratio, check, len(b.Warnings))
 	}
 	tw.Flush()
+	for _, b := range r.Benchmarks {
+		if why := b.WhyInvalid(); why != "" {
+			fmt.Fprintf(w, "%s is invalid: %s\n", b.Name, why)
+		}
+	}
 	if r.Score != nil {
 		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
 	}
@@ -274,4 +280,15 @@ func printGroupedWarnings(w io.Writer, r *results.Run) {
 	for _, warn := range r.GroupedWarnings() {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+}
+
+// suiteError is the exit of a suite that cannot be used: 2 when the file
+// named on the command line cannot be read, 1 when its content is wrong
+// (as for a command it names that does not exist).
+func suiteError(err error) error {
+	var se *suite.Error
+	if errors.As(err, &se) {
+		return &exitError{code: exitFailure, err: err}
+	}
+	return usageError{err}
 }
