@@ -38,6 +38,8 @@ type tree struct {
 	// exitAt (CLOCK_MONOTONIC).
 	exited chan struct{}
 	exitAt time.Duration
+	// takeBack returns the terminal to corepin when the command had it.
+	takeBack func()
 }
 
 // newTree prepares the containment of a run confined to cpus; useCgroup
@@ -71,6 +73,7 @@ func (t *tree) prepare(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	t.takeBack = foreground(cmd, cmd.Stdin)
 	if t.cg != nil && t.cg.version == 2 {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, t.cg.fd
 	}
@@ -324,8 +327,12 @@ func (t *tree) account() {
 	}
 }
 
-// close removes the run's cgroup; the tree must have been ended.
+// close takes the terminal back and removes the run's cgroup; the tree
+// must have been ended.
 func (t *tree) close() {
+	if t.takeBack != nil {
+		t.takeBack()
+	}
 	if t.cg == nil {
 		return
 	}
