@@ -36,10 +36,13 @@ func ttyReader() int {
 // openPTY opens a pseudo-terminal's two ends.
 func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	// Opened non-blocking, the master end goes through Go's poller, so
+	// that a read can have a deadline.
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Skip("no pseudo-terminals:", err)
 	}
+	m := os.NewFile(uintptr(fd), "/dev/ptmx")
 	t.Cleanup(func() { m.Close() })
 	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
 		t.Fatal(err)
@@ -72,10 +75,8 @@ func TestCommandReadsTheTerminal(t *testing.T) {
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
 	master.Write([]byte("hi\n")) // a line: the terminal is in canonical mode
-	// A command stopped in the background would never let the run end;
-	// after a deadline the helper is killed, which ends the reads.
-	stop := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
-	defer stop.Stop()
+	// A command stopped in the background would never let the run end.
+	master.SetReadDeadline(time.Now().Add(20 * time.Second))
 	var out bytes.Buffer
 	buf := make([]byte, 256)
 	for !strings.Contains(out.String(), "exit=0") {
