@@ -1,9 +1,11 @@
 package launch
 
 import (
+	"syscall"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
@@ -26,9 +28,9 @@ type Report struct {
 	Sharing  *Sharing  `json:"sharing,omitempty"`
 	Coverage *Coverage `json:"coverage,omitempty"`
 	// Refused, ExecError and ExecErrno say why the command did not run.
-	Refused   string `json:"refused,omitempty"`
-	ExecError string `json:"exec_error,omitempty"`
-	ExecErrno string `json:"exec_errno,omitempty"`
+	Refused   string      `json:"refused,omitempty"`
+	ExecError string      `json:"exec_error,omitempty"`
+	ExecErrno sched.Errno `json:"exec_errno,omitempty"`
 	// execAt is CLOCK_MONOTONIC just before the command's exec;
 	// execElapsed the launcher's own age then, by the kernel's taskstats
 	// clock (0 where unknown).
@@ -83,7 +85,7 @@ func (r *Report) ExitCode() int {
 	switch {
 	case r.Refused != "":
 		return ExitRefused
-	case r.ExecErrno == "ENOENT":
+	case r.ExecErrno == sched.Errno(syscall.ENOENT):
 		return ExitNotFound
 	case r.ExecError != "":
 		return ExitNotExecutable

@@ -76,7 +76,7 @@ func TestWarnings(t *testing.T) {
 
 func hasWarning(b Benchmark, s string) bool {
 	for _, w := range b.Warnings {
-		if strings.Contains(w, s) {
+		if strings.Contains(w.String(), s) {
 			return true
 		}
 	}
@@ -203,5 +203,28 @@ func TestOutlierFloor(t *testing.T) {
 	times[4] = 1.05
 	if s := summarize(times, []int{0, 1, 2, 3, 4, 5}); len(s.Outliers) != 1 || s.Outliers[0] != 4 {
 		t.Errorf("outliers %v, want run 4 (5%% off)", s.Outliers)
+	}
+}
+
+// Warnings are typed: grouping goes by the text, so a text that itself
+// begins with "run " is never cut, and the run is said once where a
+// warning is shown.
+func TestWarningsAreGroupedByText(t *testing.T) {
+	r := &Run{Benchmarks: []Benchmark{
+		{Name: "a", Warnings: []Warning{{Run: 1, Text: "watcher: lost a thread"}, {Run: NoRun, Text: "run times vary: rerun"}}},
+		{Name: "b", Warnings: []Warning{{Run: 4, Text: "watcher: lost a thread"}}},
+	}}
+	got := r.GroupedWarnings()
+	want := []string{"every benchmark: watcher: lost a thread", "a: run times vary: rerun"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("grouped:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, w := range []Warning{{Run: 3, Text: "a: b"}, {Run: NoRun, Text: "run times vary: rerun"}, {Run: 0, Text: "x"}} {
+		data, _ := w.MarshalText()
+		var back Warning
+		back.UnmarshalText(data)
+		if back != w && w.Run != NoRun {
+			t.Errorf("%+v read back as %+v", w, back)
+		}
 	}
 }

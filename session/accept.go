@@ -222,8 +222,8 @@ func (q requirement) check(rep *Report) (bool, string) {
 func firstStepError(rep *Report) string {
 	for _, st := range rep.Ladder.Steps {
 		why := st.Error
-		if st.Errno != "" {
-			why = st.Errno + " (" + st.Error + ")"
+		if st.Errno != 0 {
+			why = st.Errno.String() + " (" + st.Error + ")"
 		}
 		if why == "" {
 			why = st.Mismatch

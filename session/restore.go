@@ -29,7 +29,7 @@ func (s *Session) Finish() RestoreResult {
 	if s.changed.attr || s.changed.uclamp {
 		step := RestoreStep{What: "attributes"}
 		if err := s.restoreAttributes(); err != nil {
-			step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+			step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
 		} else if m := s.attributesMismatch(); m != "" {
 			step.Mismatch = m
 		} else {
@@ -58,7 +58,7 @@ func (s *Session) finishQoS() RestoreStep {
 		err = qos.Leave()
 	}
 	if err != nil {
-		step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+		step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
 		return step
 	}
 	level, known, err := qos.Get()
@@ -77,7 +77,7 @@ func (s *Session) finishAffinity() RestoreStep {
 	step := RestoreStep{What: "affinity"}
 	want := s.report.Capture.CPUs
 	if err := sched.SetAffinity(0, want); err != nil {
-		step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+		step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
 		return step
 	}
 	got, err := sched.GetAffinity(0)
@@ -123,11 +123,11 @@ func (s *Session) restoreAttributes() error {
 		}
 	}
 	if s.changed.uclamp && sched.Uclamp().Supported {
-		min, max := c.Attr.UtilMin, c.Attr.UtilMax
-		if min == 0 && max == sched.UclampMax {
-			min, max = sched.UclampReset, sched.UclampReset
+		lo, hi := c.Attr.UtilMin, c.Attr.UtilMax
+		if lo == 0 && hi == sched.UclampMax {
+			lo, hi = sched.UclampReset, sched.UclampReset
 		}
-		if err := sched.SetUclamp(0, min, max, a.Flags != 0); err != nil {
+		if err := sched.SetUclamp(0, lo, hi, a.Flags != 0); err != nil {
 			return err
 		}
 	}

@@ -38,7 +38,7 @@ func BenchmarkSample(b *testing.B) {
 		statOnly, last bool
 	}{{"stat-only", true, false}, {"schedstat", false, false}, {"every-sched", false, true}} {
 		b.Run(c.name, func(b *testing.B) {
-			w := newWatcher(Options{PID: os.Getpid(), Root: "/", Target: cpuset.Of(0)})
+			w := newWatcher(Options{PID: os.Getpid(), Root: "/", Mask: cpuset.Of(0)})
 			w.statOnly, w.last = c.statOnly, c.last
 			w.sample()
 			n := len(w.tasks(os.Getpid()))

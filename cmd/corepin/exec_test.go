@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,14 +18,38 @@ import (
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/topology"
 )
 
+// requireExec skips where commands cannot be started on a target, and
+// returns the CPU corepin chooses by default (the prime target), which the
+// tests then expect.
 func requireExec(t *testing.T) int {
 	t.Helper()
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux")
 	}
-	return runtime.NumCPU() - 1
+	topo, err := topology.ReadForSelection("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topo.Usable().Len() < 2 {
+		t.Skipf("needs 2 usable CPUs (this process may use %s)", topo.Usable())
+	}
+	target, err := topo.Select("prime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target.ExactCPU
+}
+
+// skipInShort skips the tests that run whole benchmark suites or
+// experiments, which the race detector's -short run leaves out.
+func skipInShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a whole suite or experiment; not in -short")
+	}
 }
 
 func readReport(t *testing.T, path string) launch.Report {
@@ -183,7 +208,11 @@ func TestExecForwardsSignals(t *testing.T) {
 // masks to every CPU after 100 ms of CPU time and end after 700 ms of it.
 // CPU time, not wall time, so that a loaded machine only makes it slower.
 func widenHelper() {
-	all := cpuset.Range(0, runtime.NumCPU()-1)
+	topo, err := topology.ReadForSelection("/")
+	if err != nil {
+		os.Exit(1)
+	}
+	all := topo.Online // wider than the target corepin set
 	done := make(chan struct{})
 	for range 3 {
 		go func() {
@@ -235,8 +264,13 @@ func TestExecWatcherPullsBack(t *testing.T) {
 			continue
 		}
 		busy++
-		if th.OnTargetRatio == nil || *th.OnTargetRatio < 0.9 {
-			t.Errorf("thread %d: on target %v of %d running samples", th.TID, th.OnTargetRatio, th.Running)
+		// Between widening its mask and being pulled back a thread may be
+		// seen off the target, once or, on a loaded machine, twice;
+		// never for the rest of its run.
+		if th.OnTargetRatio == nil {
+			t.Errorf("thread %d: no residency over %d running samples", th.TID, th.Running)
+		} else if off := math.Round(float64(th.Running) * (1 - *th.OnTargetRatio)); off > 2 {
+			t.Errorf("thread %d: %.0f of %d running samples off the target", th.TID, off, th.Running)
 		}
 	}
 	if busy < 3 {
@@ -261,7 +295,7 @@ func TestExecUnprivileged(t *testing.T) {
 			rep := readReport(t, report)
 			eperm := 0
 			for _, st := range rep.Ladder.Steps {
-				if st.Errno == "EPERM" {
+				if st.Errno == sched.Errno(syscall.EPERM) {
 					eperm++
 				}
 				if st.Accepted {

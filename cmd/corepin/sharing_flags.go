@@ -1,6 +1,7 @@
 package main
 
 import (
+	"corepin.dev/corepin/internal/cli"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,8 +14,8 @@ type sharingFlags struct {
 	allow   bool
 }
 
-func (f *sharingFlags) register(cmd *command) {
-	fl := cmd.flags()
+func (f *sharingFlags) register(cmd *cli.Command) {
+	fl := cmd.Flags()
 	fl.StringVar(&f.maxWait, "max-wait", "2%", "warn when the work waited for the target CPU more than this `share` of its time (a run above 10% is invalid)")
 	fl.BoolVar(&f.allow, "allow-sharing", false, "keep runs whose target CPU was shared valid, with a warning")
 }
@@ -23,7 +24,7 @@ func (f *sharingFlags) register(cmd *command) {
 func (f *sharingFlags) share() (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.maxWait), "%"), 64)
 	if err != nil || v <= 0 || v > 100 {
-		return 0, usageError{fmt.Errorf("--max-wait %q: want a percentage above 0 and at most 100, such as 2%%", f.maxWait)}
+		return 0, usageError{Err: fmt.Errorf("--max-wait %q: want a percentage above 0 and at most 100, such as 2%%", f.maxWait)}
 	}
 	return v / 100, nil
 }
