@@ -93,8 +93,9 @@ func mover() int {
 	got, _ := sched.GetAffinity(0)
 	os.WriteFile(filepath.Join(os.Getenv("COREPIN_TEST_DIR"), "mask"), []byte(got.String()), 0o644)
 	os.WriteFile(filepath.Join(os.Getenv("COREPIN_TEST_DIR"), "moved"), []byte(strconv.Itoa(os.Getpid())), 0o644)
-	for {
+	for start := time.Now(); time.Since(start) < time.Hour; { // busy until ended
 	}
+	return 1
 }
 
 // treeFacts runs doubleFork under Run and prints what the report says, so
