@@ -111,8 +111,9 @@ func treeFacts() int {
 }
 
 func factsLine(rep *Report) string {
-	return fmt.Sprintf("mechanism=%s exit=%d ended=%d left=%d followed=%v", rep.Tree.Mechanism, rep.ExitCode(),
-		rep.Tree.Ended, rep.Tree.Left, rep.Watch != nil && len(rep.Watch.Threads) >= 2)
+	waited := rep.Sharing != nil && rep.Sharing.WaitS != nil && rep.Watch.MigrationsSource == "sched"
+	return fmt.Sprintf("mechanism=%s exit=%d ended=%d left=%d followed=%v wait-measured=%v", rep.Tree.Mechanism, rep.ExitCode(),
+		rep.Tree.Ended, rep.Tree.Left, rep.Watch != nil && len(rep.Watch.Threads) >= 2, waited)
 }
 
 func waitMarker(path string) int {
@@ -248,7 +249,7 @@ func TestRunAsNobodyKeepsToTheProcessGroup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
-	want := "mechanism=process-group exit=0 ended=1 left=0 followed=true"
+	want := "mechanism=process-group exit=0 ended=1 left=0 followed=true wait-measured=true"
 	if got := strings.TrimSpace(string(out)); got != want {
 		t.Errorf("as nobody: %s\nwant %s", got, want)
 	}
