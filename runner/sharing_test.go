@@ -94,7 +94,11 @@ func sharedRun(t *testing.T, allow bool) {
 		if sh == nil || sh.WaitShare == nil || *sh.WaitShare < 0.4 {
 			t.Fatalf("allow %v: sharing %+v, want a measured wait of at least 40%%", allow, sh)
 		}
-		t.Logf("allow %v: waited %.0f%% of its time, %.2f CPU per wall second; others %v s", allow, 100**sh.WaitShare, *sh.CPUPerWall, rec.OthersCPUS)
+		others := "unknown"
+		if rec.OthersCPUS != nil {
+			others = fmt.Sprintf("%.3f s", *rec.OthersCPUS)
+		}
+		t.Logf("allow %v: waited %.0f%% of its time, %.2f CPU per wall second; others took %s of the target", allow, 100**sh.WaitShare, *sh.CPUPerWall, others)
 		const reason = "the target CPU was shared: the work waited"
 		switch {
 		case !allow && (rec.Valid || !strings.Contains(rec.Error, reason)):
