@@ -20,18 +20,21 @@ import (
 
 // Capabilities is what "corepin caps" reports.
 type Capabilities struct {
-	Kernel       string            `json:"kernel"`
-	UID          int               `json:"uid"`
-	Uclamp       bool              `json:"uclamp"`
-	Realtime     bool              `json:"realtime"`
-	NiceLowering bool              `json:"nice_lowering"`
-	Slice        bool              `json:"slice"`
-	QoSNode      bool              `json:"qos_node"`
-	Cpufreq      bool              `json:"cpufreq"`
-	Isolated     []int             `json:"isolated"`
-	AllowedCPUs  int               `json:"allowed_cpus"`
-	OnlineCPUs   int               `json:"online_cpus"`
-	Evidence     map[string]string `json:"evidence"`
+	Kernel       string `json:"kernel"`
+	UID          int    `json:"uid"`
+	Uclamp       bool   `json:"uclamp"`
+	Realtime     bool   `json:"realtime"`
+	NiceLowering bool   `json:"nice_lowering"`
+	Slice        bool   `json:"slice"`
+	QoSNode      bool   `json:"qos_node"`
+	Cpufreq      bool   `json:"cpufreq"`
+	Isolated     []int  `json:"isolated"`
+	AllowedCPUs  int    `json:"allowed_cpus"`
+	OnlineCPUs   int    `json:"online_cpus"`
+	// RTThrottle is what the realtime throttle costs a realtime thread,
+	// where it holds realtime threads back; "" where it does not.
+	RTThrottle string            `json:"rt_throttle,omitempty"`
+	Evidence   map[string]string `json:"evidence"`
 }
 
 // Read finds the capabilities of the system under root. Realtime, lowering
@@ -57,6 +60,9 @@ func Read(root fsroot.Root) (Capabilities, error) {
 		c.Evidence["realtime"] = notHere + "; " + strings.Join(sched.RealtimeFacts(root), ", ")
 		c.Evidence["nice_lowering"] = notHere + "; " + sched.CapSysNiceFact(root)
 		c.Evidence["slice"] = notHere
+	}
+	if t, err := sched.ReadRTThrottle(root); err == nil {
+		c.RTThrottle = t.Warning()
 	}
 	c.QoSNode = qos.HasNode(root)
 	c.Evidence["qos_node"] = qos.NodePath + " is missing"
@@ -107,7 +113,14 @@ func (c Capabilities) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "isolated CPUs\t%s\t%s\n", isolated, c.Evidence["isolated"])
 	fmt.Fprintf(tw, "allowed CPUs\t%d of %d\t%s\n", c.AllowedCPUs, c.OnlineCPUs, c.Evidence["allowed_cpus"])
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// A realtime step would be accepted, and the throttle would cost it.
+	if c.Realtime && c.RTThrottle != "" {
+		fmt.Fprintf(w, "\nwarning: %s\n", c.RTThrottle)
+	}
+	return nil
 }
 
 func yesNo(b bool) string {

@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -62,6 +63,12 @@ type message struct {
 	ExecErrno sched.Errno     `json:"exec_errno,omitempty"`
 	ExecError string          `json:"exec_error,omitempty"`
 	Failed    string          `json:"failed,omitempty"`
+	// ExecAtNS is CLOCK_MONOTONIC just before the exec of the command:
+	// the command's wall time starts there, not at the launcher's start.
+	ExecAtNS int64 `json:"exec_at_ns,omitempty"`
+	// ExecElapsedNS is the launcher's age at that moment by the kernel's
+	// taskstats clock; 0 where corepin may not ask for it.
+	ExecElapsedNS int64 `json:"exec_elapsed_ns,omitempty"`
 }
 
 // Main is the launcher, which corepin runs when its first argument is Arg.
@@ -110,10 +117,19 @@ func launch(pipe *os.File) int {
 	}
 	send(message{Report: &rep})
 	unix.CloseOnExec(reportFD)
+	elapsed, _ := ownElapsed()
+	send(message{ExecAtNS: int64(monotonic()), ExecElapsedNS: int64(elapsed)})
 	err = unix.Exec(path, spec.Args, os.Environ())
 	errno, code := execErrno(err)
 	send(message{ExecErrno: errno, ExecError: innermost(err)})
 	return code
+}
+
+// monotonic is CLOCK_MONOTONIC, which the launcher and corepin share.
+func monotonic() time.Duration {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return time.Duration(ts.Nano())
 }
 
 // innermost is the plainest message of an error chain ("no such file or

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"syscall"
+	"time"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/sched"
@@ -20,10 +21,20 @@ type Report struct {
 	// WatchError says why there is no watch result.
 	WatchError string       `json:"watch_error,omitempty"`
 	Parent     ParentReport `json:"parent"`
+	Tree       *TreeReport  `json:"tree,omitempty"`
+	// Sharing and Coverage say whether the target was the work's own and
+	// how much of the work the residency describes; nil when the command
+	// did not run.
+	Sharing  *Sharing  `json:"sharing,omitempty"`
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Refused, ExecError and ExecErrno say why the command did not run.
 	Refused   string      `json:"refused,omitempty"`
 	ExecError string      `json:"exec_error,omitempty"`
 	ExecErrno sched.Errno `json:"exec_errno,omitempty"`
+	// execAt is CLOCK_MONOTONIC just before the command's exec;
+	// execElapsed the launcher's own age then, by the kernel's taskstats
+	// clock (0 where unknown).
+	execAt, execElapsed time.Duration
 }
 
 // How the command was started.
@@ -44,12 +55,21 @@ type ChildReport struct {
 	PID      int     `json:"pid"`
 	ExitCode *int    `json:"exit_code"`
 	Signal   *string `json:"signal"`
-	WallS    float64 `json:"wall_s"`
-	UserS    float64 `json:"user_s"`
-	SysS     float64 `json:"sys_s"`
-	MaxRSSKB int64   `json:"max_rss_kb"`
-	TimedOut bool    `json:"timed_out"`
-	Started  bool    `json:"started"`
+	// WallS is the command's wall time, from just before its exec to its
+	// exit: by the kernel's taskstats clock (WallSource "taskstats"), or
+	// by corepin's ("clock"), which sees the exit a little late.
+	WallS      float64 `json:"wall_s"`
+	WallSource string  `json:"wall_source,omitempty"`
+	UserS      float64 `json:"user_s"`
+	SysS       float64 `json:"sys_s"`
+	MaxRSSKB   int64   `json:"max_rss_kb"`
+	// MaxRSSSource says where MaxRSSKB comes from: "taskstats", the
+	// kernel's record of the command's own memory when it exited, or
+	// "rusage", which can include the high-water mark of corepin's
+	// memory that the command's exec replaced.
+	MaxRSSSource string `json:"max_rss_source,omitempty"`
+	TimedOut     bool   `json:"timed_out"`
+	Started      bool   `json:"started"`
 }
 
 // ParentReport says where corepin's own threads were kept during the run.

@@ -46,12 +46,20 @@ type Config struct {
 	Grace   time.Duration // 2 s by default
 	// WatchPeriod is the watcher's period; 0 turns the watcher off.
 	WatchPeriod time.Duration
-	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command.
+	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command's
+	// whole tree, and kills what still runs Grace after the first.
 	ForwardSignals bool
 	// Signals, when set, are passed on to the command instead: signals
 	// that arrived before the command ran are passed on as soon as it
 	// runs (see internal/interrupt's Forward).
 	Signals <-chan os.Signal
+	// Observe follows and measures the command's threads without putting
+	// back what drifted: for programs whose own scheduling choices must be
+	// kept (a helper thread it put at nice 10 stays there).
+	Observe bool
+	// NoCgroup keeps the run to its process group and corepin's
+	// subreaping, without a cgroup even where one could be made.
+	NoCgroup bool
 	// Root is the folder holding proc/, where corepin lists its own
 	// threads; the live system by default.
 	Root fsroot.Root
@@ -68,6 +76,12 @@ func signalNumber(name string) int {
 // Run runs the command and returns its report. The error is set only when
 // corepin itself failed; a command that could not start, was refused or
 // failed is described in the report.
+//
+// The command's whole process tree is the run: it starts in a process
+// group of its own, corepin is the subreaper of its orphans, and where the
+// kernel allows it the tree runs in a cgroup made for it (see TreeReport).
+// Whatever of the tree still runs when the command exits, times out or is
+// interrupted is ended, and the cgroup is removed.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if len(cfg.Args) == 0 {
 		return nil, errors.New("no command to run")
@@ -82,6 +96,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Command: cfg.Args}
 	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
+	rep.Tree = &TreeReport{}
+	tr := newTree(cfg.Root, target, !cfg.NoCgroup, rep.Tree)
+	defer tr.close()
+	exits, _ := listenExits(cfg.Root) // nil without CAP_NET_ADMIN: rusage then
+	if exits != nil {
+		defer exits.close()
+	}
 
 	// Subscribe to the signals before the command exists: one that comes
 	// while it starts is passed on as soon as it runs, not lost.
@@ -104,17 +125,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var releaseOnce sync.Once
 	releaseThread := func() { releaseOnce.Do(func() { close(release) }) }
 	defer releaseThread()
-	started := time.Now()
 	if cfg.Request.QoS == nil && !cfg.Launcher {
 		rep.Start = StartFork
 		var finish func()
-		cmd, finish, err = startForked(cfg, rep, release, releaseThread)
+		cmd, finish, err = startForked(cfg, rep, tr, release, releaseThread)
 		if finish != nil {
 			defer finish() // after the release: the session's restore
 		}
 	} else {
 		rep.Start = StartLauncher
-		cmd, err = startLauncher(cfg, rep, release)
+		cmd, err = startLauncher(cfg, rep, tr, release)
 	}
 	if err != nil {
 		return nil, err
@@ -123,45 +143,48 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return rep, nil
 	}
 	rep.Child.PID = cmd.Process.Pid
+	tr.started(cmd.Process.Pid)
 	if signals != nil {
-		defer forwardSignals(signals, cmd.Process)()
+		defer forwardSignals(signals, tr, cfg.Grace)()
 	}
 	var watcher *watch.Watcher
 	if cfg.WatchPeriod > 0 {
-		if watcher, err = watch.Start(ctx, watchOptions(&rep.Report, rep.Child.PID, target, cfg.WatchPeriod)); err != nil {
+		opts := watchOptions(&rep.Report, rep.Child.PID, target, cfg.WatchPeriod)
+		opts.Members = tr.Members
+		opts.Maintain = !cfg.Observe
+		if watcher, err = watch.Start(ctx, opts); err != nil {
 			rep.WatchError = err.Error() // a command that ended at once leaves nothing to watch
 		}
 	}
-	// A cancelled context ends the command as a timeout does. (corepin
-	// exec passes a context that is never cancelled and forwards signals.)
-	stopCancel := context.AfterFunc(ctx, func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		time.AfterFunc(cfg.Grace, func() { cmd.Process.Kill() })
-	})
+	// A cancelled context ends the tree as a timeout does. (corepin exec
+	// passes a context that is never cancelled and forwards signals.)
+	stopCancel := context.AfterFunc(ctx, func() { tr.end(cfg.Grace) })
 	defer stopCancel()
 	timedOut := make(chan bool, 1)
 	if cfg.Timeout > 0 {
 		t := time.AfterFunc(cfg.Timeout, func() {
 			timedOut <- true
-			cmd.Process.Signal(syscall.SIGTERM)
-			time.AfterFunc(cfg.Grace, func() { cmd.Process.Kill() })
+			tr.end(cfg.Grace)
 		})
 		defer t.Stop()
 	}
-	// Wait without reaping, stop the watcher, then reap: the watcher must
-	// be done with the PID before the kernel may give it to another process.
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
+	// Wait without reaping, stop the watcher, end what is left of the
+	// tree, then reap: the watcher must be done with the PID before the
+	// kernel may give it to another process, and the process group lives
+	// as long as its leader is not reaped.
+	<-tr.exited
+	exited := tr.exitAt
+	var exitRec taskRecord
+	haveRec := false
+	if exits != nil {
+		exitRec, haveRec = exits.exitRecord(cmd.Process.Pid)
 	}
-	wall := time.Since(started)
 	if watcher != nil {
 		res := watcher.Stop()
 		rep.Watch = &res
 	}
+	tr.end(cfg.Grace)
+	tr.account()
 	waitErr := cmd.Wait()
 	releaseThread()
 	select {
@@ -169,9 +192,25 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Child.TimedOut = true
 	default:
 	}
-	fillChild(&rep.Child, cmd.ProcessState, wall)
+	// The kernel's elapsed time from the fork (the launcher's, less the
+	// launcher's own part, taken just before its exec) is the command's
+	// wall time; corepin's clock, which sees the exit a scheduling
+	// latency late, where the kernel's record is missing.
+	switch {
+	case haveRec && rep.Start == StartFork:
+		rep.Child.WallS, rep.Child.WallSource = exitRec.elapsed.Seconds(), "taskstats"
+	case haveRec && rep.execElapsed > 0:
+		rep.Child.WallS, rep.Child.WallSource = (exitRec.elapsed - rep.execElapsed).Seconds(), "taskstats"
+	default:
+		rep.Child.WallS, rep.Child.WallSource = (exited - rep.execAt).Seconds(), "clock"
+	}
+	fillChild(&rep.Child, cmd.ProcessState, tr.sent)
+	if haveRec {
+		rep.Child.MaxRSSKB, rep.Child.MaxRSSSource = exitRec.hiwaterKB, "taskstats"
+	}
+	rep.account(target.Len())
 	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return rep, fmt.Errorf("waiting for %s: %w", cfg.Args[0], waitErr)
 	}
 	return rep, nil
@@ -184,9 +223,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // on its thread. The read-back is the forking thread's, taken just before
 // the fork. This saves the launcher's own start, which costs more than the
 // rest of a launch. The thread is then put back, or destroyed where that
-// fails, as session.Run decides.
-func startForked(cfg Config, rep *Report, release chan struct{}, releaseThread func()) (*exec.Cmd, func(), error) {
+// fails, as session.Run decides. The command starts inside the run's tree
+// (see tree.start).
+func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, releaseThread func()) (*exec.Cmd, func(), error) {
 	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
+	tr.prepare(cmd)
 	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1)}
 	type outcome struct {
 		rep           *session.Report
@@ -194,7 +235,10 @@ func startForked(cfg Config, rep *Report, release chan struct{}, releaseThread f
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		sr, startErr, err := forkOnTarget(cfg.Request, func() error { return cmd.Start() }, hold)
+		sr, startErr, err := forkOnTarget(cfg.Request, func() error {
+			_, err := tr.start(cmd, &rep.execAt)
+			return err
+		}, hold)
 		done <- outcome{sr, startErr, err}
 	}()
 	var startErr error
@@ -273,7 +317,7 @@ type holder struct {
 // the way when the request has a part that fork does not copy, such as a
 // HarmonyOS QoS level, and the way to have the read-back taken by the
 // process that becomes the command.
-func startLauncher(cfg Config, rep *Report, release <-chan struct{}) (*exec.Cmd, error) {
+func startLauncher(cfg Config, rep *Report, tr *tree, release <-chan struct{}) (*exec.Cmd, error) {
 	if cfg.Self == "" {
 		self, err := os.Executable()
 		if err != nil {
@@ -293,7 +337,8 @@ func startLauncher(cfg Config, rep *Report, release <-chan struct{}) (*exec.Cmd,
 	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Args...)...)
 	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
 	cmd.ExtraFiles = []*os.File{w}
-	if err := startHeld(cmd, release); err != nil {
+	tr.prepare(cmd)
+	if err := startHeld(tr, cmd, release); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("starting the launcher %s: %w", cfg.Self, err)
 	}
@@ -356,6 +401,9 @@ func readMessages(r io.Reader, rep *Report) error {
 		if m.ExecError != "" {
 			rep.ExecError, rep.ExecErrno = m.ExecError, m.ExecErrno
 		}
+		if m.ExecAtNS != 0 {
+			rep.execAt, rep.execElapsed = time.Duration(m.ExecAtNS), time.Duration(m.ExecElapsedNS)
+		}
 	}
 	if !got {
 		return errors.New("the launcher exited without a report (is Self a program that calls launch.Main?)")
@@ -377,36 +425,50 @@ func watchOptions(sr *session.Report, pid int, target cpuset.Set, period time.Du
 	return opts
 }
 
-// forwardSignals passes what arrives on signals on to p until stop is
-// called.
-func forwardSignals(signals <-chan os.Signal, p *os.Process) (stop func()) {
+// forwardSignals passes what arrives on signals on to the whole tree until
+// stop is called. What still runs grace after the first is killed.
+func forwardSignals(signals <-chan os.Signal, tr *tree, grace time.Duration) (stop func()) {
 	done := make(chan struct{})
+	var kill *time.Timer
 	go func() {
 		for {
 			select {
 			case s := <-signals:
-				p.Signal(s)
+				tr.signal(s.(syscall.Signal))
+				if kill == nil {
+					kill = time.AfterFunc(grace, func() { tr.signal(unix.SIGKILL) })
+				}
 			case <-done:
 				return
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() {
+		close(done)
+		if kill != nil {
+			kill.Stop()
+		}
+	}
 }
 
-func fillChild(c *ChildReport, ps *os.ProcessState, wall time.Duration) {
-	c.WallS = wall.Seconds()
+// fillChild records how the command ended. A command that timed out ended
+// on corepin's signal even when it caught it and exited: its end is that
+// signal, never an exit code, so timed_out, exit_code and signal agree.
+func fillChild(c *ChildReport, ps *os.ProcessState, sent unix.Signal) {
 	if ps == nil {
 		return
 	}
 	c.UserS, c.SysS = ps.UserTime().Seconds(), ps.SystemTime().Seconds()
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		c.MaxRSSKB = ru.Maxrss
+		c.MaxRSSKB, c.MaxRSSSource = ru.Maxrss, "rusage"
 	}
 	ws, ok := ps.Sys().(syscall.WaitStatus)
 	switch {
 	case ok && ws.Signaled():
 		name := unix.SignalName(ws.Signal())
+		c.Signal = &name
+	case c.TimedOut && sent != 0:
+		name := unix.SignalName(sent)
 		c.Signal = &name
 	default:
 		code := ps.ExitCode()
@@ -414,21 +476,25 @@ func fillChild(c *ChildReport, ps *os.ProcessState, wall time.Duration) {
 	}
 }
 
-// startHeld starts cmd from a locked thread kept until release is closed:
-// the kernel sends the parent-death signal when the forking thread ends
-// (prctl(2), PR_SET_PDEATHSIG; golang/go#27505), and the Go runtime ends
-// any thread whose goroutine exits locked, which an unrelated session
-// that could not restore its thread may do to the thread cmd was started
-// from.
-func startHeld(cmd *exec.Cmd, release <-chan struct{}) error {
+// startHeld starts cmd inside the run's tree from a locked thread kept
+// until release is closed: the kernel sends the parent-death signal when
+// the forking thread ends (prctl(2), PR_SET_PDEATHSIG; golang/go#27505),
+// and the Go runtime ends any thread whose goroutine exits locked, which
+// an unrelated session that could not restore its thread may do to the
+// thread cmd was started from. A thread that could not leave the run's
+// cgroup ends with its goroutine.
+func startHeld(tr *tree, cmd *exec.Cmd, release <-chan struct{}) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		err := cmd.Start()
+		var at time.Duration // the launcher reports the exec's own time
+		left, err := tr.start(cmd, &at)
 		errc <- err
 		if err == nil {
 			<-release
+		}
+		if left {
+			runtime.UnlockOSThread()
 		}
 	}()
 	return <-errc

@@ -28,6 +28,8 @@ type Config struct {
 	ForwardSignals bool
 	Signals        <-chan os.Signal
 	Launcher       bool
+	NoCgroup       bool
+	Observe        bool
 	Root           fsroot.Root
 }
 
@@ -57,3 +59,7 @@ func (p *Pinned) Processes() []*os.Process { return nil }
 
 // Stop does nothing outside Linux.
 func (p *Pinned) Stop() {}
+
+func ownElapsed() (time.Duration, error) {
+	return 0, fmt.Errorf("reading taskstats: %w", errors.ErrUnsupported)
+}

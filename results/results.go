@@ -83,6 +83,12 @@ type Options struct {
 	TelemetryPeriod float64 `json:"telemetry_period_s"`
 	Ladder          string  `json:"ladder"`
 	Realtime        bool    `json:"realtime"`
+	// MaxWait is the share of its time the work could wait for the target
+	// before a run was marked; AllowSharing kept shared runs valid;
+	// RealtimeFirst kept realtime steps first in long runs.
+	MaxWait       float64 `json:"max_wait,omitempty"`
+	AllowSharing  bool    `json:"allow_sharing,omitempty"`
+	RealtimeFirst bool    `json:"realtime_first,omitempty"`
 }
 
 // Benchmark is one benchmark's runs and statistics.
@@ -169,7 +175,8 @@ type Stats struct {
 	MinS    float64 `json:"min_s"`
 	MaxS    float64 `json:"max_s"`
 	CV      float64 `json:"cv"` // standard deviation / mean
-	// Outliers are the counted runs (indexes into Runs) whose modified
+	// Outliers are the counted runs (indexes into Runs) more than
+	// OutlierFloor off the median whose modified
 	// z-score (|x - median| / (1.4826 MAD)) exceeds 3.5. They are
 	// reported, not removed.
 	Outliers []int `json:"outliers"`
@@ -189,6 +196,13 @@ type RunRecord struct {
 	Summary  string          `json:"summary,omitempty"` // what a built-in computed
 	Checks   []suite.Outcome `json:"checks"`
 	Error    string          `json:"error,omitempty"`
+	// Warnings are the run's own: a target it had to share, a residency
+	// that covers too little of its work.
+	Warnings []string `json:"warnings,omitempty"`
+	// OthersCPUS is the CPU time others took on the target during the
+	// run: the telemetry's utilisation of the target CPUs minus the
+	// tree's own CPU time; null where either is unknown.
+	OthersCPUS *float64 `json:"others_cpu_s,omitempty"`
 	// Scheduling is the report of the thread that did the work: the launch
 	// report for a process, the session's for a thread.
 	Scheduling   *launch.Report `json:"scheduling"`

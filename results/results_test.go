@@ -193,6 +193,19 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// A run 0.18% off the median of a benchmark whose other runs agree to
+// 0.01% is within the relative floor: not an outlier. One 5% off is.
+func TestOutlierFloor(t *testing.T) {
+	times := []float64{1.0000, 1.0001, 0.9999, 1.0000, 1.0018, 1.0001}
+	if s := summarize(times, []int{0, 1, 2, 3, 4, 5}); len(s.Outliers) != 0 {
+		t.Errorf("outliers %v in runs within 0.2%% of each other", s.Outliers)
+	}
+	times[4] = 1.05
+	if s := summarize(times, []int{0, 1, 2, 3, 4, 5}); len(s.Outliers) != 1 || s.Outliers[0] != 4 {
+		t.Errorf("outliers %v, want run 4 (5%% off)", s.Outliers)
+	}
+}
+
 // Warnings are typed: grouping goes by the text, so a text that itself
 // begins with "run " is never cut, and the run is said once where a
 // warning is shown.

@@ -39,6 +39,11 @@ func (r *Run) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%s\t%s\t%d\n", termsafe.Text(b.Name), FormatSeconds(b.MedianS), interval, 100*b.CV, ratio, check, len(b.Warnings))
 	}
 	tw.Flush()
+	for _, b := range r.Benchmarks {
+		if why := b.WhyInvalid(); why != "" {
+			fmt.Fprintf(w, "%s is invalid: %s\n", b.Name, why)
+		}
+	}
 	if r.Score != nil {
 		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
 	}

@@ -72,7 +72,8 @@ func summarize(times []float64, counted []int) Stats {
 	}
 	mad := median(dev)
 	for i, t := range times {
-		if mad > 0 && math.Abs(t-s.MedianS)/(1.4826*mad) > 3.5 {
+		off := math.Abs(t - s.MedianS)
+		if mad > 0 && off/(1.4826*mad) > 3.5 && off > OutlierFloor*s.MedianS {
 			s.Outliers = append(s.Outliers, counted[i])
 		}
 	}
@@ -98,6 +99,10 @@ const (
 	FirstRunWarn  = 0.10 // first counted run slower than the median by this much
 	FreqWarn      = 0.10 // frequency range within a run, relative to its maximum
 	ResidencyWarn = 0.99 // share of running samples on the target
+	// OutlierFloor: a run nearer the median than this share of it is
+	// never an outlier, however tight the others are (a run 0.18% off
+	// the median of a 0.08%-CV benchmark is noise, not an outlier).
+	OutlierFloor = 0.01
 )
 
 func (b *Benchmark) warnings(times []float64) []Warning {
@@ -131,6 +136,9 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 		}
 		for _, n := range t.Notes {
 			addRun(r.Index, "telemetry: %s", n)
+		}
+		for _, warn := range r.Warnings {
+			add("run %d: %s", r.Index, warn)
 		}
 		sch := r.Scheduling
 		if sch == nil {

@@ -40,6 +40,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	cfg.vouch(&rec)
 	series := sampler.Stop()
 	rec.Telemetry = summarizeTelemetry(series, target)
+	cfg.judge(&rec)
 	rec.TelemetryCSV = filepath.Join("telemetry", fmt.Sprintf("%s-%d.csv", b.name, j.index))
 	if err := folder.WriteFile(rec.TelemetryCSV, series.WriteCSV); err != nil {
 		rec.Error = err.Error()
@@ -66,7 +67,7 @@ func (cfg *Config) vouch(rec *results.RunRecord) {
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
 	stdout, stderr := &tail{max: maxStderr}, &tail{max: maxStderr} // a workload prints one small JSON line
 	rep, err := launch.Run(ctx, launch.Config{
-		Request: cfg.Request, Self: cfg.Self,
+		Request: cfg.request(b), Self: cfg.Self,
 		Args:   []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
 		Env:    append(os.Environ(), "GOMAXPROCS=1"),
 		Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod,
@@ -89,7 +90,7 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) {
 	var res workloads.Result
 	var werr error
-	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.Request, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root}, func(s *session.Session) error {
+	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.request(b), WatchPeriod: cfg.WatchPeriod, Root: cfg.Root}, func(s *session.Session) error {
 		res, werr = b.workload.Run(cfg.size())
 		_, oerr := s.Observe()
 		return oerr
@@ -122,10 +123,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	c := b.command
 	s := cfg.Suite
 	dir := s.WorkDir(*c)
-	cmdPath := c.Cmd
-	if filepath.Base(cmdPath) != cmdPath && !filepath.IsAbs(cmdPath) {
-		cmdPath = filepath.Join(dir, cmdPath)
-	}
+	cmdPath := s.CommandPath(*c)
 	env := os.Environ()
 	for k, v := range c.Env {
 		env = append(env, k+"="+v)
@@ -161,7 +159,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	defer stdout.Close()
 	stderr := &tail{max: maxStderr}
 	rep, err := launch.Run(ctx, launch.Config{
-		Request: cfg.Request, Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
+		Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
 		Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root,
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
@@ -223,8 +221,12 @@ func (cfg *Config) record(rec *results.RunRecord, rep *launch.Report, err error,
 		rec.Error = "not run: the scheduling was not accepted: " + rep.Refused
 	case rep.ExecError != "":
 		rec.Error = "cannot run: " + rep.ExecError
+	case rep.Child.TimedOut && rep.Child.Signal != nil:
+		rec.Error = "timed out: ended by " + *rep.Child.Signal
 	case rep.Child.TimedOut:
 		rec.Error = "timed out"
+	case rep.Child.Signal != nil:
+		rec.Error = fmt.Sprintf("killed by %s: %s", *rep.Child.Signal, clip(string(stderr)))
 	case rep.ExitCode() != 0:
 		rec.Error = fmt.Sprintf("exit status %d: %s", rep.ExitCode(), clip(string(stderr)))
 	default:

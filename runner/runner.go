@@ -53,6 +53,15 @@ type Config struct {
 	Target topology.Target
 	// Request is where and how every run runs.
 	Request session.Request
+	// MaxWait is the share of its time the work may wait for the target
+	// CPU before a run is marked (DefaultMaxWait when 0); AllowSharing
+	// keeps a run that waited more than InvalidWait valid, with a
+	// warning.
+	MaxWait      float64
+	AllowSharing bool
+	// RealtimeFirst keeps the ladder's order for runs longer than
+	// LongRun, whose realtime steps otherwise come after nice -20.
+	RealtimeFirst bool
 
 	// Root is the folder holding proc/ and sys/ for the host facts and
 	// corepin's own threads; the live system by default.
@@ -90,6 +99,7 @@ type bench struct {
 	workload *workloads.Workload
 	command  *suite.Benchmark
 	runs     int
+	expectS  float64 // how long its next run is expected to last
 }
 
 // MaxRuns bounds the runs and the warm-ups of one benchmark: far beyond,
@@ -177,6 +187,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			break
 		}
 		b := benches[j.bench]
+		b.expectS = expectedSeconds(b, run.Benchmarks[j.bench].Runs)
 		rb := &run.Benchmarks[j.bench]
 		of := rb.PlannedRuns
 		if j.warmup {
@@ -331,9 +342,13 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		Schema: results.Schema, Started: time.Now(), Host: host, Topology: cfg.Topology,
 		Target: results.Target{Spec: cfg.Target.Spec, Mode: cfg.Request.ModeOrDefault(), ExactCPU: cfg.Request.CPU,
 			SoftCPUs: cfg.Request.Group, Why: cfg.Target.Why},
-		Options: results.Options{Quick: cfg.Quick, Runs: cfg.Runs, Warmup: cfg.warmups(), Isolation: cfg.Isolation,
+		// The runs recorded are those used: the command line's, else the
+		// suite's, else the default (a benchmark's own runs are in its
+		// record).
+		Options: results.Options{Quick: cfg.Quick, Runs: cfg.runs(bench{}), Warmup: cfg.warmups(), Isolation: cfg.Isolation,
 			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Request.Ladder.Name(),
-			Realtime: cfg.Request.AllowRealtime},
+			Realtime: cfg.Request.AllowRealtime, MaxWait: cfg.maxWait(), AllowSharing: cfg.AllowSharing,
+			RealtimeFirst: cfg.RealtimeFirst},
 		Benchmarks: []results.Benchmark{}, Warnings: []string{},
 		State: results.StateRunning, Writer: results.ThisWriter(),
 	}

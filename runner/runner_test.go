@@ -28,6 +28,9 @@ import (
 // The test binary doubles as corepin's launcher and workload command, so
 // the runner can use it as Self: it answers corepin's helper verbs.
 func TestMain(m *testing.M) {
+	if os.Getenv("COREPIN_RUNNER_HELPER") == "compete" {
+		competitor()
+	}
 	launch.Dispatch(os.Args)
 	os.Exit(m.Run())
 }
@@ -49,6 +52,9 @@ func config(t *testing.T) Config {
 		Topology: topo, Target: target,
 		Request: session.Request{CPU: target.ExactCPU, Group: target.SoftCPUs, Mode: session.Exact, Ladder: session.GeekbenchLadder()},
 		Quick:   true, Runs: 2, Warmup: 0, WatchPeriod: 20 * time.Millisecond, OutDir: t.TempDir(),
+		// go test runs other packages' tests beside these: the target is
+		// shared for real, which only the sharing tests are about.
+		AllowSharing: true,
 	}
 }
 

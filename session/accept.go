@@ -191,7 +191,10 @@ func (q requirement) check(rep *Report) (bool, string) {
 			return fail(fmt.Sprintf("reads back as %d", v))
 		}
 	case "step":
-		if rep.Ladder.AcceptedStep == 0 || !cmpInt(rep.Ladder.AcceptedStep) {
+		if rep.Ladder.AcceptedStep == 0 {
+			return false, "no step of ladder " + rep.Ladder.Name + " read back as asked" + firstStepError(rep)
+		}
+		if !cmpInt(rep.Ladder.AcceptedStep) {
 			return fail(fmt.Sprintf("accepted step is %d", rep.Ladder.AcceptedStep))
 		}
 	case "nice":
@@ -212,4 +215,22 @@ func (q requirement) check(rep *Report) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// firstStepError is ": STEP: WHY" for the first step that was tried and
+// failed, so that a refusal says what the kernel answered.
+func firstStepError(rep *Report) string {
+	for _, st := range rep.Ladder.Steps {
+		why := st.Error
+		if st.Errno != 0 {
+			why = st.Errno.String() + " (" + st.Error + ")"
+		}
+		if why == "" {
+			why = st.Mismatch
+		}
+		if st.Skipped == "" && why != "" {
+			return ": " + st.Asked + ": " + why
+		}
+	}
+	return ""
 }

@@ -158,7 +158,13 @@ func Parse(path string, data []byte) (*Suite, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, tomlError(path, data, err)
 	}
+	// The folder anchors "./prog" and every other relative path, so it is
+	// made absolute at once: a relative one ("suite.toml") would leave
+	// "./prog" as "prog", which exec looks up in $PATH.
 	s.Path = path
+	if abs, err := filepath.Abs(path); err == nil {
+		s.Path = abs
+	}
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
@@ -301,16 +307,21 @@ func (s *Suite) WorkDir(b Benchmark) string {
 	return s.Resolve(b.Dir)
 }
 
+// CommandPath is the program a benchmark runs: a bare name is looked up
+// in $PATH, anything with a slash is relative to the benchmark's folder.
+func (s *Suite) CommandPath(b Benchmark) string {
+	if filepath.Base(b.Cmd) != b.Cmd && !filepath.IsAbs(b.Cmd) {
+		return filepath.Join(s.WorkDir(b), b.Cmd)
+	}
+	return b.Cmd
+}
+
 // LookCommands checks, before anything runs, that every command exists
 // and is executable, and that every folder and expected file is there,
 // so that a typo costs nothing.
 func (s *Suite) LookCommands() error {
 	for _, b := range s.Benchmarks {
-		cmd := b.Cmd
-		if filepath.Base(cmd) != cmd && !filepath.IsAbs(cmd) {
-			cmd = filepath.Join(s.WorkDir(b), cmd)
-		}
-		if _, err := exec.LookPath(cmd); err != nil {
+		if _, err := exec.LookPath(s.CommandPath(b)); err != nil {
 			return &Error{Path: s.Path, Msg: fmt.Sprintf("benchmark %q: command %s: %v", b.Name, b.Cmd, err)}
 		}
 		if b.Stdin != "" {

@@ -11,6 +11,7 @@ type TaskStat struct {
 	Comm  string
 	State byte
 	PPid  int
+	PGrp  int // the process group
 	// UTime and STime are in clock ticks (USER_HZ, 100 on every Linux
 	// architecture's user ABI).
 	UTime, STime uint64
@@ -59,6 +60,7 @@ func ParseTaskStat(data []byte) (TaskStat, error) {
 	}
 	ppid, _ := strconv.Atoi(string(fields[4-3]))
 	s.PPid = ppid
+	s.PGrp, _ = strconv.Atoi(string(fields[5-3]))
 	s.UTime = num(14)
 	s.STime = num(15)
 	s.StartTime = num(22)

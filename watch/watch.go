@@ -47,6 +47,10 @@ type Options struct {
 	// may have (fifo:1, else nice -20; see keepup.go), PriorityAsIs
 	// leaves it alone, and a name from watcherPriorities asks for that.
 	Priority string
+	// Members lists more processes of the same tree to follow with their
+	// descendants: orphans reparented away from PID, or the members of the
+	// run's cgroup. nil adds none.
+	Members func() []int
 	// TIDs, when given, are the only threads of PID that are followed: the
 	// work's thread when the work runs inside corepin, whose other threads
 	// are corepin's own.
@@ -59,10 +63,22 @@ type Options struct {
 type Result struct {
 	PeriodMs int `json:"period_ms"`
 	Samples  int `json:"samples"`
-	// Reasserts counts requests made again on drifted threads; Migrations
-	// counts changes of CPU of running threads between samples.
-	Reasserts  int `json:"reasserts"`
-	Migrations int `json:"migrations"`
+	// Reasserts counts requests made again on drifted threads.
+	Reasserts int `json:"reasserts"`
+	// Migrations counts the threads' moves between CPUs: the kernel's own
+	// count (se.nr_migrations) where MigrationsSource is "sched", else
+	// the changes of CPU seen between samples ("sampled"), which miss
+	// short visits. SampledMigrations is the sampled count either way.
+	Migrations        int    `json:"migrations"`
+	MigrationsSource  string `json:"migrations_source,omitempty"`
+	SampledMigrations int    `json:"sampled_migrations,omitempty"`
+	// RunS and WaitS add up the followed threads' time on a CPU and time
+	// waiting, runnable, on a run queue (schedstat) while followed;
+	// Involuntary their involuntary context switches. Null where the
+	// kernel does not keep them.
+	RunS        *float64 `json:"run_s,omitempty"`
+	WaitS       *float64 `json:"wait_s,omitempty"`
+	Involuntary *int64   `json:"involuntary_switches,omitempty"`
 	// OnTargetRatio is the share of running samples, over all threads,
 	// in which the thread was on a target CPU; null when nothing ran.
 	OnTargetRatio *float64     `json:"on_target_ratio"`
@@ -89,9 +105,17 @@ type ThreadStat struct {
 	OnTarget      int      `json:"on_target_samples"`
 	OnTargetRatio *float64 `json:"on_target_ratio"`
 	Migrations    int      `json:"migrations"`
-	Reasserts     int      `json:"reasserts"`
-	LastCPU       int      `json:"last_cpu"`
-	Compute       bool     `json:"compute"` // its CPU time grew at least once
+	// SampledMigrations counts the changes of CPU seen between samples.
+	SampledMigrations int `json:"sampled_migrations,omitempty"`
+	// RunS and WaitS are schedstat's time on a CPU and time waiting for
+	// one while followed; Involuntary the involuntary context switches;
+	// absent where the kernel does not keep them.
+	RunS        *float64 `json:"run_s,omitempty"`
+	WaitS       *float64 `json:"wait_s,omitempty"`
+	Involuntary *int64   `json:"involuntary_switches,omitempty"`
+	Reasserts   int      `json:"reasserts"`
+	LastCPU     int      `json:"last_cpu"`
+	Compute     bool     `json:"compute"` // its CPU time grew at least once
 }
 
 type key struct {
@@ -103,6 +127,13 @@ type thread struct {
 	ThreadStat
 	baseTicks, lastTicks uint64
 	seen                 bool // still listed at the last sample
+	files                *taskFiles
+	// The schedstat and sched counts when first seen (zero for a thread
+	// born while followed) and at the last read.
+	baseSched, lastSched SchedStat
+	haveSched            bool
+	baseDebug, lastDebug SchedDebug
+	haveDebug            bool
 }
 
 // Watcher follows a process until stopped.
@@ -114,10 +145,17 @@ type Watcher struct {
 	mu        sync.Mutex
 	threads   map[key]*thread
 	order     []key
+	byTID     map[int]*thread // the thread now known at each TID
+	buf       []byte
 	res       Result
 	// lastTicks is the time of the previous sample in clock ticks since
 	// boot (from /proc/uptime), to recognise threads born since then.
 	lastTicks uint64
+	last      bool // the last sample: read every thread's sched file
+	// statOnly samples the way the watcher did before it read the
+	// scheduler's account: stat alone, opened afresh each time. The
+	// benchmark that prices the account compares against it.
+	statOnly bool
 }
 
 // Start begins watching. The first sample is taken at once.
@@ -134,7 +172,7 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	if _, err := opts.Root.Stat(filepath.Join("proc", strconv.Itoa(opts.PID), "task")); err != nil {
 		return nil, fmt.Errorf("watching process %d: %w", opts.PID, err)
 	}
-	w := &Watcher{opts: opts, threads: map[key]*thread{}}
+	w := newWatcher(opts)
 	w.raisesAll = opts.Priority != PriorityAsIs && opts.PID != os.Getpid()
 	w.res.PeriodMs = int(opts.Period / time.Millisecond)
 	w.res.Threads = []ThreadStat{}
@@ -156,7 +194,9 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 			// A last look: launch.Run stops the watcher after the child
 			// exited but before it is reaped, so its final CPU times are
 			// still there to read.
+			w.last = true
 			w.sample()
+			w.closeAll()
 			t, err := sched.ThreadCPUTime(0)
 			w.mu.Lock()
 			if err == nil {
@@ -181,6 +221,10 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	return w, nil
 }
 
+func newWatcher(opts Options) *Watcher {
+	return &Watcher{opts: opts, threads: map[key]*thread{}, byTID: map[int]*thread{}, buf: make([]byte, 16<<10)}
+}
+
 // Stop ends watching, takes a last sample, and returns the result.
 func (w *Watcher) Stop() Result {
 	w.loop.Stop()
@@ -202,11 +246,32 @@ func (w *Watcher) Result() Result {
 func (w *Watcher) result() Result {
 	res := w.res
 	res.Threads = make([]ThreadStat, 0, len(w.order))
-	var running, onTarget int
+	var running, onTarget, migrations int
+	var run, wait time.Duration
+	var invol int64
+	haveSched, haveDebug := false, true
 	for _, k := range w.order {
 		t := w.threads[k]
 		st := t.ThreadStat
 		st.CPUSeconds = float64(t.lastTicks-t.baseTicks) / clockTick
+		if t.haveSched {
+			r, wt := (t.lastSched.Run - t.baseSched.Run).Seconds(), (t.lastSched.Wait - t.baseSched.Wait).Seconds()
+			st.RunS, st.WaitS = &r, &wt
+			run += t.lastSched.Run - t.baseSched.Run
+			wait += t.lastSched.Wait - t.baseSched.Wait
+			haveSched = true
+		}
+		if t.haveDebug && t.lastDebug.Migrations >= 0 {
+			st.Migrations = int(t.lastDebug.Migrations - t.baseDebug.Migrations)
+		} else {
+			haveDebug = false
+		}
+		if t.haveDebug && t.lastDebug.Involuntary >= 0 {
+			n := t.lastDebug.Involuntary - t.baseDebug.Involuntary
+			st.Involuntary = &n
+			invol += n
+		}
+		migrations += st.Migrations
 		if st.Running > 0 {
 			r := float64(st.OnTarget) / float64(st.Running)
 			st.OnTargetRatio = &r
@@ -218,6 +283,15 @@ func (w *Watcher) result() Result {
 	if running > 0 {
 		r := float64(onTarget) / float64(running)
 		res.OnTargetRatio = &r
+	}
+	res.Migrations, res.MigrationsSource = w.res.SampledMigrations, "sampled"
+	if haveDebug && len(w.order) > 0 {
+		res.Migrations, res.MigrationsSource = migrations, "sched"
+		res.Involuntary = &invol
+	}
+	if haveSched {
+		r, wt := run.Seconds(), wait.Seconds()
+		res.RunS, res.WaitS = &r, &wt
 	}
 	res.Errors = slices.Clone(w.res.Errors)
 	return res
@@ -243,7 +317,21 @@ func (w *Watcher) sample() {
 			}
 		}
 	}
+	for tid, t := range w.byTID {
+		if !t.seen {
+			t.files.close()
+			delete(w.byTID, tid)
+		}
+	}
 	w.lastTicks = now
+}
+
+// closeAll closes every thread's files.
+func (w *Watcher) closeAll() {
+	for tid, t := range w.byTID {
+		t.files.close()
+		delete(w.byTID, tid)
+	}
 }
 
 // uptimeTicks reads the time since boot in clock ticks; 0 when unknown.
@@ -275,6 +363,14 @@ func (w *Watcher) processes() []int {
 		return pids
 	}
 	seen := map[int]bool{w.opts.PID: true}
+	if w.opts.Members != nil {
+		for _, pid := range w.opts.Members() {
+			if !seen[pid] {
+				seen[pid] = true
+				pids = append(pids, pid)
+			}
+		}
+	}
 	for i := 0; i < len(pids); i++ {
 		for _, tid := range w.tasks(pids[i]) {
 			data, err := os.ReadFile(w.procPath(strconv.Itoa(pids[i]), "task", strconv.Itoa(tid), "children"))
@@ -314,13 +410,43 @@ func (w *Watcher) readStat(pid, tid int) (TaskStat, error) {
 	return ParseTaskStat(data)
 }
 
-func (w *Watcher) sampleThread(pid, tid int) {
-	st, err := w.readStat(pid, tid)
+// files returns the open files of the thread at tid and its stat now. A
+// thread whose files no longer read is gone; its TID may be another
+// thread's now, whose files are opened.
+func (w *Watcher) files(pid, tid int) (*taskFiles, TaskStat, error) {
+	if w.statOnly {
+		st, err := w.readStat(pid, tid)
+		return &taskFiles{-1, -1, -1}, st, err
+	}
+	if t := w.byTID[tid]; t != nil {
+		if data, err := t.files.read(t.files.stat, w.buf); err == nil {
+			st, err := ParseTaskStat(data)
+			return t.files, st, err
+		}
+		t.files.close()
+		delete(w.byTID, tid)
+	}
+	f := openTask(w.procPath(strconv.Itoa(pid), "task"), tid)
+	data, err := f.read(f.stat, w.buf)
 	if err != nil {
-		return // the thread ended between the listing and the read
+		f.close()
+		return nil, TaskStat{}, err // the thread ended between the listing and the read
+	}
+	st, err := ParseTaskStat(data)
+	if err != nil {
+		f.close()
+	}
+	return f, st, err
+}
+
+func (w *Watcher) sampleThread(pid, tid int) {
+	f, st, err := w.files(pid, tid)
+	if err != nil {
+		return
 	}
 	k := key{tid, st.StartTime}
 	t, ok := w.threads[k]
+	born := false
 	if !ok {
 		// A new thread, or a reused TID: (tid, start time) is new either way.
 		t = &thread{ThreadStat: ThreadStat{PID: pid, TID: tid, Start: st.StartTime, Name: st.Comm, LastCPU: st.Processor},
@@ -332,23 +458,66 @@ func (w *Watcher) sampleThread(pid, tid int) {
 		// thread would never be seen running.
 		if w.lastTicks > 0 && st.StartTime >= w.lastTicks {
 			t.baseTicks, t.lastTicks = 0, 0
+			born = true
 		}
 	}
+	if t.files != f {
+		if t.files != nil && t.files != f {
+			t.files.close()
+		}
+		t.files = f
+	}
+	w.byTID[tid] = t
+	grew := false
 	if ticks := st.CPUTicks(); ticks > t.lastTicks {
+		grew = true
 		t.Running++
 		t.Compute = true
 		if w.opts.Mask.Contains(st.Processor) {
 			t.OnTarget++
 		}
 		if st.Processor != t.LastCPU {
+			t.SampledMigrations++
 			t.Migrations++
-			w.res.Migrations++
+			w.res.SampledMigrations++
 		}
 		t.lastTicks = ticks
+	}
+	if !w.statOnly {
+		w.readSched(t, !ok, born, grew)
 	}
 	t.Name, t.LastCPU, t.seen = st.Comm, st.Processor, true
 	if w.opts.Maintain {
 		w.maintain(t, pid, k)
+	}
+}
+
+// readSched reads the thread's schedstat every sample and its sched file
+// (a larger one) when the thread is new, ran since the last sample, or at
+// the last sample: a thread that did not run did not migrate. A thread
+// born while followed counts from zero.
+func (w *Watcher) readSched(t *thread, isNew, born, ran bool) {
+	if data, err := t.files.read(t.files.schedstat, w.buf); err == nil {
+		if ss, err := ParseSchedStat(data); err == nil {
+			if isNew && !born {
+				t.baseSched = ss
+			}
+			t.lastSched, t.haveSched = ss, true
+		}
+	}
+	if !isNew && !ran && !w.last {
+		return
+	}
+	if data, err := t.files.read(t.files.sched, w.buf); err == nil {
+		if d, err := ParseSchedDebug(data); err == nil {
+			if isNew {
+				t.baseDebug = d
+				if born {
+					t.baseDebug = SchedDebug{}
+				}
+			}
+			t.lastDebug, t.haveDebug = d, true
+		}
 	}
 }
 

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 		widenHelper()
 	}
 	faultHelper(os.Getenv("COREPIN_FAULT_HELPER")) // fault_test.go
+	if os.Getenv("COREPIN_EXEC_HELPER") == "nice10" {
+		nice10Helper()
+	}
 	if os.Getenv("COREPIN_AS_CLI") != "" {
 		os.Exit(runWithSignals(os.Args[1:]))
 	}

@@ -26,6 +26,7 @@ func newExecCmd() *cli.Command {
 		quiet      bool
 		launcher   bool
 		replace    bool
+		observe    bool
 	)
 	cmd := &cli.Command{
 		Use:   "exec [flags] [--] COMMAND [ARG...]",
@@ -72,6 +73,12 @@ when it is not found).`,
 		if err != nil {
 			return err
 		}
+		if err := refuseUnmet(&tf, req, target); err != nil {
+			return err
+		}
+		if err := checkReportPath(reportFile); err != nil {
+			return err
+		}
 		if watchEvery < 0 || timeout < 0 {
 			return usageError{Err: fmt.Errorf("--watch and --timeout must not be negative")}
 		}
@@ -104,7 +111,7 @@ when it is not found).`,
 		rep, err := launch.Run(context.WithoutCancel(in.Ctx), launch.Config{
 			Request: req, Args: args,
 			Stdin: in.Stdin, Stdout: in.Stdout, Stderr: in.Stderr,
-			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Signals: signals, Launcher: launcher,
+			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Signals: signals, Launcher: launcher, Observe: observe,
 		})
 		if err != nil {
 			return err
@@ -119,6 +126,7 @@ when it is not found).`,
 		}
 		if !quiet {
 			fmt.Fprintln(in.Stderr, "corepin:", rep.Summary())
+			printWarnings(in.Stderr, execWarnings(rep))
 		}
 		if code := rep.ExitCode(); code != 0 {
 			return &exitError{code: code}
@@ -129,10 +137,11 @@ when it is not found).`,
 	sf.register(cmd)
 	cmd.Flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
-	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
+	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file` (- for standard output)")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "print no summary")
 	cmd.Alias("q", "quiet")
 	cmd.Flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
+	cmd.Flags().BoolVar(&observe, "observe", false, "follow and measure the command's threads without putting back what drifted, for programs whose own scheduling choices must be kept")
 	cmd.Flags().BoolVar(&replace, "replace", false, "become the command (execve) once corepin's own thread is set up and read back, as taskset and chrt do: no watcher, no exit status")
 	return cmd
 }
@@ -174,5 +183,27 @@ func execFailure(rep *launch.Report, args []string) error {
 
 // writeJSONFile writes v to path atomically.
 func writeJSONFile(path string, v any) error {
+	if path == "-" {
+		return writeJSON(os.Stdout, v)
+	}
 	return atomicfile.Write(path, func(w io.Writer) error { return writeJSON(w, v) })
+}
+
+// checkReportPath finds, before the command runs, a --report file that
+// could not be written afterwards: a folder, or a place where no file can
+// be made. "-" is standard output.
+func checkReportPath(path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageError{Err: fmt.Errorf("--report %s is a folder", path)}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".corepin-report-*")
+	if err != nil {
+		return usageError{Err: fmt.Errorf("--report %s cannot be written: %w", path, err)}
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }

@@ -253,7 +253,9 @@ func TestExecWatcherPullsBack(t *testing.T) {
 	if w == nil {
 		t.Fatalf("no watch result: %s", rep.WatchError)
 	}
-	if w.Reasserts == 0 {
+	// In a cgroup for the run the kernel confines the widened masks to
+	// the target, and there is nothing to put back.
+	if w.Reasserts == 0 && rep.Tree.Mechanism == launch.MechanismProcessGroup {
 		t.Error("no re-assertion although the threads widened their masks")
 	}
 	busy := 0

@@ -143,6 +143,11 @@ func (f *schedFlags) request(in *cli.Invocation, target topology.Target) (sessio
 		return session.Request{}, err
 	}
 	req.CPU, req.Group = target.ExactCPU, target.SoftCPUs
+	if custom := in.Changed("policy") || in.Changed("nice") || in.Changed("uclamp"); custom && f.accept == "" {
+		if req.Accept, err = explicitRule(req.ModeOrDefault()); err != nil {
+			return session.Request{}, err
+		}
+	}
 	if err := req.Validate(); err != nil {
 		return session.Request{}, usageError{Err: err}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,6 +16,8 @@ func newRunCmd() *cli.Command {
 	var (
 		tf                    targetFlags
 		sf                    schedFlags
+		shf                   sharingFlags
+		realtimeFirst         bool
 		quick, shuffle, quiet bool
 		runs, warmup          int
 		isolation, out        string
@@ -59,7 +62,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if len(args) == 1 {
 			var err error
 			if s, err = suite.Load(args[0]); err != nil {
-				return usageError{Err: err}
+				return suiteError(err)
 			}
 		}
 		topo, target, err := tf.resolve("/")
@@ -67,6 +70,13 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			return err
 		}
 		req, err := sf.request(in, target)
+		if err != nil {
+			return err
+		}
+		if err := refuseUnmet(&tf, req, target); err != nil {
+			return err
+		}
+		maxWait, err := shf.share()
 		if err != nil {
 			return err
 		}
@@ -85,6 +95,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
 			Topology: topo, Target: target, Request: req,
+			MaxWait: maxWait, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst,
 			OutDir: out, Version: buildVersion().Version, Events: events,
 		})
 		if err != nil {
@@ -112,6 +123,8 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f := cmd.Flags()
 	tf.register(cmd)
 	sf.register(cmd)
+	shf.register(cmd)
+	f.BoolVar(&realtimeFirst, "realtime-first", false, "keep the ladder's realtime steps first for runs longer than a second (by default nice -20 comes first there: the realtime throttle holds FIFO back)")
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
 	f.IntVar(&runs, "runs", 0, "counted runs per benchmark (default 6, the fewest for a 95% interval, or the suite's)")
 	f.IntVar(&warmup, "warmup", 1, "warm-up runs per benchmark, not counted")
@@ -130,4 +143,15 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	cmd.Complete("only", names...)
 	cmd.Complete("isolation", runner.Process, runner.Thread)
 	return cmd
+}
+
+// suiteError is the exit of a suite that cannot be used: 2 when the file
+// named on the command line cannot be read, 1 when its content is wrong
+// (as for a command it names that does not exist).
+func suiteError(err error) error {
+	var se *suite.Error
+	if errors.As(err, &se) {
+		return &exitError{code: exitFailure, err: err}
+	}
+	return usageError{Err: err}
 }

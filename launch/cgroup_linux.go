@@ -1,0 +1,504 @@
+package launch
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+)
+
+// A run cgroup holds every process of one run. Its cpuset confines them,
+// however short-lived, to the target; its CPU account covers all of them,
+// dead or alive; and killing it ends the whole tree. Two kernels' ways are
+// supported:
+//
+//   - cgroup v2 where the cpuset controller is delegated to the cgroup
+//     corepin runs in: one directory, entered at fork through
+//     CLONE_INTO_CGROUP, accounted by cpu.stat and ended by cgroup.kill.
+//   - cgroup v1 with a cpuset hierarchy: a directory in the cpuset
+//     hierarchy and, where they are mounted, in cpuacct (the per-CPU
+//     account) and freezer (to end the tree without a race against fork).
+//     v1 has no way in at fork, so the thread that forks enters the
+//     cgroups first, the command inherits them, and the thread goes back.
+type cgroup struct {
+	version int    // 1 or 2
+	name    string // the directory's name, the same in every hierarchy
+	// dirs are the run's directories: v2 has one, keyed "", v1 one per
+	// hierarchy, keyed "cpuset", "cpuacct", "freezer".
+	dirs map[string]string
+	// home is, on v1, the directory of each hierarchy the forking thread
+	// came from, to go back to.
+	home map[string]string
+	fd   int // v2: the directory, for CLONE_INTO_CGROUP; -1 otherwise
+	cpus cpuset.Set
+}
+
+// cgroupSeq makes the names of one process's cgroups unique.
+var cgroupSeq atomic.Int64
+
+// mount is one cgroup hierarchy from mountinfo.
+type mount struct {
+	dir         string   // where it is mounted
+	root        string   // the part of the hierarchy seen there
+	version     int      // 1 or 2
+	controllers []string // v1: the controllers bound to it
+}
+
+// readMounts lists the cgroup hierarchies of /proc/self/mountinfo under
+// root.
+func readMounts(root fsroot.Root) ([]mount, error) {
+	data, err := root.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, fmt.Errorf("reading the cgroup mounts: %w", err)
+	}
+	return parseMountinfo(data), nil
+}
+
+// parseMountinfo picks the cgroup and cgroup2 lines of a mountinfo file
+// (proc(5)): ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS…] - TYPE
+// SOURCE SUPEROPTIONS.
+func parseMountinfo(data []byte) []mount {
+	var out []mount
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		sep := slices.Index(f, "-")
+		if sep < 5 || len(f) < sep+4 {
+			continue
+		}
+		m := mount{root: unescapeMount(f[3]), dir: unescapeMount(f[4])}
+		switch f[sep+1] {
+		case "cgroup2":
+			m.version = 2
+		case "cgroup":
+			m.version = 1
+			for _, o := range strings.Split(f[sep+3], ",") {
+				switch o {
+				case "rw", "ro", "relatime", "noatime", "nosuid", "nodev", "noexec", "clone_children", "noprefix", "xattr":
+				default:
+					if !strings.Contains(o, "=") {
+						m.controllers = append(m.controllers, o)
+					}
+				}
+			}
+		default:
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ownCgroups reads /proc/self/cgroup: for each v1 controller (and "" for
+// v2) the path of corepin's cgroup in that hierarchy.
+func ownCgroups(root fsroot.Root) (map[string]string, error) {
+	data, err := root.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, fmt.Errorf("reading corepin's cgroups: %w", err)
+	}
+	return parseProcCgroup(data), nil
+}
+
+// parseProcCgroup parses lines of HIERARCHY-ID:CONTROLLERS:PATH.
+func parseProcCgroup(data []byte) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		if f[1] == "" {
+			out[""] = f[2]
+			continue
+		}
+		for _, c := range strings.Split(f[1], ",") {
+			out[c] = f[2]
+		}
+	}
+	return out
+}
+
+// hierarchyDir is the directory of path (from /proc/self/cgroup) in the
+// mounted hierarchy m, or "" when the mount does not show it.
+func hierarchyDir(m mount, path string) string {
+	rel, err := filepath.Rel(m.root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return filepath.Join(m.dir, rel)
+}
+
+// newCgroup makes a cgroup for one run confined to cpus, the best way the
+// kernel and this user allow. It returns nil and the reason when there is
+// none.
+func newCgroup(root fsroot.Root, cpus cpuset.Set) (*cgroup, string) {
+	mounts, err := readMounts(root)
+	if err != nil {
+		return nil, err.Error()
+	}
+	own, err := ownCgroups(root)
+	if err != nil {
+		return nil, err.Error()
+	}
+	name := fmt.Sprintf("corepin-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	var why []string
+	for _, m := range mounts {
+		if m.version != 2 {
+			continue
+		}
+		cg, err := newCgroupV2(m, own[""], name, cpus)
+		if err == nil {
+			return cg, ""
+		}
+		why = append(why, "cgroup v2: "+err.Error())
+		break
+	}
+	cg, err := newCgroupV1(mounts, own, name, cpus)
+	if err == nil {
+		return cg, ""
+	}
+	why = append(why, "cgroup v1: "+err.Error())
+	return nil, strings.Join(why, "; ")
+}
+
+// newCgroupV2 makes the run's cgroup below corepin's own where cpuset is
+// delegated to it.
+func newCgroupV2(m mount, own, name string, cpus cpuset.Set) (*cgroup, error) {
+	parent := hierarchyDir(m, own)
+	if parent == "" {
+		return nil, fmt.Errorf("corepin's cgroup %s is not under the mount %s", own, m.dir)
+	}
+	ctl, err := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the delegated controllers: %w", err)
+	}
+	if !slices.Contains(strings.Fields(string(ctl)), "cpuset") {
+		return nil, fmt.Errorf("the cpuset controller is not delegated to %s", parent)
+	}
+	dir := filepath.Join(parent, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("making the run's cgroup: %w", err)
+	}
+	cg := &cgroup{version: 2, name: name, dirs: map[string]string{"": dir}, fd: -1}
+	if err := cg.confine(dir, "cpuset.cpus", "cpuset.cpus.effective", cpus); err != nil {
+		cg.remove()
+		return nil, err
+	}
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		cg.remove()
+		return nil, fmt.Errorf("opening the run's cgroup: %w", err)
+	}
+	cg.fd = fd
+	return cg, nil
+}
+
+// newCgroupV1 makes the run's cgroup in the v1 cpuset hierarchy and, where
+// mounted, in cpuacct and freezer. A cpuacct bound together with the cpu
+// controller is left out: a new cpu group gets no realtime runtime, and a
+// realtime command could not enter it.
+func newCgroupV1(mounts []mount, own map[string]string, name string, cpus cpuset.Set) (*cgroup, error) {
+	cg := &cgroup{version: 1, name: name, dirs: map[string]string{}, home: map[string]string{}, fd: -1}
+	for _, ctl := range []string{"cpuset", "cpuacct", "freezer"} {
+		i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, ctl) })
+		if i < 0 {
+			if ctl == "cpuset" {
+				return nil, errors.New("no cpuset hierarchy is mounted")
+			}
+			continue
+		}
+		m := mounts[i]
+		if ctl == "cpuacct" && slices.Contains(m.controllers, "cpu") {
+			continue
+		}
+		home := hierarchyDir(m, own[ctl])
+		if home == "" {
+			continue
+		}
+		dir := filepath.Join(home, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			cg.remove()
+			return nil, fmt.Errorf("making the run's %s cgroup: %w", ctl, err)
+		}
+		cg.dirs[ctl], cg.home[ctl] = dir, home
+		if ctl == "cpuset" {
+			// A v1 cpuset starts empty; it needs its memory nodes before
+			// any task may enter.
+			mems, err := os.ReadFile(filepath.Join(home, "cpuset.mems"))
+			if err == nil {
+				err = writeFile(filepath.Join(dir, "cpuset.mems"), strings.TrimSpace(string(mems)))
+			}
+			if err == nil {
+				err = cg.confine(dir, "cpuset.cpus", "cpuset.effective_cpus", cpus)
+			}
+			if err != nil {
+				cg.remove()
+				return nil, err
+			}
+		}
+	}
+	return cg, nil
+}
+
+// confine writes the CPUs and reads them back: the cgroup must hold
+// exactly the target.
+func (cg *cgroup) confine(dir, file, effective string, cpus cpuset.Set) error {
+	if err := writeFile(filepath.Join(dir, file), cpus.String()); err != nil {
+		return fmt.Errorf("confining the run's cgroup to %s: %w", cpus, err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, effective))
+	if err != nil {
+		return fmt.Errorf("reading back the run's cgroup CPUs: %w", err)
+	}
+	got, err := cpuset.Parse(strings.TrimSpace(string(data)))
+	if err != nil {
+		return fmt.Errorf("reading back the run's cgroup CPUs: %w", err)
+	}
+	if !got.Equal(cpus) {
+		return fmt.Errorf("the run's cgroup reads back CPUs %s, not %s", got, cpus)
+	}
+	cg.cpus = got
+	return nil
+}
+
+// Mechanism names the cgroup's kind for the report.
+func (cg *cgroup) Mechanism() string {
+	return fmt.Sprintf("cgroup-v%d", cg.version)
+}
+
+// Dirs lists the run's directories.
+func (cg *cgroup) Dirs() []string {
+	var out []string
+	for _, d := range cg.dirs {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// enter moves the calling thread, which must be locked to its goroutine,
+// into the run's v1 cgroups; a command it forks inherits them. On v2 the
+// command enters at fork and enter does nothing.
+func (cg *cgroup) enter() error {
+	if cg.version != 1 {
+		return nil
+	}
+	tid := strconv.Itoa(unix.Gettid())
+	for ctl, dir := range cg.dirs {
+		if err := writeFile(filepath.Join(dir, "tasks"), tid); err != nil {
+			return fmt.Errorf("moving the starting thread into the run's %s cgroup: %w", ctl, err)
+		}
+	}
+	return nil
+}
+
+// leave moves the calling thread back where it came from.
+func (cg *cgroup) leave() error {
+	if cg.version != 1 {
+		return nil
+	}
+	tid := strconv.Itoa(unix.Gettid())
+	var first error
+	for ctl, home := range cg.home {
+		if err := writeFile(filepath.Join(home, "tasks"), tid); err != nil && first == nil {
+			first = fmt.Errorf("moving the starting thread back to its %s cgroup: %w", ctl, err)
+		}
+	}
+	return first
+}
+
+// procs lists the processes in the run's cgroup.
+func (cg *cgroup) procs() []int {
+	dir := cg.dirs[""]
+	if cg.version == 1 {
+		dir = cg.dirs["cpuset"]
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// signal sends sig to every process in the cgroup and returns how many
+// were sent it.
+func (cg *cgroup) signal(sig unix.Signal) int {
+	n := 0
+	for _, pid := range cg.procs() {
+		if unix.Kill(pid, sig) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// kill ends every process in the cgroup: cgroup.kill on v2; on v1 the
+// cgroup is frozen first, where a freezer is mounted, so that nothing
+// forks between the listing and the signal.
+func (cg *cgroup) kill() {
+	if cg.version == 2 {
+		if writeFile(filepath.Join(cg.dirs[""], "cgroup.kill"), "1") == nil {
+			return
+		}
+		cg.signal(unix.SIGKILL) // a kernel before 5.14
+		return
+	}
+	freezer := cg.dirs["freezer"]
+	if freezer != "" && cg.freeze(freezer) {
+		cg.signal(unix.SIGKILL)
+		writeFile(filepath.Join(freezer, "freezer.state"), "THAWED")
+		return
+	}
+	for range 100 { // without a freezer: until no fork outruns the kill
+		if cg.signal(unix.SIGKILL) == 0 {
+			return
+		}
+	}
+}
+
+// freeze freezes a v1 freezer cgroup and waits, a little, until it is.
+func (cg *cgroup) freeze(dir string) bool {
+	state := filepath.Join(dir, "freezer.state")
+	if writeFile(state, "FROZEN") != nil {
+		return false
+	}
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if data, err := os.ReadFile(state); err == nil && strings.TrimSpace(string(data)) == "FROZEN" {
+			return true
+		}
+	}
+	return true // signals still reach the tasks that did freeze
+}
+
+// Usage is the cgroup's CPU time so far, over every process that was in
+// it; ok is false where it has no account.
+func (cg *cgroup) usage() (time.Duration, bool) {
+	if cg.version == 2 {
+		data, err := os.ReadFile(filepath.Join(cg.dirs[""], "cpu.stat"))
+		if err != nil {
+			return 0, false
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
+				us, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				return time.Duration(us) * time.Microsecond, err == nil
+			}
+		}
+		return 0, false
+	}
+	dir := cg.dirs["cpuacct"]
+	if dir == "" {
+		return 0, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
+	if err != nil {
+		return 0, false
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	return time.Duration(ns), err == nil
+}
+
+// usagePerCPU is the v1 cpuacct's CPU time per CPU; nil elsewhere.
+func (cg *cgroup) usagePerCPU() map[int]time.Duration {
+	dir := cg.dirs["cpuacct"]
+	if cg.version != 1 || dir == "" {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage_percpu"))
+	if err != nil {
+		return nil
+	}
+	per, err := parseUsagePerCPU(data)
+	if err != nil {
+		return nil
+	}
+	return per
+}
+
+// parseUsagePerCPU parses cpuacct.usage_percpu: nanoseconds, one number
+// per possible CPU in order.
+func parseUsagePerCPU(data []byte) (map[int]time.Duration, error) {
+	out := map[int]time.Duration{}
+	for cpu, f := range strings.Fields(string(data)) {
+		ns, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || ns < 0 {
+			return nil, fmt.Errorf("cpuacct.usage_percpu: %q is not a count of nanoseconds", f)
+		}
+		out[cpu] = time.Duration(ns)
+	}
+	return out, nil
+}
+
+// remove deletes the run's directories. A cgroup with a live task cannot
+// be removed, so the caller ends the tree first; a task still exiting is
+// given a moment.
+func (cg *cgroup) remove() error {
+	if cg.fd >= 0 {
+		unix.Close(cg.fd)
+		cg.fd = -1
+	}
+	var first error
+	for ctl, dir := range cg.dirs {
+		var err error
+		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+			err = unix.Rmdir(dir)
+			if err == nil || errors.Is(err, unix.ENOENT) || !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
+				break
+			}
+		}
+		if err != nil && !errors.Is(err, unix.ENOENT) && first == nil {
+			first = fmt.Errorf("removing the run's %s cgroup %s: %w", ctl, dir, err)
+		}
+	}
+	return first
+}
+
+// writeFile writes one value to a kernel file, as one write.
+func writeFile(path, value string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(value)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

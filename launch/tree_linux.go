@@ -1,0 +1,348 @@
+package launch
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/watch"
+)
+
+// tree holds one run's processes: the command in its own process group,
+// corepin the subreaper of its orphans, and a cgroup where the kernel
+// allows one. It finds every live process of the run, ends them all, and
+// reaps the orphans corepin inherited.
+type tree struct {
+	root fsroot.Root
+	cg   *cgroup
+	rep  *TreeReport
+	pid  int // the command; pid is also the process group's id
+	mu   sync.Mutex
+	// seen remembers every process of the run found so far by its start
+	// time, so that one that left the group (setsid) is still ended, and
+	// a reused PID is not.
+	seen  map[int]uint64
+	ended map[int]bool
+	sent  unix.Signal // the last signal corepin sent the tree
+	// exited is closed when the command has exited (not yet reaped), at
+	// exitAt (CLOCK_MONOTONIC).
+	exited chan struct{}
+	exitAt time.Duration
+	// takeBack returns the terminal to corepin when the command had it.
+	takeBack func()
+}
+
+// newTree prepares the containment of a run confined to cpus; useCgroup
+// false keeps to the process group.
+func newTree(root fsroot.Root, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
+	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ended: map[int]bool{}, exited: make(chan struct{})}
+	rep.Mechanism = MechanismProcessGroup
+	if err := becomeSubreaper(); err != nil {
+		rep.Errors = append(rep.Errors, err.Error())
+	} else {
+		rep.Subreaper = true
+	}
+	if !useCgroup {
+		rep.NoCgroup = "not asked for"
+		return t
+	}
+	cg, why := newCgroup(root, cpus)
+	if cg == nil {
+		rep.NoCgroup = why
+		return t
+	}
+	t.cg = cg
+	rep.Mechanism, rep.Cgroup, rep.CgroupCPUs = cg.Mechanism(), cg.Dirs(), cg.cpus
+	return t
+}
+
+// prepare puts the command in a process group of its own and, on cgroup
+// v2, into the run's cgroup at fork.
+func (t *tree) prepare(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	t.takeBack = foreground(cmd, cmd.Stdin)
+	if t.cg != nil && t.cg.version == 2 {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, t.cg.fd
+	}
+	// An orphan may hold the command's output pipes open; the tree is
+	// ended before the wait, and Wait does not wait long for what escaped.
+	cmd.WaitDelay = 500 * time.Millisecond
+}
+
+// start starts cmd from the calling thread, which must be locked to its
+// goroutine, inside the run's cgroup, and sets *at to the time just
+// before the fork and exec. left is false when the thread could not go
+// back to its own cgroups: it must then end with its goroutine.
+func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
+	if t.cg == nil {
+		*at = monotonic()
+		err := cmd.Start()
+		t.waitExit(cmd, err)
+		return true, err
+	}
+	// Entering a v1 cgroup takes milliseconds (the kernel waits for an
+	// RCU grace period); the command's time starts after it.
+	if err := t.cg.enter(); err != nil {
+		return t.cg.leave() == nil, err
+	}
+	*at = monotonic()
+	err = cmd.Start()
+	t.waitExit(cmd, err)
+	if lerr := t.cg.leave(); lerr != nil {
+		t.addError(lerr.Error())
+		return false, err
+	}
+	return true, err
+}
+
+// waitExit notes the moment the command exits, from a goroutine of its
+// own started at once, so that the time does not include what corepin
+// does after the start (putting its thread back, leaving the cgroup). It
+// waits without reaping: the PID stays the command's until Wait.
+func (t *tree) waitExit(cmd *exec.Cmd, startErr error) {
+	if startErr != nil {
+		return
+	}
+	pid := cmd.Process.Pid
+	go func() {
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		t.exitAt = monotonic()
+		close(t.exited)
+	}()
+}
+
+// started records the command's PID, the process group's id.
+func (t *tree) started(pid int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pid, t.rep.PGID = pid, pid
+}
+
+// Members lists the run's live processes other than the command itself:
+// the cgroup's, the command's descendants, and the orphans corepin
+// inherited from it. The watcher follows them.
+func (t *tree) Members() []int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.members(false)
+}
+
+// members lists the live processes of the run; withRoot includes the
+// command when it still runs.
+func (t *tree) members(withRoot bool) []int {
+	var queue []int
+	if t.cg != nil {
+		queue = append(queue, t.cg.procs()...)
+	}
+	queue = append(queue, t.pid)
+	for _, c := range t.children(os.Getpid()) {
+		if st, ok := t.stat(c); ok && (st.PGrp == t.pid || t.seen[c] == st.StartTime) {
+			queue = append(queue, c)
+		}
+	}
+	for pid, start := range t.seen {
+		if st, ok := t.stat(pid); ok && st.StartTime == start {
+			queue = append(queue, pid)
+		}
+	}
+	var out []int
+	done := map[int]bool{}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if done[pid] || pid <= 0 {
+			continue
+		}
+		done[pid] = true
+		st, ok := t.stat(pid)
+		if !ok || st.State == 'Z' || st.State == 'X' {
+			continue
+		}
+		if start, known := t.seen[pid]; known && start != st.StartTime {
+			continue // the PID was reused by a process that is not the run's
+		}
+		t.seen[pid] = st.StartTime
+		if pid != t.pid || withRoot {
+			out = append(out, pid)
+		}
+		queue = append(queue, t.children(pid)...)
+	}
+	return out
+}
+
+func (t *tree) stat(pid int) (watch.TaskStat, bool) {
+	data, err := os.ReadFile(t.root.Path("proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return watch.TaskStat{}, false
+	}
+	st, err := watch.ParseTaskStat(data)
+	return st, err == nil
+}
+
+// children lists the children of every thread of pid.
+func (t *tree) children(pid int) []int {
+	dir := t.root.Path("proc", strconv.Itoa(pid), "task")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name(), "children"))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// signal sends sig to the process group, the cgroup and every process of
+// the run found.
+func (t *tree) signal(sig unix.Signal) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.signalLocked(sig, t.members(true))
+}
+
+func (t *tree) signalLocked(sig unix.Signal, pids []int) {
+	t.sent = sig
+	if t.pid > 0 {
+		unix.Kill(-t.pid, sig)
+	}
+	if t.cg != nil {
+		if sig == unix.SIGKILL {
+			t.cg.kill()
+		} else {
+			t.cg.signal(sig)
+		}
+	}
+	for _, pid := range pids {
+		unix.Kill(pid, sig)
+	}
+}
+
+// end ends whatever of the run still runs, the command included: SIGTERM,
+// then SIGKILL for what is left after grace. It returns once nothing of
+// the run runs (or, for what escaped, after a last second), reaping the
+// orphans corepin inherited as they go.
+func (t *tree) end(grace time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	live := t.members(true)
+	if len(live) == 0 {
+		t.reapOrphans()
+		return
+	}
+	for _, pid := range live {
+		t.ended[pid] = true
+	}
+	t.rep.Ended = len(t.ended)
+	t.signalLocked(unix.SIGTERM, live)
+	if !t.waitGone(grace) {
+		t.signalLocked(unix.SIGKILL, t.members(true))
+		t.waitGone(time.Second)
+	}
+	left := t.members(true)
+	t.rep.Left = len(left)
+	t.reapOrphans()
+}
+
+// waitGone polls until nothing of the run runs, for at most d.
+func (t *tree) waitGone(d time.Duration) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(2 * time.Millisecond) {
+		t.reapOrphans()
+		live := t.members(true)
+		for _, pid := range live {
+			if !t.ended[pid] {
+				t.ended[pid] = true // born during the end
+				t.rep.Ended = len(t.ended)
+			}
+		}
+		if len(live) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+// reapOrphans collects the orphans of the run that corepin inherited and
+// that have ended. The command itself is left to its exec.Cmd.
+func (t *tree) reapOrphans() {
+	for _, c := range t.children(os.Getpid()) {
+		if c == t.pid {
+			continue
+		}
+		st, ok := t.stat(c)
+		if !ok || st.State != 'Z' {
+			continue
+		}
+		if st.PGrp == t.pid || t.seen[c] == st.StartTime {
+			reap(c)
+		}
+	}
+}
+
+// account fills in the cgroup's CPU account of the whole tree.
+func (t *tree) account() {
+	if t.cg == nil {
+		return
+	}
+	if u, ok := t.cg.usage(); ok {
+		s := u.Seconds()
+		t.rep.CPUSeconds = &s
+	}
+	if per := t.cg.usagePerCPU(); per != nil {
+		t.rep.PerCPUSeconds = map[int]float64{}
+		for cpu, d := range per {
+			if d > 0 {
+				t.rep.PerCPUSeconds[cpu] = d.Seconds()
+			}
+		}
+	}
+}
+
+// close takes the terminal back and removes the run's cgroup; the tree
+// must have been ended.
+func (t *tree) close() {
+	if t.takeBack != nil {
+		t.takeBack()
+	}
+	if t.cg == nil {
+		return
+	}
+	err := t.cg.remove()
+	if err != nil {
+		t.addError(err.Error())
+	}
+	t.rep.CgroupRemoved = err == nil
+}
+
+func (t *tree) addError(e string) {
+	t.rep.Errors = append(t.rep.Errors, e)
+}

@@ -1,0 +1,359 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/topology"
+	"corepin.dev/corepin/watch"
+)
+
+// The helpers of these tests, run as the test binary with
+// COREPIN_LAUNCH_HELPER set; COREPIN_TEST_DIR is where they leave markers.
+var treeHelpers = map[string]func() int{
+	"doublefork": doubleFork,
+	"mover":      mover,
+	"treefacts":  treeFacts,
+	"burst":      burst,
+}
+
+// burst is 40 short threads and then 60 short processes, each busy for a
+// few milliseconds: work the watcher's samples mostly miss.
+func burst() int {
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			for start := time.Now(); time.Since(start) < 3*time.Millisecond; {
+			}
+		}()
+		wg.Wait()
+	}
+	for range 60 {
+		if exec.Command("sh", "-c", "i=0; while [ $i -lt 1500 ]; do i=$((i+1)); done").Run() != nil {
+			return 1
+		}
+	}
+	return 0
+}
+
+// doubleFork starts a middle process that starts a mover and exits, so the
+// mover is an orphan; it then waits until the mover has moved itself to
+// every CPU and was put back on the target (by the watcher or the
+// cgroup), and exits 0, or 1 when that did not happen in time.
+func doubleFork() int {
+	dir := os.Getenv("COREPIN_TEST_DIR")
+	if os.Getenv("COREPIN_MIDDLE") == "" {
+		self, _ := os.Executable()
+		mid := exec.Command(self)
+		mid.Env = append(os.Environ(), "COREPIN_MIDDLE=1")
+		if err := mid.Run(); err != nil {
+			return 1
+		}
+		want, _ := sched.GetAffinity(0)
+		pid := waitMarker(filepath.Join(dir, "moved"))
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if got, err := sched.GetAffinity(pid); err == nil && got.Equal(want) {
+				return 0
+			}
+		}
+		return 1
+	}
+	self, _ := os.Executable()
+	m := exec.Command(self)
+	m.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=mover")
+	if err := m.Start(); err != nil {
+		return 1
+	}
+	return 0 // the mover is now an orphan
+}
+
+// mover asks for every CPU, says so, and spins until it is ended.
+func mover() int {
+	all := cpuset.Range(0, 1023)
+	sched.SetAffinity(0, all)
+	got, _ := sched.GetAffinity(0)
+	os.WriteFile(filepath.Join(os.Getenv("COREPIN_TEST_DIR"), "mask"), []byte(got.String()), 0o644)
+	os.WriteFile(filepath.Join(os.Getenv("COREPIN_TEST_DIR"), "moved"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+	for start := time.Now(); time.Since(start) < time.Hour; { // busy until ended
+	}
+	return 1
+}
+
+// treeFacts runs doubleFork under Run and prints what the report says, so
+// that the test can do the same as nobody.
+func treeFacts() int {
+	rep, err := runDoubleFork(os.Getenv("COREPIN_TEST_DIR"), mustTarget())
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Println(factsLine(rep))
+	return 0
+}
+
+func factsLine(rep *Report) string {
+	waited := rep.Sharing != nil && rep.Sharing.WaitS != nil && rep.Watch.MigrationsSource == "sched"
+	return fmt.Sprintf("mechanism=%s exit=%d ended=%d left=%d followed=%v wait-measured=%v", rep.Tree.Mechanism, rep.ExitCode(),
+		rep.Tree.Ended, rep.Tree.Left, rep.Watch != nil && len(rep.Watch.Threads) >= 2, waited)
+}
+
+func waitMarker(path string) int {
+	for {
+		if data, err := os.ReadFile(path); err == nil && len(data) > 0 {
+			pid, _ := strconv.Atoi(string(data))
+			return pid
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// mustTarget is where corepin would run: the prime target of the
+// topology it reads.
+func mustTarget() int {
+	topo, err := topology.ReadForSelection("/")
+	if err != nil {
+		return 0
+	}
+	t, err := topo.Select("prime")
+	if err != nil {
+		return 0
+	}
+	return t.ExactCPU
+}
+
+func runDoubleFork(dir string, cpu int) (*Report, error) {
+	self, _ := os.Executable()
+	env := append(os.Environ(), "COREPIN_LAUNCH_HELPER=doublefork", "COREPIN_TEST_DIR="+dir)
+	return Run(context.Background(), Config{
+		Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: []string{self}, Env: env,
+		WatchPeriod: 20 * time.Millisecond, Grace: time.Second,
+	})
+}
+
+// needsTwoCPUs skips where the target would have to share a CPU with
+// everything else, and returns the target.
+func needsTwoCPUs(t *testing.T) int {
+	t.Helper()
+	mask, err := sched.GetAffinity(0)
+	if err != nil || mask.Len() < 2 {
+		t.Skip("needs two usable CPUs")
+	}
+	return mustTarget()
+}
+
+// cgroupListing lists every directory of every mounted cgroup hierarchy
+// that this process made (other tests run beside this one).
+func cgroupListing(t *testing.T) []string {
+	t.Helper()
+	mounts, err := readMounts("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range mounts {
+		filepath.WalkDir(m.dir, func(path string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), fmt.Sprintf("corepin-%d-", os.Getpid())) {
+				out = append(out, path)
+			}
+			return nil
+		})
+	}
+	slices.Sort(out)
+	return out
+}
+
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !bytes.Contains(data, []byte(") Z ")) && !bytes.Contains(data, []byte(") X "))
+}
+
+// gone polls until pid no longer runs, for at most a second.
+func gone(pid int) bool {
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if !alive(pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// A double-forked child that moves itself to every CPU is an orphan: it is
+// followed (corepin is its subreaper, or the cgroup holds it), put back on
+// the target, counted among what was ended, and ended with the run.
+func TestRunFollowsAndEndsADoubleForkedChild(t *testing.T) {
+	cpu := needsTwoCPUs(t)
+	before := cgroupListing(t)
+	dir := t.TempDir()
+	rep, err := runDoubleFork(dir, cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(readFile(t, filepath.Join(dir, "moved")))
+	t.Log(factsLine(rep), rep.Tree.Cgroup, rep.Tree.CPUSeconds, rep.Tree.PerCPUSeconds)
+	if rep.ExitCode() != 0 {
+		t.Errorf("the mover was not put back on CPU %d (exit %d); tree %+v", cpu, rep.ExitCode(), rep.Tree)
+	}
+	if rep.Watch == nil || !slices.ContainsFunc(rep.Watch.Threads, func(s watch.ThreadStat) bool { return s.PID == pid }) {
+		t.Errorf("the orphan %d was not followed: %+v", pid, rep.Watch)
+	}
+	if rep.Tree.Ended < 1 || rep.Tree.Left != 0 {
+		t.Errorf("tree %+v: want the orphan ended and nothing left", rep.Tree)
+	}
+	if !gone(pid) {
+		t.Errorf("the orphan %d still runs after the run", pid)
+	}
+	if os.Geteuid() == 0 && rep.Tree.Mechanism == MechanismProcessGroup {
+		t.Logf("as root without a cgroup: %s", rep.Tree.NoCgroup)
+	}
+	if rep.Tree.Mechanism != MechanismProcessGroup {
+		// The kernel confines the mover: its request for every CPU reads
+		// back as the target alone.
+		if got := readFile(t, filepath.Join(dir, "mask")); got != strconv.Itoa(cpu) {
+			t.Errorf("in the run's cgroup a request for every CPU read back %s, want %d", got, cpu)
+		}
+		if !rep.Tree.CgroupRemoved {
+			t.Errorf("the run's cgroup was not removed: %v", rep.Tree.Errors)
+		}
+	}
+	if after := cgroupListing(t); !slices.Equal(before, after) {
+		t.Errorf("cgroups before the run %v, after %v", before, after)
+	}
+}
+
+// As nobody there is no cgroup: the process group and the subreaper hold
+// the tree, the report says so, and the same orphan is followed and ended.
+func TestRunAsNobodyKeepsToTheProcessGroup(t *testing.T) {
+	needsTwoCPUs(t)
+	cmd := nobody.Command(t, nobody.Executable(t))
+	cmd.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=treefacts", "COREPIN_TEST_DIR="+nobody.Dir(t))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+	want := "mechanism=process-group exit=0 ended=1 left=0 followed=true wait-measured=true"
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Errorf("as nobody: %s\nwant %s", got, want)
+	}
+}
+
+// At a timeout the whole tree ends, the shell's looping grandchild with
+// it, and the command's end is the signal, not an exit code.
+func TestRunTimeoutEndsTheWholeTree(t *testing.T) {
+	cpu := needsTwoCPUs(t)
+	before := cgroupListing(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "loop")
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Config{
+		Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()},
+		Args:    []string{"sh", "-c", `sh -c 'while :; do :; done' & echo $! >` + marker + `; wait; echo done`},
+		Timeout: time.Second, Grace: time.Second, Stdout: &out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, marker)))
+	if err != nil {
+		t.Fatalf("the shell did not start its loop before the timeout: %v", err)
+	}
+	if !gone(pid) {
+		t.Errorf("the grandchild %d still runs after the timeout", pid)
+	}
+	c := rep.Child
+	if !c.TimedOut || c.Signal == nil || c.ExitCode != nil || rep.ExitCode() == 0 {
+		t.Errorf("child %+v (exit %d): want timed out with a signal and no exit code", c, rep.ExitCode())
+	}
+	if rep.Tree.Ended < 2 || rep.Tree.Left != 0 {
+		t.Errorf("tree %+v: want the shell and its loop ended, nothing left", rep.Tree)
+	}
+	if after := cgroupListing(t); !slices.Equal(before, after) {
+		t.Errorf("cgroups before the run %v, after %v", before, after)
+	}
+}
+
+// A cancelled context (Ctrl-C in corepin run) and a failing command leave
+// no cgroup behind either.
+func TestRunLeavesNoCgroup(t *testing.T) {
+	cpu := needsTwoCPUs(t)
+	before := cgroupListing(t)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"success", []string{"true"}},
+		{"failure", []string{"false"}},
+		{"not found", []string{"/nonexistent/corepin-test"}},
+		{"interrupted", []string{"sleep", "60"}},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		if c.name == "interrupted" {
+			time.AfterFunc(100*time.Millisecond, cancel)
+		}
+		rep, err := Run(ctx, Config{Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: c.args, Grace: time.Second})
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if c.name == "interrupted" && (rep.Child.Signal == nil || *rep.Child.Signal != "SIGTERM") {
+			t.Errorf("interrupted: child %+v, want ended by SIGTERM", rep.Child)
+		}
+		if after := cgroupListing(t); !slices.Equal(before, after) {
+			t.Errorf("%s: cgroups before the run %v, after %v", c.name, before, after)
+		}
+	}
+}
+
+// Work done by short threads and processes is covered exactly by the
+// cgroup's account, and only partly by the samples, which say so.
+func TestRunCoverageOfShortWork(t *testing.T) {
+	cpu := needsTwoCPUs(t)
+	self, _ := os.Executable()
+	for _, noCgroup := range []bool{false, true} {
+		rep, err := Run(context.Background(), Config{
+			Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: []string{self},
+			Env: append(os.Environ(), "COREPIN_LAUNCH_HELPER=burst"), WatchPeriod: 100 * time.Millisecond, NoCgroup: noCgroup,
+		})
+		if err != nil || rep.ExitCode() != 0 {
+			t.Fatalf("%v, exit %d", err, rep.ExitCode())
+		}
+		c := rep.Coverage
+		if c == nil || c.Coverage == nil || c.SampledCoverage == nil {
+			t.Fatalf("no coverage: %+v", c)
+		}
+		t.Logf("%s: coverage %.2f (%s), sampled %.2f of %.3f s (%s)", rep.Tree.Mechanism, *c.Coverage, c.ResidencySource, *c.SampledCoverage, c.TreeCPUS, c.TreeSource)
+		switch {
+		case rep.Tree.Mechanism == MechanismCgroupV1 && (*c.Coverage < 0.95 || c.ResidencySource != "cpuacct" || *c.Residency < 0.99):
+			t.Errorf("with the exact account: %+v, residency %v", c, *c.Residency)
+		case rep.Tree.Mechanism == MechanismProcessGroup && (c.ResidencySource != "sampled" || *c.Coverage >= 0.8):
+			t.Errorf("sampled: coverage %.2f (%s), want under 0.8, the samples miss the short work", *c.Coverage, c.ResidencySource)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return string(data)
+}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package launch
+
+var treeHelpers = map[string]func() int{}

@@ -1,0 +1,47 @@
+package runner
+
+import (
+	"time"
+
+	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/session"
+)
+
+// LongRun is the length above which a run's ladder tries nice -20 before
+// any realtime step (session.Ladder.NiceFirst), unless RealtimeFirst.
+const LongRun = time.Second
+
+// request is the request for one run of b: the run's own, with the ladder
+// tried nice -20 first when realtime is allowed and the run is expected to
+// last longer than LongRun.
+func (cfg *Config) request(b bench) session.Request {
+	req := cfg.Request
+	if !req.AllowRealtime || cfg.RealtimeFirst || b.expectS <= LongRun.Seconds() {
+		return req
+	}
+	req.Ladder = req.Ladder.NiceFirst()
+	return req
+}
+
+// expectedSeconds is how long the next run of a benchmark is expected to
+// last: its longest finished run so far, else its reference time, else,
+// for a suite command (SPEC-like runs of minutes), longer than LongRun.
+func expectedSeconds(b bench, done []results.RunRecord) float64 {
+	longest := 0.0
+	for _, r := range done {
+		if !r.Started.IsZero() && r.Error == "" {
+			longest = max(longest, r.WallS)
+		}
+	}
+	switch {
+	case longest > 0:
+		return longest
+	case b.workload != nil:
+		return 0 // a built-in's reference is per size; its first run tells
+	case b.command != nil && b.command.ReferenceSeconds > 0:
+		return b.command.ReferenceSeconds
+	case b.command != nil:
+		return 2 * LongRun.Seconds()
+	}
+	return 0
+}

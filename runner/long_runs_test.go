@@ -1,0 +1,50 @@
+package runner
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/suite"
+)
+
+func TestLongRunsTryNiceFirst(t *testing.T) {
+	spec := session.Request{Ladder: session.SPECLadder(), AllowRealtime: true}
+	long := bench{command: &suite.Benchmark{}, expectS: 300}
+	short := bench{command: &suite.Benchmark{}, expectS: 0.2}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		b    bench
+		want string
+	}{
+		{"long", Config{Request: spec}, long, "spec:nice-first"},
+		{"short", Config{Request: spec}, short, "spec"},
+		{"long, --realtime-first", Config{Request: spec, RealtimeFirst: true}, long, "spec"},
+		{"long, no realtime", Config{Request: session.Request{Ladder: session.SPECLadder()}}, long, "spec"},
+	} {
+		if got := c.cfg.request(c.b).Ladder.Name(); got != c.want {
+			t.Errorf("%s: ladder %s, want %s", c.name, got, c.want)
+		}
+	}
+	done := []results.RunRecord{{Started: time.Now(), WallS: 1.5}, {Started: time.Now(), WallS: 0.5}, {}}
+	if got := expectedSeconds(bench{workload: nil, command: &suite.Benchmark{}}, done); got != 1.5 {
+		t.Errorf("expected %v s after runs of 1.5 and 0.5 s", got)
+	}
+	if got := expectedSeconds(bench{command: &suite.Benchmark{ReferenceSeconds: 0.3}}, nil); got != 0.3 {
+		t.Errorf("expected %v s from a reference of 0.3 s", got)
+	}
+}
+
+// run.json's options record what was used: the suite's runs and the
+// suite's absolute path.
+func TestOptionsRecordWhatWasUsed(t *testing.T) {
+	s := loadSuite(t, "[settings]\nruns = 3\n\n[[benchmark]]\nname = \"t\"\ncmd = \"true\"\n")
+	cfg := Config{Suite: s, Warmup: -1}
+	run := cfg.skeleton(results.Host{}, []bench{{name: "t", command: &s.Benchmarks[0]}})
+	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxWait != DefaultMaxWait {
+		t.Errorf("options %+v", run.Options)
+	}
+}
