@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
@@ -22,19 +20,18 @@ type targetFlags struct {
 	cpus   string
 }
 
-func (f *targetFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
-	cmd.Flags().IntVar(&f.cpu, "cpu", -1, "run on this `CPU` (overrides --target)")
-	cmd.Flags().StringVar(&f.cpus, "cpus", "", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
-	cmd.MarkFlagsMutuallyExclusive("cpu", "cpus")
-	_ = cmd.RegisterFlagCompletionFunc("target", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"prime", "big", "little", "group:0", "group:1"}, cobra.ShellCompDirectiveNoFileComp
-	})
+func (f *targetFlags) register(cmd *command) {
+	cmd.flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
+	cmd.flags().IntVar(&f.cpu, "cpu", -1, "run on this `CPU` (overrides --target)")
+	cmd.flags().StringVar(&f.cpus, "cpus", "", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
+	cmd.complete("target", "prime", "big", "little", "group:0", "group:1")
 }
 
 // spec turns the flags into a topology target spec.
 func (f *targetFlags) spec() (string, error) {
 	switch {
+	case f.cpu >= 0 && f.cpus != "":
+		return "", usageError{fmt.Errorf("--cpu and --cpus cannot be combined")}
 	case f.cpu >= 0:
 		return fmt.Sprint(f.cpu), nil
 	case f.cpu < -1:
@@ -92,8 +89,8 @@ type schedFlags struct {
 	accept   string
 }
 
-func (f *schedFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
+func (f *schedFlags) register(cmd *command) {
+	fl := cmd.flags()
 	fl.StringVar(&f.ladder, "ladder", "geekbench", "fallback ladder of scheduling attributes: geekbench, spec or none")
 	fl.StringVar(&f.policy, "policy", "", "ask for exactly this `policy`: fifo:PRIO, rr:PRIO, other, batch or idle")
 	fl.IntVar(&f.nice, "nice", 0, "ask for exactly this nice `value` (-20..19)")
@@ -102,21 +99,16 @@ func (f *schedFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.realtime, "realtime", false, "allow the ladder's realtime (FIFO/RR) steps, which can starve the machine (implied by --policy fifo|rr)")
 	fl.StringVar(&f.mode, "mode", "exact", "exact (one CPU) or soft (the target group)")
 	fl.StringVar(&f.accept, "accept", "", "run only if this `rule` holds: exact, soft or any, with +uclamp-min>=N, +qos=L, +step<=N, +nice<=N, +policy=P (default: the mode's rule)")
-	_ = cmd.RegisterFlagCompletionFunc("ladder", fixedCompletion("geekbench", "spec", "none"))
-	_ = cmd.RegisterFlagCompletionFunc("mode", fixedCompletion("exact", "soft"))
-	_ = cmd.RegisterFlagCompletionFunc("qos", fixedCompletion("background", "utility", "default", "user-initiated", "deadline-request", "user-interactive"))
-}
-
-func fixedCompletion(words ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return words, cobra.ShellCompDirectiveNoFileComp
-	}
+	cmd.complete("ladder", "geekbench", "spec", "none")
+	cmd.complete("mode", "exact", "soft")
+	cmd.complete("policy", "fifo:", "rr:", "other", "batch", "idle")
+	cmd.complete("qos", "background", "utility", "default", "user-initiated", "deadline-request", "user-interactive")
 }
 
 // build turns the flags into a ladder, a QoS request and a mode. Explicit
 // --policy, --nice or --uclamp make a one-step custom ladder; --qos alone
 // makes the level's ladder (and asks the HarmonyOS node where there is one).
-func (f *schedFlags) build(cmd *cobra.Command) (session.Ladder, *qos.Level, session.Mode, error) {
+func (f *schedFlags) build(in *invocation) (session.Ladder, *qos.Level, session.Mode, error) {
 	mode := session.Mode(f.mode)
 	if mode != session.Exact && mode != session.Soft {
 		return session.Ladder{}, nil, "", usageError{fmt.Errorf("--mode %q: want exact or soft", f.mode)}
@@ -134,8 +126,8 @@ func (f *schedFlags) build(cmd *cobra.Command) (session.Ladder, *qos.Level, sess
 		}
 		level = &l
 	}
-	custom := cmd.Flags().Changed("policy") || cmd.Flags().Changed("nice") || cmd.Flags().Changed("uclamp")
-	if custom && cmd.Flags().Changed("ladder") {
+	custom := in.changed("policy") || in.changed("nice") || in.changed("uclamp")
+	if custom && in.changed("ladder") {
 		return session.Ladder{}, nil, "", usageError{fmt.Errorf("--ladder cannot be combined with --policy, --nice or --uclamp")}
 	}
 	var ladder session.Ladder
@@ -162,7 +154,7 @@ func (f *schedFlags) build(cmd *cobra.Command) (session.Ladder, *qos.Level, sess
 			p = &pol
 		}
 		var n *int
-		if cmd.Flags().Changed("nice") {
+		if in.changed("nice") {
 			n = &f.nice
 		}
 		var c *session.Clamp
@@ -176,7 +168,7 @@ func (f *schedFlags) build(cmd *cobra.Command) (session.Ladder, *qos.Level, sess
 			c = &session.Clamp{Min: uint32(min), Max: uint32(max)}
 		}
 		ladder = session.CustomLadder(p, prio, n, c)
-	case level != nil && !cmd.Flags().Changed("ladder"):
+	case level != nil && !in.changed("ladder"):
 		ladder = session.QoSLadder(*level)
 	default:
 		var err error
