@@ -11,6 +11,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/system"
 	"corepin.dev/corepin/topology"
 )
 
@@ -33,6 +34,9 @@ type Run struct {
 	// benchmark has a reference time and passed its checks.
 	Score    *float64 `json:"score"`
 	Warnings []string `json:"warnings"`
+	// System is the machine's condition for measuring at the start and
+	// the end of the run, and what was tuned for it.
+	System *system.RunFacts `json:"system,omitempty"`
 }
 
 // Host is the machine and software the run used.

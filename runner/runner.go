@@ -21,6 +21,7 @@ import (
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/system"
 	"corepin.dev/corepin/topology"
 	"corepin.dev/corepin/workloads"
 )
@@ -58,6 +59,9 @@ type Config struct {
 	Self    string // the corepin executable (launcher and workloads)
 	Version string // corepin's version, for the record
 	Events  Events
+	// Tuned is the machine's tune for this run, if the caller made one;
+	// the run records it beside the machine's condition.
+	Tuned *system.Tuned
 }
 
 // Events are told how the run goes; a progress display implements them.
@@ -128,6 +132,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		return nil, nil, err
 	}
 	run := cfg.skeleton(host, benches)
+	cfg.systemStart(run)
 	if err := folder.Save(run); err != nil {
 		return nil, folder, err
 	}
@@ -155,6 +160,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	}
 	cfg.Events.Finish()
 	finish(run)
+	cfg.systemEnd(run)
 	return run, folder, folder.Save(run)
 }
 

@@ -56,6 +56,7 @@ const (
 	OpMkdir    Op = "mkdir"    // a cgroup corepin created: remove it
 	OpMove     Op = "move"     // a task moved between cgroups: move it back
 	OpAffinity Op = "affinity" // a thread's CPU mask: set Old back
+	OpControl  Op = "control"  // a controller enabled in cgroup.subtree_control: disable it
 )
 
 // Entry is one change and what it replaced.
@@ -70,6 +71,9 @@ type Entry struct {
 	// TID and TaskStart name a task for moves and affinities.
 	TID       int    `json:"tid,omitempty"`
 	TaskStart uint64 `json:"task_start,omitempty"`
+	// Mask is a moved task's CPU list before the move, set back after it
+	// returns (kernels before 6.2 forget a task's own mask on a move).
+	Mask string `json:"mask,omitempty"`
 }
 
 // loadJournal reads the journal at path; a missing file is an empty

@@ -1,9 +1,7 @@
 package system
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 )
@@ -142,15 +140,13 @@ func (m *Machine) undo(e Entry) error {
 		}
 		return nil
 	case OpMkdir:
-		err := os.Remove(m.path(e.Path))
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
+		return m.undoMkdir(e)
 	case OpMove:
 		return m.undoMove(e)
 	case OpAffinity:
 		return undoAffinity(e)
+	case OpControl:
+		return m.undoControl(e)
 	}
 	return fmt.Errorf("unknown journal operation %q", e.Op)
 }

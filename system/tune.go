@@ -282,3 +282,43 @@ func (m *Machine) lock() (func(), error) {
 	}
 	return func() { unix.Close(fd) }, nil
 }
+
+// record adds entries to the session's layer, durably, before the changes
+// they describe are made.
+func (s *Session) record(entries ...Entry) error {
+	unlock, err := s.m.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	j, err := loadJournal(s.m.JournalPath(), s.m.Root)
+	if err != nil {
+		return err
+	}
+	l := j.layer(s.owner, s.command)
+	l.Entries = append(l.Entries, entries...)
+	return j.save(s.m.JournalPath())
+}
+
+// forget drops the session's entries for which drop is true: changes
+// that were never made.
+func (s *Session) forget(drop func(Entry) bool) error {
+	unlock, err := s.m.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	j, err := loadJournal(s.m.JournalPath(), s.m.Root)
+	if err != nil {
+		return err
+	}
+	l := j.layer(s.owner, s.command)
+	var kept []Entry
+	for _, e := range l.Entries {
+		if !drop(e) {
+			kept = append(kept, e)
+		}
+	}
+	l.Entries = kept
+	return j.save(s.m.JournalPath())
+}

@@ -108,7 +108,11 @@ func (f *Facts) Warnings() []string {
 	var out []string
 	for _, c := range f.Checks {
 		if c.Important && !c.Good {
-			out = append(out, fmt.Sprintf("machine not tuned for measuring: %s is %s (%s)", c.Item, c.Value, c.Why))
+			value := c.Value
+			if len(value) > 60 {
+				value = value[:57] + "…"
+			}
+			out = append(out, fmt.Sprintf("machine not tuned for measuring on CPUs %s: %s is %s (%s)", f.Target, c.Item, value, c.Why))
 		}
 	}
 	return out

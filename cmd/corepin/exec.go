@@ -22,6 +22,7 @@ func newExecCmd() *command {
 		reportFile string
 		quiet      bool
 		launcher   bool
+		tune       tuneFlags
 	)
 	cmd := &command{
 		use:   "exec [flags] [--] COMMAND [ARG...]",
@@ -63,6 +64,11 @@ when it is not found).`,
 		if watchEvery < 0 || timeout < 0 {
 			return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
 		}
+		tuned, err := tune.start(in, targetCPUs(string(mode), target.ExactCPU, target.SoftCPUs), "corepin exec")
+		if err != nil {
+			return err
+		}
+		defer tune.finish(in, tuned) // on every way out: the command's end, a signal, a timeout
 		rep, err := launch.Run(context.WithoutCancel(in.ctx), launch.Config{
 			Spec: launch.Spec{
 				CPU: target.ExactCPU, CPUs: target.SoftCPUs, Mode: mode, Ladder: ladder,
@@ -95,6 +101,7 @@ when it is not found).`,
 	}
 	tf.register(cmd)
 	sf.register(cmd)
+	tune.register(cmd, true)
 	cmd.flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
 	cmd.flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
 	cmd.flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")

@@ -39,6 +39,7 @@ func run(ctx context.Context, args []string) int {
 }
 
 func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
+	warnStale(stderr, args)
 	err := newRootCmd().execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
 		return exitOK
@@ -84,6 +85,7 @@ restores everything afterwards.`,
 		newTelemetryCmd(),
 		newExecCmd(),
 		newWatchCmd(),
+		newSystemCmd(),
 		newVersionCmd(),
 		newCompletionCmd(),
 		newHelpCmd(root),

@@ -25,6 +25,7 @@ func newRunCmd() *command {
 		isolation, out        string
 		only                  listValue
 		telemetryP, watchP    time.Duration
+		tune                  tuneFlags
 	)
 	cmd := &command{
 		use:   "run [SUITE.toml]",
@@ -85,11 +86,24 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		default:
 			events = &lineEvents{w: in.stderr}
 		}
-		run, folder, err := runner.Run(in.ctx, runner.Config{
+		tuned, err := tune.start(in, targetCPUs(string(mode), target.ExactCPU, target.SoftCPUs), "corepin run")
+		if err != nil {
+			return err
+		}
+		var run *results.Run
+		var folder *results.Folder
+		defer func() {
+			// Put the machine back on every way out, and record how.
+			tune.finish(in, tuned)
+			if tuned != nil && run != nil && folder != nil {
+				folder.Save(run)
+			}
+		}()
+		run, folder, err = runner.Run(in.ctx, runner.Config{
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
 			Topology: topo, Target: target, Mode: mode, Ladder: ladder, AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept,
-			OutDir: out, Version: buildVersion().Version, Events: events,
+			OutDir: out, Version: buildVersion().Version, Events: events, Tuned: tuned,
 		})
 		if err != nil {
 			if folder != nil {
@@ -116,6 +130,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f := cmd.flags()
 	tf.register(cmd)
 	sf.register(cmd)
+	tune.register(cmd, true)
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
 	f.IntVar(&runs, "runs", 0, "counted runs per benchmark (default 6, the fewest for a 95% interval, or the suite's)")
 	f.IntVar(&warmup, "warmup", 1, "warm-up runs per benchmark, not counted")
