@@ -214,9 +214,6 @@ func (m *Machine) preflight(changes []Change) error {
 	var denied []string
 	var first error
 	for _, c := range changes {
-		if c.BestEffort {
-			continue
-		}
 		if err := unix.Access(m.path(c.Path), unix.W_OK); err != nil {
 			denied = append(denied, c.Path)
 			if first == nil {

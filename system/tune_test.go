@@ -19,11 +19,16 @@ import (
 // The test binary doubles as a process that tunes a fixture tree and ends
 // itself after a number of writes, as a SIGKILL or a crash would end it.
 func TestMain(m *testing.M) {
-	if spec := os.Getenv("COREPIN_SYSTEM_TEST_DIE"); spec != "" {
-		os.Exit(dieDuringTune(spec))
+	for env, helper := range helpers {
+		if v := os.Getenv(env); v != "" {
+			os.Exit(helper(v))
+		}
 	}
 	os.Exit(m.Run())
 }
+
+// helpers are the roles the test binary can play, by environment variable.
+var helpers = map[string]func(string) int{"COREPIN_SYSTEM_TEST_DIE": dieDuringTune}
 
 // dieDuringTune runs a full tune of ROOT with its journal at JOURNAL and
 // exits with status 3 right after write number N.

@@ -1,0 +1,56 @@
+package system
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestGuests boots a guest of the machine matrix and runs the TestGuest
+// tests there, with a corepin binary for the run checks. It takes minutes
+// under TCG, so it runs only when asked: COREPIN_GUESTS=1 (and
+// COREPIN_GUEST_SHAPE to pick another shape than offline).
+func TestGuests(t *testing.T) {
+	if os.Getenv("MACHINE_SHAPE") != "" {
+		t.Skip("already inside a guest")
+	}
+	if os.Getenv("COREPIN_GUESTS") == "" {
+		t.Skip("boots a qemu guest for the checks that change the whole machine (minutes under TCG): set COREPIN_GUESTS=1")
+	}
+	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
+		t.Skip("needs qemu-system-x86_64")
+	}
+	shape := os.Getenv("COREPIN_GUEST_SHAPE")
+	if shape == "" {
+		shape = "offline"
+	}
+	// The guest sees the host's files read-only, but a fresh /tmp: the
+	// binaries go to /var/tmp.
+	dir, err := os.MkdirTemp("/var/tmp", "corepin-system-guest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	env := os.Environ()
+	if shape == "arm64-2+2" || shape == "arm64-3tier" {
+		env = append(env, "GOARCH=arm64", "CGO_ENABLED=0")
+	}
+	for _, args := range [][]string{
+		{"go", "test", "-c", "-o", filepath.Join(dir, "system.test"), "."},
+		{"go", "build", "-o", filepath.Join(dir, "corepin"), "../cmd/corepin"},
+	} {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	cmd := exec.Command("go", "run", "../test/machines", "run", "-shape", shape, "--",
+		"env", "COREPIN_BIN="+filepath.Join(dir, "corepin"), filepath.Join(dir, "system.test"), "-test.run", "^TestGuest", "-test.v")
+	out, err := cmd.CombinedOutput()
+	t.Logf("guest %s:\n%s", shape, out)
+	if err != nil {
+		t.Fatalf("in the guest: %v", err)
+	}
+}
