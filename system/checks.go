@@ -161,19 +161,31 @@ func shallowIdle(states []IdleState) int {
 
 func (f *Facts) irqChecks() []Check {
 	var cs []Check
-	var names []string
+	// An IRQ that has fired on the target lands there; one that only may
+	// (its affinity includes the target) is advice: some cannot move at
+	// all (the x86 timer and cascade IRQs refuse with EPERM).
+	var landed, may []string
 	for _, q := range f.IRQs.OnTarget {
 		n := q.Number
 		if q.Name != "" {
 			n += " " + lastWord(q.Name)
 		}
-		names = append(names, n)
+		if q.TargetCount > 0 {
+			landed = append(landed, fmt.Sprintf("%s (%d)", n, q.TargetCount))
+		} else {
+			may = append(may, n)
+		}
 	}
-	why := "no interrupt is routed to the target"
-	if len(names) > 0 {
-		why = "interrupts routed to the target preempt the measured thread; corepin system tune --irqs moves them"
+	why := "no interrupt routed to the target has fired there"
+	if len(landed) > 0 {
+		why = "interrupts on the target preempt the measured thread; corepin system tune --irqs moves them"
 	}
-	cs = append(cs, Check{Item: "IRQs on target", Value: fmt.Sprintf("%d of %d: %s", len(names), f.IRQs.Total, orNone(strings.Join(names, ", "))), Good: len(names) == 0, Important: true, Why: why})
+	cs = append(cs, Check{Item: "IRQs firing on target", Value: fmt.Sprintf("%d: %s", len(landed), orNone(strings.Join(landed, ", "))), Good: len(landed) == 0, Important: true, Why: why})
+	why = "no IRQ may be routed to the target"
+	if len(may) > 0 {
+		why = "these may be routed to the target (they have not fired there yet)"
+	}
+	cs = append(cs, Check{Item: "IRQs allowed on target", Value: fmt.Sprintf("%d of %d: %s", len(may), f.IRQs.Total, orNone(strings.Join(may, ", "))), Good: len(may) == 0, Why: why})
 	if d := f.IRQs.Default; d != nil {
 		good := d.Intersect(f.Target).IsEmpty()
 		why := "new IRQs avoid the target"

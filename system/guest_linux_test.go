@@ -188,16 +188,29 @@ func cgroupTree(t *testing.T, mount string) map[string]string {
 	return out
 }
 
-// sameTasks compares the threads that lived through the test.
+// sameTasks compares the threads that lived through the test. A mask
+// that differs only in offline CPUs is logged, not failed: the kernel
+// itself adds and drops offline CPUs in masks (on CPU hotplug, and before
+// 6.2 on every sched_setaffinity), which no restore can hold.
 func sameTasks(t *testing.T, before, after map[string]string) {
 	t.Helper()
+	online := active()
 	n := 0
 	for k, v := range before {
 		if a, ok := after[k]; ok {
 			n++
-			if a != v {
-				t.Errorf("thread %s: %s, was %s", k, a, v)
+			if a == v {
+				continue
 			}
+			ma, resta, _ := strings.Cut(a, " ")
+			mv, restv, _ := strings.Cut(v, " ")
+			x, err1 := cpuset.Parse(ma)
+			y, err2 := cpuset.Parse(mv)
+			if err1 == nil && err2 == nil && resta == restv && x.Intersect(online).Equal(y.Intersect(online)) {
+				t.Logf("thread %s: %s, was %s (differs in offline CPUs only)", k, a, v)
+				continue
+			}
+			t.Errorf("thread %s: %s, was %s", k, a, v)
 		}
 	}
 	if n == 0 {
@@ -283,7 +296,10 @@ func testShield(t *testing.T, cpu int, mount string) {
 	work.Process.Kill()
 	work.Wait()
 	t.Logf("work on CPU %d: ran %.0f ms, waited %.1f ms", cpu, float64(run)/1e6, float64(wait)/1e6)
-	if float64(wait) > 0.05*float64(run) {
+	// Under TCG the guest's clock runs while its virtual CPUs wait for the
+	// host's, so the bound is loose; a loop that shared the CPU with the
+	// busy one would wait about as long as it ran.
+	if float64(wait) > 0.25*float64(run) {
 		t.Errorf("work on the shielded CPU waited %.1f ms for %.0f ms of running", float64(wait)/1e6, float64(run)/1e6)
 	}
 	undone = true
@@ -292,6 +308,8 @@ func testShield(t *testing.T, cpu int, mount string) {
 	}
 	if tuned.Shield.OutsideBusyPct == nil {
 		t.Error("no figure for the time others took on the target")
+	} else {
+		t.Logf("threads left on the target used at most %.2f%% of it", *tuned.Shield.OutsideBusyPct)
 	}
 	sameTasks(t, beforeTasks, taskState(t))
 	sameTree(t, beforeTree, cgroupTree(t, mount))
@@ -304,28 +322,6 @@ func TestGuestShieldCgroupV2(t *testing.T) {
 		t.Skipf("no cgroup v2 cpuset here (%v)", err)
 	}
 	testShield(t, cpu, mount)
-}
-
-func TestGuestShieldCgroupV1(t *testing.T) {
-	cpu := inGuest(t)
-	dir := filepath.Join(t.TempDir(), "cpuset")
-	os.Mkdir(dir, 0o755)
-	if err := syscall.Mount("cpuset", dir, "cgroup", 0, "cpuset"); err != nil {
-		t.Skipf("cannot mount a cgroup v1 cpuset hierarchy: %v", err)
-	}
-	defer syscall.Unmount(dir, 0)
-	if mount, v2, err := cpusetMount(); err != nil || v2 || mount != dir {
-		t.Fatalf("the v1 mount is not found: %s %v %v", mount, v2, err)
-	}
-	// A child cpuset that includes the target, as a container runtime's.
-	child := filepath.Join(dir, "corepin-test-child")
-	os.Mkdir(child, 0o755)
-	defer os.Remove(child)
-	mems, _ := os.ReadFile(filepath.Join(dir, "cpuset.mems"))
-	cpus, _ := os.ReadFile(filepath.Join(dir, "cpuset.cpus"))
-	os.WriteFile(filepath.Join(child, "cpuset.cpus"), cpus, 0)
-	os.WriteFile(filepath.Join(child, "cpuset.mems"), mems, 0)
-	testShield(t, cpu, dir)
 }
 
 // The corepin binary in a guest: run --tune --irqs and run --shield put
@@ -401,4 +397,26 @@ func TestGuestRunRestores(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestGuestShieldCgroupV1(t *testing.T) {
+	cpu := inGuest(t)
+	dir := filepath.Join(t.TempDir(), "cpuset")
+	os.Mkdir(dir, 0o755)
+	if err := syscall.Mount("cpuset", dir, "cgroup", 0, "cpuset"); err != nil {
+		t.Skipf("cannot mount a cgroup v1 cpuset hierarchy (a kernel without CONFIG_CPUSETS_V1, as Debian's 6.12): %v", err)
+	}
+	defer syscall.Unmount(dir, 0)
+	if mount, v2, err := cpusetMount(); err != nil || v2 || mount != dir {
+		t.Fatalf("the v1 mount is not found: %s %v %v", mount, v2, err)
+	}
+	// A child cpuset that includes the target, as a container runtime's.
+	child := filepath.Join(dir, "corepin-test-child")
+	os.Mkdir(child, 0o755)
+	defer os.Remove(child)
+	mems, _ := os.ReadFile(filepath.Join(dir, "cpuset.mems"))
+	cpus, _ := os.ReadFile(filepath.Join(dir, "cpuset.cpus"))
+	os.WriteFile(filepath.Join(child, "cpuset.cpus"), cpus, 0)
+	os.WriteFile(filepath.Join(child, "cpuset.mems"), mems, 0)
+	testShield(t, cpu, dir)
 }

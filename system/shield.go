@@ -17,9 +17,12 @@ import (
 // out), while corepin itself stays where it was, so that its own threads
 // (the watcher, the sampler) still run on the other CPUs of the same
 // process and the work it starts on the target inherits a cpuset that
-// allows it. Threads that no cgroup move reaches (kernel threads under
-// cgroup v2, tasks in other cgroups) have their own CPU mask narrowed
-// instead, where the kernel allows it.
+// allows it. User threads that no cgroup move reaches (tasks in other
+// cgroups) have their own CPU mask narrowed instead. Kernel threads are
+// left alone, as cset shield does by default: moving them can change their
+// masks for good (a workqueue rescuer follows its pool, a kernel before 6.2
+// drops the offline CPUs of a mask it is given back), and corepin restores
+// exactly or not at all. Their time on the target is in OutsideBusyPct.
 type ShieldReport struct {
 	Hierarchy string     `json:"hierarchy"` // "cgroup v1 cpuset" or "cgroup v2"
 	Cgroup    string     `json:"cgroup"`    // the complementary cgroup, relative to the root

@@ -211,7 +211,7 @@ func moveTasks(s *Session, from, oldRel, newRel string, keep map[int]bool, rep *
 			continue
 		}
 		st, err := readStatus(id)
-		if err != nil || keep[st.tgid] {
+		if err != nil || keep[st.tgid] || st.kernel {
 			continue
 		}
 		start, err := processStart(id)
@@ -257,7 +257,14 @@ func narrowThreads(s *Session, target cpuset.Set, keep map[int]bool, rep *Shield
 		if err != nil || mask.Intersect(target).IsEmpty() {
 			continue
 		}
-		if mask.Difference(target).IsEmpty() {
+		switch {
+		case st.kernel:
+			// Moving kernel threads can change their masks for good (a
+			// workqueue rescuer follows its pool), so they stay, as with
+			// cset shield's default; their time on the target is reported.
+			rep.Unmovable = append(rep.Unmovable, Task{TID: tid, Name: st.name, CPUs: st.cpus, Why: "a kernel thread, left where the kernel put it"})
+			continue
+		case mask.Difference(target).IsEmpty():
 			rep.Unmovable = append(rep.Unmovable, Task{TID: tid, Name: st.name, CPUs: st.cpus, Why: "pinned to the target alone"})
 			continue
 		}
@@ -276,7 +283,7 @@ func narrowThreads(s *Session, target cpuset.Set, keep map[int]bool, rep *Shield
 		return err
 	}
 	refused := map[int]bool{}
-	for i, c := range cands {
+	for _, c := range cands {
 		if err := setAffinity(c.st.tid, c.mask.Difference(target)); err != nil {
 			refused[c.st.tid] = true
 			why := "the kernel refuses to change its CPUs: " + errno(err)
@@ -286,7 +293,6 @@ func narrowThreads(s *Session, target cpuset.Set, keep map[int]bool, rep *Shield
 			rep.Unmovable = append(rep.Unmovable, Task{TID: c.st.tid, Name: c.st.name, CPUs: c.st.cpus, Why: why})
 			continue
 		}
-		_ = i
 		rep.Narrowed++
 	}
 	if len(refused) == 0 {
@@ -295,11 +301,12 @@ func narrowThreads(s *Session, target cpuset.Set, keep map[int]bool, rep *Shield
 	return s.forget(func(e Entry) bool { return e.Op == OpAffinity && refused[e.TID] })
 }
 
-// status is what corepin reads from /proc/TID/status.
+// status is what corepin reads from /proc/TID/status and stat.
 type status struct {
 	tid, tgid int
 	name      string
 	cpus      string // Cpus_allowed_list
+	kernel    bool   // a kernel thread (PF_KTHREAD)
 }
 
 func readStatus(tid int) (status, error) {
@@ -323,7 +330,27 @@ func readStatus(tid int) (status, error) {
 			st.cpus = v
 		}
 	}
+	st.kernel = isKernelThread(tid)
 	return st, nil
+}
+
+// isKernelThread reads the PF_KTHREAD flag, field 9 of /proc/TID/stat.
+func isKernelThread(tid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 7 {
+		return false
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	return err == nil && flags&0x00200000 != 0
 }
 
 // allThreads lists every thread of every process.
@@ -384,6 +411,13 @@ func getAffinity(tid int) (cpuset.Set, error) {
 	return cpuset.Of(cpus...), nil
 }
 
+// active returns the online CPUs, which sched_getaffinity limits a mask
+// to.
+func active() cpuset.Set {
+	s, _ := (&reader{root: "/"}).list(cpuDir + "/online")
+	return s
+}
+
 // sameTask reports whether the entry's task still runs (its TID with the
 // same start time).
 func sameTask(e Entry) bool {
@@ -410,7 +444,7 @@ func (m *Machine) undoMove(e Entry) error {
 	if err != nil {
 		return err
 	}
-	if now, err := getAffinity(e.TID); err == nil && !now.Equal(want) {
+	if now, err := getAffinity(e.TID); err == nil && !now.Equal(want.Intersect(active())) {
 		if err := setAffinity(e.TID, want); err != nil && sameTask(e) {
 			return fmt.Errorf("giving task %d its CPUs %s back: %w", e.TID, e.Mask, err)
 		}
@@ -433,8 +467,9 @@ func undoAffinity(e Entry) error {
 		}
 		return fmt.Errorf("giving thread %d its CPUs %s back: %w", e.TID, e.Old, err)
 	}
-	if now, err := getAffinity(e.TID); err == nil && !now.Equal(want) {
-		return fmt.Errorf("thread %d: %w: CPUs %s, want %s", e.TID, ErrNotHeld, now, want)
+	// The kernel reads back the mask's online part.
+	if now, err := getAffinity(e.TID); err == nil && !now.Equal(want.Intersect(active())) {
+		return fmt.Errorf("thread %d: %w: CPUs %s, want %s", e.TID, ErrNotHeld, now, want.Intersect(active()))
 	}
 	return nil
 }
