@@ -120,6 +120,9 @@ func Build(run *results.Run, dir string) *Page {
 		p.Score = fmt.Sprintf("%.0f", *run.Score)
 	}
 	p.Scheduling = schedulingFacts(run)
+	for _, l := range run.System.Lines() {
+		p.Scheduling = append(p.Scheduling, Fact{l.Label, l.Value})
+	}
 	p.Warnings = run.GroupedWarnings()
 	target := targetCPUs(run)
 	maxMHz := targetMaxMHz(run, target)

@@ -167,3 +167,75 @@ func StaleWarning(path string) string {
 	}
 	return j.Stale()
 }
+
+// Line is one labelled fact, for a report's facts table.
+type Line struct{ Label, Value string }
+
+// Lines summarises the run's facts: the judgement, the important facts at
+// the start, the load at the start and the end, and what was tuned and
+// put back.
+func (r *RunFacts) Lines() []Line {
+	if r == nil || r.Start == nil {
+		return nil
+	}
+	s := r.Start
+	var out []Line
+	var bad []string
+	for _, c := range s.Checks {
+		if c.Important && !c.Good {
+			bad = append(bad, c.Item)
+		}
+	}
+	verdict := "tuned for measuring on CPUs " + s.Target.String()
+	if len(bad) > 0 {
+		verdict = "not tuned: " + strings.Join(bad, ", ")
+	}
+	out = append(out, Line{"Machine", verdict})
+	if s.CPUFreq == nil {
+		out = append(out, Line{"Frequency", "no cpufreq: not controllable here"})
+	}
+	for _, p := range s.TargetPolicies() {
+		v := fmt.Sprintf("%s %s, min %s max %s", p.Driver, p.Governor, khz(p.MinKHz), khz(p.MaxKHz))
+		if p.EPP != "" {
+			v += ", EPP " + p.EPP
+		}
+		out = append(out, Line{"Frequency " + p.Name, v})
+	}
+	if s.CPUFreq != nil && s.CPUFreq.Boost != nil {
+		out = append(out, Line{"Boost", onOff(s.CPUFreq.Boost.On)})
+	}
+	for _, c := range s.Checks {
+		if strings.HasPrefix(c.Item, "IRQs") || c.Item == "isolated" || c.Item == "aslr" || strings.Contains(c.Item, " idle ") {
+			out = append(out, Line{c.Item, c.Value})
+		}
+	}
+	load := func(f *Facts) string {
+		return fmt.Sprintf("%.2f %.2f %.2f, %d runnable", f.Load.Avg[0], f.Load.Avg[1], f.Load.Avg[2], f.Load.Runnable)
+	}
+	l := "start " + load(s)
+	if r.End != nil {
+		l += "; end " + load(r.End)
+	}
+	out = append(out, Line{"Load", l + fmt.Sprintf("; up %.0f s", s.Load.UptimeS)})
+	if t := r.Tuned; t != nil {
+		v := fmt.Sprintf("%d changes", len(t.Result.Done))
+		if n := len(t.Result.Refused); n > 0 {
+			v += fmt.Sprintf(", %d refused by the kernel", n)
+		}
+		if t.Reset != nil {
+			v += fmt.Sprintf("; put back %d", len(t.Reset.Restored))
+			if n := len(t.Reset.Failed); n > 0 {
+				v += fmt.Sprintf(", %d NOT (still in %s)", n, t.Reset.Journal)
+			}
+		}
+		out = append(out, Line{"Tuned for the run", v})
+		if sh := t.Shield; sh != nil {
+			v := fmt.Sprintf("%s, %d moved, %d narrowed, %d left on the target", sh.Hierarchy, sh.Moved, sh.Narrowed, len(sh.Unmovable))
+			if sh.OutsideBusyPct != nil {
+				v += fmt.Sprintf(" (using at most %.2f%% of it)", *sh.OutsideBusyPct)
+			}
+			out = append(out, Line{"Shield", v})
+		}
+	}
+	return out
+}
