@@ -138,4 +138,3 @@ func TestSystemShowAndDryRunHere(t *testing.T) {
 		t.Error("a dry run changed IRQ affinities")
 	}
 }
-
