@@ -14,20 +14,20 @@ import (
 // frequency, sets the energy preference to performance and lowers
 // perf_event_max_sample_rate; the flags add the rest.
 type Request struct {
-	CPUs cpuset.Set // the target
+	CPUs cpuset.Set `json:"cpus"` // the target
 	// AllPolicies tunes every cpufreq policy, not only the target's.
-	AllPolicies bool
+	AllPolicies bool `json:"all_policies"`
 	// Freq is where min and max are locked: "max" (the default), "base",
 	// "NN%" of the hardware maximum, or a frequency in kHz.
-	Freq string
+	Freq string `json:"freq"`
 	// Governor replaces "performance".
-	Governor string
-	NoBoost  bool // turn boost/turbo off
-	IRQs     bool // move IRQs off the target, the default affinity too
-	Idle     bool // disable the target's deep idle states
+	Governor string `json:"governor"`
+	NoBoost  bool   `json:"no_boost"` // turn boost/turbo off
+	IRQs     bool   `json:"irqs"`     // move IRQs off the target, the default affinity too
+	Idle     bool   `json:"idle"`     // disable the target's deep idle states
 	// Shield moves the rest of the machine off the target with a cpuset
-	// (see Shield); Plan ignores it.
-	Shield bool
+	// (see ShieldReport); Plan ignores it.
+	Shield bool `json:"shield"`
 }
 
 // Kind says how a value is compared when it is read back.
