@@ -334,7 +334,6 @@ func TestSecondTuneKeepsTheFirstOldValues(t *testing.T) {
 func TestFailedWriteRollsBack(t *testing.T) {
 	t.Parallel()
 	root := copyTree(t, "intel-pstate")
-	before := snapshot(t, root)
 	target := cpuset.Of(1)
 	changes, err := Plan(mustRead(t, root, target), fullRequest(target))
 	if err != nil {
@@ -345,7 +344,7 @@ func TestFailedWriteRollsBack(t *testing.T) {
 	epp := filepath.Join(root, cpufreqDir, "policy1", "energy_performance_preference")
 	os.Remove(epp)
 	os.Mkdir(epp, 0o755)
-	before = snapshot(t, root)
+	before := snapshot(t, root)
 	m := &Machine{Root: root, Journal: filepath.Join(t.TempDir(), "j.json")}
 	res, err := m.Session("test").Apply(changes)
 	if err == nil {
