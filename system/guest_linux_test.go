@@ -324,6 +324,61 @@ func TestGuestShieldCgroupV2(t *testing.T) {
 	testShield(t, cpu, mount)
 }
 
+// exec --tune puts the IRQs back after the command, after its timeout,
+// and a SIGKILLed run leaves a journal that every command reports and
+// system reset restores from.
+func TestGuestExecAndKill(t *testing.T) {
+	cpu := inGuest(t)
+	bin := corepinBin(t)
+	c := strconv.Itoa(cpu)
+	before := irqTable(t)
+	for _, args := range [][]string{
+		{"exec", "--cpu", c, "--tune", "--irqs", "--", "true"},
+		{"exec", "--cpu", c, "--irqs", "--timeout", "200ms", "--", "sleep", "30"},
+	} {
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		t.Logf("corepin %s: %v\n%s", strings.Join(args, " "), err, out)
+		sameTree(t, before, irqTable(t))
+	}
+	// SIGKILL once the tune is in place: the journal stays.
+	cmd := exec.Command(bin, "exec", "--cpu", c, "--irqs", "--", "sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if data, _ := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate"); strings.TrimSpace(string(data)) == "1" {
+			break // the last write of the tune
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Let the sleep start, so the tune has finished: the sleep is a child.
+	var child int
+	for child == 0 {
+		out, _ := exec.Command("pgrep", "-P", strconv.Itoa(cmd.Process.Pid)).Output()
+		child, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	syscall.Kill(child, syscall.SIGKILL)
+	if _, err := os.Stat("/" + DefaultJournal); err != nil {
+		t.Fatalf("no journal after SIGKILL: %v", err)
+	}
+	out, _ := exec.Command(bin, "version").CombinedOutput()
+	if !strings.Contains(string(out), "the machine is still tuned from `corepin exec --irqs`") {
+		t.Errorf("corepin version after a SIGKILLed tune:\n%s", out)
+	}
+	out, err := exec.Command(bin, "system", "reset").CombinedOutput()
+	t.Logf("corepin system reset: %v\n%s", err, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, before, irqTable(t))
+	if _, err := os.Stat("/" + DefaultJournal); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("journal left after reset: %v", err)
+	}
+}
+
 // The corepin binary in a guest: run --tune --irqs and run --shield put
 // the machine back after success and after Ctrl-C.
 func corepinBin(t *testing.T) string {
@@ -345,12 +400,13 @@ func TestGuestRunRestores(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		flags  []string
-		sigint bool
+		signal os.Signal // sent once the first run finished
 	}{
-		{"tune irqs", []string{"--tune", "--irqs"}, false},
-		{"tune irqs, Ctrl-C", []string{"--tune", "--irqs"}, true},
-		{"shield", []string{"--shield"}, false},
-		{"shield, Ctrl-C", []string{"--shield"}, true},
+		{"tune irqs", []string{"--tune", "--irqs"}, nil},
+		{"tune irqs, Ctrl-C", []string{"--tune", "--irqs"}, os.Interrupt},
+		{"tune irqs, SIGTERM", []string{"--irqs"}, syscall.SIGTERM},
+		{"shield", []string{"--shield"}, nil},
+		{"shield, Ctrl-C", []string{"--shield"}, os.Interrupt},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			irqs, tasks, tree := irqTable(t), taskState(t), cgroupTree(t, mount)
@@ -368,8 +424,8 @@ func TestGuestRunRestores(t *testing.T) {
 			var lines []string
 			for sc.Scan() {
 				lines = append(lines, sc.Text())
-				if tc.sigint && strings.Contains(sc.Text(), "[1/") {
-					cmd.Process.Signal(os.Interrupt)
+				if tc.signal != nil && strings.Contains(sc.Text(), "[1/") {
+					cmd.Process.Signal(tc.signal)
 					break
 				}
 			}
@@ -378,7 +434,7 @@ func TestGuestRunRestores(t *testing.T) {
 			}
 			err := cmd.Wait()
 			t.Logf("corepin %s: %v\n%s", strings.Join(args, " "), err, strings.Join(lines, "\n"))
-			if code := cmd.ProcessState.ExitCode(); (tc.sigint && code != 130) || (!tc.sigint && code != 0) {
+			if code := cmd.ProcessState.ExitCode(); (tc.signal != nil && code != 130) || (tc.signal == nil && code != 0) {
 				t.Errorf("exit %d", code)
 			}
 			sameTree(t, irqs, irqTable(t))
