@@ -1,6 +1,6 @@
 // Package report turns a results folder into a self-contained HTML page:
 // the run's facts and warnings, a table of the benchmarks, and for each
-// benchmark the first seed's two stacked charts — the target CPUs' average
+// benchmark two stacked charts — the target CPUs' average
 // reported frequency above, their utilisation below, raw samples, nothing
 // smoothed — with the data behind each chart one click away. The page has
 // no scripts, fonts or network references; every string from the results
@@ -138,12 +138,7 @@ func Build(run *results.Run, dir string) *Page {
 	return p
 }
 
-func targetCPUs(run *results.Run) []int {
-	if run.Target.Mode == "soft" && !run.Target.SoftCPUs.IsEmpty() {
-		return run.Target.SoftCPUs.CPUs()
-	}
-	return []int{run.Target.ExactCPU}
-}
+func targetCPUs(run *results.Run) []int { return run.Target.CPUs().CPUs() }
 
 func targetMaxMHz(run *results.Run, target []int) float64 {
 	m := 0.0

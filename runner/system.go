@@ -8,7 +8,7 @@ import (
 // systemStart records the machine's condition for measuring on the target
 // before the first run, and the tune made for the run.
 func (cfg *Config) systemStart(run *results.Run) {
-	start, _ := system.Read("/", cfg.targetCPUs()) // nil where /sys cannot be read: the fact is absent
+	start, _ := system.Read("/", cfg.Request.Mask()) // nil where /sys cannot be read: the fact is absent
 	run.System = &system.RunFacts{Start: start, Tuned: cfg.Tuned}
 }
 
@@ -19,13 +19,13 @@ func (cfg *Config) systemEnd(run *results.Run) {
 	if run.System == nil {
 		return
 	}
-	run.System.End, _ = system.Read("/", cfg.targetCPUs())
+	run.System.End, _ = system.Read("/", cfg.Request.Mask())
 	start := run.System.Start
 	if start == nil {
 		return
 	}
 	run.Warnings = append(run.Warnings, start.Warnings()...)
-	locked := start.LockedKHz(cfg.Target.ExactCPU)
+	locked := start.LockedKHz(cfg.Request.CPU)
 	for _, b := range run.Benchmarks {
 		for _, r := range b.Runs {
 			if w := system.FrequencyMoved(locked, r.Telemetry.FreqMinMHz, r.Telemetry.FreqMaxMHz); w != "" {

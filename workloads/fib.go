@@ -2,8 +2,9 @@ package workloads
 
 import "fmt"
 
-// Fib is the second seed's key-thread work: naive recursive Fibonacci,
-// all calls and branches.
+// Fib is the QoS experiment's key-thread work, as in the HarmonyOS
+// high-load example (docs/experiments.md): naive recursive Fibonacci, all
+// calls and branches.
 var Fib = Workload{
 	Name:        "fib",
 	Description: "recursive Fibonacci, fib(40) (quick: fib(32))",

@@ -39,8 +39,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 )
 
@@ -57,6 +60,11 @@ type command struct {
 	stopAtArgs bool
 	// raw passes every argument through unparsed.
 	raw bool
+	// ownSignals: the command handles SIGINT and SIGTERM itself.
+	ownSignals bool
+	// cancelOnSignals (on the root) cancels the context of a command
+	// without ownSignals on SIGINT or SIGTERM.
+	cancelOnSignals bool
 
 	args func(args []string) error                 // checks the positional arguments
 	run  func(in *invocation, args []string) error // nil for a group of subcommands
@@ -150,6 +158,11 @@ func (c *command) execute(ctx context.Context, stdin io.Reader, stdout, stderr i
 	cmd, args, err := c.resolve(args)
 	if err != nil {
 		return err
+	}
+	if c.cancelOnSignals && !cmd.ownSignals {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
 	}
 	err = cmd.parseAndRun(ctx, stdin, stdout, stderr, args)
 	var ue usageError

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/experiment"
@@ -20,23 +19,33 @@ import (
 func newExperimentCmd() *command {
 	cmd := &command{
 		use:   "experiment",
-		short: "Run the seeds' experiments: QoS under heavy load, static versus dynamic partitioning",
-		args:  noArgs,
+		short: "Run the scheduling experiments: QoS under heavy load, static versus dynamic partitioning",
+		long: `Run one of corepin's two scheduling experiments on this machine, each beside
+the published figures it follows (docs/experiments.md cites them).`,
+		example: `  corepin experiment qos --quick
+  corepin experiment partition --quick --json`,
+		args: noArgs,
 	}
 	cmd.add(newQoSExperimentCmd(), newPartitionExperimentCmd())
 	return cmd
 }
 
+// An experimentResult is a result with its views.
+type experimentResult interface {
+	WriteText(io.Writer) error
+	Page() *report.Simple
+}
+
 // writeExperiment prints the text table or JSON, and with --out writes
 // NAME.json and NAME.html into the folder.
-func writeExperiment(in *invocation, name string, v any, page *report.Simple, asJSON bool, out string, text func(io.Writer)) error {
+func writeExperiment(in *invocation, name string, res experimentResult, asJSON bool, out string) error {
 	w := in.stdout
 	if asJSON {
-		if err := writeJSON(w, v); err != nil {
+		if err := writeJSON(w, res); err != nil {
 			return err
 		}
-	} else {
-		text(w)
+	} else if err := res.WriteText(w); err != nil {
+		return err
 	}
 	if out == "" {
 		return nil
@@ -44,11 +53,11 @@ func writeExperiment(in *invocation, name string, v any, page *report.Simple, as
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := writeJSONFile(filepath.Join(out, name+".json"), v); err != nil {
+	if err := writeJSONFile(filepath.Join(out, name+".json"), res); err != nil {
 		return err
 	}
 	html := filepath.Join(out, name+".html")
-	if err := atomicfile.Write(html, page.Render); err != nil {
+	if err := atomicfile.Write(html, res.Page().Render); err != nil {
 		return err
 	}
 	fmt.Fprintln(in.stderr, "wrote", filepath.Join(out, name+".json"), "and", html)
@@ -66,11 +75,13 @@ func newQoSExperimentCmd() *command {
 	cmd := &command{
 		use:   "qos",
 		short: "A key thread under heavy load at a low versus a high QoS level",
-		long: `The second seed's experiment: CPU-bound processes (--load, default 2) keep
+		long: `CPU-bound processes (--load, default 2) keep
 the target CPU busy while a key thread pinned to the same CPU computes
 Fibonacci at each QoS level, through the session library (the level is read
 back and restored, as always); then the same without the load. Levels are
-interleaved in a new random order in every run.
+interleaved in a new random order in every run. The published figures
+beside the result are fib(34) on a HarmonyOS phone under heavy load: 726.8 ms
+at background, 323.9 ms at user-interactive.
 
 On a kernel without the HarmonyOS QoS node a level is its Linux setting
 (policy, nice, uclamp; see corepin caps): without CAP_SYS_NICE the high
@@ -120,7 +131,7 @@ levels cannot lower nice, and the read-back says so.`,
 			if err != nil {
 				return err
 			}
-			return writeExperiment(in, "experiment-qos", res, res.Page(), asJSON, out, func(w io.Writer) { printQoS(w, res) })
+			return writeExperiment(in, "experiment-qos", res, asJSON, out)
 		},
 	}
 	tf.register(cmd)
@@ -156,36 +167,6 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-func printQoS(w io.Writer, r *experiment.QoSResult) {
-	fmt.Fprintf(w, "Key thread: %s on CPU %d; load: %d CPU-bound processes on the same CPU; %d runs each.\n\n", r.Work, r.CPU, r.Load, r.Runs)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEVEL\tLOADED MS\tUNLOADED MS\tSTEP\tREAD BACK")
-	for _, lv := range r.Levels {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", lv.Name, fmtPtr(lv.MedianMsLoaded), fmtPtr(lv.MedianMsUnloaded), lv.Accepted, lv.Readback)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%s / %s: %s under load, %s without (the seed: %.2f under load)\n", r.Low, r.High, fmtX(r.RatioLoaded), fmtX(r.RatioUnloaded), r.Seed["ratio"])
-	for _, lv := range r.Levels {
-		for _, n := range lv.Notes {
-			fmt.Fprintf(w, "note: %s: %s\n", lv.Name, n)
-		}
-	}
-}
-
-func fmtPtr(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", *v)
-}
-
-func fmtX(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f×", *v)
-}
-
 func newPartitionExperimentCmd() *command {
 	var (
 		cpus, slow, chunks, out    string
@@ -195,7 +176,7 @@ func newPartitionExperimentCmd() *command {
 	cmd := &command{
 		use:   "partition",
 		short: "Pinned static, static and dynamic partitioning of a parallel loop on fast and slow cores",
-		long: `The third seed's experiment: a loop of a few bit operations per 32-bit element
+		long: `A loop of a few bit operations per 32-bit element
 of a large array, one worker per CPU, a barrier per iteration, under pinned
 static, static and dynamic partitioning with each chunk count (and dynamic
 with pinned workers), against the ideal time the CPUs' speeds allow.
@@ -204,7 +185,9 @@ On a hybrid machine the topology's fast and slow cores are used as they
 are. On equal cores, slow cores are emulated: --slowdown F puts F-1
 competing CPU-bound processes of equal weight on each --slow-cpus CPU, so a
 worker there gets about 1/F of it. Without --slow-cpus on such a machine the
-upper half of the CPUs is slowed, and the output says so.`,
+upper half of the CPUs is slowed, and the output says so. The published
+times beside the result are the same loop on an Intel Core i7-1260P with two
+P cores and two E cores.`,
 		example: `  corepin experiment partition
   corepin experiment partition --cpus 0-3 --slow-cpus 2-3 --slowdown 2 --out part-results
   corepin experiment partition --quick --json`,
@@ -248,7 +231,7 @@ upper half of the CPUs is slowed, and the output says so.`,
 			if err != nil {
 				return usageError{err}
 			}
-			return writeExperiment(in, "experiment-partition", res, res.Page(), asJSON, out, func(w io.Writer) { printPartition(w, res) })
+			return writeExperiment(in, "experiment-partition", res, asJSON, out)
 		},
 	}
 	f := cmd.flags()
@@ -263,21 +246,4 @@ upper half of the CPUs is slowed, and the output says so.`,
 	f.StringVar(&out, "out", "", "also write experiment-partition.json and .html into this `folder`")
 	f.BoolVar(&qck, "quick", false, "a 1M-element array and 3 runs")
 	return cmd
-}
-
-func printPartition(w io.Writer, r *experiment.PartitionResult) {
-	fmt.Fprintf(w, "Workers on CPUs %s: fast %s, slow %s.\n%s.\n\n", r.CPUs, r.FastCPUs, r.SlowCPUs, r.How)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STRATEGY\tMEDIAN MS\t× IDEAL\tTHE BOOK MS")
-	for _, row := range r.Rows {
-		book := "-"
-		if v, ok := r.Book[row.Label()]; ok {
-			book = fmt.Sprintf("%.0f", v)
-		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%s\n", row.Label(), row.MedianMs, row.VsIdeal, book)
-	}
-	fmt.Fprintf(tw, "ideal\t%.1f\t1.00\t-\n", r.IdealMs)
-	tw.Flush()
-	fmt.Fprintf(w, "\none worker alone: %.1f ms on a fast CPU, %.1f ms on a slow one\n", r.SingleMs, r.SingleSlowMs)
-	fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (the book: %.2f×)\n", r.BestDynamic.Label(), r.PinnedOverBest, 864.0/517)
 }

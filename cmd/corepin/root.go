@@ -38,9 +38,19 @@ func run(ctx context.Context, args []string) int {
 	return runWith(ctx, os.Stdout, os.Stderr, args)
 }
 
+// runWith runs the command line in this process, as the tests do: signals
+// are left alone.
 func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
+	return runCommandLine(ctx, stdout, stderr, args, false)
+}
+
+// runCommandLine runs the command line; with signals, SIGINT and SIGTERM
+// cancel the context of every command that does not handle them itself.
+func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
 	warnStale(stderr, args)
-	err := newRootCmd().execute(ctx, os.Stdin, stdout, stderr, args)
+	root := newRootCmd()
+	root.cancelOnSignals = signals
+	err := root.execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
 		return exitOK
 	}

@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"sync/atomic"
+	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
-
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
@@ -65,7 +63,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err != nil {
 			return err
 		}
-		ladder, level, mode, err := sf.build(in)
+		req, err := sf.request(in, target)
 		if err != nil {
 			return err
 		}
@@ -86,7 +84,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		default:
 			events = &lineEvents{w: in.stderr}
 		}
-		tuned, err := tune.start(in, targetCPUs(string(mode), target.ExactCPU, target.SoftCPUs), "corepin run")
+		tuned, err := tune.start(in, req.Mask(), "corepin run")
 		if err != nil {
 			return err
 		}
@@ -102,7 +100,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		run, folder, err = runner.Run(in.ctx, runner.Config{
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
-			Topology: topo, Target: target, Mode: mode, Ladder: ladder, AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept,
+			Topology: topo, Target: target, Request: req,
 			OutDir: out, Version: buildVersion().Version, Events: events, Tuned: tuned,
 		})
 		if err != nil {
@@ -214,34 +212,63 @@ func (e *lineEvents) RunDone(bench string, rec *results.RunRecord) {
 }
 func (e *lineEvents) Finish() {}
 
-// barEvents draws a progress bar with the benchmark, run and ETA.
+// barEvents keeps one status line on the terminal: the run in progress, a
+// bar, the count and the time left. It is redrawn only when a run starts or
+// ends, so that nothing of corepin wakes up while a run is measured.
 type barEvents struct {
-	w    io.Writer
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	what atomic.Value // the run in progress, shown left of the bar
+	w     io.Writer
+	mu    sync.Mutex
+	total int
+	done  int
+	start time.Time
+	what  string
 }
 
 func (e *barEvents) Start(total int) {
-	e.what.Store("starting")
-	e.p = mpb.New(mpb.WithOutput(e.w), mpb.WithWidth(30))
-	e.bar = e.p.AddBar(int64(total), mpb.BarRemoveOnComplete(),
-		mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return e.what.Load().(string) }, decor.WCSyncSpaceR)),
-		mpb.AppendDecorators(decor.CountersNoUnit("%d/%d"), decor.Name(" · ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.total, e.start, e.what = total, time.Now(), "starting"
+	e.draw()
 }
+
 func (e *barEvents) RunStarted(bench string, run, of int, warmup bool) {
 	kind := "run"
 	if warmup {
 		kind = "warm-up"
 	}
-	e.what.Store(fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of))
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.what = fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of)
+	e.draw()
 }
-func (e *barEvents) RunDone(string, *results.RunRecord) { e.bar.Increment() }
 
-// Finish takes the bar away, also when the run stopped early.
+func (e *barEvents) RunDone(string, *results.RunRecord) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.done++
+	e.draw()
+}
+
+// Finish takes the line away, also when the run stopped early.
 func (e *barEvents) Finish() {
-	e.bar.Abort(true)
-	e.p.Wait()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fmt.Fprint(e.w, "\r\x1b[K")
+}
+
+func (e *barEvents) draw() {
+	const width = 30
+	filled := 0
+	if e.total > 0 {
+		filled = width * min(e.done, e.total) / e.total
+	}
+	eta := "-"
+	if e.done > 0 && e.total > e.done {
+		left := time.Since(e.start) / time.Duration(e.done) * time.Duration(e.total-e.done)
+		eta = left.Round(time.Second).String()
+	}
+	fmt.Fprintf(e.w, "\r\x1b[K%-24s [%s%s] %d/%d · ETA %s", e.what,
+		strings.Repeat("=", filled), strings.Repeat(" ", width-filled), e.done, e.total, eta)
 }
 
 // printGroupedWarnings prints each warning once, with the benchmarks it

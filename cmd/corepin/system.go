@@ -43,7 +43,7 @@ target and why. Exit status 0 when tuned, 2 when an important check fails,
 		args: noArgs,
 	}
 	c.run = func(in *invocation, _ []string) error {
-		cpus, err := tf.cpuSet(root)
+		cpus, err := tf.measured(root)
 		if err != nil {
 			return err
 		}
@@ -91,7 +91,7 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 		args: noArgs,
 	}
 	c.run = func(in *invocation, _ []string) error {
-		cpus, err := tf.cpuSet(tune.root)
+		cpus, err := tf.measured(tune.root)
 		if err != nil {
 			return err
 		}
@@ -252,15 +252,12 @@ func (f *tuneFlags) printShield(w io.Writer, t *system.Tuned) {
 	}
 }
 
-// cpuSet is the target as a set of CPUs: --cpus or --cpu as given, else
-// the exact CPU of the selected target.
-func (f *targetFlags) cpuSet(root string) (cpuset.Set, error) {
-	spec, err := f.spec()
-	if err != nil {
-		return cpuset.Set{}, err
-	}
-	if f.cpus != "" || f.cpu >= 0 {
-		return cpuset.Parse(spec)
+// measured is the target as a set of CPUs: --cpus or --cpu as given,
+// else the exact CPU of the selected target.
+func (f *targetFlags) measured(root string) (cpuset.Set, error) {
+	cpus, err := f.cpuSet()
+	if err != nil || !cpus.IsEmpty() {
+		return cpus, err
 	}
 	_, target, err := f.resolve(root)
 	if err != nil {
@@ -279,12 +276,4 @@ func warnStale(w io.Writer, args []string) {
 	if msg := system.StaleWarning("/" + system.DefaultJournal); msg != "" {
 		fmt.Fprintln(w, "corepin: warning:", msg)
 	}
-}
-
-// targetCPUs is the set a run measures on, for its tune.
-func targetCPUs(mode string, exact int, soft cpuset.Set) cpuset.Set {
-	if mode == "soft" && !soft.IsEmpty() {
-		return soft
-	}
-	return cpuset.Of(exact)
 }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"golang.org/x/term"
@@ -110,29 +108,13 @@ func showLive(ctx context.Context, w io.Writer, s *telemetry.Sampler, interval t
 		}
 		snap := s.Snapshot()
 		var b strings.Builder
-		writeLatest(&b, &snap)
+		snap.WriteLatest(&b)
 		if lines > 0 {
 			fmt.Fprintf(w, "\x1b[%dA\x1b[J", lines) // back up over the last table
 		}
 		fmt.Fprint(w, b.String())
 		lines = strings.Count(b.String(), "\n")
 	}
-}
-
-// writeLatest prints the newest sample of every CPU.
-func writeLatest(w io.Writer, series *telemetry.Series) {
-	latest := map[int]telemetry.Sample{}
-	for _, smp := range series.Samples {
-		latest[smp.CPU] = smp
-	}
-	cpus := seriesCPUs(series)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "CPU\tUTIL %\tMHZ\tSOURCE\t")
-	for _, c := range cpus {
-		smp := latest[c]
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t\n", c, fmtOpt(smp.UtilPct, "%.1f"), fmtOpt(smp.FreqMHz, "%.0f"), smp.FreqSource)
-	}
-	tw.Flush()
 }
 
 func writeSeries(stdout io.Writer, series *telemetry.Series, format, out, thermalF string) error {
@@ -152,7 +134,7 @@ func writeSeries(stdout io.Writer, series *telemetry.Series, format, out, therma
 	case "json":
 		err = writeJSON(w, series)
 	default:
-		err = writeTable(w, series)
+		err = series.WriteTable(w)
 	}
 	if err != nil {
 		return err
@@ -168,63 +150,4 @@ func writeSeries(stdout io.Writer, series *telemetry.Series, format, out, therma
 		}
 	}
 	return nil
-}
-
-// writeTable prints one row per sample instant, CPUs across.
-func writeTable(w io.Writer, series *telemetry.Series) error {
-	cpus := seriesCPUs(series)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "T S\t")
-	for _, c := range cpus {
-		fmt.Fprintf(tw, "CPU%d %%\tCPU%d MHZ\t", c, c)
-	}
-	fmt.Fprintln(tw)
-	for i := 0; i < len(series.Samples); {
-		t := series.Samples[i].T
-		row := map[int]telemetry.Sample{}
-		for ; i < len(series.Samples) && series.Samples[i].T == t; i++ {
-			row[series.Samples[i].CPU] = series.Samples[i]
-		}
-		fmt.Fprintf(tw, "%.2f\t", t)
-		for _, c := range cpus {
-			smp, ok := row[c]
-			if !ok {
-				fmt.Fprint(tw, "-\t-\t")
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t%s\t", fmtOpt(smp.UtilPct, "%.1f"), fmtOpt(smp.FreqMHz, "%.0f"))
-		}
-		fmt.Fprintln(tw)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	sources := "none (this machine reports no CPU frequency)"
-	if len(series.Sources) > 0 {
-		sources = strings.Join(series.Sources, ", ")
-	}
-	fmt.Fprintf(w, "\nfrequency source: %s; sampler ran on CPUs %s\n", sources, series.SamplerCPUs)
-	for _, n := range series.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	return nil
-}
-
-func fmtOpt(v *float64, f string) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf(f, *v)
-}
-
-// seriesCPUs lists the CPUs that have samples, in order.
-func seriesCPUs(series *telemetry.Series) []int {
-	var cpus []int
-	for _, smp := range series.Samples {
-		if !slices.Contains(cpus, smp.CPU) {
-			cpus = append(cpus, smp.CPU)
-		}
-	}
-	slices.Sort(cpus)
-	return cpus
 }

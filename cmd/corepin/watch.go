@@ -50,17 +50,13 @@ process exits or Ctrl-C.`,
 				if err != nil {
 					return err
 				}
-				opts.Maintain = true
-				opts.Target = cpuset.Of(target.ExactCPU)
-				if sf.mode == string(session.Soft) {
-					opts.Target = target.SoftCPUs
-				}
-				opts.Avoid = opts.Target
-				if want, err := wantedAttr(in, &sf); err != nil {
+				req, err := sf.request(in, target)
+				if err != nil {
 					return err
-				} else {
-					opts.Want = want
 				}
+				opts.Maintain = true
+				opts.Target, opts.Avoid = req.Mask(), req.Mask()
+				opts.Want = wantedAttr(in, req)
 			}
 			ctx := in.ctx
 			if duration > 0 {
@@ -97,24 +93,13 @@ process exits or Ctrl-C.`,
 }
 
 // wantedAttr is the policy and nice value to maintain, from --policy and
-// --nice; nil when neither was given.
-func wantedAttr(in *invocation, sf *schedFlags) (*sched.Attr, error) {
+// --nice (the request's one-step ladder); nil when neither was given.
+func wantedAttr(in *invocation, req session.Request) *sched.Attr {
 	if !in.changed("policy") && !in.changed("nice") {
-		return nil, nil
+		return nil
 	}
-	ladder, _, _, err := sf.build(in)
-	if err != nil {
-		return nil, err
-	}
-	step := ladder.Steps[0]
-	a := &sched.Attr{Policy: sched.Normal}
-	if step.Policy != nil {
-		a.Policy, a.Priority = *step.Policy, step.Priority
-	}
-	if step.Nice != nil {
-		a.Nice = *step.Nice
-	}
-	return a, nil
+	a := req.Ladder.Step(0).Attr()
+	return &a
 }
 
 func printWatch(w io.Writer, res *watch.Result, target cpuset.Set) {
