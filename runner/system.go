@@ -8,7 +8,7 @@ import (
 // systemStart records the machine's condition for measuring on the target
 // before the first run, and the tune made for the run.
 func (cfg *Config) systemStart(run *results.Run) {
-	start, _ := system.Read("/", cfg.Request.Mask()) // nil where /sys cannot be read: the fact is absent
+	start, _ := system.Read(cfg.Root, cfg.Request.Mask()) // nil where /sys cannot be read: the fact is absent
 	run.System = &system.RunFacts{Start: start, Tuned: cfg.Tuned}
 }
 
@@ -19,7 +19,7 @@ func (cfg *Config) systemEnd(run *results.Run) {
 	if run.System == nil {
 		return
 	}
-	run.System.End, _ = system.Read("/", cfg.Request.Mask())
+	run.System.End, _ = system.Read(cfg.Root, cfg.Request.Mask())
 	start := run.System.Start
 	if start == nil {
 		return

@@ -16,17 +16,18 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // Facts is what corepin read about the machine's performance condition,
 // for a target set of CPUs. Absent values are unknown: the file was not
 // there or could not be read (see Unreadable).
 type Facts struct {
-	Root     string     `json:"root"`
-	Target   cpuset.Set `json:"target"`
-	Online   cpuset.Set `json:"online"`
-	Isolated cpuset.Set `json:"isolated"`  // isolcpus=
-	NohzFull cpuset.Set `json:"nohz_full"` // nohz_full=
+	Root     fsroot.Root `json:"root"`
+	Target   cpuset.Set  `json:"target"`
+	Online   cpuset.Set  `json:"online"`
+	Isolated cpuset.Set  `json:"isolated"`  // isolcpus=
+	NohzFull cpuset.Set  `json:"nohz_full"` // nohz_full=
 
 	// CPUFreq is nil where the kernel has no cpufreq driver (a VM, a
 	// board with a fixed clock).

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 // JournalSchema names the journal's format.
@@ -27,8 +29,8 @@ const DefaultJournal = "run/corepin/system.json"
 type Journal struct {
 	Schema string `json:"schema"`
 	// Root is the folder the paths are relative to.
-	Root   string  `json:"root"`
-	Layers []Layer `json:"layers"`
+	Root   fsroot.Root `json:"root"`
+	Layers []Layer     `json:"layers"`
 }
 
 // Layer is what one process changed. A second tune adds a layer; each
@@ -78,7 +80,7 @@ type Entry struct {
 
 // loadJournal reads the journal at path; a missing file is an empty
 // journal.
-func loadJournal(path, root string) (*Journal, error) {
+func loadJournal(path string, root fsroot.Root) (*Journal, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Journal{Schema: JournalSchema, Root: root}, nil

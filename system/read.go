@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // Sysfs and procfs folders, relative to the root.
@@ -25,11 +25,11 @@ const (
 // reader reads small files under a root and keeps the names of those that
 // exist but could not be read.
 type reader struct {
-	root       string
+	root       fsroot.Root
 	unreadable []string
 }
 
-func (r *reader) path(rel string) string { return filepath.Join(r.root, rel) }
+func (r *reader) path(rel string) string { return r.root.Path(rel) }
 
 // str returns a file's trimmed content; ok is false when it is missing or
 // unreadable (the latter is remembered).
@@ -113,8 +113,8 @@ func (r *reader) names(dir, prefix string) []string {
 // Read reads the machine's performance condition under root for the
 // target CPUs. Missing files are unknown facts, not errors; Read fails only
 // when the root itself cannot be read.
-func Read(root string, target cpuset.Set) (*Facts, error) {
-	if _, err := os.Stat(filepath.Join(root, cpuDir)); err != nil {
+func Read(root fsroot.Root, target cpuset.Set) (*Facts, error) {
+	if _, err := root.Stat(cpuDir); err != nil {
 		return nil, fmt.Errorf("reading the machine's condition: %w", err)
 	}
 	r := &reader{root: root}

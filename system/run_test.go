@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 func TestFrequencyMoved(t *testing.T) {
@@ -35,7 +36,7 @@ func TestLockedAndLines(t *testing.T) {
 		t.Errorf("an unlocked policy reads as locked at %d", k)
 	}
 	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target, Freq: "90%"})
-	m := &Machine{Root: root, Journal: t.TempDir() + "/j.json"}
+	m := &Machine{Root: fsroot.Root(root), Journal: t.TempDir() + "/j.json"}
 	res, err := m.Session("test").Apply(changes)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // startShield moves every other movable task off the target CPUs: into a
@@ -24,7 +25,7 @@ import (
 // so that commands started from it after system tune --shield can use the
 // target) stay where they are.
 func startShield(m *Machine, s *Session, target cpuset.Set) (*shield, *ShieldReport, error) {
-	if m.Root != "/" {
+	if !m.Root.IsHost() {
 		return nil, nil, fmt.Errorf("a shield moves the running kernel's tasks; it needs the root /, not %s", m.Root)
 	}
 	if os.Geteuid() != 0 {
@@ -127,7 +128,7 @@ func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]
 	})
 	slices.SortFunc(dirs, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
 	for _, d := range dirs {
-		cpus, ok := (&reader{root: "/"}).list(strings.TrimPrefix(d, "/") + "/cpuset.cpus")
+		cpus, ok := (&reader{root: fsroot.Host}).list(strings.TrimPrefix(d, "/") + "/cpuset.cpus")
 		if !ok || cpus.Intersect(target).IsEmpty() {
 			continue
 		}
@@ -414,7 +415,7 @@ func getAffinity(tid int) (cpuset.Set, error) {
 // active returns the online CPUs, which sched_getaffinity limits a mask
 // to.
 func active() cpuset.Set {
-	s, _ := (&reader{root: "/"}).list(cpuDir + "/online")
+	s, _ := (&reader{root: fsroot.Host}).list(cpuDir + "/online")
 	return s
 }
 

@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 // Machine is the machine being tuned: the root its files are under and
 // the journal that records every change.
 type Machine struct {
-	Root string
+	Root fsroot.Root
 	// Journal is the journal's path; "" means DefaultJournal under Root.
 	Journal string
 
@@ -27,10 +29,10 @@ func (m *Machine) JournalPath() string {
 	if m.Journal != "" {
 		return m.Journal
 	}
-	return filepath.Join(m.Root, DefaultJournal)
+	return m.Root.Path(DefaultJournal)
 }
 
-func (m *Machine) path(rel string) string { return filepath.Join(m.Root, rel) }
+func (m *Machine) path(rel string) string { return m.Root.Path(rel) }
 
 func (m *Machine) writeFile(path string, data []byte) error {
 	if m.write != nil {

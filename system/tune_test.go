@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // The test binary doubles as a process that tunes a fixture tree and ends
@@ -36,14 +37,14 @@ func dieDuringTune(spec string) int {
 	parts := strings.SplitN(spec, ":", 3)
 	n, _ := strconv.Atoi(parts[2])
 	writes := 0
-	m := &Machine{Root: parts[0], Journal: parts[1], write: func(path string, data []byte) error {
+	m := &Machine{Root: fsroot.Root(parts[0]), Journal: parts[1], write: func(path string, data []byte) error {
 		err := writeFile(path, data)
 		if writes++; writes == n {
 			os.Exit(3)
 		}
 		return err
 	}}
-	changes, err := Plan(mustRead(nil, m.Root, cpuset.Of(1)), fullRequest(cpuset.Of(1)))
+	changes, err := Plan(mustRead(nil, string(m.Root), cpuset.Of(1)), fullRequest(cpuset.Of(1)))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -62,7 +63,7 @@ func fullRequest(cpus cpuset.Set) Request {
 }
 
 func mustRead(tb testing.TB, root string, cpus cpuset.Set) *Facts {
-	f, err := Read(root, cpus)
+	f, err := Read(fsroot.Root(root), cpus)
 	if err != nil {
 		if tb == nil {
 			panic(err)
@@ -158,7 +159,7 @@ func TestTuneThenResetLeavesTheTreeAsItWas(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			root := copyTree(t, name)
-			m := &Machine{Root: root, Journal: filepath.Join(t.TempDir(), "journal.json")}
+			m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "journal.json")}
 			before := snapshot(t, root)
 			target := cpuset.Of(1)
 			changes, err := Plan(mustRead(t, root, target), fullRequest(target))
@@ -269,7 +270,7 @@ func TestMinAboveCurrentMaxSucceedsByOrder(t *testing.T) {
 	t.Parallel()
 	root := copyTree(t, "acpi-cpufreq")
 	before := snapshot(t, root)
-	m := &Machine{Root: root, Journal: filepath.Join(t.TempDir(), "j.json"), write: kernelWrites}
+	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json"), write: kernelWrites}
 	target := cpuset.Of(0)
 	tune := func(s *Session, freq string) {
 		t.Helper()
@@ -299,7 +300,7 @@ func TestSecondTuneKeepsTheFirstOldValues(t *testing.T) {
 	t.Parallel()
 	root := copyTree(t, "phone-4-3-1")
 	before := snapshot(t, root)
-	m := &Machine{Root: root, Journal: filepath.Join(t.TempDir(), "j.json")}
+	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
 	target := cpuset.Of(7)
 	first := m.Session("first")
 	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target, Freq: "50%"})
@@ -345,7 +346,7 @@ func TestFailedWriteRollsBack(t *testing.T) {
 	os.Remove(epp)
 	os.Mkdir(epp, 0o755)
 	before := snapshot(t, root)
-	m := &Machine{Root: root, Journal: filepath.Join(t.TempDir(), "j.json")}
+	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
 	res, err := m.Session("test").Apply(changes)
 	if err == nil {
 		t.Fatal("a tune through a directory succeeded")
@@ -375,7 +376,7 @@ func TestRefusedWriteRollsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Machine{Root: root, Journal: filepath.Join(t.TempDir(), "j.json"), write: func(path string, data []byte) error {
+	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json"), write: func(path string, data []byte) error {
 		switch filepath.Base(path) {
 		case "scaling_min_freq":
 			return &os.PathError{Op: "write", Path: path, Err: unix.EBUSY}
@@ -442,7 +443,7 @@ func TestKilledDuringTuneLeavesAJournalThatResets(t *testing.T) {
 			if msg := j.Stale(); !strings.Contains(msg, "the machine is still tuned from `test tune`") || !strings.Contains(msg, "corepin system reset") {
 				t.Errorf("stale warning %q", msg)
 			}
-			m := &Machine{Root: root, Journal: journal}
+			m := &Machine{Root: fsroot.Root(root), Journal: journal}
 			if _, err := m.Reset(); err != nil {
 				t.Fatal(err)
 			}
@@ -459,7 +460,7 @@ func TestResetKeepsWhatCannotBePutBack(t *testing.T) {
 	root := copyTree(t, "acpi-cpufreq")
 	target := cpuset.Of(1)
 	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target})
-	m := &Machine{Root: root, Journal: filepath.Join(t.TempDir(), "j.json")}
+	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
 	if _, err := m.Session("test").Apply(changes); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/system"
 )
 
@@ -47,7 +48,7 @@ target and why. Exit status 0 when tuned, 2 when an important check fails,
 		if err != nil {
 			return err
 		}
-		f, err := system.Read(root, cpus)
+		f, err := system.Read(fsroot.Root(root), cpus)
 		if err != nil {
 			return err
 		}
@@ -98,7 +99,7 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 		req := tune.request(cpus)
 		m := tune.machine()
 		if dryRun {
-			f, err := system.Read(tune.root, cpus)
+			f, err := system.Read(fsroot.Root(tune.root), cpus)
 			if err != nil {
 				return err
 			}
@@ -211,7 +212,7 @@ func (f *tuneFlags) request(cpus cpuset.Set) system.Request {
 }
 
 func (f *tuneFlags) machine() *system.Machine {
-	return &system.Machine{Root: f.root, Journal: f.journal}
+	return &system.Machine{Root: fsroot.Root(f.root), Journal: f.journal}
 }
 
 // start tunes for a run or an exec, when asked; the caller defers finish.
@@ -241,7 +242,7 @@ func (f *tuneFlags) warn(w io.Writer, cpus cpuset.Set) {
 	if !f.irqs {
 		return
 	}
-	if facts, err := system.Read(f.root, cpus); err == nil && facts.Irqbalance != nil && *facts.Irqbalance {
+	if facts, err := system.Read(fsroot.Root(f.root), cpus); err == nil && facts.Irqbalance != nil && *facts.Irqbalance {
 		fmt.Fprintln(w, "corepin: warning: irqbalance is running and will move IRQs back onto the target; stop it for the measurement")
 	}
 }
