@@ -13,7 +13,7 @@ import (
 // 6.12, cgroup v2 only, CPU 3 offline) and "hole" (Linux 6.1, which can
 // still mount a cgroup v1 cpuset hierarchy; online CPUs 0,2-3). It takes
 // a minute or more under TCG, so it runs only when asked: COREPIN_GUESTS=1
-// (COREPIN_GUEST_SHAPE picks one shape).
+// (COREPIN_GUEST_SHAPE picks one shape, COREPIN_GUEST_RUN the tests).
 func TestGuests(t *testing.T) {
 	if os.Getenv("MACHINE_SHAPE") != "" {
 		t.Skip("already inside a guest")
@@ -49,10 +49,14 @@ func TestGuests(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
 	}
+	run := "^TestGuest"
+	if r := os.Getenv("COREPIN_GUEST_RUN"); r != "" {
+		run = r
+	}
 	for _, shape := range shapes {
 		// One guest at a time: each keeps the host's CPUs busy.
 		cmd := exec.Command("go", "run", "../test/machines", "run", "-shape", shape, "--",
-			"env", "COREPIN_BIN="+filepath.Join(dir, "corepin"), filepath.Join(dir, "system.test"), "-test.run", "^TestGuest", "-test.v")
+			"env", "COREPIN_BIN="+filepath.Join(dir, "corepin"), filepath.Join(dir, "system.test"), "-test.run", run, "-test.v")
 		out, err := cmd.CombinedOutput()
 		t.Logf("guest %s:\n%s", shape, out)
 		if err != nil {
