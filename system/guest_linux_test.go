@@ -265,30 +265,57 @@ func schedWait(pid int) (run, wait uint64) {
 
 // waitRatio pins a spinning loop to cpu until it has run 300 ms and
 // returns the share of its time it spent waiting for the CPU.
-func waitRatio(t *testing.T, cpu int) float64 {
+func waitRatio(t *testing.T, cpu int) (float64, map[int]string) {
 	t.Helper()
 	work := busyLoop(t, strconv.Itoa(cpu))
+	seen := map[int]string{}
 	for {
 		if run, _ := schedWait(work.Process.Pid); run > 300e6 {
 			break
+		}
+		for tid, name := range runningOn(cpu, work.Process.Pid) {
+			seen[tid] = name
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	run, wait := schedWait(work.Process.Pid)
 	work.Process.Kill()
 	work.Wait()
-	return float64(wait) / float64(run+wait)
+	t.Logf("runnable on CPU %d beside the work: %v", cpu, seen)
+	return float64(wait) / float64(run+wait), seen
+}
+
+// runningOn names the runnable threads other than skip last seen on cpu
+// (state R and field 39 of /proc/TID/stat).
+func runningOn(cpu, skip int) map[int]string {
+	out := map[int]string{}
+	for _, tid := range allThreads() {
+		if tid == skip {
+			continue
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", tid))
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[i+1:])
+		if len(f) > 36 && f[0] == "R" && f[36] == strconv.Itoa(cpu) {
+			out[tid] = s[strings.IndexByte(s, '(')+1 : i]
+		}
+	}
+	return out
 }
 
 func testShield(t *testing.T, cpu int, mount string) {
-	quiet := waitRatio(t, cpu)
+	quiet, _ := waitRatio(t, cpu)
 	// As many spinning loops as CPUs, started before the shield with every
 	// CPU allowed: one of them shares the target.
 	var others []*exec.Cmd
 	for range active().Len() {
 		others = append(others, busyLoop(t, ""))
 	}
-	unshielded := waitRatio(t, cpu)
+	unshielded, _ := waitRatio(t, cpu)
 	beforeTasks := taskState(t)
 	beforeTree := cgroupTree(t, mount)
 	m := &Machine{Root: "/", Journal: filepath.Join(t.TempDir(), "j.json")}
@@ -310,14 +337,18 @@ func testShield(t *testing.T, cpu int, mount string) {
 		}
 	}
 	// Work on the target now waits for none of them.
-	shielded := waitRatio(t, cpu)
-	t.Logf("work on CPU %d waited %.1f%% of its time alone, %.1f%% beside %d busy loops, %.1f%% beside them shielded", cpu, 100*quiet, 100*unshielded, len(others), 100*shielded)
-	// Under TCG on a loaded host the guest's own figure is noisy (the
-	// work waits even alone), so the shielded wait is judged against the
-	// same work beside the loops without the shield.
-	if unshielded > 0.3 && shielded >= unshielded {
-		t.Errorf("the shield did not lower the work's wait: %.1f%% -> %.1f%%", 100*unshielded, 100*shielded)
+	shielded, seen := waitRatio(t, cpu)
+	for _, o := range others {
+		if name, ok := seen[o.Process.Pid]; ok {
+			t.Errorf("busy loop %d (%s) was runnable on the shielded CPU %d", o.Process.Pid, name, cpu)
+		}
 	}
+	t.Logf("work on CPU %d waited %.1f%% of its time alone, %.1f%% beside %d busy loops, %.1f%% beside them shielded", cpu, 100*quiet, 100*unshielded, len(others), 100*shielded)
+	// The wait figure is logged, not judged: under TCG on a loaded host
+	// the guest's run-queue wait grows with the other virtual CPUs' load
+	// even when, sampled, nothing else is runnable on the target (the
+	// host runs the guest's CPUs in turns). What is judged is that no busy
+	// loop was seen runnable there.
 	undone = true
 	if err := tuned.Undo(); err != nil {
 		t.Fatal(err)
