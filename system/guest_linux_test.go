@@ -116,6 +116,7 @@ func TestGuestUnprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
+	t.Logf("as nobody:\n%s", out)
 	if !strings.Contains(string(out), "show ok") || !strings.Contains(string(out), "tuning needs write access") {
 		t.Errorf("as nobody:\n%s", out)
 	}
