@@ -25,10 +25,10 @@ func (r *QoSResult) Page() *report.Simple {
 	var bars []report.Bar
 	for i, lv := range r.Levels {
 		if lv.MedianMsLoaded != nil {
-			bars = append(bars, report.Bar{Label: lv.Name + " · loaded", Value: *lv.MedianMsLoaded, Color: report.Palette[1]})
+			bars = append(bars, report.Bar{Label: lv.Name + " · loaded", Value: *lv.MedianMsLoaded, Color: report.Color(1)})
 		}
 		if lv.MedianMsUnloaded != nil {
-			bars = append(bars, report.Bar{Label: lv.Name + " · unloaded", Value: *lv.MedianMsUnloaded, Color: report.Palette[0]})
+			bars = append(bars, report.Bar{Label: lv.Name + " · unloaded", Value: *lv.MedianMsUnloaded, Color: report.Color(0)})
 		}
 		_ = i
 	}
@@ -86,7 +86,7 @@ func (r *PartitionResult) Page() *report.Simple {
 	cpuColor := map[int]string{}
 	var legend []report.Line
 	for i, c := range r.CPUs.CPUs() {
-		cpuColor[c] = report.Palette[i%len(report.Palette)]
+		cpuColor[c] = report.Color(i)
 		name := fmt.Sprintf("CPU %d", c)
 		if r.SlowCPUs.Contains(c) {
 			name += " (slow)"

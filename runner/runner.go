@@ -313,7 +313,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		run.Options.Suite = cfg.Suite.Path
 	}
 	for _, b := range benches {
-		rb := results.Benchmark{Name: b.name, Warnings: []string{}}
+		rb := results.Benchmark{Name: b.name, Warnings: []results.Warning{}}
 		if w := b.workload; w != nil {
 			rb.Kind, rb.Description, rb.ReferenceS = "builtin", w.Description, w.Reference[cfg.size()]
 		} else {

@@ -140,7 +140,7 @@ func capture() Snapshot {
 func (s *Session) requestAffinity() {
 	s.report.Affinity.Asked = s.target
 	if err := sched.SetAffinity(0, s.target); err != nil {
-		s.report.Affinity.Errno, s.report.Affinity.Error = sched.ErrnoName(err), err.Error()
+		s.report.Affinity.Errno, s.report.Affinity.Error = sched.ErrnoOf(err), err.Error()
 		return
 	}
 	s.changed.affinity = true
@@ -174,7 +174,7 @@ func (s *Session) try(step Step) StepResult {
 	}
 	err := s.apply(step)
 	if err != nil {
-		r.Errno, r.Error = sched.ErrnoName(err), err.Error()
+		r.Errno, r.Error = sched.ErrnoOf(err), err.Error()
 	} else if mismatch := s.matches(step); mismatch != "" {
 		r.Mismatch = mismatch
 	} else {
@@ -269,7 +269,7 @@ func (s *Session) requestQoS() {
 		return
 	}
 	if err := qos.Set(level); err != nil {
-		r.Errno, r.Error = sched.ErrnoName(err), err.Error()
+		r.Errno, r.Error = sched.ErrnoOf(err), err.Error()
 		return
 	}
 	s.changed.qos = true

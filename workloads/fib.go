@@ -2,10 +2,10 @@ package workloads
 
 import "fmt"
 
-// Fib is the QoS experiment's key-thread work, as in the HarmonyOS
+// builtinFib is the QoS experiment's key-thread work, as in the HarmonyOS
 // high-load example (docs/experiments.md): naive recursive Fibonacci, all
 // calls and branches.
-var Fib = Workload{
+var builtinFib = Workload{
 	Name:        "fib",
 	Description: "recursive Fibonacci, fib(40) (quick: fib(32))",
 	Reference:   map[Size]float64{Full: 0.607, Quick: 0.013},

@@ -265,7 +265,7 @@ func TestExecUnprivileged(t *testing.T) {
 			rep := readReport(t, report)
 			eperm := 0
 			for _, st := range rep.Ladder.Steps {
-				if st.Errno == "EPERM" {
+				if st.Errno == sched.Errno(syscall.EPERM) {
 					eperm++
 				}
 				if st.Accepted {

@@ -11,22 +11,23 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/topology"
 )
 
-func newExperimentCmd() *command {
-	cmd := &command{
-		use:   "experiment",
-		short: "Run the scheduling experiments: QoS under heavy load, static versus dynamic partitioning",
-		long: `Run one of corepin's two scheduling experiments on this machine, each beside
+func newExperimentCmd() *cli.Command {
+	cmd := &cli.Command{
+		Use:   "experiment",
+		Short: "Run the scheduling experiments: QoS under heavy load, static versus dynamic partitioning",
+		Long: `Run one of corepin's two scheduling experiments on this machine, each beside
 the published figures it follows (docs/experiments.md cites them).`,
-		example: `  corepin experiment qos --quick
+		Example: `  corepin experiment qos --quick
   corepin experiment partition --quick --json`,
-		args: noArgs,
+		Args: cli.NoArgs,
 	}
-	cmd.add(newQoSExperimentCmd(), newPartitionExperimentCmd())
+	cmd.AddCommand(newQoSExperimentCmd(), newPartitionExperimentCmd())
 	return cmd
 }
 
@@ -38,8 +39,8 @@ type experimentResult interface {
 
 // writeExperiment prints the text table or JSON, and with --out writes
 // NAME.json and NAME.html into the folder.
-func writeExperiment(in *invocation, name string, res experimentResult, asJSON bool, out string) error {
-	w := in.stdout
+func writeExperiment(in *cli.Invocation, name string, res experimentResult, asJSON bool, out string) error {
+	w := in.Stdout
 	if asJSON {
 		if err := writeJSON(w, res); err != nil {
 			return err
@@ -60,11 +61,11 @@ func writeExperiment(in *invocation, name string, res experimentResult, asJSON b
 	if err := atomicfile.Write(html, res.Page().Render); err != nil {
 		return err
 	}
-	fmt.Fprintln(in.stderr, "wrote", filepath.Join(out, name+".json"), "and", html)
+	fmt.Fprintln(in.Stderr, "wrote", filepath.Join(out, name+".json"), "and", html)
 	return nil
 }
 
-func newQoSExperimentCmd() *command {
+func newQoSExperimentCmd() *cli.Command {
 	var (
 		tf                  targetFlags
 		low, high, levels   string
@@ -72,10 +73,10 @@ func newQoSExperimentCmd() *command {
 		load, runs          int
 		noLoad, asJSON, qck bool
 	)
-	cmd := &command{
-		use:   "qos",
-		short: "A key thread under heavy load at a low versus a high QoS level",
-		long: `CPU-bound processes (--load, default 2) keep
+	cmd := &cli.Command{
+		Use:   "qos",
+		Short: "A key thread under heavy load at a low versus a high QoS level",
+		Long: `CPU-bound processes (--load, default 2) keep
 the target CPU busy while a key thread pinned to the same CPU computes
 Fibonacci at each QoS level, through the session library (the level is read
 back and restored, as always); then the same without the load. Levels are
@@ -86,11 +87,11 @@ at background, 323.9 ms at user-interactive.
 On a kernel without the HarmonyOS QoS node a level is its Linux setting
 (policy, nice, uclamp; see corepin caps): without CAP_SYS_NICE the high
 levels cannot lower nice, and the read-back says so.`,
-		example: `  corepin experiment qos
+		Example: `  corepin experiment qos
   corepin experiment qos --levels all --runs 7 --out qos-results
   corepin experiment qos --quick --json`,
-		args: noArgs,
-		run: func(in *invocation, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			_, target, err := tf.resolve("/")
 			if err != nil {
 				return err
@@ -103,29 +104,29 @@ levels cannot lower nice, and the read-back says so.`,
 				lo, err1 := qos.Parse(low)
 				hi, err2 := qos.Parse(high)
 				if err1 != nil || err2 != nil {
-					return usageError{fmt.Errorf("--level-low/--level-high: %v", firstErr(err1, err2))}
+					return usageError{Err: fmt.Errorf("--level-low/--level-high: %v", firstErr(err1, err2))}
 				}
 				if lo == hi {
-					return usageError{fmt.Errorf("--level-low and --level-high are both %s", lo)}
+					return usageError{Err: fmt.Errorf("--level-low and --level-high are both %s", lo)}
 				}
 				lv = []qos.Level{lo, hi}
 			default:
-				return usageError{fmt.Errorf("--levels %q: the only value is all", levels)}
+				return usageError{Err: fmt.Errorf("--levels %q: the only value is all", levels)}
 			}
 			fibN, err := parseWork(work)
 			if err != nil {
 				return err
 			}
 			if qck {
-				if !in.changed("work") {
+				if !in.Changed("work") {
 					fibN = 30
 				}
-				if !in.changed("runs") {
+				if !in.Changed("runs") {
 					runs = 3
 				}
 			}
 			if runs < 1 || load < 0 {
-				return usageError{fmt.Errorf("--runs must be at least 1 and --load not negative")}
+				return usageError{Err: fmt.Errorf("--runs must be at least 1 and --load not negative")}
 			}
 			res, err := experiment.RunQoS(experiment.QoSConfig{CPU: target.ExactCPU, Levels: lv, Load: load, Fib: fibN, Runs: runs, NoLoad: noLoad})
 			if err != nil {
@@ -135,7 +136,7 @@ levels cannot lower nice, and the read-back says so.`,
 		},
 	}
 	tf.register(cmd)
-	f := cmd.flags()
+	f := cmd.Flags()
 	f.StringVar(&low, "level-low", "background", "the low QoS `level`")
 	f.StringVar(&high, "level-high", "user-interactive", "the high QoS `level`")
 	f.StringVar(&levels, "levels", "", "all: every level, lowest first")
@@ -153,7 +154,7 @@ func parseWork(w string) (int, error) {
 	name, n, ok := strings.Cut(w, ":")
 	v, err := strconv.Atoi(n)
 	if !ok || name != "fib" || err != nil || v < 1 || v > 50 {
-		return 0, usageError{fmt.Errorf("--work %q: want fib:N with N from 1 to 50", w)}
+		return 0, usageError{Err: fmt.Errorf("--work %q: want fib:N with N from 1 to 50", w)}
 	}
 	return v, nil
 }
@@ -167,16 +168,16 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-func newPartitionExperimentCmd() *command {
+func newPartitionExperimentCmd() *cli.Command {
 	var (
 		cpus, slow, chunks, out    string
 		slowdown, size, iter, runs int
 		asJSON, qck                bool
 	)
-	cmd := &command{
-		use:   "partition",
-		short: "Pinned static, static and dynamic partitioning of a parallel loop on fast and slow cores",
-		long: `A loop of a few bit operations per 32-bit element
+	cmd := &cli.Command{
+		Use:   "partition",
+		Short: "Pinned static, static and dynamic partitioning of a parallel loop on fast and slow cores",
+		Long: `A loop of a few bit operations per 32-bit element
 of a large array, one worker per CPU, a barrier per iteration, under pinned
 static, static and dynamic partitioning with each chunk count (and dynamic
 with pinned workers), against the ideal time the CPUs' speeds allow.
@@ -188,11 +189,11 @@ worker there gets about 1/F of it. Without --slow-cpus on such a machine the
 upper half of the CPUs is slowed, and the output says so. The published
 times beside the result are the same loop on an Intel Core i7-1260P with two
 P cores and two E cores.`,
-		example: `  corepin experiment partition
+		Example: `  corepin experiment partition
   corepin experiment partition --cpus 0-3 --slow-cpus 2-3 --slowdown 2 --out part-results
   corepin experiment partition --quick --json`,
-		args: noArgs,
-		run: func(in *invocation, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			topo, err := topology.Read("/")
 			if err != nil {
 				return err
@@ -200,41 +201,41 @@ P cores and two E cores.`,
 			set := topo.Usable()
 			if cpus != "" {
 				if set, err = cpuset.Parse(cpus); err != nil {
-					return usageError{fmt.Errorf("--cpus: %w", err)}
+					return usageError{Err: fmt.Errorf("--cpus: %w", err)}
 				}
 				if !set.IsSubsetOf(topo.Usable()) {
-					return usageError{fmt.Errorf("--cpus %s: only CPUs %s are online and allowed", set, topo.Usable())}
+					return usageError{Err: fmt.Errorf("--cpus %s: only CPUs %s are online and allowed", set, topo.Usable())}
 				}
 			}
 			slowSet, err := cpuset.Parse(slow)
 			if err != nil {
-				return usageError{fmt.Errorf("--slow-cpus: %w", err)}
+				return usageError{Err: fmt.Errorf("--slow-cpus: %w", err)}
 			}
 			var counts []int
 			for _, c := range strings.Split(chunks, ",") {
 				n, err := strconv.Atoi(strings.TrimSpace(c))
 				if err != nil || n < 1 {
-					return usageError{fmt.Errorf("--chunks %q: want positive numbers such as 4,16,128", chunks)}
+					return usageError{Err: fmt.Errorf("--chunks %q: want positive numbers such as 4,16,128", chunks)}
 				}
 				counts = append(counts, n)
 			}
 			if qck {
-				if !in.changed("size") {
+				if !in.Changed("size") {
 					size = 1 << 20
 				}
-				if !in.changed("runs") {
+				if !in.Changed("runs") {
 					runs = 3
 				}
 			}
 			res, err := experiment.RunPartition(experiment.PartitionConfig{CPUs: set, SlowCPUs: slowSet, Slowdown: slowdown,
 				Chunks: counts, Size: size, Iterations: iter, Runs: runs, Topology: topo})
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 			return writeExperiment(in, "experiment-partition", res, asJSON, out)
 		},
 	}
-	f := cmd.flags()
+	f := cmd.Flags()
 	f.StringVar(&cpus, "cpus", "", "one worker on each of these CPUs (default: all usable)")
 	f.StringVar(&slow, "slow-cpus", "", "emulate these CPUs as slow")
 	f.IntVar(&slowdown, "slowdown", 3, "slow CPUs run at about 1/F: F-1 competing processes each")

@@ -2,33 +2,30 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
-	"sync"
-	"text/tabwriter"
 	"time"
 
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/workloads"
 )
 
-func newRunCmd() *command {
+func newRunCmd() *cli.Command {
 	var (
 		tf                    targetFlags
 		sf                    schedFlags
 		quick, shuffle, quiet bool
 		runs, warmup          int
 		isolation, out        string
-		only                  listValue
+		only                  cli.ListValue
 		telemetryP, watchP    time.Duration
 		tune                  tuneFlags
 	)
-	cmd := &command{
-		use:   "run [SUITE.toml]",
-		short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
-		long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
+	cmd := &cli.Command{
+		Use:   "run [SUITE.toml]",
+		Short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
+		Long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
 how long it took, and what scheduling was asked for and read back, beside
 per-CPU telemetry and the output check.
 
@@ -40,23 +37,23 @@ geometric mean of reference time / measured median.
 Results go to DIR/<timestamp>-<host>/ (run.json, summary.csv, bench.txt for
 benchstat, telemetry/*.csv); the last line printed is that folder. Ctrl-C
 stops the current run, keeps what finished and marks the run interrupted.`,
-		example: `  corepin run --quick
+		Example: `  corepin run --quick
   corepin run --runs 10 --shuffle
   corepin run spec.toml --cpu 7 --ladder spec --realtime
   corepin run --isolation thread --only fib,lbm`,
-		args: func(args []string) error {
+		Args: func(args []string) error {
 			if len(args) > 1 {
-				return usageError{fmt.Errorf("at most one suite file")}
+				return usageError{Err: fmt.Errorf("at most one suite file")}
 			}
 			return nil
 		},
 	}
-	cmd.run = func(in *invocation, args []string) error {
+	cmd.Run = func(in *cli.Invocation, args []string) error {
 		var s *suite.Suite
 		if len(args) == 1 {
 			var err error
 			if s, err = suite.Load(args[0]); err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 		}
 		topo, target, err := tf.resolve("/")
@@ -67,22 +64,22 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err != nil {
 			return err
 		}
-		if !in.changed("warmup") {
+		if !in.Changed("warmup") {
 			warmup = -1
 		}
 		if runs < 0 || (warmup < -1) {
-			return usageError{fmt.Errorf("--runs and --warmup must not be negative")}
+			return usageError{Err: fmt.Errorf("--runs and --warmup must not be negative")}
 		}
 		if isolation != runner.Process && isolation != runner.Thread {
-			return usageError{fmt.Errorf("--isolation %q: want process or thread", isolation)}
+			return usageError{Err: fmt.Errorf("--isolation %q: want process or thread", isolation)}
 		}
 		var events runner.Events
 		switch {
 		case quiet:
-		case isTerminal(in.stderr):
-			events = &barEvents{w: in.stderr}
+		case isTerminal(in.Stderr):
+			events = runner.StatusLine(in.Stderr)
 		default:
-			events = &lineEvents{w: in.stderr}
+			events = runner.LineEvents(in.Stderr)
 		}
 		tuned, err := tune.start(in, req.Mask(), "corepin run")
 		if err != nil {
@@ -97,7 +94,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 				folder.Save(run)
 			}
 		}()
-		run, folder, err = runner.Run(in.ctx, runner.Config{
+		run, folder, err = runner.Run(in.Ctx, runner.Config{
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
 			Topology: topo, Target: target, Request: req,
@@ -105,27 +102,27 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		})
 		if err != nil {
 			if folder != nil {
-				fmt.Fprintln(in.stderr, "results so far:", folder.Path)
+				fmt.Fprintln(in.Stderr, "results so far:", folder.Path)
 			}
 			return err
 		}
-		w := in.stdout
+		w := in.Stdout
 		if !quiet {
-			printRunSummary(w, run)
+			run.WriteSummary(w)
 		}
 		if err := writeReport(folder.Path, run); err != nil {
-			fmt.Fprintln(in.stderr, "corepin: writing the HTML report:", err)
+			fmt.Fprintln(in.Stderr, "corepin: writing the HTML report:", err)
 		}
 		fmt.Fprintln(w, folder.Path)
 		switch {
 		case run.Interrupted:
 			return &exitError{code: 130, err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
-		case !allValid(run):
+		case !run.AllValid():
 			return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
 		}
 		return nil
 	}
-	f := cmd.flags()
+	f := cmd.Flags()
 	tf.register(cmd)
 	sf.register(cmd)
 	tune.register(cmd, true)
@@ -138,143 +135,13 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
 	f.BoolVar(&quiet, "quiet", false, "print only the results folder")
-	cmd.alias("q", "quiet")
+	cmd.Alias("q", "quiet")
 	f.Var(&only, "only", "run only these benchmarks (comma-separated `names`)")
 	var names []string
 	for _, w := range workloads.All() {
 		names = append(names, w.Name)
 	}
-	cmd.complete("only", names...)
-	cmd.complete("isolation", runner.Process, runner.Thread)
+	cmd.Complete("only", names...)
+	cmd.Complete("isolation", runner.Process, runner.Thread)
 	return cmd
-}
-
-func allValid(r *results.Run) bool {
-	for _, b := range r.Benchmarks {
-		if !b.Valid {
-			return false
-		}
-	}
-	return true
-}
-
-func printRunSummary(w io.Writer, r *results.Run) {
-	fmt.Fprintf(w, "%s on CPU %d (%s): %s\n\n", r.Host.CPUModel, r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "BENCHMARK\tMEDIAN\t95% CI\tCV\tRATIO\tCHECK\tWARNINGS")
-	for _, b := range r.Benchmarks {
-		ratio, check := "-", "ok"
-		if b.Ratio != nil {
-			ratio = fmt.Sprintf("%.3f", *b.Ratio)
-		}
-		if !b.Valid {
-			check = "INVALID"
-		}
-		interval := "-"
-		if b.CIConf > 0 {
-			interval = fmtSeconds(b.CILowS) + "–" + fmtSeconds(b.CIHighS)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%s\t%s\t%d\n", b.Name, fmtSeconds(b.MedianS), interval, 100*b.CV, ratio, check, len(b.Warnings))
-	}
-	tw.Flush()
-	if r.Score != nil {
-		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
-	}
-	printGroupedWarnings(w, r)
-}
-
-func fmtSeconds(s float64) string { return results.FormatSeconds(s) }
-
-// lineEvents prints one plain line per run, for logs and pipes.
-type lineEvents struct {
-	w     io.Writer
-	total int
-	done  int
-	start time.Time
-}
-
-func (e *lineEvents) Start(total int)                   { e.total, e.start = total, time.Now() }
-func (e *lineEvents) RunStarted(string, int, int, bool) {}
-func (e *lineEvents) RunDone(bench string, rec *results.RunRecord) {
-	e.done++
-	state := fmtSeconds(rec.WallS)
-	switch {
-	case rec.Error != "":
-		state = "error: " + rec.Error
-	case !rec.Valid:
-		state += " INVALID"
-	}
-	kind := "run"
-	if rec.Warmup {
-		kind = "warm-up"
-	}
-	fmt.Fprintf(e.w, "[%d/%d] %s %s %d: %s\n", e.done, e.total, bench, kind, rec.Index, state)
-}
-func (e *lineEvents) Finish() {}
-
-// barEvents keeps one status line on the terminal: the run in progress, a
-// bar, the count and the time left. It is redrawn only when a run starts or
-// ends, so that nothing of corepin wakes up while a run is measured.
-type barEvents struct {
-	w     io.Writer
-	mu    sync.Mutex
-	total int
-	done  int
-	start time.Time
-	what  string
-}
-
-func (e *barEvents) Start(total int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.total, e.start, e.what = total, time.Now(), "starting"
-	e.draw()
-}
-
-func (e *barEvents) RunStarted(bench string, run, of int, warmup bool) {
-	kind := "run"
-	if warmup {
-		kind = "warm-up"
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.what = fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of)
-	e.draw()
-}
-
-func (e *barEvents) RunDone(string, *results.RunRecord) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.done++
-	e.draw()
-}
-
-// Finish takes the line away, also when the run stopped early.
-func (e *barEvents) Finish() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	fmt.Fprint(e.w, "\r\x1b[K")
-}
-
-func (e *barEvents) draw() {
-	const width = 30
-	filled := 0
-	if e.total > 0 {
-		filled = width * min(e.done, e.total) / e.total
-	}
-	eta := "-"
-	if e.done > 0 && e.total > e.done {
-		left := time.Since(e.start) / time.Duration(e.done) * time.Duration(e.total-e.done)
-		eta = left.Round(time.Second).String()
-	}
-	fmt.Fprintf(e.w, "\r\x1b[K%-24s [%s%s] %d/%d · ETA %s", e.what,
-		strings.Repeat("=", filled), strings.Repeat(" ", width-filled), e.done, e.total, eta)
-}
-
-// printGroupedWarnings prints each warning once, with the benchmarks it
-// concerns.
-func printGroupedWarnings(w io.Writer, r *results.Run) {
-	for _, warn := range r.GroupedWarnings() {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
 }

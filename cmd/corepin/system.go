@@ -7,43 +7,44 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/system"
 )
 
-func newSystemCmd() *command {
-	c := &command{
-		use:   "system",
-		short: "Show, tune and reset the machine's condition for measuring (frequency, boost, IRQs, idle, shield)",
-		long: `Show how fit the machine is for measuring on a target CPU, tune it, and put
+func newSystemCmd() *cli.Command {
+	c := &cli.Command{
+		Use:   "system",
+		Short: "Show, tune and reset the machine's condition for measuring (frequency, boost, IRQs, idle, shield)",
+		Long: `Show how fit the machine is for measuring on a target CPU, tune it, and put
 back exactly what was there. Every change is recorded in a journal before it
 is made (/run/corepin/system.json), so that reset restores it even after a
 crash.`,
 	}
-	c.add(newSystemShowCmd(), newSystemTuneCmd(), newSystemResetCmd())
+	c.AddCommand(newSystemShowCmd(), newSystemTuneCmd(), newSystemResetCmd())
 	return c
 }
 
-func newSystemShowCmd() *command {
+func newSystemShowCmd() *cli.Command {
 	var (
 		tf     targetFlags
 		root   string
 		asJSON bool
 	)
-	c := &command{
-		use:   "show",
-		short: "Show the machine's condition for measuring on the target, line by line",
-		long: `Show the cpufreq policies (driver, governor, frequencies and hardware limits,
+	c := &cli.Command{
+		Use:   "show",
+		Short: "Show the machine's condition for measuring on the target, line by line",
+		Long: `Show the cpufreq policies (driver, governor, frequencies and hardware limits,
 boost, energy preference), idle states, isolation, the IRQs that may land on
 the target, perf_event_max_sample_rate, ASLR, irqbalance, thermal zones and
 cooling devices; each check says whether it is good for measuring on the
 target and why. Exit status 0 when tuned, 2 when an important check fails,
 1 on an error. It only reads, so it works as any user.`,
-		example: `  corepin system show
+		Example: `  corepin system show
   corepin system show --cpus 4-7 --json
   corepin system show --cpu 1 --root ./dump`,
-		args: noArgs,
+		Args: cli.NoArgs,
 	}
-	c.run = func(in *invocation, _ []string) error {
+	c.Run = func(in *cli.Invocation, _ []string) error {
 		cpus, err := tf.measured(root)
 		if err != nil {
 			return err
@@ -53,11 +54,11 @@ target and why. Exit status 0 when tuned, 2 when an important check fails,
 			return err
 		}
 		if asJSON {
-			if err := writeJSON(in.stdout, f); err != nil {
+			if err := writeJSON(in.Stdout, f); err != nil {
 				return err
 			}
 		} else {
-			f.WriteText(in.stdout)
+			f.WriteText(in.Stdout)
 		}
 		if !f.Tuned() {
 			return &exitError{code: 2}
@@ -65,33 +66,33 @@ target and why. Exit status 0 when tuned, 2 when an important check fails,
 		return nil
 	}
 	tf.register(c)
-	c.flags().StringVar(&root, "root", "/", "read the machine under this `folder` (holding sys/ and proc/)")
-	c.flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().StringVar(&root, "root", "/", "read the machine under this `folder` (holding sys/ and proc/)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
 }
 
-func newSystemTuneCmd() *command {
+func newSystemTuneCmd() *cli.Command {
 	var (
 		tf     targetFlags
 		tune   tuneFlags
 		dryRun bool
 	)
-	c := &command{
-		use:   "tune",
-		short: "Tune the machine for measuring on the target; the journal keeps the old values",
-		long: `Set the performance governor, lock min = max at one frequency, set the energy
+	c := &cli.Command{
+		Use:   "tune",
+		Short: "Tune the machine for measuring on the target; the journal keeps the old values",
+		Long: `Set the performance governor, lock min = max at one frequency, set the energy
 preference to performance and lower perf_event_max_sample_rate, for the
 target's cpufreq policies (--all-policies: every policy); --no-boost turns
 boost/turbo off, --irqs moves IRQs off the target, --idle disables its deep
 idle states, --shield moves every other task off it with a cpuset. Each old
 value goes to the journal first, each new one is read back, and a tune that
 fails halfway puts back what it did. corepin system reset undoes it all.`,
-		example: `  corepin system tune --cpu 1 --irqs --no-boost
+		Example: `  corepin system tune --cpu 1 --irqs --no-boost
   corepin system tune --freq base --dry-run
   corepin system tune --cpus 4-7 --freq 80% --idle`,
-		args: noArgs,
+		Args: cli.NoArgs,
 	}
-	c.run = func(in *invocation, _ []string) error {
+	c.Run = func(in *cli.Invocation, _ []string) error {
 		cpus, err := tf.measured(tune.root)
 		if err != nil {
 			return err
@@ -105,11 +106,11 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 			}
 			changes, err := system.Plan(f, req)
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
-			system.WritePlan(in.stdout, changes)
+			system.WritePlan(in.Stdout, changes)
 			if req.Shield {
-				fmt.Fprintf(in.stdout, "shield: every other movable task off CPUs %s with a cpuset\n", cpus)
+				fmt.Fprintf(in.Stdout, "shield: every other movable task off CPUs %s with a cpuset\n", cpus)
 			}
 			return nil
 		}
@@ -117,40 +118,40 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 		if err != nil {
 			return err
 		}
-		t.Result.WriteText(in.stdout)
-		tune.printShield(in.stdout, t)
-		tune.warn(in.stderr, cpus)
-		fmt.Fprintf(in.stdout, "the old values are in %s; corepin system reset puts them back\n", m.JournalPath())
+		t.Result.WriteText(in.Stdout)
+		tune.printShield(in.Stdout, t)
+		tune.warn(in.Stderr, cpus)
+		fmt.Fprintf(in.Stdout, "the old values are in %s; corepin system reset puts them back\n", m.JournalPath())
 		return nil
 	}
 	tf.register(c)
 	tune.register(c, false)
-	c.flags().BoolVar(&dryRun, "dry-run", false, "print what would change, change nothing")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change, change nothing")
 	return c
 }
 
-func newSystemResetCmd() *command {
+func newSystemResetCmd() *cli.Command {
 	var tune tuneFlags
-	c := &command{
-		use:   "reset",
-		short: "Put back every value the journal holds, newest first, and verify each",
-		long: `Restore every value that corepin system tune (or a run with --tune or
+	c := &cli.Command{
+		Use:   "reset",
+		Short: "Put back every value the journal holds, newest first, and verify each",
+		Long: `Restore every value that corepin system tune (or a run with --tune or
 --shield that did not end cleanly) changed, in reverse order, reading each
 back. The journal is removed only when every value came back; what could not
 be restored is reported with its errno and stays in the journal.`,
-		example: `  corepin system reset
+		Example: `  corepin system reset
   corepin system reset --journal /tmp/tune.json --root ./copy`,
-		args: noArgs,
+		Args: cli.NoArgs,
 	}
-	c.run = func(in *invocation, _ []string) error {
+	c.Run = func(in *cli.Invocation, _ []string) error {
 		rep, err := tune.machine().Reset()
 		if rep != nil {
-			rep.WriteText(in.stdout)
+			rep.WriteText(in.Stdout)
 		}
 		return err
 	}
-	c.flags().StringVar(&tune.root, "root", "/", "the machine is under this `folder`")
-	c.flags().StringVar(&tune.journal, "journal", "", "the journal's `path` (default /run/corepin/system.json under the root)")
+	c.Flags().StringVar(&tune.root, "root", "/", "the machine is under this `folder`")
+	c.Flags().StringVar(&tune.journal, "journal", "", "the journal's `path` (default /run/corepin/system.json under the root)")
 	return c
 }
 
@@ -161,8 +162,8 @@ type tuneFlags struct {
 }
 
 // register adds the tune flags; run and exec also get --tune itself.
-func (f *tuneFlags) register(c *command, withTune bool) {
-	fl := c.flags()
+func (f *tuneFlags) register(c *cli.Command, withTune bool) {
+	fl := c.Flags()
 	if withTune {
 		fl.BoolVar(&f.tune, "tune", false, "tune the machine for the run (see corepin system tune) and put it back at the end")
 		f.root = "/"
@@ -181,9 +182,9 @@ func (f *tuneFlags) register(c *command, withTune bool) {
 
 // wanted reports whether run or exec should tune: --tune, or any flag that
 // only a tune uses.
-func (f *tuneFlags) wanted(in *invocation) bool {
+func (f *tuneFlags) wanted(in *cli.Invocation) bool {
 	for _, name := range []string{"tune", "freq", "governor", "all-policies", "no-boost", "irqs", "idle", "shield"} {
-		if in.changed(name) {
+		if in.Changed(name) {
 			return true
 		}
 	}
@@ -191,15 +192,15 @@ func (f *tuneFlags) wanted(in *invocation) bool {
 }
 
 // given lists the tune flags as given, for the journal's record.
-func (f *tuneFlags) given(in *invocation) []string {
+func (f *tuneFlags) given(in *cli.Invocation) []string {
 	var out []string
 	for name, v := range map[string]string{"freq": f.freq, "governor": f.governor} {
-		if in.changed(name) {
+		if in.Changed(name) {
 			out = append(out, "--"+name+" "+v)
 		}
 	}
 	for name, v := range map[string]bool{"all-policies": f.all, "no-boost": f.noBoost, "irqs": f.irqs, "idle": f.idle, "shield": f.shield} {
-		if in.changed(name) && v {
+		if in.Changed(name) && v {
 			out = append(out, "--"+name)
 		}
 	}
@@ -216,7 +217,7 @@ func (f *tuneFlags) machine() *system.Machine {
 }
 
 // start tunes for a run or an exec, when asked; the caller defers finish.
-func (f *tuneFlags) start(in *invocation, cpus cpuset.Set, what string) (*system.Tuned, error) {
+func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*system.Tuned, error) {
 	if !f.wanted(in) {
 		return nil, nil
 	}
@@ -224,17 +225,17 @@ func (f *tuneFlags) start(in *invocation, cpus cpuset.Set, what string) (*system
 	if err != nil {
 		return nil, fmt.Errorf("tuning the machine for the run: %w", err)
 	}
-	f.warn(in.stderr, cpus)
+	f.warn(in.Stderr, cpus)
 	return t, nil
 }
 
 // finish puts the machine back after a run and says what could not be.
-func (f *tuneFlags) finish(in *invocation, t *system.Tuned) {
+func (f *tuneFlags) finish(in *cli.Invocation, t *system.Tuned) {
 	if t == nil {
 		return
 	}
 	if err := t.Undo(); err != nil {
-		fmt.Fprintf(in.stderr, "corepin: putting the machine back: %v\n", err)
+		fmt.Fprintf(in.Stderr, "corepin: putting the machine back: %v\n", err)
 	}
 }
 
