@@ -12,6 +12,9 @@ type ResetReport struct {
 	Failed   []RestoreError `json:"failed"`
 	// Journal is the journal's path, still there when something failed.
 	Journal string `json:"journal"`
+	// Running lists the layers left alone because their process still
+	// runs: a run with --tune puts its own changes back when it ends.
+	Running []string `json:"running,omitempty"`
 }
 
 // RestoreError is an entry that could not be put back; the journal keeps
@@ -34,9 +37,12 @@ func (s *Session) Reset() (*ResetReport, error) {
 }
 
 // Reset puts back everything the journal holds, newest layer first, and
-// removes the journal once every value came back.
+// removes the journal once every value came back. The layers of other
+// processes that still run (a run with --tune, which resets at its end)
+// are left to them and listed in the report.
 func (m *Machine) Reset() (*ResetReport, error) {
-	return m.reset(func(*Layer) bool { return true })
+	me := self()
+	return m.reset(func(l *Layer) bool { return l.Owner == me || !l.Owner.Alive() })
 }
 
 func (m *Machine) reset(which func(*Layer) bool) (*ResetReport, error) {
@@ -51,7 +57,10 @@ func (m *Machine) reset(which func(*Layer) bool) (*ResetReport, error) {
 	}
 	all := &ResetReport{Journal: m.JournalPath()}
 	for li := len(j.Layers) - 1; li >= 0; li-- {
-		if !which(&j.Layers[li]) {
+		if l := &j.Layers[li]; !which(l) {
+			if len(l.Entries) > 0 {
+				all.Running = append(all.Running, fmt.Sprintf("`%s` (pid %d, %d changes)", l.Command, l.Owner.PID, len(l.Entries)))
+			}
 			continue
 		}
 		r := m.restore(j, li, 0)

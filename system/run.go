@@ -136,9 +136,12 @@ func (r *ResetReport) WriteText(w io.Writer) {
 	for _, f := range r.Failed {
 		fmt.Fprintf(w, "NOT put back: %s\n", f.Error())
 	}
+	for _, l := range r.Running {
+		fmt.Fprintf(w, "left alone: the changes of %s, which still runs and puts them back when it ends\n", l)
+	}
 	if len(r.Failed) > 0 {
 		fmt.Fprintf(w, "the journal %s keeps them; run corepin system reset again once the cause is gone\n", r.Journal)
-	} else if len(r.Restored) == 0 {
+	} else if len(r.Restored) == 0 && len(r.Running) == 0 {
 		fmt.Fprintln(w, "nothing to put back")
 	}
 }

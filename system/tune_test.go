@@ -506,3 +506,26 @@ func FuzzParseStart(f *testing.F) {
 	f.Add("1 (x)) S")
 	f.Fuzz(func(t *testing.T, s string) { parseStart(s) })
 }
+
+// A reset leaves the changes of a process that still runs to it.
+func TestResetLeavesARunningTuneAlone(t *testing.T) {
+	t.Parallel()
+	root := copyTree(t, "acpi-cpufreq")
+	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
+	target := cpuset.Of(1)
+	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target})
+	init1 := &Session{m: m, owner: Owner{PID: 1}, command: "a run"}
+	init1.owner.Start, _ = processStart(1) // PID 1 runs as long as the machine does
+	if _, err := init1.Apply(changes); err != nil {
+		t.Fatal(err)
+	}
+	tuned := snapshot(t, root)
+	rep, err := m.Reset()
+	if err != nil || len(rep.Running) != 1 || len(rep.Restored) != 0 {
+		t.Fatalf("reset beside a running tune: %+v, %v", rep, err)
+	}
+	sameTree(t, tuned, snapshot(t, root))
+	if _, err := init1.Reset(); err != nil {
+		t.Fatal(err)
+	}
+}
