@@ -524,3 +524,32 @@ func TestGuestShieldCgroupV1(t *testing.T) {
 	os.WriteFile(filepath.Join(child, "cpuset.mems"), mems, 0)
 	testShield(t, cpu, dir)
 }
+
+// system tune --shield keeps the shield after corepin exits; system reset,
+// another process, takes it down exactly.
+func TestGuestSystemTuneShield(t *testing.T) {
+	cpu := inGuest(t)
+	bin := corepinBin(t)
+	mount, _, err := cpusetMount()
+	if err != nil {
+		t.Skip(err)
+	}
+	loop := busyLoop(t, "")
+	tasks, tree, irqs := taskState(t), cgroupTree(t, mount), irqTable(t)
+	out, err := exec.Command(bin, "system", "tune", "--cpu", strconv.Itoa(cpu), "--shield", "--irqs").CombinedOutput()
+	t.Logf("corepin system tune --shield --irqs: %v\n%s", err, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := allowedList(t, loop.Process.Pid); got.Contains(cpu) {
+		t.Errorf("after system tune --shield the busy loop may run on CPU %d: %s", cpu, got)
+	}
+	out, err = exec.Command(bin, "system", "reset").CombinedOutput()
+	t.Logf("corepin system reset: %v\n%s", err, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTasks(t, tasks, taskState(t))
+	sameTree(t, tree, cgroupTree(t, mount))
+	sameTree(t, irqs, irqTable(t))
+}

@@ -131,7 +131,7 @@ func (r *Result) WriteText(w io.Writer) {
 // WriteText writes what a reset put back and what it could not.
 func (r *ResetReport) WriteText(w io.Writer) {
 	for _, e := range r.Restored {
-		fmt.Fprintf(w, "put back %s %s\n", e.Op, describe(e))
+		fmt.Fprintf(w, "put back %s\n", describe(e))
 	}
 	for _, f := range r.Failed {
 		fmt.Fprintf(w, "NOT put back: %s\n", f.Error())
@@ -149,11 +149,13 @@ func (r *ResetReport) WriteText(w io.Writer) {
 func describe(e Entry) string {
 	switch e.Op {
 	case OpMove:
-		return fmt.Sprintf("task %d to %s", e.TID, e.Old)
+		return fmt.Sprintf("task %d into %s", e.TID, e.Old)
 	case OpAffinity:
-		return fmt.Sprintf("task %d CPUs %s", e.TID, e.Old)
+		return fmt.Sprintf("thread %d's CPUs %s", e.TID, e.Old)
 	case OpMkdir:
-		return "(removed) " + e.Path
+		return "no cgroup " + e.Path + " (removed)"
+	case OpControl:
+		return fmt.Sprintf("%s without %s", e.Path, e.New)
 	}
 	return fmt.Sprintf("%s = %s", e.Path, strings.TrimSpace(e.Old))
 }

@@ -95,7 +95,7 @@ func TestSystemTuneResetFixture(t *testing.T) {
 		t.Errorf("show after the tune: exit %d, want 0 (tuned): %s", code, errOut)
 	}
 	out, errOut, code = corepin(t, append([]string{"system", "reset"}, args...)...)
-	if code != 0 || !strings.Contains(out, "put back write") {
+	if code != 0 || !strings.Contains(out, "put back sys/devices/system/cpu/intel_pstate/no_turbo = 0") {
 		t.Fatalf("reset: exit %d: %s%s", code, out, errOut)
 	}
 	if diff, _ := exec.Command("diff", "-r", intelRoot, root).CombinedOutput(); len(diff) > 0 {
