@@ -503,28 +503,6 @@ func TestGuestRunRestores(t *testing.T) {
 	}
 }
 
-func TestGuestShieldCgroupV1(t *testing.T) {
-	cpu := inGuest(t)
-	dir := filepath.Join(t.TempDir(), "cpuset")
-	os.Mkdir(dir, 0o755)
-	if err := syscall.Mount("cpuset", dir, "cgroup", 0, "cpuset"); err != nil {
-		t.Skipf("cannot mount a cgroup v1 cpuset hierarchy (a kernel without CONFIG_CPUSETS_V1, as Debian's 6.12): %v", err)
-	}
-	defer syscall.Unmount(dir, 0)
-	if mount, v2, err := cpusetMount(); err != nil || v2 || mount != dir {
-		t.Fatalf("the v1 mount is not found: %s %v %v", mount, v2, err)
-	}
-	// A child cpuset that includes the target, as a container runtime's.
-	child := filepath.Join(dir, "corepin-test-child")
-	os.Mkdir(child, 0o755)
-	defer os.Remove(child)
-	mems, _ := os.ReadFile(filepath.Join(dir, "cpuset.mems"))
-	cpus, _ := os.ReadFile(filepath.Join(dir, "cpuset.cpus"))
-	os.WriteFile(filepath.Join(child, "cpuset.cpus"), cpus, 0)
-	os.WriteFile(filepath.Join(child, "cpuset.mems"), mems, 0)
-	testShield(t, cpu, dir)
-}
-
 // system tune --shield keeps the shield after corepin exits; system reset,
 // another process, takes it down exactly.
 func TestGuestSystemTuneShield(t *testing.T) {
@@ -552,4 +530,26 @@ func TestGuestSystemTuneShield(t *testing.T) {
 	sameTasks(t, tasks, taskState(t))
 	sameTree(t, tree, cgroupTree(t, mount))
 	sameTree(t, irqs, irqTable(t))
+}
+
+func TestGuestShieldCgroupV1(t *testing.T) {
+	cpu := inGuest(t)
+	dir := filepath.Join(t.TempDir(), "cpuset")
+	os.Mkdir(dir, 0o755)
+	if err := syscall.Mount("cpuset", dir, "cgroup", 0, "cpuset"); err != nil {
+		t.Skipf("cannot mount a cgroup v1 cpuset hierarchy (a kernel without CONFIG_CPUSETS_V1, as Debian's 6.12): %v", err)
+	}
+	defer syscall.Unmount(dir, 0)
+	if mount, v2, err := cpusetMount(); err != nil || v2 || mount != dir {
+		t.Fatalf("the v1 mount is not found: %s %v %v", mount, v2, err)
+	}
+	// A child cpuset that includes the target, as a container runtime's.
+	child := filepath.Join(dir, "corepin-test-child")
+	os.Mkdir(child, 0o755)
+	defer os.Remove(child)
+	mems, _ := os.ReadFile(filepath.Join(dir, "cpuset.mems"))
+	cpus, _ := os.ReadFile(filepath.Join(dir, "cpuset.cpus"))
+	os.WriteFile(filepath.Join(child, "cpuset.cpus"), cpus, 0)
+	os.WriteFile(filepath.Join(child, "cpuset.mems"), mems, 0)
+	testShield(t, cpu, dir)
 }
