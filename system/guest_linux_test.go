@@ -532,6 +532,9 @@ func TestGuestSystemTuneShield(t *testing.T) {
 	sameTree(t, irqs, irqTable(t))
 }
 
+// The shield on a cgroup v1 cpuset hierarchy mounted for the test, with a
+// child cpuset that includes the target. It runs last: the mount takes the
+// cpuset controller away from cgroup v2 until the hierarchy is gone.
 func TestGuestShieldCgroupV1(t *testing.T) {
 	cpu := inGuest(t)
 	dir := filepath.Join(t.TempDir(), "cpuset")
