@@ -170,7 +170,7 @@ func (f *tuneFlags) register(c *cli.Command, withTune bool) {
 	} else {
 		fl.StringVar(&f.root, "root", "/", "the machine is under this `folder`")
 	}
-	fl.StringVar(&f.freq, "freq", "max", "lock min = max at `max`, base, NN% of the hardware maximum, or kHz")
+	fl.StringVar(&f.freq, "freq", "max", "lock min = max at this `frequency`: max, base, NN% of the hardware maximum, or kHz")
 	fl.StringVar(&f.governor, "governor", "performance", "the cpufreq `governor` to set")
 	fl.BoolVar(&f.all, "all-policies", false, "tune every cpufreq policy, not only the target's")
 	fl.BoolVar(&f.noBoost, "no-boost", false, "turn boost/turbo off")
