@@ -80,23 +80,9 @@ func cpusetMount() (string, bool, error) {
 	if err != nil {
 		return "", false, fmt.Errorf("finding the cpuset hierarchy: %w", err)
 	}
-	v2 := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if !ok || len(f) < 5 || len(g) < 3 {
-			continue
-		}
-		switch g[0] {
-		case "cgroup":
-			if slices.Contains(strings.Split(g[2], ","), "cpuset") {
-				return f[4], false, nil
-			}
-		case "cgroup2":
-			if v2 == "" {
-				v2 = f[4]
-			}
-		}
+	v1, v2 := parseMountinfo(string(data))
+	if v1 != "" {
+		return v1, false, nil
 	}
 	if v2 != "" {
 		ctl, _ := os.ReadFile(filepath.Join(v2, "cgroup.controllers"))
@@ -105,6 +91,27 @@ func cpusetMount() (string, bool, error) {
 		}
 	}
 	return "", false, fmt.Errorf("no cpuset controller: neither a cgroup v1 cpuset mount nor cgroup v2 with cpuset (%w)", errors.ErrUnsupported)
+}
+
+// parseMountinfo returns the mount point of the first cgroup v1 hierarchy
+// with the cpuset controller and of the first cgroup v2 mount. A line is
+// "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE
+// SUPEROPTIONS" (proc(5)).
+func parseMountinfo(text string) (v1, v2 string) {
+	for _, line := range strings.Split(text, "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 3 {
+			continue
+		}
+		switch {
+		case g[0] == "cgroup" && v1 == "" && slices.Contains(strings.Split(g[2], ","), "cpuset"):
+			v1 = f[4]
+		case g[0] == "cgroup2" && v2 == "":
+			v2 = f[4]
+		}
+	}
+	return v1, v2
 }
 
 func shieldName() string { return fmt.Sprintf("corepin-shield-%d", os.Getpid()) }
