@@ -123,11 +123,11 @@ func (s *Session) restoreAttributes() error {
 		}
 	}
 	if s.changed.uclamp && sched.Uclamp().Supported {
-		min, max := c.Attr.UtilMin, c.Attr.UtilMax
-		if min == 0 && max == sched.UclampMax {
-			min, max = sched.UclampReset, sched.UclampReset
+		lo, hi := c.Attr.UtilMin, c.Attr.UtilMax
+		if lo == 0 && hi == sched.UclampMax {
+			lo, hi = sched.UclampReset, sched.UclampReset
 		}
-		if err := sched.SetUclamp(0, min, max, a.Flags != 0); err != nil {
+		if err := sched.SetUclamp(0, lo, hi, a.Flags != 0); err != nil {
 			return err
 		}
 	}
