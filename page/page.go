@@ -123,6 +123,9 @@ func Build(run *results.Run, dir string) *Page {
 		p.Score = fmt.Sprintf("%.0f", *run.Score)
 	}
 	p.Scheduling = schedulingFacts(run)
+	for _, l := range run.System.Lines() {
+		p.Scheduling = append(p.Scheduling, Fact{l.Label, l.Value})
+	}
 	p.Warnings = run.GroupedWarnings()
 	for k, w := range p.Warnings {
 		p.Warnings[k] = termsafe.Text(w) // names and errors from outside, shown, not obeyed

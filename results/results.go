@@ -15,6 +15,7 @@ import (
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/system"
 	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
 )
@@ -45,6 +46,9 @@ type Run struct {
 	// benchmark has a reference time and passed its checks.
 	Score    *float64 `json:"score"`
 	Warnings []string `json:"warnings"`
+	// System is the machine's condition for measuring at the start and
+	// the end of the run, and what was tuned for it.
+	System *system.RunFacts `json:"system,omitempty"`
 }
 
 // Host is the machine and software the run used.

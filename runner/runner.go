@@ -20,6 +20,7 @@ import (
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/system"
 	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
 	"corepin.dev/corepin/watch"
@@ -70,6 +71,9 @@ type Config struct {
 	Self    string // the corepin executable (launcher and workloads)
 	Version string // corepin's version, for the record
 	Events  Events
+	// Tuned is the machine's tune for this run, if the caller made one;
+	// the run records it beside the machine's condition.
+	Tuned *system.Tuned
 }
 
 // Events are told how the run goes; a progress display implements them.
@@ -166,6 +170,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		return nil, nil, err
 	}
 	run := cfg.skeleton(host, benches)
+	cfg.systemStart(run)
 	// run.json says from the start what is planned and that it is not
 	// finished; the runs themselves go to the journal as they complete.
 	if err := folder.SaveRun(run); err != nil {
@@ -209,6 +214,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	}
 	cfg.Events.Finish()
 	finish(run)
+	cfg.systemEnd(run)
 	if err := folder.Save(run); err != nil {
 		return run, folder, err
 	}

@@ -27,6 +27,7 @@ func newExecCmd() *cli.Command {
 		launcher   bool
 		replace    bool
 		observe    bool
+		tune       tuneFlags
 	)
 	cmd := &cli.Command{
 		Use:   "exec [flags] [--] COMMAND [ARG...]",
@@ -98,8 +99,16 @@ when it is not found).`,
 				// ends it as the command would have been ended.
 				return &exitError{code: c.ExitCode(), err: fmt.Errorf("interrupted before %s started", args[0])}
 			}
+			if tune.wanted(in) {
+				return usageError{Err: fmt.Errorf("--replace cannot be combined with --tune or --shield: nothing would be left to put the machine back")}
+			}
 			return replaceWith(in, req, args, reportFile, quiet)
 		}
+		tuned, err := tune.start(in, req.Mask(), "corepin exec")
+		if err != nil {
+			return err
+		}
+		defer tune.finish(in, tuned) // on every way out: the command's end, a signal, a timeout
 		// Signals are passed on to the command, which decides; one that
 		// came while corepin was starting is passed on as soon as it runs.
 		var signals <-chan os.Signal
@@ -135,6 +144,7 @@ when it is not found).`,
 	}
 	tf.register(cmd)
 	sf.register(cmd)
+	tune.register(cmd, true)
 	cmd.Flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
 	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file` (- for standard output)")

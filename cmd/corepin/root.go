@@ -43,6 +43,7 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 // runCommandLine runs the command line; with signals, SIGINT, SIGTERM and
 // SIGHUP cancel its context (exec passes them on to its command).
 func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
+	warnStale(stderr, args)
 	root := newRootCmd()
 	if signals {
 		// One catcher for every command (internal/interrupt): the context
@@ -99,6 +100,7 @@ restores everything afterwards.`,
 		cli.Lazy("telemetry", newTelemetryCmd),
 		cli.Lazy("exec", newExecCmd),
 		cli.Lazy("watch", newWatchCmd),
+		cli.Lazy("system", newSystemCmd),
 		cli.Lazy("version", newVersionCmd),
 		cli.CompletionCommand(root),
 		cli.HelpCommand(root),

@@ -7,6 +7,7 @@ import (
 
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
+	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/workloads"
@@ -23,6 +24,7 @@ func newRunCmd() *cli.Command {
 		isolation, out        string
 		only                  cli.ListValue
 		telemetryP, watchP    time.Duration
+		tune                  tuneFlags
 	)
 	cmd := &cli.Command{
 		Use:   "run [SUITE.toml]",
@@ -91,12 +93,25 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		default:
 			events = runner.LineEvents(in.Stderr)
 		}
-		run, folder, err := runner.Run(in.Ctx, runner.Config{
+		tuned, err := tune.start(in, req.Mask(), "corepin run")
+		if err != nil {
+			return err
+		}
+		var run *results.Run
+		var folder *results.Folder
+		defer func() {
+			// Put the machine back on every way out, and record how.
+			tune.finish(in, tuned)
+			if tuned != nil && run != nil && folder != nil {
+				folder.Save(run)
+			}
+		}()
+		run, folder, err = runner.Run(in.Ctx, runner.Config{
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
 			Topology: topo, Target: target, Request: req,
 			MaxWait: maxWait, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst,
-			OutDir: out, Version: buildVersion().Version, Events: events,
+			OutDir: out, Version: buildVersion().Version, Events: events, Tuned: tuned,
 		})
 		if err != nil {
 			if folder != nil {
@@ -125,6 +140,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	sf.register(cmd)
 	shf.register(cmd)
 	f.BoolVar(&realtimeFirst, "realtime-first", false, "keep the ladder's realtime steps first for runs longer than a second (by default nice -20 comes first there: the realtime throttle holds FIFO back)")
+	tune.register(cmd, true)
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
 	f.IntVar(&runs, "runs", 0, "counted runs per benchmark (default 6, the fewest for a 95% interval, or the suite's)")
 	f.IntVar(&warmup, "warmup", 1, "warm-up runs per benchmark, not counted")

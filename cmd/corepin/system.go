@@ -1,0 +1,281 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/system"
+)
+
+func newSystemCmd() *cli.Command {
+	c := &cli.Command{
+		Use:   "system",
+		Short: "Show, tune and reset the machine's condition for measuring (frequency, boost, IRQs, idle, shield)",
+		Long: `Show how fit the machine is for measuring on a target CPU, tune it, and put
+back exactly what was there. Every change is recorded in a journal before it
+is made (/run/corepin/system.json), so that reset restores it even after a
+crash.`,
+	}
+	c.AddCommand(newSystemShowCmd(), newSystemTuneCmd(), newSystemResetCmd())
+	return c
+}
+
+func newSystemShowCmd() *cli.Command {
+	var (
+		tf     targetFlags
+		root   string
+		asJSON bool
+	)
+	c := &cli.Command{
+		Use:   "show",
+		Short: "Show the machine's condition for measuring on the target, line by line",
+		Long: `Show the cpufreq policies (driver, governor, frequencies and hardware limits,
+boost, energy preference), idle states, isolation, the IRQs that may land on
+the target, perf_event_max_sample_rate, ASLR, irqbalance, thermal zones and
+cooling devices; each check says whether it is good for measuring on the
+target and why. Exit status 0 when tuned, 2 when an important check fails,
+1 on an error. It only reads, so it works as any user.`,
+		Example: `  corepin system show
+  corepin system show --cpus 4-7 --json
+  corepin system show --cpu 1 --root ./dump`,
+		Args: cli.NoArgs,
+	}
+	c.Run = func(in *cli.Invocation, _ []string) error {
+		cpus, err := tf.measured(root)
+		if err != nil {
+			return err
+		}
+		f, err := system.Read(fsroot.Root(root), cpus)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			if err := writeJSON(in.Stdout, f); err != nil {
+				return err
+			}
+		} else {
+			f.WriteText(in.Stdout)
+		}
+		if !f.Tuned() {
+			return &exitError{code: 2}
+		}
+		return nil
+	}
+	tf.register(c)
+	c.Flags().StringVar(&root, "root", "/", "read the machine under this `folder` (holding sys/ and proc/)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func newSystemTuneCmd() *cli.Command {
+	var (
+		tf     targetFlags
+		tune   tuneFlags
+		dryRun bool
+	)
+	c := &cli.Command{
+		Use:   "tune",
+		Short: "Tune the machine for measuring on the target; the journal keeps the old values",
+		Long: `Set the performance governor, lock min = max at one frequency, set the energy
+preference to performance and lower perf_event_max_sample_rate, for the
+target's cpufreq policies (--all-policies: every policy); --no-boost turns
+boost/turbo off, --irqs moves IRQs off the target, --idle disables its deep
+idle states, --shield moves every other task off it with a cpuset. Each old
+value goes to the journal first, each new one is read back, and a tune that
+fails halfway puts back what it did. corepin system reset undoes it all.`,
+		Example: `  corepin system tune --cpu 1 --irqs --no-boost
+  corepin system tune --freq base --dry-run
+  corepin system tune --cpus 4-7 --freq 80% --idle`,
+		Args: cli.NoArgs,
+	}
+	c.Run = func(in *cli.Invocation, _ []string) error {
+		cpus, err := tf.measured(tune.root)
+		if err != nil {
+			return err
+		}
+		req := tune.request(cpus)
+		m := tune.machine()
+		if dryRun {
+			f, err := system.Read(fsroot.Root(tune.root), cpus)
+			if err != nil {
+				return err
+			}
+			changes, err := system.Plan(f, req)
+			if err != nil {
+				return usageError{Err: err}
+			}
+			system.WritePlan(in.Stdout, changes)
+			if req.Shield {
+				fmt.Fprintf(in.Stdout, "shield: every other movable task off CPUs %s with a cpuset\n", cpus)
+			}
+			return nil
+		}
+		t, err := system.TuneFor(m, req, "corepin system tune "+strings.Join(tune.given(in), " "))
+		if err != nil {
+			return err
+		}
+		t.Result.WriteText(in.Stdout)
+		tune.printShield(in.Stdout, t)
+		tune.warn(in.Stderr, cpus)
+		fmt.Fprintf(in.Stdout, "the old values are in %s; corepin system reset puts them back\n", m.JournalPath())
+		return nil
+	}
+	tf.register(c)
+	tune.register(c, false)
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change, change nothing")
+	return c
+}
+
+func newSystemResetCmd() *cli.Command {
+	var tune tuneFlags
+	c := &cli.Command{
+		Use:   "reset",
+		Short: "Put back every value the journal holds, newest first, and verify each",
+		Long: `Restore every value that corepin system tune (or a run with --tune or
+--shield that did not end cleanly) changed, in reverse order, reading each
+back. The journal is removed only when every value came back; what could not
+be restored is reported with its errno and stays in the journal.`,
+		Example: `  corepin system reset
+  corepin system reset --journal /tmp/tune.json --root ./copy`,
+		Args: cli.NoArgs,
+	}
+	c.Run = func(in *cli.Invocation, _ []string) error {
+		rep, err := tune.machine().Reset()
+		if rep != nil {
+			rep.WriteText(in.Stdout)
+		}
+		return err
+	}
+	c.Flags().StringVar(&tune.root, "root", "/", "the machine is under this `folder`")
+	c.Flags().StringVar(&tune.journal, "journal", "", "the journal's `path` (default /run/corepin/system.json under the root)")
+	return c
+}
+
+// tuneFlags are the flags of a tune, shared by system tune, run and exec.
+type tuneFlags struct {
+	tune, all, noBoost, irqs, idle, shield bool
+	freq, governor, journal, root          string
+}
+
+// register adds the tune flags; run and exec also get --tune itself.
+func (f *tuneFlags) register(c *cli.Command, withTune bool) {
+	fl := c.Flags()
+	if withTune {
+		fl.BoolVar(&f.tune, "tune", false, "tune the machine for the run (see corepin system tune) and put it back at the end")
+		f.root = "/"
+	} else {
+		fl.StringVar(&f.root, "root", "/", "the machine is under this `folder`")
+	}
+	fl.StringVar(&f.freq, "freq", "max", "lock min = max at this `frequency`: max, base, NN% of the hardware maximum, or kHz")
+	fl.StringVar(&f.governor, "governor", "performance", "the cpufreq `governor` to set")
+	fl.BoolVar(&f.all, "all-policies", false, "tune every cpufreq policy, not only the target's")
+	fl.BoolVar(&f.noBoost, "no-boost", false, "turn boost/turbo off")
+	fl.BoolVar(&f.irqs, "irqs", false, "move IRQs off the target (the default affinity too)")
+	fl.BoolVar(&f.idle, "idle", false, "disable the target's deep idle states")
+	fl.BoolVar(&f.shield, "shield", false, "as root, move every other task off the target with a cpuset")
+	fl.StringVar(&f.journal, "journal", "", "keep the journal at this `path` (default /run/corepin/system.json)")
+}
+
+// wanted reports whether run or exec should tune: --tune, or any flag that
+// only a tune uses.
+func (f *tuneFlags) wanted(in *cli.Invocation) bool {
+	for _, name := range []string{"tune", "freq", "governor", "all-policies", "no-boost", "irqs", "idle", "shield"} {
+		if in.Changed(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// given lists the tune flags as given, for the journal's record.
+func (f *tuneFlags) given(in *cli.Invocation) []string {
+	var out []string
+	for name, v := range map[string]string{"freq": f.freq, "governor": f.governor} {
+		if in.Changed(name) {
+			out = append(out, "--"+name+" "+v)
+		}
+	}
+	for name, v := range map[string]bool{"all-policies": f.all, "no-boost": f.noBoost, "irqs": f.irqs, "idle": f.idle, "shield": f.shield} {
+		if in.Changed(name) && v {
+			out = append(out, "--"+name)
+		}
+	}
+	return out
+}
+
+func (f *tuneFlags) request(cpus cpuset.Set) system.Request {
+	return system.Request{CPUs: cpus, AllPolicies: f.all, Freq: f.freq, Governor: f.governor,
+		NoBoost: f.noBoost, IRQs: f.irqs, Idle: f.idle, Shield: f.shield}
+}
+
+func (f *tuneFlags) machine() *system.Machine {
+	return &system.Machine{Root: fsroot.Root(f.root), Journal: f.journal}
+}
+
+// start tunes for a run or an exec, when asked; the caller defers finish.
+func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*system.Tuned, error) {
+	if !f.wanted(in) {
+		return nil, nil
+	}
+	t, err := system.TuneFor(f.machine(), f.request(cpus), what+" "+strings.Join(f.given(in), " "))
+	if err != nil {
+		return nil, fmt.Errorf("tuning the machine for the run: %w", err)
+	}
+	f.warn(in.Stderr, cpus)
+	return t, nil
+}
+
+// finish puts the machine back after a run and says what could not be.
+func (f *tuneFlags) finish(in *cli.Invocation, t *system.Tuned) {
+	if t == nil {
+		return
+	}
+	if err := t.Undo(); err != nil {
+		fmt.Fprintf(in.Stderr, "corepin: putting the machine back: %v\n", err)
+	}
+}
+
+func (f *tuneFlags) warn(w io.Writer, cpus cpuset.Set) {
+	if !f.irqs {
+		return
+	}
+	if facts, err := system.Read(fsroot.Root(f.root), cpus); err == nil && facts.Irqbalance != nil && *facts.Irqbalance {
+		fmt.Fprintln(w, "corepin: warning: irqbalance is running and will move IRQs back onto the target; stop it for the measurement")
+	}
+}
+
+func (f *tuneFlags) printShield(w io.Writer, t *system.Tuned) {
+	if t.Shield != nil {
+		t.Shield.WriteText(w)
+	}
+}
+
+// measured is the target as a set of CPUs: --cpus or --cpu as given,
+// else the exact CPU of the selected target.
+func (f *targetFlags) measured(root string) (cpuset.Set, error) {
+	cpus, err := f.cpuSet()
+	if err != nil || !cpus.IsEmpty() {
+		return cpus, err
+	}
+	_, target, err := f.resolve(root)
+	if err != nil {
+		return cpuset.Set{}, err
+	}
+	return cpuset.Of(target.ExactCPU), nil
+}
+
+// warnStale says on stderr when a journal left by a process that no
+// longer runs shows the machine is still tuned. system reset, the remedy,
+// and the hidden completion command stay quiet.
+func warnStale(w io.Writer, args []string) {
+	if len(args) > 0 && (args[0] == "__complete" || (args[0] == "system" && len(args) > 1 && args[1] == "reset")) {
+		return
+	}
+	if msg := system.StaleWarning("/" + system.DefaultJournal); msg != "" {
+		fmt.Fprintln(w, "corepin: warning:", msg)
+	}
+}

@@ -1,0 +1,66 @@
+package system
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGuests boots guests of the machine matrix and runs the TestGuest
+// tests there, with a corepin binary for the run checks: "offline" (Linux
+// 6.12, cgroup v2 only, CPU 3 offline) and "hole" (Linux 6.1, which can
+// still mount a cgroup v1 cpuset hierarchy; online CPUs 0,2-3). It takes
+// a minute or more under TCG, so it runs only when asked: COREPIN_GUESTS=1
+// (COREPIN_GUEST_SHAPE picks one shape, COREPIN_GUEST_RUN the tests).
+func TestGuests(t *testing.T) {
+	if os.Getenv("MACHINE_SHAPE") != "" {
+		t.Skip("already inside a guest")
+	}
+	if os.Getenv("COREPIN_GUESTS") == "" {
+		t.Skip("boots a qemu guest for the checks that change the whole machine (minutes under TCG): set COREPIN_GUESTS=1")
+	}
+	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
+		t.Skip("needs qemu-system-x86_64")
+	}
+	shapes := []string{"offline", "hole"}
+	if s := os.Getenv("COREPIN_GUEST_SHAPE"); s != "" {
+		shapes = []string{s}
+	}
+	// The guest sees the host's files read-only, but a fresh /tmp: the
+	// binaries go to /var/tmp.
+	dir, err := os.MkdirTemp("/var/tmp", "corepin-system-guest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	env := os.Environ()
+	if strings.HasPrefix(shapes[0], "arm64") {
+		env = append(env, "GOARCH=arm64", "CGO_ENABLED=0")
+	}
+	for _, args := range [][]string{
+		{"go", "test", "-c", "-o", filepath.Join(dir, "system.test"), "."},
+		{"go", "build", "-o", filepath.Join(dir, "corepin"), "../cmd/corepin"},
+	} {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	run := "^TestGuest"
+	if r := os.Getenv("COREPIN_GUEST_RUN"); r != "" {
+		run = r
+	}
+	for _, shape := range shapes {
+		// One guest at a time: each keeps the host's CPUs busy.
+		cmd := exec.Command("go", "run", "../test/machines", "run", "-shape", shape, "--",
+			"env", "COREPIN_BIN="+filepath.Join(dir, "corepin"), filepath.Join(dir, "system.test"), "-test.run", run, "-test.v")
+		out, err := cmd.CombinedOutput()
+		t.Logf("guest %s:\n%s", shape, out)
+		if err != nil {
+			t.Errorf("in the guest %s: %v", shape, err)
+		}
+	}
+}

@@ -1,0 +1,254 @@
+package system
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"corepin.dev/corepin/fsroot"
+)
+
+// JournalSchema names the journal's format.
+const JournalSchema = "corepin.system-journal/1"
+
+// DefaultJournal is where the journal lives under a root: /run is a tmpfs
+// that a reboot empties, as a reboot also puts back every value the
+// journal holds.
+const DefaultJournal = "run/corepin/system.json"
+
+// Journal is the record of every value corepin changed and has not put
+// back yet. It is written durably before each change, so that whatever
+// happens to the process, Reset can restore what was there.
+type Journal struct {
+	Schema string `json:"schema"`
+	// Root is the folder the paths are relative to.
+	Root   fsroot.Root `json:"root"`
+	Layers []Layer     `json:"layers"`
+}
+
+// Layer is what one process changed. A second tune adds a layer; each
+// layer keeps the values it found, so the first old values are never lost
+// and one run can undo its own changes alone.
+type Layer struct {
+	Owner   Owner     `json:"owner"`
+	Command string    `json:"command"`
+	Started time.Time `json:"started"`
+	Entries []Entry   `json:"entries"`
+}
+
+// Owner is the process that made a layer, by PID and start time (PIDs are
+// reused).
+type Owner struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start_ticks"`
+}
+
+// Op is what an entry undoes.
+type Op string
+
+const (
+	OpWrite    Op = "write"    // a file: put Old back
+	OpMkdir    Op = "mkdir"    // a cgroup corepin created: remove it
+	OpMove     Op = "move"     // a task moved between cgroups: move it back
+	OpAffinity Op = "affinity" // a thread's CPU mask: set Old back
+	OpControl  Op = "control"  // a controller enabled in cgroup.subtree_control: disable it
+)
+
+// Entry is one change and what it replaced.
+type Entry struct {
+	Op   Op     `json:"op"`
+	Path string `json:"path"` // relative to the root
+	Kind Kind   `json:"kind,omitempty"`
+	// Old is the exact content before the change (for a move: the cgroup
+	// file the task came from; for an affinity: the CPU list).
+	Old string `json:"old"`
+	New string `json:"new"`
+	// TID and TaskStart name a task for moves and affinities.
+	TID       int    `json:"tid,omitempty"`
+	TaskStart uint64 `json:"task_start,omitempty"`
+	// Mask is a moved task's CPU list before the move, set back after it
+	// returns (kernels before 6.2 forget a task's own mask on a move).
+	Mask string `json:"mask,omitempty"`
+}
+
+// loadJournal reads the journal at path; a missing file is an empty
+// journal.
+func loadJournal(path string, root fsroot.Root) (*Journal, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Journal{Schema: JournalSchema, Root: root}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal: %w", err)
+	}
+	var j Journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, fmt.Errorf("reading the journal %s: %w", path, err)
+	}
+	if j.Schema != JournalSchema {
+		return nil, fmt.Errorf("journal %s: schema %q, want %q", path, j.Schema, JournalSchema)
+	}
+	return &j, nil
+}
+
+// ReadJournal reads the journal at path; nil when there is none.
+func ReadJournal(path string) (*Journal, error) {
+	j, err := loadJournal(path, "")
+	if err != nil || len(j.Layers) == 0 {
+		return nil, err
+	}
+	return j, nil
+}
+
+// save writes the journal durably: to a temporary file that is synced,
+// renamed over the journal, and the folder synced, so that after a crash
+// the journal is either the old one or the new one, whole. An empty
+// journal is removed.
+func (j *Journal) save(path string) error {
+	kept := *j
+	kept.Layers = nil
+	for _, l := range j.Layers {
+		if len(l.Entries) > 0 {
+			kept.Layers = append(kept.Layers, l)
+		}
+	}
+	if len(kept.Layers) == 0 {
+		err := os.Remove(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the journal: %w", err)
+		}
+		return syncDir(filepath.Dir(path))
+	}
+	for _, l := range kept.Layers {
+		for _, e := range l.Entries {
+			if !utf8.ValidString(e.Old) {
+				return fmt.Errorf("journal: the old content of %s is not text", e.Path)
+			}
+		}
+	}
+	data, err := json.MarshalIndent(kept, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing the journal: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("writing the journal: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(append(data, '\n'))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the journal %s: %w", path, err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", dir, err)
+	}
+	return nil
+}
+
+// layer returns the layer of owner, adding one if there is none.
+func (j *Journal) layer(o Owner, command string) *Layer {
+	for i := range j.Layers {
+		if j.Layers[i].Owner == o {
+			return &j.Layers[i]
+		}
+	}
+	j.Layers = append(j.Layers, Layer{Owner: o, Command: command, Started: time.Now()})
+	return &j.Layers[len(j.Layers)-1]
+}
+
+func (j *Journal) dropEmpty() {
+	kept := j.Layers[:0]
+	for _, l := range j.Layers {
+		if len(l.Entries) > 0 {
+			kept = append(kept, l)
+		}
+	}
+	j.Layers = kept
+}
+
+// self is the running process as a journal owner.
+func self() Owner {
+	pid := os.Getpid()
+	start, _ := processStart(pid)
+	return Owner{PID: pid, Start: start}
+}
+
+// Alive reports whether the owner still runs: its PID exists with the
+// same start time.
+func (o Owner) Alive() bool {
+	start, err := processStart(o.PID)
+	return err == nil && start == o.Start
+}
+
+// processStart returns a process's start time in clock ticks since boot,
+// field 22 of /proc/PID/stat (the command name, field 2, may hold spaces
+// and parentheses, so the fields are counted from its last ')').
+func processStart(pid int) (uint64, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	return parseStart(string(data))
+}
+
+func parseStart(stat string) (uint64, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("stat without a command name")
+	}
+	fields := strings.Fields(stat[i+1:])
+	// fields[0] is field 3 (state), so field 22 is fields[19].
+	if len(fields) < 20 {
+		return 0, fmt.Errorf("stat with %d fields after the name", len(fields))
+	}
+	return strconv.ParseUint(fields[19], 10, 64)
+}
+
+// Stale describes the layers of a journal whose processes no longer run,
+// for the warning every corepin command prints; "" when there are none.
+func (j *Journal) Stale() string {
+	if j == nil {
+		return ""
+	}
+	var who []string
+	for _, l := range j.Layers {
+		if !l.Owner.Alive() {
+			who = append(who, fmt.Sprintf("`%s` (pid %d, %s, %d changes)", l.Command, l.Owner.PID, l.Started.Local().Format("2006-01-02 15:04:05"), len(l.Entries)))
+		}
+	}
+	if len(who) == 0 {
+		return ""
+	}
+	return "the machine is still tuned from " + strings.Join(who, " and ") + "; `corepin system reset` restores it"
+}

@@ -1,0 +1,252 @@
+package system
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"corepin.dev/corepin/cpuset"
+)
+
+// Request says what a tune changes. The zero value (with a target) sets
+// the performance governor, locks the target's policies at their highest
+// frequency, sets the energy preference to performance and lowers
+// perf_event_max_sample_rate; the flags add the rest.
+type Request struct {
+	CPUs cpuset.Set `json:"cpus"` // the target
+	// AllPolicies tunes every cpufreq policy, not only the target's.
+	AllPolicies bool `json:"all_policies"`
+	// Freq is where min and max are locked: "max" (the default), "base",
+	// "NN%" of the hardware maximum, or a frequency in kHz.
+	Freq string `json:"freq"`
+	// Governor replaces "performance".
+	Governor string `json:"governor"`
+	NoBoost  bool   `json:"no_boost"` // turn boost/turbo off
+	IRQs     bool   `json:"irqs"`     // move IRQs off the target, the default affinity too
+	Idle     bool   `json:"idle"`     // disable the target's deep idle states
+	// Shield moves the rest of the machine off the target with a cpuset
+	// (see ShieldReport); Plan ignores it.
+	Shield bool `json:"shield"`
+}
+
+// Kind says how a value is compared when it is read back.
+type Kind string
+
+const (
+	Text Kind = "text" // trimmed text
+	List Kind = "list" // a CPU list
+	Mask Kind = "mask" // a hex CPU mask
+)
+
+// Change is one write that a tune makes.
+type Change struct {
+	Path  string `json:"path"` // relative to the root
+	Value string `json:"value"`
+	Kind  Kind   `json:"kind"`
+	Why   string `json:"why"`
+	// Was is the value the facts showed, for --dry-run; the journal keeps
+	// the exact bytes read just before the write.
+	Was string `json:"was"`
+	// BestEffort changes (IRQs: some cannot move) are reported when the
+	// kernel refuses them, and the tune goes on.
+	BestEffort bool `json:"best_effort,omitempty"`
+}
+
+// Plan turns a request into the writes that make it, in the order that
+// works: the governor first (changing it resets a driver's tunables and,
+// under intel_pstate, no_turbo), then boost and the energy preference,
+// then min and max in the order that never puts min above max, then IRQs,
+// idle states and kernel knobs. Values that already hold are left out.
+func Plan(f *Facts, req Request) ([]Change, error) {
+	var cs []Change
+	add := func(c Change) {
+		if c.Kind == "" {
+			c.Kind = Text
+		}
+		if !same(c.Kind, c.Was, c.Value) {
+			cs = append(cs, c)
+		}
+	}
+	if req.CPUs.IsEmpty() {
+		return nil, fmt.Errorf("no target CPUs to tune")
+	}
+	policies := f.TargetPolicies()
+	if req.AllPolicies && f.CPUFreq != nil {
+		policies = nil
+		for i := range f.CPUFreq.Policies {
+			policies = append(policies, &f.CPUFreq.Policies[i])
+		}
+	}
+	gov := req.Governor
+	if gov == "" {
+		gov = "performance"
+	}
+	for _, p := range policies {
+		if !p.hasGovernor(gov) {
+			return nil, fmt.Errorf("%s has no governor %q (it has %s)", p.Name, gov, strings.Join(p.Governors, ", "))
+		}
+		add(Change{Path: p.Dir + "/scaling_governor", Value: gov, Was: p.Governor, Why: "a governor that does not follow the load"})
+	}
+	if req.NoBoost && f.CPUFreq != nil {
+		if b := f.CPUFreq.Boost; b != nil {
+			value, was := "0", "1"
+			if strings.HasSuffix(b.File, "no_turbo") {
+				value, was = "1", "0"
+			}
+			if !b.On {
+				was = value
+			}
+			add(Change{Path: b.File, Value: value, Was: was, Why: "boost off"})
+		}
+		for _, p := range policies {
+			if p.Boost != nil {
+				add(Change{Path: p.Dir + "/boost", Value: "0", Was: boolText(*p.Boost), Why: "boost off"})
+			}
+		}
+	}
+	for _, p := range policies {
+		if p.EPP != "" && slices.Contains(p.EPPs, "performance") {
+			add(Change{Path: p.Dir + "/energy_performance_preference", Value: "performance", Was: p.EPP, Why: "the hardware favours speed"})
+		}
+	}
+	for _, p := range policies {
+		freq, err := p.lockFrequency(req.Freq, req.NoBoost)
+		if err != nil {
+			return nil, err
+		}
+		lo := Change{Path: p.Dir + "/scaling_min_freq", Value: strconv.FormatInt(freq, 10), Was: optInt64(p.MinKHz), Why: "min = max: one frequency"}
+		hi := Change{Path: p.Dir + "/scaling_max_freq", Value: lo.Value, Was: optInt64(p.MaxKHz), Why: "min = max: one frequency"}
+		// The kernel refuses a min above the max (EINVAL): going up, raise
+		// max first; going down, lower min first.
+		if p.MaxKHz != nil && freq > *p.MaxKHz {
+			add(hi)
+			add(lo)
+		} else {
+			add(lo)
+			add(hi)
+		}
+	}
+	if req.IRQs {
+		away := func(s cpuset.Set) cpuset.Set {
+			if rest := s.Difference(req.CPUs); !rest.IsEmpty() {
+				return rest
+			}
+			return f.Online.Difference(req.CPUs)
+		}
+		if f.Online.Difference(req.CPUs).IsEmpty() {
+			return nil, fmt.Errorf("cannot move IRQs off CPUs %s: no other CPU is online", req.CPUs)
+		}
+		if d := f.IRQs.Default; d != nil {
+			add(Change{Path: irqDir + "/default_smp_affinity", Value: away(*d).Mask(), Kind: Mask, Was: d.Mask(), Why: "new IRQs avoid the target"})
+		}
+		for _, q := range f.IRQs.OnTarget {
+			add(Change{Path: irqDir + "/" + q.Number + "/smp_affinity_list", Value: away(q.Affinity).String(), Kind: List, Was: q.Affinity.String(),
+				Why: "IRQ " + q.Number + " off the target", BestEffort: true})
+		}
+	}
+	if req.Idle {
+		for _, c := range f.CPUs {
+			keep := shallowIdle(c.Idle)
+			for _, s := range c.Idle {
+				if s.Index > keep {
+					add(Change{Path: fmt.Sprintf("%s/cpu%d/cpuidle/state%d/disable", cpuDir, c.ID, s.Index), Value: "1", Was: boolText(s.Disabled),
+						Why: fmt.Sprintf("no %s (%d µs exit latency)", s.Name, s.LatencyUS)})
+				}
+			}
+		}
+	}
+	if r := f.PerfMaxSampleRate; r != nil && *r > 1 {
+		add(Change{Path: "proc/sys/kernel/perf_event_max_sample_rate", Value: "1", Was: strconv.Itoa(*r), Why: "perf sampling interrupts kept rare"})
+	}
+	return cs, nil
+}
+
+// lockFrequency returns the frequency (kHz) that min and max are set to.
+func (p *Policy) lockFrequency(spec string, noBoost bool) (int64, error) {
+	if p.HWMaxKHz == nil {
+		return 0, fmt.Errorf("%s: no cpuinfo_max_freq to choose a frequency from", p.Name)
+	}
+	hw := *p.HWMaxKHz
+	var f int64
+	switch {
+	case spec == "" || spec == "max":
+		f = hw
+		if noBoost && p.BaseKHz != nil && p.Driver == "intel_pstate" {
+			// Without turbo, intel_pstate caps max at the base frequency.
+			f = *p.BaseKHz
+		}
+	case spec == "base":
+		if p.BaseKHz == nil {
+			return 0, fmt.Errorf("%s: driver %s gives no base frequency; give --freq max, NN%% or kHz", p.Name, p.Driver)
+		}
+		f = *p.BaseKHz
+	case strings.HasSuffix(spec, "%"):
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(spec, "%"), 64)
+		if err != nil || pct <= 0 || pct > 100 {
+			return 0, fmt.Errorf("--freq %q: want a percentage in (0, 100]", spec)
+		}
+		f = int64(float64(hw) * pct / 100)
+	default:
+		n, err := strconv.ParseInt(spec, 10, 64)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("--freq %q: want max, base, NN%% or a frequency in kHz", spec)
+		}
+		f = n
+	}
+	if p.HWMinKHz != nil && f < *p.HWMinKHz {
+		return 0, fmt.Errorf("%s: %d kHz is below the hardware minimum %d kHz", p.Name, f, *p.HWMinKHz)
+	}
+	if f > hw {
+		return 0, fmt.Errorf("%s: %d kHz is above the hardware maximum %d kHz", p.Name, f, hw)
+	}
+	// A driver with a frequency table holds only its own steps: take the
+	// highest one not above the request.
+	if len(p.Available) > 0 {
+		best := int64(-1)
+		for _, a := range p.Available {
+			if a <= f && a > best {
+				best = a
+			}
+		}
+		if best < 0 {
+			best = slices.Min(p.Available)
+		}
+		f = best
+	}
+	return f, nil
+}
+
+// same compares two values as the kernel means them.
+func same(kind Kind, a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	switch kind {
+	case List:
+		x, err1 := cpuset.Parse(strings.Join(strings.Fields(a), ","))
+		y, err2 := cpuset.Parse(strings.Join(strings.Fields(b), ","))
+		if err1 == nil && err2 == nil {
+			return x.Equal(y)
+		}
+	case Mask:
+		x, err1 := cpuset.ParseMask(a)
+		y, err2 := cpuset.ParseMask(b)
+		if err1 == nil && err2 == nil {
+			return x.Equal(y)
+		}
+	}
+	return a == b
+}
+
+func boolText(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func optInt64(v *int64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatInt(*v, 10)
+}

@@ -1,0 +1,161 @@
+package system
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// ResetReport is what a reset put back and what it could not.
+type ResetReport struct {
+	Restored []Entry        `json:"restored"`
+	Failed   []RestoreError `json:"failed"`
+	// Journal is the journal's path, still there when something failed.
+	Journal string `json:"journal"`
+	// Running lists the layers left alone because their process still
+	// runs: a run with --tune puts its own changes back when it ends.
+	Running []string `json:"running,omitempty"`
+}
+
+// RestoreError is an entry that could not be put back; the journal keeps
+// it for another reset.
+type RestoreError struct {
+	Entry Entry  `json:"entry"`
+	Err   string `json:"error"`
+	err   error
+}
+
+func (e RestoreError) Error() string {
+	return fmt.Sprintf("putting back %s %s: %s", e.Entry.Op, e.Entry.Path, e.Err)
+}
+
+func (e RestoreError) Unwrap() error { return e.err }
+
+// Reset puts back what this session changed, newest change first.
+func (s *Session) Reset() (*ResetReport, error) {
+	return s.m.reset(func(l *Layer) bool { return l.Owner == s.owner })
+}
+
+// Reset puts back everything the journal holds, newest layer first, and
+// removes the journal once every value came back. The layers of other
+// processes that still run (a run with --tune, which resets at its end)
+// are left to them and listed in the report.
+func (m *Machine) Reset() (*ResetReport, error) {
+	me := self()
+	return m.reset(func(l *Layer) bool { return l.Owner == me || !l.Owner.Alive() })
+}
+
+func (m *Machine) reset(which func(*Layer) bool) (*ResetReport, error) {
+	unlock, err := m.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	j, err := loadJournal(m.JournalPath(), m.Root)
+	if err != nil {
+		return nil, err
+	}
+	all := &ResetReport{Journal: m.JournalPath()}
+	for li := len(j.Layers) - 1; li >= 0; li-- {
+		if l := &j.Layers[li]; !which(l) {
+			if len(l.Entries) > 0 {
+				all.Running = append(all.Running, fmt.Sprintf("`%s` (pid %d, %d changes)", l.Command, l.Owner.PID, len(l.Entries)))
+			}
+			continue
+		}
+		r := m.restore(j, li, 0)
+		all.Restored = append(all.Restored, r.Restored...)
+		all.Failed = append(all.Failed, r.Failed...)
+	}
+	j.dropEmpty()
+	if err := j.save(m.JournalPath()); err != nil {
+		return all, err
+	}
+	if len(all.Failed) > 0 {
+		var lines []string
+		for _, f := range all.Failed {
+			lines = append(lines, f.Error())
+		}
+		return all, fmt.Errorf("%d values could not be put back (the journal %s keeps them): %s", len(all.Failed), all.Journal, strings.Join(lines, "; "))
+	}
+	return all, nil
+}
+
+// restore puts back the entries from index from of layer li, newest first.
+// A value the kernel refuses now may be accepted once another one is back
+// (a min that must wait for its max), so the refused ones are tried again
+// while a pass makes progress. Restored entries leave the journal, which
+// is saved after each pass; the others stay.
+func (m *Machine) restore(j *Journal, li, from int) *ResetReport {
+	r := &ResetReport{Journal: m.JournalPath()}
+	l := &j.Layers[li]
+	entries := l.Entries
+	done := make([]bool, len(entries))
+	errs := map[int]error{}
+	var pending []int
+	for i := len(entries) - 1; i >= from; i-- {
+		pending = append(pending, i)
+	}
+	for len(pending) > 0 {
+		var again []int
+		for _, i := range pending {
+			if err := m.undo(entries[i]); err != nil {
+				errs[i] = err
+				again = append(again, i)
+				continue
+			}
+			done[i] = true
+			r.Restored = append(r.Restored, entries[i])
+		}
+		var kept []Entry
+		for i, e := range entries {
+			if !done[i] {
+				kept = append(kept, e)
+			}
+		}
+		l.Entries = kept
+		if err := j.save(m.JournalPath()); err != nil {
+			r.Failed = append(r.Failed, RestoreError{Entry: Entry{Op: OpWrite, Path: m.JournalPath()}, Err: err.Error(), err: err})
+			return r
+		}
+		if len(again) == len(pending) {
+			break
+		}
+		pending = again
+	}
+	for _, i := range pending {
+		r.Failed = append(r.Failed, RestoreError{Entry: entries[i], Err: errno(errs[i]), err: errs[i]})
+	}
+	return r
+}
+
+// undo puts one entry back and verifies it.
+func (m *Machine) undo(e Entry) error {
+	switch e.Op {
+	case OpWrite, "":
+		full := m.path(e.Path)
+		if now, err := os.ReadFile(full); err == nil && string(now) == e.Old {
+			return nil
+		}
+		if err := m.writeFile(full, []byte(e.Old)); err != nil {
+			return err
+		}
+		now, err := os.ReadFile(full)
+		if err != nil {
+			return err
+		}
+		if !same(e.Kind, string(now), e.Old) {
+			return fmt.Errorf("%w: reads back %q, want %q", ErrNotHeld, strings.TrimSpace(string(now)), strings.TrimSpace(e.Old))
+		}
+		return nil
+	case OpMkdir:
+		return m.undoMkdir(e)
+	case OpMove:
+		return m.undoMove(e)
+	case OpAffinity:
+		return undoAffinity(e)
+	case OpControl:
+		return m.undoControl(e)
+	}
+	return fmt.Errorf("unknown journal operation %q", e.Op)
+}

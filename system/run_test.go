@@ -1,0 +1,62 @@
+package system
+
+import (
+	"strings"
+	"testing"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+)
+
+func TestFrequencyMoved(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		locked   int64
+		min, max *float64
+		warn     bool
+	}{
+		{2419200, f(2419), f(2419), false},
+		{2419200, f(2390), f(2440), false}, // read-out granularity
+		{2419200, f(1555), f(2419), true},  // throttled
+		{2419200, f(2419), f(2841), true},  // a daemon raised it
+		{0, f(300), f(2841), false},        // nothing was locked
+		{2419200, nil, nil, false},         // no frequency source
+	} {
+		got := FrequencyMoved(tc.locked, tc.min, tc.max)
+		if (got != "") != tc.warn {
+			t.Errorf("locked %d, seen %v–%v: %q", tc.locked, tc.min, tc.max, got)
+		}
+	}
+}
+
+func TestLockedAndLines(t *testing.T) {
+	root := copyTree(t, "phone-4-3-1")
+	target := cpuset.Of(7)
+	if k := mustRead(t, root, target).LockedKHz(7); k != 0 {
+		t.Errorf("an unlocked policy reads as locked at %d", k)
+	}
+	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target, Freq: "90%"})
+	m := &Machine{Root: fsroot.Root(root), Journal: t.TempDir() + "/j.json"}
+	res, err := m.Session("test").Apply(changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustRead(t, root, target)
+	if k := f.LockedKHz(7); k != 2419200 {
+		t.Errorf("locked at %d, want 2419200", k)
+	}
+	lines := (&RunFacts{Start: f, Tuned: &Tuned{Result: res}}).Lines()
+	var all []string
+	for _, l := range lines {
+		all = append(all, l.Label+": "+l.Value)
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{"Frequency policy7: qcom-cpufreq-hw performance, min 2419.2 MHz max 2419.2 MHz", "Tuned for the run: 4 changes", "Load: start 0.52"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lines lack %q:\n%s", want, text)
+		}
+	}
+	if _, err := m.Reset(); err != nil {
+		t.Fatal(err)
+	}
+}

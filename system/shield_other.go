@@ -1,0 +1,32 @@
+//go:build !linux
+
+package system
+
+import (
+	"errors"
+	"fmt"
+
+	"corepin.dev/corepin/cpuset"
+)
+
+func startShield(*Machine, *Session, cpuset.Set) (*shield, *ShieldReport, error) {
+	return nil, nil, fmt.Errorf("shielding CPUs with a cpuset: %w", errors.ErrUnsupported)
+}
+
+func (m *Machine) undoMove(e Entry) error {
+	return fmt.Errorf("moving task %d back: %w", e.TID, errors.ErrUnsupported)
+}
+
+func undoAffinity(e Entry) error {
+	return fmt.Errorf("setting the CPUs of task %d back: %w", e.TID, errors.ErrUnsupported)
+}
+
+func (m *Machine) undoMkdir(e Entry) error {
+	return fmt.Errorf("removing the cgroup %s: %w", e.Path, errors.ErrUnsupported)
+}
+
+func (m *Machine) undoControl(e Entry) error {
+	return fmt.Errorf("disabling %s: %w", e.New, errors.ErrUnsupported)
+}
+
+func threadRunNs(int) (uint64, bool) { return 0, false }

@@ -1,0 +1,323 @@
+package system
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/fsroot"
+)
+
+// Machine is the machine being tuned: the root its files are under and
+// the journal that records every change.
+type Machine struct {
+	Root fsroot.Root
+	// Journal is the journal's path; "" means DefaultJournal under Root.
+	Journal string
+
+	// write writes a kernel file; nil means writeFile. Tests replace it to
+	// model a kernel's refusals or to end the process between writes.
+	write func(path string, data []byte) error
+}
+
+// JournalPath returns where the journal is kept.
+func (m *Machine) JournalPath() string {
+	if m.Journal != "" {
+		return m.Journal
+	}
+	return m.Root.Path(DefaultJournal)
+}
+
+func (m *Machine) path(rel string) string { return m.Root.Path(rel) }
+
+func (m *Machine) writeFile(path string, data []byte) error {
+	if m.write != nil {
+		return m.write(path, data)
+	}
+	return writeFile(path, data)
+}
+
+// writeFile writes a sysfs or procfs attribute in one write, as the kernel
+// wants it. O_TRUNC is what a shell's redirection does; it matters only for
+// regular files (fixtures), which must not keep a longer old tail.
+func writeFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ErrNotHeld means a value was written without an error but reads back as
+// something else: the kernel clamped or ignored it.
+var ErrNotHeld = errors.New("the value did not hold")
+
+// WriteError says which file refused which value, and why; it unwraps to
+// the errno (errors.Is(err, unix.EACCES) works) or to ErrNotHeld.
+type WriteError struct {
+	Path     string // relative to the root
+	Value    string
+	ReadBack string // what the file held afterwards, when it was read
+	Err      error
+}
+
+func (e *WriteError) Error() string {
+	if errors.Is(e.Err, ErrNotHeld) {
+		return fmt.Sprintf("writing %q to %s: it reads back %q", e.Value, e.Path, e.ReadBack)
+	}
+	return fmt.Sprintf("writing %q to %s: %v", e.Value, e.Path, errno(e.Err))
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// errno describes an error by its errno name where it has one.
+func errno(err error) string {
+	var en unix.Errno
+	if errors.As(err, &en) {
+		return fmt.Sprintf("%s (%s)", en.Error(), unix.ErrnoName(en))
+	}
+	return err.Error()
+}
+
+// Session is one process's changes: its layer of the journal.
+type Session struct {
+	m       *Machine
+	owner   Owner
+	command string
+}
+
+// Session starts (or continues) the running process's layer; command is
+// recorded to tell the user later what tuned the machine.
+func (m *Machine) Session(command string) *Session {
+	return &Session{m: m, owner: self(), command: command}
+}
+
+// Done is a change that was made and read back.
+type Done struct {
+	Change
+	Old      string `json:"old"`
+	ReadBack string `json:"read_back"`
+}
+
+// Refusal is a best-effort change the kernel refused (an IRQ that cannot
+// move); nothing was changed for it.
+type Refusal struct {
+	Change
+	Error string `json:"error"`
+}
+
+// Result is what a tune did.
+type Result struct {
+	Done    []Done    `json:"done"`
+	Refused []Refusal `json:"refused"`
+	// Rollback is set when the tune failed halfway and undid itself.
+	Rollback *ResetReport `json:"rollback,omitempty"`
+}
+
+// Apply makes the changes in order. Before each write the old content is
+// added to the journal, durably; after it, the value is read back. When a
+// change fails (a best-effort one excepted), every change this call made is
+// put back at once, and the error names the file and the errno. Nothing is
+// written when the caller may not write every file.
+func (s *Session) Apply(changes []Change) (*Result, error) {
+	m := s.m
+	if err := m.preflight(changes); err != nil {
+		return nil, err
+	}
+	unlock, err := m.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	j, err := loadJournal(m.JournalPath(), m.Root)
+	if err != nil {
+		return nil, err
+	}
+	j.layer(s.owner, s.command)
+	li := len(j.Layers) - 1
+	for i := range j.Layers {
+		if j.Layers[i].Owner == s.owner {
+			li = i
+		}
+	}
+	from := len(j.Layers[li].Entries)
+	res := &Result{}
+	fail := func(err error) (*Result, error) {
+		res.Rollback = m.restore(j, li, from)
+		if len(res.Rollback.Failed) > 0 {
+			return res, fmt.Errorf("%w; rolling back: %s", err, res.Rollback.Failed[0].Error())
+		}
+		return res, fmt.Errorf("%w (the %d changes made before were rolled back)", err, len(res.Rollback.Restored))
+	}
+	for _, c := range changes {
+		full := m.path(c.Path)
+		old, err := os.ReadFile(full)
+		if err != nil {
+			return fail(&WriteError{Path: c.Path, Value: c.Value, Err: err})
+		}
+		if same(c.Kind, string(old), c.Value) {
+			continue
+		}
+		e := Entry{Op: OpWrite, Path: c.Path, Kind: c.Kind, Old: string(old), New: c.Value}
+		l := &j.Layers[li]
+		l.Entries = append(l.Entries, e)
+		if err := j.save(m.JournalPath()); err != nil {
+			l.Entries = l.Entries[:len(l.Entries)-1]
+			return fail(err)
+		}
+		werr := m.writeFile(full, []byte(c.Value+"\n"))
+		now, rerr := os.ReadFile(full)
+		if werr == nil && rerr == nil && same(c.Kind, string(now), c.Value) {
+			res.Done = append(res.Done, Done{Change: c, Old: strings.TrimSpace(string(old)), ReadBack: strings.TrimSpace(string(now))})
+			continue
+		}
+		werr = &WriteError{Path: c.Path, Value: c.Value, ReadBack: strings.TrimSpace(string(now)), Err: firstErr(werr, rerr, ErrNotHeld)}
+		if rerr == nil && string(now) == string(old) {
+			// Refused and unchanged: nothing to put back.
+			l.Entries = l.Entries[:len(l.Entries)-1]
+			if err := j.save(m.JournalPath()); err != nil {
+				return fail(err)
+			}
+		} else if c.BestEffort {
+			// It changed into something else: put this one back now.
+			if r := m.restore(j, li, len(l.Entries)-1); len(r.Failed) > 0 {
+				return fail(fmt.Errorf("%w; putting it back: %s", werr, r.Failed[0].Error()))
+			}
+		}
+		if c.BestEffort {
+			res.Refused = append(res.Refused, Refusal{Change: c, Error: werr.Error()})
+			continue
+		}
+		return fail(werr)
+	}
+	return res, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// preflight refuses, before anything is written, a tune whose files the
+// caller may not write, and says which.
+func (m *Machine) preflight(changes []Change) error {
+	var denied []string
+	var first error
+	for _, c := range changes {
+		if err := unix.Access(m.path(c.Path), unix.W_OK); err != nil {
+			denied = append(denied, c.Path)
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	dir := filepath.Dir(m.JournalPath())
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			if err := unix.Access(d, unix.W_OK); err != nil {
+				denied = append(denied, d+" (the journal)")
+				if first == nil {
+					first = err
+				}
+			}
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	return &PermissionError{Files: denied, Err: first}
+}
+
+// PermissionError is a tune refused before it began: the caller may not
+// write these files (tuning needs root).
+type PermissionError struct {
+	Files []string
+	Err   error
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("tuning needs write access to %d files (%s), e.g. %s; run as root; nothing was changed",
+		len(e.Files), errno(e.Err), e.Files[0])
+}
+
+func (e *PermissionError) Unwrap() error { return e.Err }
+
+// lock takes the journal's folder for this process alone, so that two
+// tunes never interleave their records.
+func (m *Machine) lock() (func(), error) {
+	dir := filepath.Dir(m.JournalPath())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the journal's folder: %w", err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("locking the journal: %w", &os.PathError{Op: "open", Path: dir, Err: err})
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("locking the journal: %w", &os.PathError{Op: "flock", Path: dir, Err: err})
+	}
+	return func() { unix.Close(fd) }, nil
+}
+
+// record adds entries to the session's layer, durably, before the changes
+// they describe are made.
+func (s *Session) record(entries ...Entry) error {
+	unlock, err := s.m.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	j, err := loadJournal(s.m.JournalPath(), s.m.Root)
+	if err != nil {
+		return err
+	}
+	l := j.layer(s.owner, s.command)
+	l.Entries = append(l.Entries, entries...)
+	return j.save(s.m.JournalPath())
+}
+
+// forget drops the session's entries for which drop is true: changes
+// that were never made.
+func (s *Session) forget(drop func(Entry) bool) error {
+	unlock, err := s.m.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	j, err := loadJournal(s.m.JournalPath(), s.m.Root)
+	if err != nil {
+		return err
+	}
+	l := j.layer(s.owner, s.command)
+	var kept []Entry
+	for _, e := range l.Entries {
+		if !drop(e) {
+			kept = append(kept, e)
+		}
+	}
+	l.Entries = kept
+	return j.save(s.m.JournalPath())
+}

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	markBegin = "@@machine-command-begin@@"
+	markEnd   = "@@machine-command-end@@"
+)
+
+// A guestRun is one boot of a shape running one command.
+type guestRun struct {
+	shape  shape
+	kernel string        // overrides the shape's kernel when set
+	accel  string        // "auto", "kvm" or "tcg"
+	dir    string        // the guest command's working directory (a host path)
+	env    []string      // extra NAME=value for the command
+	stdout io.Writer     // the command's output (stdout and stderr, as the console carries them)
+	log    io.Writer     // the boot's own messages, shown when it fails
+	limit  time.Duration // the whole boot, command included
+	// results, when set, receives the files the command left in the share
+	// ($MACHINE_OUT in the guest) before the share is removed.
+	results func(dir string) error
+}
+
+// boot runs the command in the shape and returns its exit status.
+func (g guestRun) boot(ctx context.Context, argv []string) (int, error) {
+	key := g.shape.kernel
+	if g.kernel != "" {
+		key = g.kernel
+	}
+	bk, err := prepareKernel(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	cache, err := cacheDir()
+	if err != nil {
+		return 0, err
+	}
+	share, err := os.MkdirTemp(cache, "share-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(share)
+	if err := writeShare(share, g, bk, argv); err != nil {
+		return 0, err
+	}
+
+	accel := g.accel
+	if accel == "auto" || accel == "" {
+		accel = "tcg"
+		if bk.arch == "amd64" && hostArch() == "amd64" && kvmWorks(ctx, cache, bk) {
+			accel = "kvm"
+		}
+	}
+	args, err := qemuArgs(ctx, cache, g.shape, bk, accel, share)
+	if err != nil {
+		return 0, err
+	}
+	limit := g.limit
+	if limit == 0 {
+		limit = 30 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, qemuBinary(bk.arch), args...)
+	console, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("starting qemu: %w", err)
+	}
+	var bootLog bytes.Buffer
+	began, ended := copyCommandOutput(console, g.stdout, &bootLog)
+	werr := cmd.Wait()
+	if g.results != nil {
+		if err := g.results(share); err != nil {
+			return 0, err
+		}
+	}
+	data, rerr := os.ReadFile(filepath.Join(share, "status"))
+	if rerr == nil && ended {
+		return strconv.Atoi(strings.TrimSpace(string(data)))
+	}
+	why := "the guest stopped before the command finished"
+	switch {
+	case ctx.Err() != nil:
+		why = fmt.Sprintf("the guest did not finish within %v", limit)
+	case !began:
+		why = "the guest stopped before the command started"
+	}
+	if g.log != nil {
+		fmt.Fprintf(g.log, "--- boot console\n%s--- qemu %s\n%s", tail(bootLog.String(), 40), strings.Join(args, " "), stderr.String())
+	}
+	return 0, fmt.Errorf("%s %s on %s: %s (qemu: %v)", g.shape.name, key, bk.version, why, werr)
+}
+
+// copyCommandOutput passes the console's lines between the markers to w
+// (with the serial line's CRs removed) and keeps the rest in log.
+func copyCommandOutput(console io.Reader, w io.Writer, log *bytes.Buffer) (began, ended bool) {
+	r := bufio.NewReader(console)
+	for {
+		line, err := r.ReadString('\n')
+		if len(line) > 0 {
+			clean := strings.TrimRight(line, "\r\n")
+			switch {
+			case strings.HasSuffix(clean, markBegin):
+				began = true
+			case strings.HasSuffix(clean, markEnd) && began:
+				ended = true
+			case began && !ended && w != nil:
+				io.WriteString(w, strings.ReplaceAll(line, "\r\n", "\n"))
+			default:
+				log.WriteString(clean + "\n")
+			}
+		}
+		if err != nil {
+			return began, ended
+		}
+	}
+}
+
+func tail(s string, lines int) string {
+	parts := strings.SplitAfter(s, "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return strings.Join(parts, "")
+}
+
+// writeShare puts the shape's setup (run by /init as busybox, before the
+// chroot) and the command (run in the chroot) into the results share.
+func writeShare(share string, g guestRun, bk bootKernel, argv []string) error {
+	var setup strings.Builder
+	setup.WriteString("# the shape's setup, sourced by /init before the command\n")
+	if bk.arch == "arm64" {
+		cache, _ := cacheDir()
+		// The host's programs are amd64: lay the arm64 userland over /usr.
+		fmt.Fprintf(&setup, "mount --bind /host%s /host/usr || die 'cannot mount the arm64 userland'\n",
+			filepath.Join(cache, "arm64-root", "usr"))
+	}
+	for _, c := range g.shape.offline {
+		fmt.Fprintf(&setup, "echo 0 > /sys/devices/system/cpu/cpu%d/online || die 'cannot take CPU %d offline'\n", c, c)
+	}
+	if c := g.shape.unplug; c >= 0 {
+		// Wait for a task pinned to CPU c alone, then take c offline 1 s
+		// later and bring it back 2 s after that; the times go to the share.
+		fmt.Fprintf(&setup, `(
+	while :; do
+		if grep -lx 'Cpus_allowed_list:	%[1]d' /proc/[0-9]*/task/*/status >/dev/null 2>&1; then break; fi
+		sleep 0.1
+	done
+	sleep 1
+	echo 0 > /sys/devices/system/cpu/cpu%[1]d/online && echo "offline $(cat /proc/uptime)" >> /host/tmp/machine/unplug.log
+	sleep 2
+	echo 1 > /sys/devices/system/cpu/cpu%[1]d/online && echo "online $(cat /proc/uptime)" >> /host/tmp/machine/unplug.log
+) &
+`, c)
+	}
+	if err := os.WriteFile(filepath.Join(share, "setup.sh"), []byte(setup.String()), 0o644); err != nil {
+		return err
+	}
+
+	dir := g.dir
+	if dir == "" {
+		dir = "/"
+	}
+	var cmd strings.Builder
+	cmd.WriteString("cd " + shellQuote(dir) + " || exit 125\n")
+	env := []string{
+		"HOME=/tmp/home", "TERM=dumb", "TMPDIR=/tmp",
+		"MACHINE_SHAPE=" + g.shape.name, "MACHINE_KERNEL=" + bk.key, "MACHINE_OUT=/tmp/machine/out",
+		"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	}
+	env = append(env, g.env...)
+	cmd.WriteString("mkdir -p /tmp/machine/out\n")
+	cmd.WriteString("exec env -i")
+	for _, e := range env {
+		cmd.WriteString(" " + shellQuote(e))
+	}
+	for _, a := range argv {
+		cmd.WriteString(" " + shellQuote(a))
+	}
+	cmd.WriteString("\n")
+	return os.WriteFile(filepath.Join(share, "command.sh"), []byte(cmd.String()), 0o644)
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=/.,:+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func qemuBinary(arch string) string {
+	if arch == "arm64" {
+		return "qemu-system-aarch64"
+	}
+	return "qemu-system-x86_64"
+}
+
+func hostArch() string {
+	out, err := exec.Command("uname", "-m").Output()
+	if err != nil {
+		return ""
+	}
+	switch strings.TrimSpace(string(out)) {
+	case "x86_64":
+		return "amd64"
+	case "aarch64":
+		return "arm64"
+	}
+	return ""
+}
+
+// qemuArgs is the command line for one boot of shape s.
+func qemuArgs(ctx context.Context, cache string, s shape, bk bootKernel, accel, share string) ([]string, error) {
+	mem := s.memMiB
+	if mem == 0 {
+		mem = 1024
+	}
+	cmdline := "quiet loglevel=1 panic=-1 " + s.cmdline
+	var args []string
+	if bk.arch == "arm64" {
+		args = []string{"-machine", "virt", "-cpu", "cortex-a57"}
+		cmdline = "console=ttyAMA0 " + cmdline
+	} else {
+		args = []string{"-machine", "q35"}
+		cpu := s.cpu
+		if cpu == "" {
+			cpu = "max"
+		}
+		if accel == "kvm" {
+			cpu = "host"
+		}
+		args = append(args, "-cpu", cpu)
+		cmdline = "console=ttyS0 " + cmdline
+	}
+	if accel == "kvm" {
+		args = append(args, "-accel", "kvm")
+	} else {
+		args = append(args, "-accel", "tcg,thread=multi,tb-size=512")
+	}
+	args = append(args,
+		"-m", strconv.Itoa(mem), "-smp", s.smp,
+		"-nodefaults", "-nographic", "-no-reboot", "-serial", "stdio",
+		"-kernel", bk.image, "-initrd", bk.initrd,
+		"-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
+		"-virtfs", "local,path="+share+",mount_tag=results,security_model=none",
+	)
+	args = append(args, s.extra...)
+	if len(s.capacities) > 0 {
+		dtb, err := deviceTree(ctx, cache, s, args)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "-dtb", dtb)
+	}
+	return append(args, "-append", strings.TrimSpace(cmdline)), nil
+}
+
+// kvmWorks reports whether this host's KVM boots the kernel, tried once
+// per host kernel and kernel and remembered in the cache: some hosts expose
+// /dev/kvm that only runs specially built guests (nested PVM), and a stock
+// kernel then stalls in early boot.
+func kvmWorks(ctx context.Context, cache string, bk bootKernel) bool {
+	if _, err := os.Stat("/dev/kvm"); err != nil {
+		return false
+	}
+	rel, _ := exec.Command("uname", "-r").Output()
+	memo := filepath.Join(cache, "kvm", strings.TrimSpace(string(rel))+"-"+bk.key)
+	if data, err := os.ReadFile(memo); err == nil {
+		return strings.TrimSpace(string(data)) == "yes"
+	}
+	probe := guestRun{shape: shape{name: "kvm-probe", kernel: bk.key, smp: "1", unplug: -1}, accel: "kvm", limit: 20 * time.Second}
+	status, err := probe.boot(ctx, []string{"true"})
+	ok := err == nil && status == 0
+	verdict := "no"
+	if ok {
+		verdict = "yes"
+	}
+	os.MkdirAll(filepath.Dir(memo), 0o755)
+	os.WriteFile(memo, []byte(verdict+"\n"), 0o644)
+	if !ok && !errors.Is(ctx.Err(), context.Canceled) {
+		fmt.Fprintf(os.Stderr, "machines: KVM does not boot %s here; using TCG (remembered in %s)\n", bk.key, memo)
+	}
+	return ok
+}
+
+func cmdRun(ctx context.Context, args []string) int {
+	fs := newFlags("run")
+	name := fs.String("shape", "smt8", "the machine shape (see 'shapes')")
+	kern := fs.String("kernel", "", "boot this kernel instead of the shape's (6.1-amd64, 6.12-amd64, 6.1-arm64, uclamp)")
+	accel := fs.String("accel", "auto", "auto (KVM if it boots the kernel, else TCG), kvm or tcg")
+	limit := fs.Duration("timeout", 30*time.Minute, "stop the guest after this long")
+	if ok, code := parseFlags(fs, args); !ok {
+		return code
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		fmt.Fprintln(os.Stderr, "machines run: no command (run -shape NAME -- CMD ARGS…)")
+		return exitUsage
+	}
+	s, err := lookupShape(*name)
+	if err != nil {
+		return fail("%v", err)
+	}
+	wd, _ := os.Getwd()
+	g := guestRun{shape: s, kernel: *kern, accel: *accel, dir: wd, stdout: os.Stdout, log: os.Stderr, limit: *limit}
+	status, err := g.boot(ctx, argv)
+	if err != nil {
+		return fail("%v", err)
+	}
+	return status
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// A shape is one machine: which kernel it boots, how qemu lays out its
+// CPUs, and what the guest does to them before the command runs.
+type shape struct {
+	name    string
+	about   string
+	kernel  string   // key into kernels
+	smp     string   // qemu -smp
+	cpu     string   // qemu -cpu under TCG ("" = the architecture's default)
+	memMiB  int      // total guest memory
+	extra   []string // further qemu arguments
+	cmdline string   // appended to the kernel command line
+	offline []int    // CPUs taken offline before the command runs
+	// unplug is the CPU taken offline 1 s after the first task pinned to it
+	// alone appears, and brought back 2 s later (-1: none).
+	unplug int
+	// capacities and clusters describe an arm64 device tree: the
+	// capacity-dmips-mhz of each CPU and the CPUs of each cluster.
+	capacities []int
+	clusters   [][]int
+}
+
+// cpus is the number of CPUs the shape boots with.
+func (s shape) cpus() int {
+	n := 0
+	fmt.Sscanf(s.smp, "%d", &n)
+	return n
+}
+
+func (s shape) arm64() bool { return kernels[s.kernel].arch == "arm64" }
+
+var shapes = map[string]shape{
+	"smt8": {
+		about:  "1 socket, 4 cores × 2 threads (siblings 0-1, 2-3, …)",
+		kernel: "6.12-amd64", smp: "8,sockets=1,cores=4,threads=2",
+		// TCG's default AMD model cannot express hyperthreads; leaf 0xB of
+		// an Intel vendor string can.
+		cpu: "max,vendor=GenuineIntel", unplug: -1,
+	},
+	"numa2": {
+		about:  "2 sockets × 4 cores, NUMA nodes 0 (CPUs 0-3) and 1 (4-7)",
+		kernel: "6.1-amd64", smp: "8,sockets=2,cores=4,threads=1", memMiB: 2048,
+		extra: []string{
+			"-object", "memory-backend-ram,id=m0,size=1G",
+			"-object", "memory-backend-ram,id=m1,size=1G",
+			"-numa", "node,nodeid=0,cpus=0-3,memdev=m0",
+			"-numa", "node,nodeid=1,cpus=4-7,memdev=m1",
+			"-numa", "dist,src=0,dst=1,val=21",
+		},
+		unplug: -1,
+	},
+	"offline": {
+		about:  "4 CPUs, CPU 3 taken offline before the command",
+		kernel: "6.12-amd64", smp: "4", offline: []int{3}, unplug: -1,
+	},
+	"hole": {
+		about:  "4 CPUs, CPU 1 offline: a hole in the online list (0,2-3)",
+		kernel: "6.1-amd64", smp: "4", offline: []int{1}, unplug: -1,
+	},
+	"isolcpus": {
+		about:  "4 CPUs, isolcpus=3 nohz_full=3",
+		kernel: "6.12-amd64", smp: "4", cmdline: "isolcpus=3 nohz_full=3", unplug: -1,
+	},
+	"unplug": {
+		about:  "4 CPUs; CPU 3 goes offline 1 s into a run pinned there, and back 2 s later",
+		kernel: "6.12-amd64", smp: "4", unplug: 3,
+	},
+	"arm64-2+2": {
+		about:  "arm64, clusters 0-1 (capacity 512) and 2-3 (1024)",
+		kernel: "6.1-arm64", smp: "4", unplug: -1,
+		capacities: []int{512, 512, 1024, 1024},
+		clusters:   [][]int{{0, 1}, {2, 3}},
+	},
+	"arm64-3tier": {
+		about:  "arm64, little 0-2 (capacity 400), middle 3-4 (800), prime 5 (1024)",
+		kernel: "6.1-arm64", smp: "6", unplug: -1,
+		capacities: []int{400, 400, 400, 800, 800, 1024},
+		clusters:   [][]int{{0, 1, 2}, {3, 4}, {5}},
+	},
+	"uclamp": {
+		about:  "4 CPUs, a kernel built with CONFIG_UCLAMP_TASK (uclamp-kernel.sh)",
+		kernel: "uclamp", smp: "4", unplug: -1,
+	},
+}
+
+func init() {
+	for name, s := range shapes {
+		s.name = name
+		shapes[name] = s
+	}
+}
+
+// shapeNames returns the shapes in a stable order: x86 first, then arm64,
+// then the ones that need a locally built kernel.
+func shapeNames() []string {
+	order := []string{"smt8", "numa2", "offline", "hole", "isolcpus", "unplug", "arm64-2+2", "arm64-3tier", "uclamp"}
+	seen := map[string]bool{}
+	for _, n := range order {
+		seen[n] = true
+	}
+	var rest []string
+	for n := range shapes {
+		if !seen[n] {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	return append(order, rest...)
+}
+
+func lookupShape(name string) (shape, error) {
+	s, ok := shapes[name]
+	if !ok {
+		return shape{}, fmt.Errorf("no shape %q (known: %s)", name, strings.Join(shapeNames(), ", "))
+	}
+	return s, nil
+}
+
+func cmdShapes(_ context.Context, args []string) int {
+	fs := newFlags("shapes")
+	if ok, code := parseFlags(fs, args); !ok {
+		return code
+	}
+	for _, n := range shapeNames() {
+		s := shapes[n]
+		fmt.Fprintf(os.Stdout, "%-12s %-11s %s\n", n, s.kernel, s.about)
+	}
+	return 0
+}
