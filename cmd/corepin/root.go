@@ -42,6 +42,9 @@ func run(ctx context.Context, args []string) int {
 }
 
 func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
+	if code, handled := runRemote(ctx, stdout, stderr, args); handled {
+		return code
+	}
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

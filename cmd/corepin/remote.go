@@ -1,0 +1,421 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"corepin.dev/corepin/remote"
+	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/suite"
+)
+
+// remoteUsage is the help of the global flags.
+const remoteUsage = `Global flags, before or after the command name:
+  --on TARGET      run the command on a device: ssh://[user@]host[:port], adb,
+                   adb:SERIAL, hdc or hdc:KEY; repeat it, or give @FILE (one
+                   target a line), for several devices at once. Default: $COREPIN_ON.
+  --keep-remote    leave the run's folder on the device
+  --binary FILE    the corepin to push (a static build for the device)
+  corepin --on TARGET status       the runs on the device
+  corepin --on TARGET pull [RUN]   fetch a run (the newest); waits while it runs
+$COREPIN_SSH_CONFIG names an ssh client configuration file (ssh -F).`
+
+// deviceCommands read or change the machine they run on: with --on they
+// run on the device.
+var deviceCommands = []string{"run", "exec", "topo", "caps", "telemetry", "watch", "system", "experiment", "workload"}
+
+// remoteFlags are the global flags that send a command to devices.
+type remoteFlags struct {
+	on     []string
+	keep   bool
+	binary string
+	given  bool // --on was on the command line, not from $COREPIN_ON
+}
+
+// splitRemoteFlags takes the global flags out of args, up to a "--".
+func splitRemoteFlags(args []string) (remoteFlags, []string, error) {
+	var f remoteFlags
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		switch name {
+		case "--on", "--binary":
+			if !hasValue {
+				if i+1 == len(args) {
+					return f, nil, usageError{fmt.Errorf("%s needs a value", name)}
+				}
+				i++
+				value = args[i]
+			}
+			if name == "--binary" {
+				f.binary = value
+				continue
+			}
+			targets, err := expandTargets(value)
+			if err != nil {
+				return f, nil, usageError{err}
+			}
+			f.on, f.given = append(f.on, targets...), true
+		case "--keep-remote":
+			f.keep = true
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return f, rest, nil
+}
+
+// expandTargets reads @FILE: one target a line; # starts a comment.
+func expandTargets(v string) ([]string, error) {
+	file, ok := strings.CutPrefix(v, "@")
+	if !ok {
+		return []string{v}, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--on @%s: %w", file, err)
+	}
+	var targets []string
+	for line := range strings.Lines(string(data)) {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line != "" {
+			targets = append(targets, line)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("--on @%s: the file names no target", file)
+	}
+	return targets, nil
+}
+
+// runRemote runs the command line on devices when it says so (--on, or
+// $COREPIN_ON for a command that runs on a device); handled is false when
+// the command runs here.
+func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string) (code int, handled bool) {
+	f, rest, err := splitRemoteFlags(args)
+	fail := func(err error) (int, bool) {
+		fmt.Fprintf(stderr, "corepin: %v\n", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(stderr, remoteUsage)
+			return exitUsage, true
+		}
+		return exitFailure, true
+	}
+	if err != nil {
+		return fail(err)
+	}
+	command := ""
+	if len(rest) > 0 {
+		command = rest[0]
+	}
+	onDevice := slices.Contains(deviceCommands, command) || command == "pull" || command == "status"
+	if len(f.on) == 0 {
+		if env := os.Getenv(remote.EnvSpec); env != "" && onDevice {
+			if f.on, err = expandTargets(env); err != nil {
+				return fail(err)
+			}
+		} else if f.keep || f.binary != "" || command == "pull" || command == "status" {
+			return fail(usageError{fmt.Errorf("--keep-remote, --binary, pull and status go with --on TARGET")})
+		} else {
+			return 0, false
+		}
+	}
+	switch {
+	case command == "":
+		return fail(usageError{fmt.Errorf("--on: which command? (for example corepin --on %s run --quick)", f.on[0])})
+	case !onDevice:
+		return fail(usageError{fmt.Errorf("%s works on files of this machine; it takes no --on", command)})
+	}
+	h := &remote.Host{Options: remote.Options{SSHConfig: os.Getenv("COREPIN_SSH_CONFIG")}}
+	if command != "pull" && command != "status" {
+		exe, _ := os.Executable()
+		h.Binaries = &remote.Binaries{Given: f.binary, Running: exe, Log: stderr}
+	}
+	switch command {
+	case "status":
+		if err := remoteStatus(ctx, h, f.on, stdout); err != nil {
+			return fail(err)
+		}
+		return exitOK, true
+	case "pull":
+		return remoteEach(ctx, h, f, stdout, stderr, rest, func(ctx context.Context, spec string, req remote.Request) (remote.Outcome, error) {
+			id := ""
+			if len(rest) > 1 && !strings.HasPrefix(rest[1], "-") {
+				id = rest[1]
+			}
+			return h.Pull(ctx, spec, id, req)
+		})
+	}
+	return remoteEach(ctx, h, f, stdout, stderr, rest, h.Run)
+}
+
+// remoteEach runs the request built from args on every target at once,
+// each with its own results folder, and returns the worst exit status.
+func remoteEach(ctx context.Context, h *remote.Host, f remoteFlags, stdout, stderr io.Writer, args []string,
+	do func(context.Context, string, remote.Request) (remote.Outcome, error)) (int, bool) {
+	req, err := deviceRequest(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "corepin: %v\n", err)
+		return exitUsage, true
+	}
+	req.KeepRemote = f.keep
+	codes := make([]int, len(f.on))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, spec := range f.on {
+		r := req
+		r.Stdout, r.Stderr, r.Log = stdout, stderr, stderr
+		var bar *remoteProgress
+		if len(f.on) > 1 {
+			r.Stdout = &remote.Prefixed{W: stdout, Prefix: "[" + spec + "] ", Mu: &mu}
+			r.Stderr = &remote.Prefixed{W: stderr, Prefix: "[" + spec + "] ", Mu: &mu}
+			r.Log = r.Stderr
+		} else if isTerminal(stderr) && args[0] == "run" {
+			bar = &remoteProgress{w: stderr}
+			r.Stderr = bar
+		}
+		wg.Go(func() {
+			o, err := do(ctx, spec, r)
+			if bar != nil {
+				bar.Close()
+			}
+			codes[i] = o.Status
+			for _, p := range o.Pulled {
+				if run, lerr := results.Load(p); lerr == nil {
+					if err := writeReport(p, run); err != nil {
+						fmt.Fprintf(r.Log, "corepin: writing the HTML report of %s: %v\n", p, err)
+					}
+				}
+				fmt.Fprintf(r.Log, "corepin: pulled %s\n", p)
+			}
+			if err != nil {
+				fmt.Fprintf(r.Log, "corepin: %v\n", err)
+				if codes[i] <= 0 {
+					codes[i] = exitFailure
+				}
+			}
+		})
+	}
+	wg.Wait()
+	worst := 0
+	for _, c := range codes {
+		worst = max(worst, c)
+	}
+	return worst, true
+}
+
+// valueless are the flags of the device commands that take no value; the
+// others take one, which tells the suite file of run apart from flag
+// values.
+var valueless = []string{"quick", "shuffle", "quiet", "q", "realtime", "json", "maintain", "launcher", "help", "h", "keep-going"}
+
+// deviceRequest turns a command line into what the device runs: --out
+// points into the job's folder (and its value is where the results come
+// back to here), and the suite file of run is pushed with its inputs.
+func deviceRequest(args []string) (remote.Request, error) {
+	var req remote.Request
+	command := args[0]
+	out, outSet := "", false
+	dev := []string{command}
+	positional := 0
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			dev = append(dev, args[i:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if command == "pull" && positional == 0 {
+				positional++
+				continue
+			}
+			if command == "run" && positional == 0 {
+				positional++
+				inputs, devPath, err := suiteInputs(a)
+				if err != nil {
+					return req, usageError{err}
+				}
+				req.Inputs = inputs
+				dev = append(dev, devPath)
+				continue
+			}
+			dev = append(dev, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "out" {
+			if !hasValue {
+				if i+1 == len(args) {
+					return req, usageError{fmt.Errorf("--out needs a value")}
+				}
+				i++
+				value = args[i]
+			}
+			out, outSet = value, true
+			continue
+		}
+		dev = append(dev, a)
+		if !hasValue && !slices.Contains(valueless, name) && i+1 < len(args) {
+			i++
+			dev = append(dev, args[i])
+		}
+	}
+	switch {
+	case command == "run" || command == "pull":
+		if !outSet {
+			out = "corepin-results"
+		}
+		req.Results = out
+		dev = append(dev, "--out", remote.JobDir+"/out")
+	case outSet:
+		// A file or folder of its own: it comes back under its name.
+		req.Results = filepath.Dir(out)
+		dev = append(dev, "--out", remote.JobDir+"/out/"+filepath.Base(out))
+	}
+	req.Args = dev
+	return req, nil
+}
+
+// suiteInputs loads a suite here and lists the files to push with it,
+// relative to its folder; devPath is the suite file on the device.
+func suiteInputs(path string) ([]remote.Input, string, error) {
+	s, err := suite.Load(path)
+	if err != nil {
+		return nil, "", err
+	}
+	base := filepath.Dir(s.Path)
+	files, dirs := s.Inputs()
+	var inputs []remote.Input
+	rel := func(p string) (string, error) {
+		r, err := filepath.Rel(base, p)
+		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			return "", fmt.Errorf("%s names %s, outside the suite's folder: keep what a suite needs beside it to run it on a device", path, p)
+		}
+		return r, nil
+	}
+	for _, d := range dirs {
+		r, err := rel(d)
+		if err != nil {
+			return nil, "", err
+		}
+		inputs = append(inputs, remote.Input{Local: d, Rel: r, Dir: true})
+	}
+	for _, f := range files {
+		r, err := rel(f)
+		if err != nil {
+			return nil, "", err
+		}
+		inputs = append(inputs, remote.Input{Local: f, Rel: r})
+	}
+	r, _ := rel(s.Path)
+	return inputs, remote.JobDir + "/in/" + filepath.ToSlash(r), nil
+}
+
+// remoteStatus prints the runs each device holds.
+func remoteStatus(ctx context.Context, h *remote.Host, targets []string, w io.Writer) error {
+	var errs []error
+	for _, spec := range targets {
+		d, jobs, err := h.Status(ctx, spec)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(w, "%s (%s, %s): %d runs\n", spec, d.Platform, d.Platform.System, len(jobs))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, j := range jobs {
+			cmd := j.Command
+			if len(cmd) > 0 {
+				cmd = cmd[1:] // the binary's path
+			}
+			fmt.Fprintf(tw, "  %s\t%s\tcorepin %s\n", j.ID, j.State(), strings.Join(cmd, " "))
+		}
+		tw.Flush()
+	}
+	return errors.Join(errs...)
+}
+
+// progressLine is the line a run prints per finished run when its output
+// is not a terminal (lineEvents): "[3/14] fib run 1: 12.3ms".
+var progressLine = regexp.MustCompile(`^\[(\d+)/(\d+)\] (.*)$`)
+
+// remoteProgress draws the device's progress lines as a bar on the
+// host's terminal and passes every other line above it.
+type remoteProgress struct {
+	w    io.Writer
+	buf  []byte
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	what string
+	mu   sync.Mutex
+}
+
+func (r *remoteProgress) Write(b []byte) (int, error) {
+	r.buf = append(r.buf, b...)
+	for {
+		i := bytes.IndexByte(r.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		r.line(string(r.buf[:i]))
+		r.buf = r.buf[i+1:]
+	}
+}
+
+func (r *remoteProgress) line(text string) {
+	m := progressLine.FindStringSubmatch(text)
+	if m == nil {
+		if r.p != nil {
+			r.p.Write([]byte(text + "\n"))
+		} else {
+			fmt.Fprintln(r.w, text)
+		}
+		return
+	}
+	var done, total int64
+	fmt.Sscan(m[1], &done)
+	fmt.Sscan(m[2], &total)
+	if r.p == nil {
+		r.p = mpb.New(mpb.WithOutput(r.w), mpb.WithWidth(30))
+		r.bar = r.p.AddBar(total, mpb.BarRemoveOnComplete(),
+			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				return r.what
+			}, decor.WCSyncSpaceR)),
+			mpb.AppendDecorators(decor.CountersNoUnit("%d/%d"), decor.Name(" · ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+	}
+	r.mu.Lock()
+	r.what = m[3]
+	r.mu.Unlock()
+	r.bar.SetCurrent(done)
+}
+
+// Close takes the bar away and writes a last line without a newline.
+func (r *remoteProgress) Close() {
+	if r.p != nil {
+		r.bar.Abort(true)
+		r.p.Wait()
+	}
+	if len(r.buf) > 0 {
+		fmt.Fprintln(r.w, string(r.buf))
+	}
+}
