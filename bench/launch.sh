@@ -13,7 +13,7 @@
 # The commands:
 #   corepin exec                 as `go build` makes it, forked start (the default)
 #   corepin exec --launcher      the same, through the re-executed launcher
-#   corepin exec (static)        built with CGO_ENABLED=0, as for phones
+#   corepin exec (CGO_ENABLED=0) built with cgo off explicitly (the default build is static too)
 #   launchfloor                  the least a Go launcher can do (bench/launchfloor)
 #   taskset + chrt               the baseline
 set -euo pipefail

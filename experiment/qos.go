@@ -125,9 +125,9 @@ func RunQoS(cfg QoSConfig) (*QoSResult, error) {
 func (res *QoSResult) measure(lv *QoSLevel, cfg QoSConfig, level qos.Level) (float64, error) {
 	var ms float64
 	var sum uint64
-	rule := session.Any // the report says what each level got; every level runs
-	rep, err := session.Run(session.Options{
-		CPU: cfg.CPU, Ladder: session.QoSLadder(level), QoS: &level, Accept: &rule,
+	// AnyRule: the report says what each level got; every level runs.
+	rep, err := session.Run(session.Request{
+		CPU: cfg.CPU, Ladder: session.QoSLadder(level), QoS: &level, Accept: session.AnyRule(),
 	}, func(*session.Session) error {
 		start := time.Now()
 		sum = fib(cfg.Fib)
@@ -155,7 +155,6 @@ func (res *QoSResult) measure(lv *QoSLevel, cfg QoSConfig, level qos.Level) (flo
 		// Without privilege a raised nice value cannot be lowered again.
 		// The session destroyed the thread, which deals with it; the
 		// measurement stands and the note says what happened.
-		session.ClearTaint()
 		note := "the restore after this level was refused (" + err.Error() + "); the thread was destroyed"
 		if !slices.Contains(lv.Notes, note) {
 			lv.Notes = append(lv.Notes, note)

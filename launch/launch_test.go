@@ -14,6 +14,7 @@ import (
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/topology"
 )
 
 // The test binary doubles as the launcher.
@@ -27,14 +28,28 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// primeCPU is the CPU corepin picks by default, as topology reads this
+// machine: a CPU the process may use, whatever the machine's shape.
+func primeCPU() int {
+	topo, err := topology.Read("/")
+	if err != nil {
+		panic(err)
+	}
+	target, err := topo.Select("prime")
+	if err != nil {
+		panic(err)
+	}
+	return target.ExactCPU
+}
+
 // niceFiveTwice launches twice with nice 5, which an unprivileged thread
 // can ask for but not undo, and prints what each launch reported.
 func niceFiveTwice() int {
 	five := 5
 	for range 2 {
-		rep, err := Run(context.Background(), Config{Spec: Spec{
-			CPU: runtime.NumCPU() - 1, Ladder: session.CustomLadder(nil, 0, &five, nil), Args: []string{"true"},
-		}})
+		rep, err := Run(context.Background(), Config{
+			Request: session.Request{CPU: primeCPU(), Ladder: session.CustomLadder(nil, 0, &five, nil)}, Args: []string{"true"},
+		})
 		if err != nil {
 			fmt.Println("error:", err)
 			return 1
@@ -55,10 +70,10 @@ func BenchmarkLaunchTrue(b *testing.B) {
 			name = StartLauncher
 		}
 		b.Run(name, func(b *testing.B) {
-			cpu := runtime.NumCPU() - 1
+			cpu := primeCPU()
 			for b.Loop() {
 				rep, err := Run(context.Background(), Config{
-					Spec:        Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"true"}},
+					Request: session.Request{CPU: cpu, Ladder: session.GeekbenchLadder()}, Args: []string{"true"},
 					WatchPeriod: 100e6, Launcher: launcher,
 				})
 				if err != nil || rep.ExitCode() != 0 || rep.Start != name {
@@ -76,7 +91,7 @@ func BenchmarkTasksetChrt(b *testing.B) {
 	if err1 != nil || err2 != nil {
 		b.Skip("needs taskset and chrt")
 	}
-	cpu := runtime.NumCPU() - 1
+	cpu := primeCPU()
 	for b.Loop() {
 		if err := exec.Command(taskset, "-c", strconv.Itoa(cpu), chrt, "-o", "0", "true").Run(); err != nil {
 			b.Fatal(err)
@@ -99,8 +114,9 @@ func TestRunQoSGoesThroughTheLauncher(t *testing.T) {
 	level := qos.UserInteractive
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
-		Spec:   Spec{CPU: runtime.NumCPU() - 1, Ladder: session.QoSLadder(level), QoS: &level, Accept: "any", Args: []string{"sh", "-c", "echo $$"}},
-		Stdout: &out,
+		Request: session.Request{CPU: primeCPU(), Ladder: session.QoSLadder(level), QoS: &level, Accept: session.AnyRule()},
+		Args:    []string{"sh", "-c", "echo $$"},
+		Stdout:  &out,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -121,11 +137,12 @@ func TestRunForkedPutsTheThreadBack(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
 		t.Skip("needs Linux with 2 CPUs")
 	}
-	cpu := runtime.NumCPU() - 1
+	cpu := primeCPU()
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
-		Spec:   Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"grep", "Cpus_allowed_list", "/proc/self/status"}},
-		Stdout: &out,
+		Request: session.Request{CPU: cpu, Ladder: session.GeekbenchLadder()},
+		Args:    []string{"grep", "Cpus_allowed_list", "/proc/self/status"},
+		Stdout:  &out,
 	})
 	if err != nil {
 		t.Fatal(err)

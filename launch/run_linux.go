@@ -24,7 +24,10 @@ import (
 
 // Config is a command to run and how to run it.
 type Config struct {
-	Spec Spec
+	// Request is where and how the command runs.
+	Request session.Request
+	// Args is the command and its arguments.
+	Args []string
 	// Launcher starts the command through the re-executed launcher even
 	// when forking it from a prepared thread would do; a QoS level always
 	// goes through the launcher.
@@ -58,17 +61,17 @@ func signalNumber(name string) int {
 // corepin itself failed; a command that could not start, was refused or
 // failed is described in the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	if len(cfg.Spec.Args) == 0 {
+	if len(cfg.Args) == 0 {
 		return nil, errors.New("no command to run")
+	}
+	if err := cfg.Request.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = 2 * time.Second
 	}
-	target := cfg.Spec.CPUs
-	if cfg.Spec.Mode != session.Soft || target.IsEmpty() {
-		target = cpuset.Of(cfg.Spec.CPU)
-	}
-	rep := &Report{Command: cfg.Spec.Args}
+	target := cfg.Request.Mask()
+	rep := &Report{Command: cfg.Args}
 	restoreParent := keepOff(target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 
@@ -86,7 +89,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var cmd *exec.Cmd
 	var err error
 	started := time.Now()
-	if cfg.Spec.QoS == nil && !cfg.Launcher {
+	if cfg.Request.QoS == nil && !cfg.Launcher {
 		rep.Start = StartFork
 		cmd, err = startForked(cfg, rep)
 	} else {
@@ -148,7 +151,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	fillChild(&rep.Child, cmd.ProcessState, wall)
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return rep, fmt.Errorf("waiting for %s: %w", cfg.Spec.Args[0], waitErr)
+		return rep, fmt.Errorf("waiting for %s: %w", cfg.Args[0], waitErr)
 	}
 	return rep, nil
 }
@@ -166,16 +169,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // still locked and the runtime ends the thread with its changes, so
 // nothing is left behind and later launches are not refused.
 func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
-	opts, err := cfg.Spec.options()
-	if err != nil {
-		return nil, err
-	}
-	cmd := command(cfg, cfg.Spec.Args[0], cfg.Spec.Args[1:]...)
+	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
 	var startErr error
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		s, err := session.Begin(opts)
+		s, err := session.Begin(cfg.Request)
 		if err != nil {
 			runtime.UnlockOSThread() // nothing was changed
 			done <- err
@@ -220,7 +219,7 @@ func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
 		}
 		cfg.Self = self
 	}
-	specJSON, err := json.Marshal(cfg.Spec)
+	specJSON, err := json.Marshal(spec{Request: cfg.Request, Args: cfg.Args})
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +228,7 @@ func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("making the report pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Spec.Args...)...)
+	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Args...)...)
 	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"corepin.dev/corepin/session"
 )
 
 // Config is a command to run and how to run it.
 type Config struct {
-	Spec           Spec
+	Request        session.Request
+	Args           []string
 	Self, Dir      string
 	Env            []string
 	Stdin          io.Reader

@@ -21,7 +21,7 @@ import (
 // runOnce runs one job with the sampler around it.
 func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench, j job) results.RunRecord {
 	rec := results.RunRecord{Index: j.index, Warmup: j.warmup, Started: time.Now(), Checks: []suite.Outcome{}}
-	target := cfg.targetCPUs()
+	target := cfg.Request.Mask()
 	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target})
 	if err != nil {
 		rec.Error = "telemetry: " + err.Error()
@@ -46,22 +46,16 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	return rec
 }
 
-func (cfg *Config) spec(args []string) launch.Spec {
-	return launch.Spec{
-		CPU: cfg.Target.ExactCPU, CPUs: cfg.Target.SoftCPUs, Mode: cfg.Mode, Ladder: cfg.Ladder,
-		AllowRealtime: cfg.AllowRealtime, QoS: cfg.QoS, Accept: cfg.Accept, Args: args,
-	}
-}
-
 // runWorkloadProcess starts corepin again as the workload, on target
 // through the launch package, with GOMAXPROCS=1 so the Go runtime does not spread the single
 // thread's work.
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
 	var stdout, stderr bytes.Buffer
 	rep, err := launch.Run(ctx, launch.Config{
-		Spec:   cfg.spec([]string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())}),
-		Env:    append(os.Environ(), "GOMAXPROCS=1"),
-		Stdout: &stdout, Stderr: &stderr, WatchPeriod: cfg.WatchPeriod,
+		Request: cfg.Request,
+		Args:    []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
+		Env:     append(os.Environ(), "GOMAXPROCS=1"),
+		Stdout:  &stdout, Stderr: &stderr, WatchPeriod: cfg.WatchPeriod,
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
@@ -77,23 +71,9 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 
 // runThread runs a built-in workload on a session thread inside corepin.
 func (cfg *Config) runThread(b bench, rec *results.RunRecord) {
-	rule := session.ExactRule
-	if cfg.Mode == session.Soft {
-		rule = session.SoftRule
-	}
-	if cfg.Accept != "" {
-		var err error
-		if rule, err = session.ParseRule(cfg.Accept); err != nil {
-			rec.Error = err.Error()
-			return
-		}
-	}
 	var res workloads.Result
 	var werr error
-	rep, err := session.Run(session.Options{
-		CPU: cfg.Target.ExactCPU, CPUs: cfg.Target.SoftCPUs, Mode: cfg.Mode, Ladder: cfg.Ladder,
-		AllowRealtime: cfg.AllowRealtime, QoS: cfg.QoS, Accept: &rule,
-	}, func(s *session.Session) error {
+	rep, err := session.Run(cfg.Request, func(s *session.Session) error {
 		res, werr = b.workload.Run(cfg.size())
 		_, oerr := s.Observe()
 		return oerr
@@ -142,7 +122,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	var stdout, stderr bytes.Buffer
 	rep, err := launch.Run(ctx, launch.Config{
-		Spec: cfg.spec(append([]string{cmdPath}, c.Args...)), Dir: dir, Env: env, Stdin: stdin,
+		Request: cfg.Request, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
 		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod,
 	})
 	rec.StdoutFile = filepath.Join("outputs", fmt.Sprintf("%s-%d.stdout", b.name, rec.Index))

@@ -45,8 +45,9 @@ func config(t *testing.T) Config {
 		t.Fatal(err)
 	}
 	return Config{
-		Topology: topo, Target: target, Mode: session.Exact, Ladder: session.Geekbench,
-		Quick: true, Runs: 2, Warmup: 0, WatchPeriod: 20 * time.Millisecond, OutDir: t.TempDir(),
+		Topology: topo, Target: target,
+		Request: session.Request{CPU: target.ExactCPU, Group: target.SoftCPUs, Mode: session.Exact, Ladder: session.GeekbenchLadder()},
+		Quick:   true, Runs: 2, Warmup: 0, WatchPeriod: 20 * time.Millisecond, OutDir: t.TempDir(),
 	}
 }
 
@@ -65,8 +66,8 @@ func TestBuiltinProcessRun(t *testing.T) {
 			t.Errorf("%s: valid %v, n %d, ratio %v, warnings %v", b.Name, b.Valid, b.N, b.Ratio, b.Warnings)
 		}
 		for _, r := range b.Runs {
-			if r.Scheduling == nil || r.Scheduling.Readback.CPU != cfg.Target.ExactCPU {
-				t.Errorf("%s run %d: read-back CPU is not the target %d", b.Name, r.Index, cfg.Target.ExactCPU)
+			if r.Scheduling == nil || r.Scheduling.Readback.CPU != cfg.Request.CPU {
+				t.Errorf("%s run %d: read-back CPU is not the target %d", b.Name, r.Index, cfg.Request.CPU)
 			}
 			data, err := os.ReadFile(filepath.Join(folder.Path, r.TelemetryCSV))
 			if err != nil || strings.Count(string(data), "\n") < 2 {
@@ -206,7 +207,7 @@ func TestInterrupt(t *testing.T) {
 		t.Errorf("saved run: %v %+v", err, back)
 	}
 	// The machine's state is put back: this process's mask is whole again.
-	if out, err := exec.Command("grep", "Cpus_allowed_list", "/proc/self/status").Output(); err == nil && strings.Contains(string(out), "\t"+string(rune('0'+cfg.Target.ExactCPU))+"\n") {
+	if out, err := exec.Command("grep", "Cpus_allowed_list", "/proc/self/status").Output(); err == nil && strings.Contains(string(out), "\t"+string(rune('0'+cfg.Request.CPU))+"\n") {
 		t.Errorf("a child inherited a pinned mask: %s", out)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/qos"
@@ -74,26 +73,28 @@ func gatherCapabilities() (capabilities, error) {
 	return c, nil
 }
 
-func newCapsCmd() *cobra.Command {
+func newCapsCmd() *command {
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "caps",
-		Short: "Show what this kernel and this user allow, with the evidence",
-		Long: `Show what this kernel and this user allow: uclamp, realtime policies,
+	cmd := &command{
+		use:   "caps",
+		short: "Show what this kernel and this user allow, with the evidence",
+		long: `Show what this kernel and this user allow: uclamp, realtime policies,
 lowering nice, EEVDF slice requests, the HarmonyOS QoS node, cpufreq,
 isolated CPUs and the CPUs allowed to this process. Each answer comes from a
 real request on a throwaway thread or from the file that says so, and the
 evidence is printed beside it.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		example: `  corepin caps
+  corepin caps --json`,
+		args: noArgs,
+		run: func(in *invocation, _ []string) error {
 			c, err := gatherCapabilities()
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), c)
+				return writeJSON(in.stdout, c)
 			}
-			w := cmd.OutOrStdout()
+			w := in.stdout
 			fmt.Fprintf(w, "kernel %s, running as uid %d\n\n", c.Kernel, os.Geteuid())
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			row := func(name string, ok bool, key string) {
@@ -110,7 +111,7 @@ evidence is printed beside it.`,
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 

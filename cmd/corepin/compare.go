@@ -7,30 +7,28 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
-
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/results"
 )
 
-func newCompareCmd() *cobra.Command {
+func newCompareCmd() *command {
 	var format, htmlOut string
-	cmd := &cobra.Command{
-		Use:   "compare OLD NEW",
-		Short: "Compare two runs: median change with confidence intervals and a Mann-Whitney U test",
-		Long: `Compare two results folders (or their run.json) benchmark by benchmark: the
+	cmd := &command{
+		use:   "compare OLD NEW",
+		short: "Compare two runs: median change with confidence intervals and a Mann-Whitney U test",
+		long: `Compare two results folders (or their run.json) benchmark by benchmark: the
 change of the median, both 95% confidence intervals, the p-value of a
 Mann-Whitney U test, and whether the difference is significant at α = 0.05;
 then the change of the score.`,
-		Example: `  corepin compare corepin-results/20261130-150000-a corepin-results/20261130-160000-a`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		example: `  corepin compare corepin-results/20261130-150000-a corepin-results/20261130-160000-a`,
+		args: func(args []string) error {
 			if len(args) != 2 {
 				return usageError{fmt.Errorf("want two results folders")}
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		run: func(in *invocation, args []string) error {
 			old, err := results.Load(args[0])
 			if err != nil {
 				return err
@@ -40,13 +38,13 @@ then the change of the score.`,
 				return err
 			}
 			c := results.Compare(old, new)
-			w := cmd.OutOrStdout()
+			w := in.stdout
 			if htmlOut != "" {
 				page := report.ComparePage(old, new, args[0], args[1])
 				if err := atomicfile.Write(htmlOut, page.Render); err != nil {
 					return err
 				}
-				fmt.Fprintln(cmd.ErrOrStderr(), "wrote", htmlOut)
+				fmt.Fprintln(in.stderr, "wrote", htmlOut)
 			}
 			switch format {
 			case "json":
@@ -60,8 +58,8 @@ then the change of the score.`,
 			return usageError{fmt.Errorf("--format %q: want text, csv or json", format)}
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "text, csv or json")
-	cmd.Flags().StringVar(&htmlOut, "html", "", "also write a comparison page to this `file`")
+	cmd.flags().StringVar(&format, "format", "text", "text, csv or json")
+	cmd.flags().StringVar(&htmlOut, "html", "", "also write a comparison page to this `file`")
 	return cmd
 }
 

@@ -8,14 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/watch"
 )
 
-func newExecCmd() *cobra.Command {
+func newExecCmd() *command {
 	var (
 		tf         targetFlags
 		sf         schedFlags
@@ -25,10 +23,10 @@ func newExecCmd() *cobra.Command {
 		quiet      bool
 		launcher   bool
 	)
-	cmd := &cobra.Command{
-		Use:   "exec [flags] -- COMMAND [ARG...]",
-		Short: "Run a command on the chosen core with verified scheduling",
-		Long: `Run a command on the chosen core. corepin sets the affinity and scheduling
+	cmd := &command{
+		use:   "exec [flags] [--] COMMAND [ARG...]",
+		short: "Run a command on the chosen core with verified scheduling",
+		long: `Run a command on the chosen core. corepin sets the affinity and scheduling
 attributes on one of its own threads, reads them back, and starts the
 command from that thread, which the command copies; the thread is then put
 back. With --launcher (and always for --qos, which fork does not copy),
@@ -41,67 +39,65 @@ Standard streams pass through, SIGINT, SIGTERM and SIGHUP are forwarded,
 and corepin exits with the command's status (128+N for a signal, 125 when
 the acceptance rule refused, 126 when the command is not executable, 127
 when it is not found).`,
-		Example: `  corepin exec -- ./bench
+		example: `  corepin exec -- ./bench
   corepin exec --cpu 3 --ladder spec --realtime -- ./bench --size large
   corepin exec --cpus 4-7 --mode soft --report sched.json -- make -j4
-  corepin exec --nice -10 --uclamp 1024:1024 --accept exact+uclamp-min>=1024 -- ./bench`,
-		Args: func(cmd *cobra.Command, args []string) error {
+  corepin exec --nice -10 --uclamp 1024:1024 --accept 'exact+uclamp-min>=1024' -- ./bench`,
+		stopAtArgs: true, // flags after the command belong to it
+		args: func(args []string) error {
 			if len(args) == 0 {
 				return usageError{fmt.Errorf("no command given (corepin exec [flags] -- COMMAND [ARG...])")}
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, target, err := tf.resolveQuick()
-			if err != nil {
-				return err
-			}
-			ladder, level, mode, err := sf.build(cmd)
-			if err != nil {
-				return err
-			}
-			if watchEvery < 0 || timeout < 0 {
-				return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
-			}
-			rep, err := launch.Run(context.WithoutCancel(cmd.Context()), launch.Config{
-				Spec: launch.Spec{
-					CPU: target.ExactCPU, CPUs: target.SoftCPUs, Mode: mode, Ladder: ladder,
-					AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept, Args: args,
-				},
-				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
-				Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
-			})
-			if err != nil {
-				return err
-			}
-			if reportFile != "" {
-				if err := writeJSONFile(reportFile, rep); err != nil {
-					return err
-				}
-			}
-			switch {
-			case rep.Refused != "":
-				return &exitError{code: rep.ExitCode(), err: fmt.Errorf("not run: the scheduling was not accepted: %s", rep.Refused)}
-			case rep.ExecError != "":
-				return &exitError{code: rep.ExitCode(), err: fmt.Errorf("cannot run %s: %s", args[0], rep.ExecError)}
-			}
-			if !quiet {
-				printExecSummary(cmd.ErrOrStderr(), rep)
-			}
-			if code := rep.ExitCode(); code != 0 {
-				return &exitError{code: code}
-			}
-			return nil
-		},
 	}
-	cmd.Flags().SetInterspersed(false) // flags after the command belong to it
+	cmd.run = func(in *invocation, args []string) error {
+		_, target, err := tf.resolveQuick()
+		if err != nil {
+			return err
+		}
+		req, err := sf.request(in, target)
+		if err != nil {
+			return err
+		}
+		if watchEvery < 0 || timeout < 0 {
+			return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
+		}
+		rep, err := launch.Run(context.WithoutCancel(in.ctx), launch.Config{
+			Request: req, Args: args,
+			Stdin: in.stdin, Stdout: in.stdout, Stderr: in.stderr,
+			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
+		})
+		if err != nil {
+			return err
+		}
+		if reportFile != "" {
+			if err := writeJSONFile(reportFile, rep); err != nil {
+				return err
+			}
+		}
+		switch {
+		case rep.Refused != "":
+			return &exitError{code: rep.ExitCode(), err: fmt.Errorf("not run: the scheduling was not accepted: %s", rep.Refused)}
+		case rep.ExecError != "":
+			return &exitError{code: rep.ExitCode(), err: fmt.Errorf("cannot run %s: %s", args[0], rep.ExecError)}
+		}
+		if !quiet {
+			printExecSummary(in.stderr, rep)
+		}
+		if code := rep.ExitCode(); code != 0 {
+			return &exitError{code: code}
+		}
+		return nil
+	}
 	tf.register(cmd)
 	sf.register(cmd)
-	cmd.Flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
-	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print no summary")
-	cmd.Flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
+	cmd.flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
+	cmd.flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
+	cmd.flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
+	cmd.flags().BoolVar(&quiet, "quiet", false, "print no summary")
+	cmd.alias("q", "quiet")
+	cmd.flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
 	return cmd
 }
 

@@ -180,19 +180,17 @@ func TestExecForwardsSignals(t *testing.T) {
 
 // The test binary doubles as a busy program that widens its own affinity:
 // with COREPIN_EXEC_HELPER=widen it runs three busy threads that set their
-// masks to every CPU after 300 ms.
+// masks to every CPU after 100 ms of CPU time and end after 700 ms of it.
+// CPU time, not wall time, so that a loaded machine only makes it slower.
 func widenHelper() {
 	all := cpuset.Range(0, runtime.NumCPU()-1)
 	done := make(chan struct{})
 	for range 3 {
 		go func() {
 			runtime.LockOSThread()
-			start := time.Now()
-			for time.Since(start) < 300*time.Millisecond {
-			}
+			spinUntil(100 * time.Millisecond)
 			sched.SetAffinity(0, all)
-			for time.Since(start) < 2*time.Second {
-			}
+			spinUntil(700 * time.Millisecond)
 			done <- struct{}{}
 		}()
 	}
@@ -200,6 +198,16 @@ func widenHelper() {
 		<-done
 	}
 	os.Exit(0)
+}
+
+// spinUntil keeps the calling thread busy until it has used d of CPU time.
+func spinUntil(d time.Duration) {
+	for {
+		used, err := sched.ThreadCPUTime(0)
+		if err != nil || used >= d {
+			return
+		}
+	}
 }
 
 func TestExecWatcherPullsBack(t *testing.T) {

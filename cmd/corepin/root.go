@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-
-	"github.com/spf13/cobra"
 )
 
 // Exit codes shared by every subcommand.
@@ -45,9 +42,7 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 	if code, handled := runRemote(ctx, stdout, stderr, args); handled {
 		return code
 	}
-	root := newRootCmd(stdout, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := newRootCmd().execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
 		return exitOK
 	}
@@ -60,27 +55,28 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 	}
 	fmt.Fprintf(stderr, "corepin: %v\n", err)
 	var ue usageError
-	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
-		fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
+	if errors.As(err, &ue) {
+		var ce *commandError
+		if errors.As(err, &ce) && ce.cmd.parent != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ce.cmd.path())
+		} else {
+			fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
+		}
 		return exitUsage
 	}
 	return exitFailure
 }
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "corepin",
-		Short: "Run work on the CPU core you choose, and prove it",
-		Long: `corepin makes the CPU core you choose actually reach the thread that does
+// newRootCmd is the command table.
+func newRootCmd() *command {
+	root := &command{
+		use:   "corepin",
+		short: "Run work on the CPU core you choose, and prove it",
+		long: `corepin makes the CPU core you choose actually reach the thread that does
 the work, proves it with read-backs, keeps it there for the whole run, and
 restores everything afterwards.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(
+	root.add(
 		newRunCmd(),
 		newCompareCmd(),
 		newReportCmd(),
@@ -92,14 +88,9 @@ restores everything afterwards.`,
 		newExecCmd(),
 		newWatchCmd(),
 		newVersionCmd(),
+		newCompletionCmd(),
+		newHelpCmd(root),
+		newCompleteCmd(root),
 	)
 	return root
-}
-
-// noArgs rejects positional arguments as a usage error.
-func noArgs(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", args[0])}
-	}
-	return nil
 }

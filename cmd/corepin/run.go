@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
@@ -17,20 +16,20 @@ import (
 	"corepin.dev/corepin/workloads"
 )
 
-func newRunCmd() *cobra.Command {
+func newRunCmd() *command {
 	var (
-		tf                  targetFlags
-		sf                  schedFlags
-		quick, shuffle, qui bool
-		runs, warmup        int
-		isolation, out      string
-		only                []string
-		telemetryP, watchP  time.Duration
+		tf                    targetFlags
+		sf                    schedFlags
+		quick, shuffle, quiet bool
+		runs, warmup          int
+		isolation, out        string
+		only                  listValue
+		telemetryP, watchP    time.Duration
 	)
-	cmd := &cobra.Command{
-		Use:   "run [SUITE.toml]",
-		Short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
-		Long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
+	cmd := &command{
+		use:   "run [SUITE.toml]",
+		short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
+		long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
 how long it took, and what scheduling was asked for and read back, beside
 per-CPU telemetry and the output check.
 
@@ -42,79 +41,79 @@ geometric mean of reference time / measured median.
 Results go to DIR/<timestamp>-<host>/ (run.json, summary.csv, bench.txt for
 benchstat, telemetry/*.csv); the last line printed is that folder. Ctrl-C
 stops the current run, keeps what finished and marks the run interrupted.`,
-		Example: `  corepin run --quick
+		example: `  corepin run --quick
   corepin run --runs 10 --shuffle
   corepin run spec.toml --cpu 7 --ladder spec --realtime
   corepin run --isolation thread --only fib,lbm`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		args: func(args []string) error {
 			if len(args) > 1 {
 				return usageError{fmt.Errorf("at most one suite file")}
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var s *suite.Suite
-			if len(args) == 1 {
-				var err error
-				if s, err = suite.Load(args[0]); err != nil {
-					return usageError{err}
-				}
-			}
-			topo, target, err := tf.resolve("/")
-			if err != nil {
-				return err
-			}
-			ladder, level, mode, err := sf.build(cmd)
-			if err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("warmup") {
-				warmup = -1
-			}
-			if runs < 0 || (warmup < -1) {
-				return usageError{fmt.Errorf("--runs and --warmup must not be negative")}
-			}
-			if isolation != runner.Process && isolation != runner.Thread {
-				return usageError{fmt.Errorf("--isolation %q: want process or thread", isolation)}
-			}
-			var events runner.Events
-			switch {
-			case qui:
-			case isTerminal(cmd.ErrOrStderr()):
-				events = &barEvents{w: cmd.ErrOrStderr()}
-			default:
-				events = &lineEvents{w: cmd.ErrOrStderr()}
-			}
-			run, folder, err := runner.Run(cmd.Context(), runner.Config{
-				Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
-				TelemetryPeriod: telemetryP, WatchPeriod: watchP,
-				Topology: topo, Target: target, Mode: mode, Ladder: ladder, AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept,
-				OutDir: out, Version: buildVersion().Version, Events: events,
-			})
-			if err != nil {
-				if folder != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), "results so far:", folder.Path)
-				}
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if !qui {
-				printRunSummary(w, run)
-			}
-			if err := writeReport(folder.Path, run); err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "corepin: writing the HTML report:", err)
-			}
-			fmt.Fprintln(w, folder.Path)
-			switch {
-			case run.Interrupted:
-				return &exitError{code: 130, err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
-			case !allValid(run):
-				return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
-			}
-			return nil
-		},
 	}
-	f := cmd.Flags()
+	cmd.run = func(in *invocation, args []string) error {
+		var s *suite.Suite
+		if len(args) == 1 {
+			var err error
+			if s, err = suite.Load(args[0]); err != nil {
+				return usageError{err}
+			}
+		}
+		topo, target, err := tf.resolve("/")
+		if err != nil {
+			return err
+		}
+		req, err := sf.request(in, target)
+		if err != nil {
+			return err
+		}
+		if !in.changed("warmup") {
+			warmup = -1
+		}
+		if runs < 0 || (warmup < -1) {
+			return usageError{fmt.Errorf("--runs and --warmup must not be negative")}
+		}
+		if isolation != runner.Process && isolation != runner.Thread {
+			return usageError{fmt.Errorf("--isolation %q: want process or thread", isolation)}
+		}
+		var events runner.Events
+		switch {
+		case quiet:
+		case isTerminal(in.stderr):
+			events = &barEvents{w: in.stderr}
+		default:
+			events = &lineEvents{w: in.stderr}
+		}
+		run, folder, err := runner.Run(in.ctx, runner.Config{
+			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
+			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
+			Topology: topo, Target: target, Request: req,
+			OutDir: out, Version: buildVersion().Version, Events: events,
+		})
+		if err != nil {
+			if folder != nil {
+				fmt.Fprintln(in.stderr, "results so far:", folder.Path)
+			}
+			return err
+		}
+		w := in.stdout
+		if !quiet {
+			printRunSummary(w, run)
+		}
+		if err := writeReport(folder.Path, run); err != nil {
+			fmt.Fprintln(in.stderr, "corepin: writing the HTML report:", err)
+		}
+		fmt.Fprintln(w, folder.Path)
+		switch {
+		case run.Interrupted:
+			return &exitError{code: 130, err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
+		case !allValid(run):
+			return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
+		}
+		return nil
+	}
+	f := cmd.flags()
 	tf.register(cmd)
 	sf.register(cmd)
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
@@ -125,15 +124,15 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.DurationVar(&watchP, "watch", 100*time.Millisecond, "watcher period; 0 turns it off")
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
-	f.BoolVarP(&qui, "quiet", "q", false, "print only the results folder")
-	f.StringSliceVar(&only, "only", nil, "run only these benchmarks (comma-separated names)")
-	_ = cmd.RegisterFlagCompletionFunc("only", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var names []string
-		for _, w := range workloads.All() {
-			names = append(names, w.Name)
-		}
-		return names, cobra.ShellCompDirectiveNoFileComp
-	})
+	f.BoolVar(&quiet, "quiet", false, "print only the results folder")
+	cmd.alias("q", "quiet")
+	f.Var(&only, "only", "run only these benchmarks (comma-separated `names`)")
+	var names []string
+	for _, w := range workloads.All() {
+		names = append(names, w.Name)
+	}
+	cmd.complete("only", names...)
+	cmd.complete("isolation", runner.Process, runner.Thread)
 	return cmd
 }
 

@@ -10,23 +10,22 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/telemetry"
 )
 
-func newTelemetryCmd() *cobra.Command {
+func newTelemetryCmd() *command {
 	var (
 		interval, duration    time.Duration
 		cpus, avoid           string
 		format, out, thermalF string
 	)
-	cmd := &cobra.Command{
-		Use:   "telemetry",
-		Short: "Sample every CPU's utilisation and frequency, raw, with the source named",
-		Long: `Sample every CPU's utilisation (from /proc/stat) and frequency (from the best
+	cmd := &command{
+		use:   "telemetry",
+		short: "Sample every CPU's utilisation and frequency, raw, with the source named",
+		long: `Sample every CPU's utilisation (from /proc/stat) and frequency (from the best
 source present: cpuinfo_avg_freq, scaling_cur_freq, cpuinfo_cur_freq,
 /proc/cpuinfo, or none) at a fixed interval. Nothing is smoothed or filled
 in: a CPU that goes offline is a gap, and a machine without a frequency
@@ -34,10 +33,10 @@ source says so.
 
 On a terminal without --format a live table refreshes in place; Ctrl-C ends
 the capture and writes what was recorded.`,
-		Example: `  corepin telemetry --duration 10s --format csv --out cpu.csv
+		example: `  corepin telemetry --duration 10s --format csv --out cpu.csv
   corepin telemetry --interval 200ms --cpus 0-3 --avoid 3`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		args: noArgs,
+		run: func(in *invocation, _ []string) error {
 			opts := telemetry.Options{Period: interval, Thermal: thermalF != ""}
 			var err error
 			if opts.CPUs, err = cpuset.Parse(cpus); err != nil {
@@ -54,12 +53,12 @@ the capture and writes what was recorded.`,
 			default:
 				return usageError{fmt.Errorf("--format %q: want table, csv or json", format)}
 			}
-			stdout := cmd.OutOrStdout()
+			stdout := in.stdout
 			live := format == "" && out == "" && isTerminal(stdout)
 			if format == "" {
 				format = "table"
 			}
-			ctx := cmd.Context()
+			ctx := in.ctx
 			if duration > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, duration)
@@ -69,16 +68,20 @@ the capture and writes what was recorded.`,
 			if err != nil {
 				return err
 			}
-			if live {
+			switch {
+			case live:
 				showLive(ctx, stdout, s, interval)
-			} else {
+			case duration == 0:
+				fmt.Fprintf(in.stderr, "corepin: recording every %v until Ctrl-C\n", interval)
+				<-ctx.Done()
+			default:
 				<-ctx.Done()
 			}
 			series := s.Stop()
 			return writeSeries(stdout, series, format, out, thermalF)
 		},
 	}
-	f := cmd.Flags()
+	f := cmd.flags()
 	f.DurationVar(&interval, "interval", time.Second, "time between samples (at least 50ms)")
 	f.DurationVar(&duration, "duration", 0, "stop after this long (default: until Ctrl-C)")
 	f.StringVar(&cpus, "cpus", "", "record only these CPUs (a `list`; default all)")
