@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"context"
 	"errors"
 	"fmt"
@@ -159,8 +160,8 @@ func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string) (co
 	case "pull":
 		return remoteEach(ctx, h, f, stdout, stderr, rest, func(ctx context.Context, spec string, req remote.Request) (remote.Outcome, error) {
 			id := ""
-			if len(rest) > 1 && !strings.HasPrefix(rest[1], "-") {
-				id = rest[1]
+			if len(req.Args) == 1 {
+				id = req.Args[0]
 			}
 			return h.Pull(ctx, spec, id, req)
 		})
@@ -223,64 +224,73 @@ func remoteEach(ctx context.Context, h *remote.Host, f remoteFlags, stdout, stde
 	return worst, true
 }
 
-// valueless are the flags of the device commands that take no value; the
-// others take one, which tells the suite file of run apart from flag
-// values.
-var valueless = []string{"quick", "shuffle", "quiet", "q", "realtime", "json", "maintain", "launcher", "help", "h", "keep-going"}
-
-// deviceRequest turns a command line into what the device runs: --out
-// points into the job's folder (and its value is where the results come
-// back to here), and the suite file of run is pushed with its inputs.
+// deviceRequest turns a command line into what the device runs, after
+// checking it here against the command table: --out points into the job's
+// folder (and its value is where the results come back to here), and the
+// suite file of run is pushed with its inputs.
 func deviceRequest(args []string) (remote.Request, error) {
 	var req remote.Request
-	command := args[0]
+	if args[0] == "pull" {
+		return pullRequest(args[1:])
+	}
+	cmd, rest, err := newRootCmd().resolve(args)
+	if err != nil {
+		return req, err
+	}
+	if cmd.run == nil {
+		return req, usageError{fmt.Errorf("%s: which command?", cmd.path())}
+	}
+	if !cmd.raw {
+		if _, _, err := cmd.parse(slices.Clone(rest)); err != nil {
+			return req, usageError{err}
+		}
+	}
 	out, outSet := "", false
-	dev := []string{command}
+	dev := slices.Clone(args[:len(args)-len(rest)]) // the command's words
 	positional := 0
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			dev = append(dev, args[i:]...)
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" || cmd.raw {
+			dev = append(dev, rest[i:]...)
 			break
 		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			if command == "pull" && positional == 0 {
-				positional++
-				continue
+		if len(a) < 2 || a[0] != '-' {
+			if cmd.stopAtArgs {
+				dev = append(dev, rest[i:]...)
+				break
 			}
-			if command == "run" && positional == 0 {
-				positional++
+			positional++
+			if cmd.name() == "run" && positional == 1 {
 				inputs, devPath, err := suiteInputs(a)
 				if err != nil {
 					return req, usageError{err}
 				}
-				req.Inputs = inputs
-				dev = append(dev, devPath)
-				continue
+				req.Inputs, a = inputs, devPath
 			}
 			dev = append(dev, a)
 			continue
 		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		if long, ok := cmd.aliases[name]; ok {
+			name = long
+		}
+		f := cmd.flags().Lookup(name)
+		takesValue := !hasValue && f != nil && !isBool(f)
+		if takesValue && i+1 < len(rest) {
+			i++
+			value = rest[i]
+		}
 		if name == "out" {
-			if !hasValue {
-				if i+1 == len(args) {
-					return req, usageError{fmt.Errorf("--out needs a value")}
-				}
-				i++
-				value = args[i]
-			}
 			out, outSet = value, true
 			continue
 		}
 		dev = append(dev, a)
-		if !hasValue && !slices.Contains(valueless, name) && i+1 < len(args) {
-			i++
-			dev = append(dev, args[i])
+		if takesValue {
+			dev = append(dev, value)
 		}
 	}
 	switch {
-	case command == "run" || command == "pull":
+	case cmd.name() == "run":
 		if !outSet {
 			out = "corepin-results"
 		}
@@ -292,6 +302,37 @@ func deviceRequest(args []string) (remote.Request, error) {
 		dev = append(dev, "--out", remote.JobDir+"/out/"+filepath.Base(out))
 	}
 	req.Args = dev
+	return req, nil
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// pullRequest reads "pull [RUN] [--out DIR]".
+func pullRequest(args []string) (remote.Request, error) {
+	req := remote.Request{Results: "corepin-results"}
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(args[i], "=")
+		switch {
+		case name == "--out" || name == "-out":
+			if !hasValue {
+				if i+1 == len(args) {
+					return req, usageError{fmt.Errorf("--out needs a folder")}
+				}
+				i++
+				value = args[i]
+			}
+			req.Results = value
+		case strings.HasPrefix(name, "-"):
+			return req, usageError{fmt.Errorf("pull takes [RUN] and --out DIR, not %s", args[i])}
+		case req.Args == nil:
+			req.Args = []string{args[i]} // the run's ID
+		default:
+			return req, usageError{fmt.Errorf("pull takes one run ID")}
+		}
+	}
 	return req, nil
 }
 
