@@ -145,7 +145,9 @@ func TestHDCCommandLines(t *testing.T) {
 	if code, err := h.Run(ctx, "false", nil, nil); err != nil || code != 3 {
 		t.Errorf("Run = %d, %v; want status 3", code, err)
 	}
-	rec.answer = func([]string) (string, int) { return "FileTransfer finish, Size:10, File count = 1, time:3ms rate:3.33kB/s\n", 0 }
+	rec.answer = func([]string) (string, int) {
+		return "FileTransfer finish, Size:10, File count = 1, time:3ms rate:3.33kB/s\n", 0
+	}
 	if err := h.Push(ctx, "/local/corepin", "/data/local/tmp/corepin-1"); err != nil {
 		t.Error(err)
 	}
@@ -156,7 +158,9 @@ func TestHDCCommandLines(t *testing.T) {
 		"hdc -t 7001005458323933328a file recv /data/local/tmp/corepin-runs/x/out/r /here",
 	})
 	// hdc exits 0 after a failed transfer and says so.
-	rec.answer = func([]string) (string, int) { return "[Fail]Error opening file: no such file or directory, path:/nope\n", 0 }
+	rec.answer = func([]string) (string, int) {
+		return "[Fail]Error opening file: no such file or directory, path:/nope\n", 0
+	}
 	if err := h.Push(ctx, "/nope", "/data/local/tmp/x"); err == nil || !strings.Contains(err.Error(), "[Fail]Error opening file") {
 		t.Errorf("a failed hdc transfer: %v", err)
 	}

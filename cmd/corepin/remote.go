@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
