@@ -48,8 +48,13 @@ func (s *SSH) controlPath() string {
 	dir := s.ControlDir
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "corepin-ssh-"+strconv.Itoa(os.Getuid()))
+		// A socket's path has room for about 100 bytes, and ssh adds 17
+		// to the 40 of %C while it sets the master up.
+		if len(dir) > 40 {
+			dir = filepath.Join("/tmp", "corepin-ssh-"+strconv.Itoa(os.Getuid()))
+		}
 	}
-	return filepath.Join(dir, "%C") // a hash of host, port and user: short enough for a socket
+	return filepath.Join(dir, "%C") // a hash of host, port and user
 }
 
 // options are shared by ssh and scp.
