@@ -231,14 +231,18 @@ func (s *sshServer) corepin(t *testing.T, dir string, args ...string) result {
 	return r
 }
 
-// runsOnDevice lists the job folders corepin left on the device.
-func (s *sshServer) runsOnDevice(t *testing.T) []string {
-	entries, _ := os.ReadDir(filepath.Join(s.cache, "corepin", "runs"))
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
+// leftOnDevice says whether the job's folder is still on the device.
+func (s *sshServer) leftOnDevice(id string) bool {
+	_, err := os.Stat(filepath.Join(s.cache, "corepin", "runs", id))
+	return id == "" || err == nil
+}
+
+// jobID is the run ID the host printed.
+func jobID(stderr string) string {
+	if m := regexp.MustCompile(`run (\S+) started on`).FindStringSubmatch(stderr); m != nil {
+		return m[1]
 	}
-	return names
+	return ""
 }
 
 // pulledFolders are the results folders in dir/corepin-results.
@@ -249,6 +253,7 @@ func pulledFolders(t *testing.T, dir string) []string {
 }
 
 func TestRemoteSSHRunQuick(t *testing.T) {
+	t.Parallel() // after TestRemoteSSHCommands, which counts pushes
 	s := sshTarget(t)
 	dir := t.TempDir()
 	r := s.corepin(t, dir, "--on", s.spec, "run", "--quick")
@@ -278,8 +283,8 @@ func TestRemoteSSHRunQuick(t *testing.T) {
 	if out, errOut, code := corepin(t, "report", pulled[0], "--out", filepath.Join(dir, "page.html")); code != 0 {
 		t.Errorf("corepin report: exit %d: %s%s", code, out, errOut)
 	}
-	if left := s.runsOnDevice(t); len(left) != 0 {
-		t.Errorf("the run's folder stayed on the device: %v", left)
+	if s.leftOnDevice(jobID(r.stderr)) {
+		t.Errorf("the run's folder stayed on the device (run %q)", jobID(r.stderr))
 	}
 }
 
@@ -364,8 +369,8 @@ func started(t *testing.T, cmd *exec.Cmd, ready string) (id string, errOut *lock
 		re := regexp.MustCompile(ready)
 		for sc.Scan() {
 			fmt.Fprintln(errOut, sc.Text())
-			if m := regexp.MustCompile(`run (\S+) started on`).FindStringSubmatch(sc.Text()); m != nil {
-				id = m[1]
+			if m := jobID(sc.Text()); m != "" {
+				id = m
 			}
 			if re.MatchString(sc.Text()) {
 				select {
@@ -407,6 +412,7 @@ func sessionProcesses(sid int) []string {
 }
 
 func TestRemoteSSHInterrupt(t *testing.T) {
+	t.Parallel() // after TestRemoteSSHCommands, which counts pushes
 	s := sshTarget(t)
 	dir := t.TempDir()
 	suitePath, _ := gateSuite(t, dir, true)
@@ -446,6 +452,7 @@ func TestRemoteSSHInterrupt(t *testing.T) {
 }
 
 func TestRemoteSSHLinkLost(t *testing.T) {
+	t.Parallel() // after TestRemoteSSHCommands, which counts pushes
 	s := sshTarget(t)
 	dir := t.TempDir()
 	suitePath, gate := gateSuite(t, dir, false)
@@ -489,12 +496,13 @@ func TestRemoteSSHLinkLost(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(pulled[0], "report.html")); err != nil {
 		t.Error(err)
 	}
-	if left := s.runsOnDevice(t); len(left) != 0 {
-		t.Errorf("the run's folder stayed on the device: %v", left)
+	if s.leftOnDevice(id) {
+		t.Errorf("the run's folder stayed on the device (run %q)", id)
 	}
 }
 
 func TestRemoteSSHRefused(t *testing.T) {
+	t.Parallel() // after TestRemoteSSHCommands, which counts pushes
 	s := sshTarget(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

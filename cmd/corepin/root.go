@@ -79,6 +79,7 @@ restores everything afterwards.`,
 	root.add(
 		newRunCmd(),
 		newCompareCmd(),
+		newMergeCmd(),
 		newReportCmd(),
 		newExperimentCmd(),
 		newWorkloadCmd(),
