@@ -3,6 +3,7 @@ package remote
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"debug/elf"
@@ -192,7 +193,10 @@ func (d *Device) Install(ctx context.Context, local string, log io.Writer) (stri
 		fmt.Fprintf(log, "corepin: corepin-%s is already on %s\n", hash, d.Target)
 		return bin, nil
 	}
-	part := bin + ".part"
+	// A name of its own: another host may push the same binary now.
+	var r [4]byte
+	rand.Read(r[:])
+	part := bin + ".part-" + hex.EncodeToString(r[:])
 	if code, err := d.Target.Run(ctx, "mkdir -p "+d.Folder, nil, nil); err != nil || code != 0 {
 		return "", errors.Join(fmt.Errorf("making %s on %s", d.Folder, d.Target), err)
 	}

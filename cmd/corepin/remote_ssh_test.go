@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -43,7 +44,7 @@ var (
 
 func sshTarget(t *testing.T) *sshServer {
 	t.Helper()
-	sshOnce.Do(func() { sshShared, sshSkip = startSSHD("") })
+	sshOnce.Do(func() { sshShared, sshSkip = startSSHD("", "") })
 	if sshShared == nil {
 		t.Skip(sshSkip)
 	}
@@ -67,9 +68,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startSSHD starts an sshd; extra is added to its configuration. It
-// returns a reason to skip when the machine cannot run one.
-func startSSHD(extra string) (*sshServer, string) {
+// startSSHD starts an sshd; env is added to its sessions' environment
+// (NAME=VALUE …) and extra to its configuration. It returns a reason to
+// skip when the machine cannot run one.
+func startSSHD(env, extra string) (*sshServer, string) {
 	const sshd = "/usr/sbin/sshd"
 	if _, err := os.Stat(sshd); err != nil {
 		return nil, "needs OpenSSH's server (Debian package openssh-server) at " + sshd
@@ -118,11 +120,11 @@ KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
 Subsystem sftp internal-sftp
-SetEnv XDG_CACHE_HOME=%[3]s
-%s`, port, dir, s.cache, extra)
+SetEnv XDG_CACHE_HOME=%[3]s %s
+%s`, port, dir, s.cache, env, extra)
 	os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(conf), 0o600)
 	hostPub, _ := os.ReadFile(filepath.Join(dir, "host.pub"))
-	os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(fmt.Sprintf("[127.0.0.1]:%d %s", port, hostPub)), 0o600)
+	os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(fmt.Sprintf("[127.0.0.1]:%[1]d %[2]s[localhost]:%[1]d %[2]s", port, hostPub)), 0o600)
 	os.WriteFile(s.config, []byte(fmt.Sprintf("Host *\n  IdentityFile %[1]s/user\n  IdentitiesOnly yes\n  UserKnownHostsFile %[1]s/known_hosts\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n", dir)), 0o600)
 
 	// sshd goes when the test binary goes: it is started from a thread
@@ -522,5 +524,73 @@ func TestRemoteSSHRefused(t *testing.T) {
 	if cmd.ProcessState.ExitCode() != exitFailure || !strings.Contains(string(out), "Connection refused") ||
 		!strings.Contains(string(out), fmt.Sprintf("connecting to ssh://root@127.0.0.1:%d", port)) {
 		t.Errorf("exit %d: %s", cmd.ProcessState.ExitCode(), out)
+	}
+}
+
+// TestRemoteSSHSeveral runs one job on two targets at once (the same
+// server under two names), each into its own folder, and merges them.
+func TestRemoteSSHSeveral(t *testing.T) {
+	t.Parallel()
+	s := sshTarget(t)
+	dir := t.TempDir()
+	suitePath, gate := gateSuite(t, dir, true)
+	os.WriteFile(gate, nil, 0o644) // open from the start
+	other := strings.Replace(s.spec, "127.0.0.1", "localhost", 1)
+	r := s.corepin(t, dir, "--on", s.spec, "--on", other, "run", suitePath)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, spec := range []string{s.spec, other} {
+		if !strings.Contains(r.stderr, "["+spec+"] corepin: pulled ") {
+			t.Errorf("no results pulled from %s:\n%s", spec, r.stderr)
+		}
+	}
+	pulled := pulledFolders(t, dir)
+	if len(pulled) != 2 {
+		t.Fatalf("pulled %v", pulled)
+	}
+	m := s.corepin(t, dir, "merge", "--out", filepath.Join(dir, "fleet.html"), pulled[0], pulled[1])
+	if m.code != 0 || !strings.Contains(m.stdout, "[2] ") || !strings.Contains(m.stdout, "gate") {
+		t.Errorf("merge: exit %d\n%s%s", m.code, m.stdout, m.stderr)
+	}
+}
+
+// TestRemoteSSHOtherArchitecture reaches an sshd whose shell says
+// aarch64 (a uname earlier on its PATH): corepin must not push itself. In
+// a folder without corepin's source it says how to make a binary; in
+// corepin's module it builds one with GOARCH=arm64, pushes it and, where
+// qemu-user and binfmt run arm64 binaries, runs it.
+func TestRemoteSSHOtherArchitecture(t *testing.T) {
+	sshTarget(t) // skips where sshd cannot run
+	wrap := t.TempDir()
+	os.WriteFile(filepath.Join(wrap, "uname"), []byte("#!/bin/sh\nif [ \"$1\" = -m ]; then echo aarch64; else exec /bin/uname \"$@\"; fi\n"), 0o755)
+	s, skip := startSSHD("PATH="+wrap+":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "")
+	if s == nil {
+		t.Skip(skip)
+	}
+	r := s.corepin(t, t.TempDir(), "--on", s.spec, "topo", "--json")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "no corepin for linux/arm64") ||
+		!strings.Contains(r.stderr, "CGO_ENABLED=0 GOOS=linux GOARCH=arm64 go build") || strings.Contains(r.stderr, "pushed") {
+		t.Fatalf("without a binary for arm64: exit %d\n%s", r.code, r.stderr)
+	}
+	enabled, _ := os.ReadFile("/proc/sys/fs/binfmt_misc/qemu-aarch64")
+	if !strings.HasPrefix(string(enabled), "enabled") {
+		t.Skip("running the arm64 build needs qemu-user-static with binfmt_misc's qemu-aarch64 enabled (update-binfmts --enable qemu-aarch64)")
+	}
+	module, _ := filepath.Abs("../..")
+	r = s.corepin(t, module, "--on", s.spec, "topo", "--json")
+	if r.code != 0 || !strings.Contains(r.stderr, "building corepin for linux/arm64") || !strings.Contains(r.stderr, "pushed corepin-") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	bins, _ := filepath.Glob(filepath.Join(s.cache, "corepin", "corepin-*"))
+	if len(bins) != 1 {
+		t.Fatalf("binaries on the device: %v", bins)
+	}
+	if f, err := elf.Open(bins[0]); err != nil || f.Machine != elf.EM_AARCH64 {
+		t.Errorf("the pushed corepin is not an arm64 binary: %v", err)
+	}
+	var topo map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &topo); err != nil || topo["cpus"] == nil {
+		t.Errorf("topo --json from the arm64 corepin: %v\n%s", err, r.stdout)
 	}
 }
