@@ -21,7 +21,7 @@ median, the 95% interval and the ratio on every machine, and each median
 relative to the first machine's. The text goes to standard output, the
 page to --out.`,
 		example: `  corepin merge corepin-results/20261201-090000-phone corepin-results/20261201-090000-board
-  corepin merge results/*/ --out fleet.html --format csv`,
+  corepin merge lab/phone lab/board lab/server --out lab.html --format csv`,
 		args: func(args []string) error {
 			if len(args) < 2 {
 				return usageError{fmt.Errorf("want two or more results folders")}
