@@ -185,11 +185,7 @@ func (d *Device) Install(ctx context.Context, local string, log io.Writer) (stri
 		return "", fmt.Errorf("hashing %s: %w", local, err)
 	}
 	bin := d.Folder + "/corepin-" + hash
-	code, err := d.Target.Run(ctx, "test -x "+bin, nil, nil)
-	if err != nil {
-		return "", err
-	}
-	if code == 0 {
+	if d.installed[bin] { // the probe listed it
 		fmt.Fprintf(log, "corepin: corepin-%s is already on %s\n", hash, d.Target)
 		return bin, nil
 	}
@@ -204,7 +200,7 @@ func (d *Device) Install(ctx context.Context, local string, log io.Writer) (stri
 		return "", err
 	}
 	var said strings.Builder
-	code, err = d.Target.Run(ctx, "chmod 755 "+part+" && mv -f "+part+" "+bin, nil, &said)
+	code, err := d.Target.Run(ctx, "chmod 755 "+part+" && mv -f "+part+" "+bin, nil, &said)
 	if err != nil {
 		return "", err
 	}

@@ -32,6 +32,8 @@ type Job struct {
 	Device *Device
 	ID     string
 	Dir    string
+	// results are the out/ entries the last poll saw once the job ended.
+	results []string
 }
 
 // Timing of a job's follower.
@@ -154,7 +156,7 @@ var errGone = errors.New("no such run on the device")
 func (j *Job) poll(ctx context.Context, offOut, offErr *int64, stdout, stderr io.Writer) (pollState, error) {
 	o, e := *offOut, *offErr
 	cmd := fmt.Sprintf(`cd %s 2> /dev/null || { echo gone; exit 0; }; s=$(cat status 2> /dev/null); `+
-		`a=$(($(wc -c < stdout))); b=$(($(wc -c < stderr))); echo "s=$s a=$a b=$b"; `+
+		`a=$(($(wc -c < stdout))); b=$(($(wc -c < stderr))); r=; [ -n "$s" ] && r=$(ls out 2> /dev/null | tr '\n' ,); echo "s=$s a=$a b=$b r=$r"; `+
 		`tail -c +%d stdout | head -c $((a-%d)); tail -c +%d stderr | head -c $((b-%d))`, j.Dir, o+1, o, e+1, e)
 	var out strings.Builder
 	if err := j.run(ctx, "following the run", cmd, &out); err != nil {
@@ -177,6 +179,8 @@ func (j *Job) poll(ctx context.Context, offOut, offErr *int64, stdout, stderr io
 			a = n
 		case k == "b" && err == nil:
 			b = n
+		case k == "r":
+			j.results = strings.FieldsFunc(v, func(r rune) bool { return r == ',' })
 		}
 	}
 	nOut, nErr := max(a-o, 0), max(b-e, 0)
@@ -198,6 +202,8 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 	var offOut, offErr int64
 	var failingSince, stopBy time.Time
 	done := ctx.Done()
+	// Ask soon at first, for a short command, then every PollEvery.
+	every := min(50*time.Millisecond, PollEvery)
 	for {
 		st, err := j.poll(context.Background(), &offOut, &offErr, stdout, stderr)
 		switch {
@@ -224,13 +230,17 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 				fmt.Fprintf(stderr, "corepin: %v\n", err)
 			}
 			cancel()
-		case <-time.After(PollEvery):
+		case <-time.After(every):
+			every = min(2*every, PollEvery)
 		}
 	}
 }
 
-// Results lists the folders the job wrote under out/.
+// Results lists what the job wrote under out/.
 func (j *Job) Results(ctx context.Context) ([]string, error) {
+	if j.results != nil {
+		return j.results, nil
+	}
 	var out strings.Builder
 	if err := j.run(ctx, "listing the results", "cd "+j.Dir+"/out && for f in *; do [ -d \"$f\" ] && echo \"$f\"; done; true", &out); err != nil {
 		return nil, err

@@ -66,9 +66,11 @@ func GoArch(machine string) (arch, goarm string, err error) {
 const probeCommand = `echo "machine=$(uname -m)"; echo "kernel=$(uname -s)"; ` +
 	`echo "sdk=$(getprop ro.build.version.sdk 2>/dev/null)"; ` +
 	`echo "ohos=$(param get const.ohos.apiversion 2>/dev/null)"; ` +
-	`echo "cache=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}"; echo "tmp=${TMPDIR:-/tmp}"`
+	`c="${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}"; echo "cache=$c"; echo "tmp=${TMPDIR:-/tmp}"; ` +
+	`for b in /data/local/tmp/corepin-* "$c/corepin"/corepin-* "${TMPDIR:-/tmp}/corepin"/corepin-*; do [ -x "$b" ] && echo "bin=$b"; done; true`
 
-// probe is the parsed answer to probeCommand.
+// probe is the parsed answer to probeCommand; "bin" lines are gathered
+// under bins.
 type probe map[string]string
 
 func parseProbe(out string) probe {
@@ -76,6 +78,10 @@ func parseProbe(out string) probe {
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok {
+			if k == "bin" {
+				p["bins"] += strings.TrimSpace(v) + "\n"
+				continue
+			}
 			p[k] = strings.TrimSpace(v)
 		}
 	}
@@ -126,6 +132,8 @@ type Device struct {
 	Platform Platform
 	// Folder holds corepin-<hash> binaries and the runs/ folder.
 	Folder string
+	// installed are the corepin binaries the device had when asked.
+	installed map[string]bool
 }
 
 // Connect reaches the target and asks what it is.
@@ -143,7 +151,10 @@ func Connect(ctx context.Context, t Target) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)
 	}
-	d := &Device{Target: t, Platform: pl, Folder: p.folder(pl, t.Kind())}
+	d := &Device{Target: t, Platform: pl, Folder: p.folder(pl, t.Kind()), installed: map[string]bool{}}
+	for _, b := range strings.Fields(p["bins"]) {
+		d.installed[b] = true
+	}
 	if err := safePath(d.Folder); err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)
 	}

@@ -296,6 +296,9 @@ func TestProbe(t *testing.T) {
 			t.Errorf("%s: folder %q, want %q", c.kind, got, c.where)
 		}
 	}
+	if p := parseProbe("machine=x86_64\nbin=/c/corepin/corepin-1\nbin=/c/corepin/corepin-2\n"); p["bins"] != "/c/corepin/corepin-1\n/c/corepin/corepin-2\n" {
+		t.Errorf("installed binaries: %q", p["bins"])
+	}
 	if _, err := parseProbe("machine=arm64\nkernel=Darwin\n").platform("ssh"); err == nil {
 		t.Error("a Mac: no error")
 	}
