@@ -40,8 +40,10 @@ func (l *localTarget) Push(ctx context.Context, local, remote string) error {
 func (l *localTarget) Pull(ctx context.Context, remote, localDir string) error {
 	return exec.CommandContext(ctx, "cp", "-r", remote, localDir).Run()
 }
-func (l *localTarget) Remove(ctx context.Context, remote string) error { return removeWith(ctx, l, remote) }
-func (l *localTarget) Close() error                                    { return nil }
+func (l *localTarget) Remove(ctx context.Context, remote string) error {
+	return removeWith(ctx, l, remote)
+}
+func (l *localTarget) Close() error { return nil }
 
 func localDevice(t *testing.T) (*Device, *localTarget) {
 	if _, err := exec.LookPath("sh"); err != nil {

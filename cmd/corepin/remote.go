@@ -24,15 +24,15 @@ import (
 )
 
 // remoteUsage is the help of the global flags.
-const remoteUsage = `Global flags, before or after the command name:
-  --on TARGET      run the command on a device: ssh://[user@]host[:port], adb,
-                   adb:SERIAL, hdc or hdc:KEY; repeat it, or give @FILE (one
-                   target a line), for several devices at once. Default: $COREPIN_ON.
+const remoteUsage = `On a device (these flags go before or after the command name):
+  --on TARGET      ssh://[user@]host[:port], adb, adb:SERIAL, hdc or hdc:KEY;
+                   again, or @FILE (a target a line), for several at once
+                   (default: $COREPIN_ON)
   --keep-remote    leave the run's folder on the device
   --binary FILE    the corepin to push (a static build for the device)
-  corepin --on TARGET status       the runs on the device
-  corepin --on TARGET pull [RUN]   fetch a run (the newest); waits while it runs
-$COREPIN_SSH_CONFIG names an ssh client configuration file (ssh -F).`
+  corepin --on TARGET status        the runs on the device
+  corepin --on TARGET pull [RUN]    fetch a run (the newest), waiting while it runs
+  $COREPIN_SSH_CONFIG names an ssh client configuration file (ssh -F).`
 
 // deviceCommands read or change the machine they run on: with --on they
 // run on the device.

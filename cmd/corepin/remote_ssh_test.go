@@ -317,10 +317,16 @@ func TestRemoteSSHCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(second.stdout), &topo); err != nil || topo.Target.ExactCPU == nil {
 		t.Errorf("topo --json through ssh: %v\n%s", err, second.stdout)
 	}
-	caps := s.corepin(t, dir, "--on", s.spec, "caps", "--json")
+	caps := s.corepin(t, dir, "--on", s.spec, "--keep-remote", "caps", "--json")
 	var c map[string]any
 	if err := json.Unmarshal([]byte(caps.stdout), &c); caps.code != 0 || err != nil || len(c) == 0 {
 		t.Errorf("caps --json through ssh: exit %d, %v\n%s", caps.code, err, caps.stderr)
+	}
+	// After a normal end nothing of the run is left running there.
+	job := filepath.Join(s.cache, "corepin", "runs", jobID(caps.stderr))
+	defer os.RemoveAll(job)
+	if left := s.processesOf(t, job); len(left) > 0 {
+		t.Errorf("processes of the run are left on the device: %v", left)
 	}
 	ex := s.corepin(t, dir, "--on", s.spec, "exec", "--", "sh", "-c", "echo out; echo err >&2; exit 3")
 	if ex.code != 3 || ex.stdout != "out\n" || !strings.Contains(ex.stderr, "err\n") {
@@ -413,6 +419,24 @@ func sessionProcesses(sid int) []string {
 	return found
 }
 
+// processesOf are the processes left of a kept job: those of its session,
+// which the job's wrapper shell leads (it wrote its PID to the session
+// file).
+func (s *sshServer) processesOf(t *testing.T, job string) []string {
+	t.Helper()
+	sid, err := os.ReadFile(filepath.Join(job, "session"))
+	if err != nil {
+		t.Fatalf("the run's session: %v", err)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(sid)))
+	left := sessionProcesses(n)
+	for i := 0; len(left) > 0 && i < 100; i++ { // the wrapper writes the status and then exits
+		time.Sleep(50 * time.Millisecond)
+		left = sessionProcesses(n)
+	}
+	return left
+}
+
 func TestRemoteSSHInterrupt(t *testing.T) {
 	t.Parallel() // after TestRemoteSSHCommands, which counts pushes
 	s := sshTarget(t)
@@ -427,17 +451,7 @@ func TestRemoteSSHInterrupt(t *testing.T) {
 	}
 	job := filepath.Join(s.cache, "corepin", "runs", id)
 	defer os.RemoveAll(job)
-	sid, err := os.ReadFile(filepath.Join(job, "session"))
-	if err != nil {
-		t.Fatalf("the run's session: %v\n%s", err, errOut.String())
-	}
-	n, _ := strconv.Atoi(strings.TrimSpace(string(sid)))
-	left := sessionProcesses(n)
-	for i := 0; len(left) > 0 && i < 100; i++ { // the wrapper writes the status and then exits
-		time.Sleep(50 * time.Millisecond)
-		left = sessionProcesses(n)
-	}
-	if len(left) > 0 {
+	if left := s.processesOf(t, job); len(left) > 0 {
 		t.Errorf("processes of the run are left on the device: %v", left)
 	}
 	pulled := pulledFolders(t, dir)

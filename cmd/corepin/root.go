@@ -74,7 +74,9 @@ func newRootCmd() *command {
 		short: "Run work on the CPU core you choose, and prove it",
 		long: `corepin makes the CPU core you choose actually reach the thread that does
 the work, proves it with read-backs, keeps it there for the whole run, and
-restores everything afterwards.`,
+restores everything afterwards.
+
+` + remoteUsage,
 	}
 	root.add(
 		newRunCmd(),
