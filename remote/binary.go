@@ -148,7 +148,7 @@ func (b *Binaries) build(ctx context.Context, src string, p Platform) (string, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", out, "./cmd/corepin")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/corepin")
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.BuildOS(), "GOARCH="+p.Arch)
 	if p.ARM != "" {

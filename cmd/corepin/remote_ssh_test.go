@@ -575,6 +575,7 @@ func TestRemoteSSHSeveral(t *testing.T) {
 // corepin's module it builds one with GOARCH=arm64, pushes it and, where
 // qemu-user and binfmt run arm64 binaries, runs it.
 func TestRemoteSSHOtherArchitecture(t *testing.T) {
+	t.Parallel()
 	sshTarget(t) // skips where sshd cannot run
 	wrap := t.TempDir()
 	os.WriteFile(filepath.Join(wrap, "uname"), []byte("#!/bin/sh\nif [ \"$1\" = -m ]; then echo aarch64; else exec /bin/uname \"$@\"; fi\n"), 0o755)
