@@ -399,14 +399,17 @@ func remoteStatus(ctx context.Context, h *remote.Host, targets []string, w io.Wr
 var progressLine = regexp.MustCompile(`^\[(\d+)/(\d+)\] (.*)$`)
 
 // remoteProgress draws the device's progress lines as a bar on the
-// host's terminal and passes every other line above it.
+// host's terminal. Other lines that come while the bar is up are held
+// until it goes (a line printed under a live bar would break it), which
+// is when the last run is done or the output ends.
 type remoteProgress struct {
 	w    io.Writer
 	buf  []byte
 	p    *mpb.Progress
 	bar  *mpb.Bar
-	what string
+	held []string
 	mu   sync.Mutex
+	what string
 }
 
 func (r *remoteProgress) Write(b []byte) (int, error) {
@@ -425,7 +428,7 @@ func (r *remoteProgress) line(text string) {
 	m := progressLine.FindStringSubmatch(text)
 	if m == nil {
 		if r.p != nil {
-			r.p.Write([]byte(text + "\n"))
+			r.held = append(r.held, text)
 		} else {
 			fmt.Fprintln(r.w, text)
 		}
@@ -448,15 +451,29 @@ func (r *remoteProgress) line(text string) {
 	r.what = m[3]
 	r.mu.Unlock()
 	r.bar.SetCurrent(done)
+	if done >= total {
+		r.finish()
+	}
 }
 
-// Close takes the bar away and writes a last line without a newline.
-func (r *remoteProgress) Close() {
+// finish takes the bar away and prints the lines held under it.
+func (r *remoteProgress) finish() {
 	if r.p != nil {
 		r.bar.Abort(true)
 		r.p.Wait()
+		r.p, r.bar = nil, nil
 	}
+	for _, l := range r.held {
+		fmt.Fprintln(r.w, l)
+	}
+	r.held = nil
+}
+
+// Close ends the bar and writes a last line that had no newline.
+func (r *remoteProgress) Close() {
+	r.finish()
 	if len(r.buf) > 0 {
 		fmt.Fprintln(r.w, string(r.buf))
+		r.buf = nil
 	}
 }
