@@ -144,7 +144,13 @@ func (j *Job) Interrupt(ctx context.Context) error {
 type pollState struct {
 	done   bool
 	status int
+	// dead: the job's wrapper shell is gone and wrote no status (the
+	// device restarted, or someone killed the job).
+	dead bool
 }
+
+// ErrNoStatus says a job ended without writing its status.
+var ErrNoStatus = errors.New("corepin on the device ended without a status (killed, or the device restarted)")
 
 // errGone says the job's folder is not on the device.
 var errGone = errors.New("no such run on the device")
@@ -155,8 +161,10 @@ var errGone = errors.New("no such run on the device")
 // to line ends.
 func (j *Job) poll(ctx context.Context, offOut, offErr *int64, stdout, stderr io.Writer) (pollState, error) {
 	o, e := *offOut, *offErr
-	cmd := fmt.Sprintf(`cd %s 2> /dev/null || { echo gone; exit 0; }; s=$(cat status 2> /dev/null); `+
-		`a=$(($(wc -c < stdout))); b=$(($(wc -c < stderr))); r=; [ -n "$s" ] && r=$(ls out 2> /dev/null | tr '\n' ,); echo "s=$s a=$a b=$b r=$r"; `+
+	// The wrapper writes the status before it ends: whether it lives is
+	// asked first, so that a status read after is never missed.
+	cmd := fmt.Sprintf(`cd %s 2> /dev/null || { echo gone; exit 0; }; w=yes; kill -0 "$(cat session)" 2> /dev/null || w=no; s=$(cat status 2> /dev/null); `+
+		`a=$(($(wc -c < stdout))); b=$(($(wc -c < stderr))); r=; [ -n "$s" ] && r=$(ls out 2> /dev/null | tr '\n' ,); echo "s=$s a=$a b=$b r=$r w=$w"; `+
 		`tail -c +%d stdout | head -c $((a-%d)); tail -c +%d stderr | head -c $((b-%d))`, j.Dir, o+1, o, e+1, e)
 	var out strings.Builder
 	if err := j.run(ctx, "following the run", cmd, &out); err != nil {
@@ -181,6 +189,8 @@ func (j *Job) poll(ctx context.Context, offOut, offErr *int64, stdout, stderr io
 			b = n
 		case k == "r":
 			j.results = strings.FieldsFunc(v, func(r rune) bool { return r == ',' })
+		case k == "w":
+			st.dead = v == "no"
 		}
 	}
 	nOut, nErr := max(a-o, 0), max(b-e, 0)
@@ -209,6 +219,8 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 		switch {
 		case err == nil && st.done:
 			return st.status, nil
+		case err == nil && st.dead:
+			return -1, fmt.Errorf("run %s on %s: %w", j.ID, j.Device.Target, ErrNoStatus)
 		case errors.Is(err, errGone):
 			return -1, err
 		case err != nil && failingSince.IsZero():

@@ -128,3 +128,20 @@ func TestJobFetch(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 }
+
+// TestJobEndedWithoutStatus follows a job whose wrapper was killed: the
+// follower says so instead of waiting for a status that never comes.
+func TestJobEndedWithoutStatus(t *testing.T) {
+	defer func(p time.Duration) { PollEvery = p }(PollEvery)
+	PollEvery = 20 * time.Millisecond
+	d, _ := localDevice(t)
+	j := d.NewJob(time.Now())
+	if err := j.Start(context.Background(), "sh", []string{"-c", "while [ ! -s ../pid ]; do sleep 0.01; done; echo before; kill -9 $PPID"}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_, err := j.Follow(context.Background(), &out, io.Discard)
+	if !errors.Is(err, ErrNoStatus) || out.String() != "before\n" {
+		t.Errorf("%v, output %q", err, out.String())
+	}
+}

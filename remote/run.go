@@ -131,10 +131,14 @@ func (h *Host) finish(ctx context.Context, j *Job, req Request) (Outcome, error)
 	status, err := j.Follow(ctx, stdout, stderr)
 	stdout.Close()
 	stderr.Close()
-	if err != nil {
-		if errors.Is(err, ErrLost) {
-			err = fmt.Errorf("%w\nfetch it when the device is back: corepin --on %s pull %s", err, j.Device.Target, j.ID)
-		}
+	unfinished := errors.Is(err, ErrNoStatus)
+	switch {
+	case errors.Is(err, ErrLost):
+		return o, fmt.Errorf("%w\nfetch it when the device is back: corepin --on %s pull %s", err, j.Device.Target, j.ID)
+	case unfinished:
+		// Bring back what it wrote, and keep the device's copy.
+		req.KeepRemote = true
+	case err != nil:
 		return o, err
 	}
 	o.Status = status
@@ -157,6 +161,9 @@ func (h *Host) finish(ctx context.Context, j *Job, req Request) (Outcome, error)
 		if err := j.Remove(after); err != nil {
 			return o, err
 		}
+	}
+	if unfinished {
+		return o, fmt.Errorf("%w; what it wrote is here, and stays on the device in %s", err, j.Dir)
 	}
 	return o, nil
 }
