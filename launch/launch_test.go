@@ -10,18 +10,20 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
 
-// The test binary doubles as the launcher.
+// The test binary doubles as the launcher: it answers corepin's helper
+// verbs.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == Arg {
-		Main()
-	}
+	Dispatch(os.Args)
 	if os.Getenv("COREPIN_LAUNCH_HELPER") == "nice5twice" {
 		os.Exit(niceFiveTwice())
 	}
@@ -175,5 +177,67 @@ func TestRunForkedUnrestorableThreadIsEnded(t *testing.T) {
 	want := "start=fork exit=0 restored=false nice=5"
 	if len(lines) != 2 || lines[0] != want || lines[1] != want {
 		t.Errorf("as nobody, two launches with nice 5 printed\n%s\nwant twice %q", out, want)
+	}
+}
+
+// In process, the work runs on a session thread of this process: the report
+// says so, the other threads keep off the target meanwhile, and everything
+// is put back.
+func TestRunThread(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux with 2 CPUs")
+	}
+	cpu := primeCPU()
+	var tid int
+	var mainMask cpuset.Set
+	rep, err := RunThread(context.Background(), ThreadConfig{
+		Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, WatchPeriod: 10 * time.Millisecond,
+	}, func(s *session.Session) error {
+		tid = s.TID()
+		var err error
+		mainMask, err = sched.GetAffinity(os.Getpid())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Start != StartThread || rep.TID != tid || !rep.Readback.ExactAtReadback || !rep.Restore.OK || rep.Child.PID != os.Getpid() {
+		t.Errorf("report: start %q, tid %d (work on %d), readback %+v, restore %+v", rep.Start, rep.TID, tid, rep.Readback, rep.Restore)
+	}
+	if mainMask.Contains(cpu) || !rep.Parent.Restored {
+		t.Errorf("the main thread's mask during the work was %s (target %d); restored %v", mainMask, cpu, rep.Parent.Restored)
+	}
+	if after, _ := sched.GetAffinity(os.Getpid()); !after.Contains(cpu) {
+		t.Errorf("the main thread's mask after the work is %s", after)
+	}
+	if rep.Watch == nil || len(rep.Watch.Threads) != 1 {
+		t.Errorf("watch: %+v (%s)", rep.Watch, rep.WatchError)
+	}
+}
+
+func TestStartPinned(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux")
+	}
+	cpu := primeCPU()
+	p, err := StartPinned(cpu, exec.Command("sleep", "30"), exec.Command("sleep", "30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := p.Processes()
+	for _, proc := range procs {
+		mask, err := sched.GetAffinity(proc.Pid)
+		if err != nil || !mask.Equal(cpuset.Of(cpu)) {
+			t.Errorf("process %d: mask %s, %v; want %d", proc.Pid, mask, err, cpu)
+		}
+	}
+	p.Stop()
+	for _, proc := range procs {
+		if sched.ProcessAlive(proc.Pid) {
+			t.Errorf("process %d still runs after Stop", proc.Pid)
+		}
+	}
+	if _, err := StartPinned(cpu, exec.Command("/nonexistent/program")); err == nil {
+		t.Error("a program that does not exist was started")
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
@@ -40,7 +41,7 @@ type Config struct {
 	Shuffle   bool
 	// TelemetryPeriod is the sampler's period; 0 picks 100 ms for the
 	// built-in suite (whose runs last about a second) and 1 s for suite
-	// files (SPEC-like runs of minutes), as the first seed records.
+	// files (SPEC-like runs of minutes).
 	TelemetryPeriod time.Duration
 	WatchPeriod     time.Duration
 
@@ -51,6 +52,9 @@ type Config struct {
 	// Request is where and how every run runs.
 	Request session.Request
 
+	// Root is the folder holding proc/ and sys/ for the host facts and
+	// corepin's own threads; the live system by default.
+	Root    fsroot.Root
 	OutDir  string // the results folders go under it
 	Self    string // the corepin executable (launcher and workloads)
 	Version string // corepin's version, for the record
@@ -303,7 +307,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		run.Options.Suite = cfg.Suite.Path
 	}
 	for _, b := range benches {
-		rb := results.Benchmark{Name: b.name, Warnings: []string{}}
+		rb := results.Benchmark{Name: b.name, Warnings: []results.Warning{}}
 		if w := b.workload; w != nil {
 			rb.Kind, rb.Description, rb.ReferenceS = "builtin", w.Description, w.Reference[cfg.size()]
 		} else {
@@ -327,7 +331,7 @@ func hostFacts(cfg Config) results.Host {
 		h.CPUModel = cfg.Topology.Model
 	}
 	read := func(name string) string {
-		data, err := os.ReadFile(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpufreq/%s", cfg.Request.CPU, name))
+		data, err := cfg.Root.ReadFile(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpufreq/%s", cfg.Request.CPU, name))
 		if err != nil {
 			return ""
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
 )
 
@@ -58,12 +59,19 @@ func TestWatcherPullsBackWidenedThreads(t *testing.T) {
 	}
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
-	target := cpuset.Of(runtime.NumCPU() - 1)
-	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Target: target, Maintain: true, Avoid: target})
+	target := cpuset.Of(lastAllowedCPU(t))
+	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Target: target, Maintain: true, Avoid: target, Period: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	// Watch until the three threads have widened, been pulled back and
+	// run long enough to say where they ran, or until a deadline far
+	// beyond that on a loaded machine.
+	for deadline := time.Now().Add(9 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if res := w.Result(); res.Reasserts >= 3 && busyThreads(res, 40) >= 3 {
+			break
+		}
+	}
 	res := w.Stop()
 	if res.Reasserts == 0 {
 		t.Error("no re-assertion although the threads widened their masks")
@@ -91,6 +99,29 @@ func TestWatcherPullsBackWidenedThreads(t *testing.T) {
 	}
 }
 
+// lastAllowedCPU is the highest CPU this process may use, as the kernel
+// reports it.
+func lastAllowedCPU(t *testing.T) int {
+	t.Helper()
+	mask, err := sched.GetAffinity(0)
+	if err != nil || mask.IsEmpty() {
+		t.Fatalf("reading this process's mask: %v", err)
+	}
+	cpus := mask.CPUs()
+	return cpus[len(cpus)-1]
+}
+
+// busyThreads counts the threads that used CPU in at least n samples.
+func busyThreads(res Result, n int) int {
+	busy := 0
+	for _, th := range res.Threads {
+		if th.Running >= n {
+			busy++
+		}
+	}
+	return busy
+}
+
 // fakeProc writes /proc/PID/task/TID/stat files under a fixture root.
 func fakeProc(t *testing.T, root string, pid, tid int, ticks, start uint64, cpu int) {
 	t.Helper()
@@ -106,7 +137,7 @@ func fakeProc(t *testing.T, root string, pid, tid int, ticks, start uint64, cpu 
 func TestReusedTIDIsANewThread(t *testing.T) {
 	root := t.TempDir()
 	fakeProc(t, root, 100, 101, 50, 1000, 1)
-	w := &Watcher{opts: Options{PID: 100, Root: root, Target: cpuset.Of(1)}, threads: map[key]*thread{}}
+	w := &Watcher{opts: Options{PID: 100, Root: fsroot.Root(root), Target: cpuset.Of(1)}, threads: map[key]*thread{}}
 	w.sample()
 	fakeProc(t, root, 100, 101, 80, 1000, 1) // ran 0.3 s on CPU 1
 	w.sample()
@@ -143,7 +174,7 @@ func TestThreadBornBetweenSamplesCounts(t *testing.T) {
 	uptime := func(s string) { os.WriteFile(filepath.Join(root, "proc", "uptime"), []byte(s+" 0.00\n"), 0o644) }
 	fakeProc(t, root, 100, 100, 5, 1000, 1)
 	uptime("10.00") // 1000 ticks
-	w := &Watcher{opts: Options{PID: 100, Root: root, Target: cpuset.Of(1)}, threads: map[key]*thread{}}
+	w := &Watcher{opts: Options{PID: 100, Root: fsroot.Root(root), Target: cpuset.Of(1)}, threads: map[key]*thread{}}
 	w.sample()
 	// A compute thread starts after that sample and has run 8 ticks on the
 	// target by the next one.

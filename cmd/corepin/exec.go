@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
 
-func newExecCmd() *command {
+func newExecCmd() *cli.Command {
 	var (
 		tf         targetFlags
 		sf         schedFlags
@@ -22,11 +24,12 @@ func newExecCmd() *command {
 		reportFile string
 		quiet      bool
 		launcher   bool
+		replace    bool
 	)
-	cmd := &command{
-		use:   "exec [flags] [--] COMMAND [ARG...]",
-		short: "Run a command on the chosen core with verified scheduling",
-		long: `Run a command on the chosen core. corepin sets the affinity and scheduling
+	cmd := &cli.Command{
+		Use:   "exec [flags] [--] COMMAND [ARG...]",
+		Short: "Run a command on the chosen core with verified scheduling",
+		Long: `Run a command on the chosen core. corepin sets the affinity and scheduling
 attributes on one of its own threads, reads them back, and starts the
 command from that thread, which the command copies; the thread is then put
 back. With --launcher (and always for --qos, which fork does not copy),
@@ -35,24 +38,32 @@ and then becomes the command. While the command runs, a watcher follows its
 threads (and its children's), puts back any that drift, and measures how
 much of their time they spent on the target.
 
+With --replace, corepin sets up and reads back its own main thread, writes
+the report if asked, and then becomes the command with execve, as taskset
+and chrt do: the command keeps corepin's process ID and starts soonest, but
+nothing watches it, keeps it on the target or reports how it ended, and
+corepin's exit status is the command's own.
+
 Standard streams pass through, SIGINT, SIGTERM and SIGHUP are forwarded,
 and corepin exits with the command's status (128+N for a signal, 125 when
 the acceptance rule refused, 126 when the command is not executable, 127
 when it is not found).`,
-		example: `  corepin exec -- ./bench
+		Example: `  corepin exec -- ./bench
   corepin exec --cpu 3 --ladder spec --realtime -- ./bench --size large
   corepin exec --cpus 4-7 --mode soft --report sched.json -- make -j4
-  corepin exec --nice -10 --uclamp 1024:1024 --accept 'exact+uclamp-min>=1024' -- ./bench`,
-		stopAtArgs: true, // flags after the command belong to it
-		args: func(args []string) error {
+  corepin exec --nice -10 --uclamp 1024:1024 --accept 'exact+uclamp-min>=1024' -- ./bench
+  corepin exec --replace -q --cpu 1 -- ./bench`,
+		StopAtArgs: true, // flags after the command belong to it
+		OwnSignals: true, // forwarded to the command, or left to it (--replace)
+		Args: func(args []string) error {
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("no command given (corepin exec [flags] -- COMMAND [ARG...])")}
+				return usageError{Err: fmt.Errorf("no command given (corepin exec [flags] -- COMMAND [ARG...])")}
 			}
 			return nil
 		},
 	}
-	cmd.run = func(in *invocation, args []string) error {
-		_, target, err := tf.resolveQuick()
+	cmd.Run = func(in *cli.Invocation, args []string) error {
+		target, err := tf.resolveQuick()
 		if err != nil {
 			return err
 		}
@@ -61,11 +72,17 @@ when it is not found).`,
 			return err
 		}
 		if watchEvery < 0 || timeout < 0 {
-			return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
+			return usageError{Err: fmt.Errorf("--watch and --timeout must not be negative")}
 		}
-		rep, err := launch.Run(context.WithoutCancel(in.ctx), launch.Config{
+		if replace {
+			if launcher || in.Changed("watch") || in.Changed("timeout") {
+				return usageError{Err: fmt.Errorf("--replace cannot be combined with --launcher, --watch or --timeout: nothing is left to watch or time the command")}
+			}
+			return replaceWith(in, req, args, reportFile, quiet)
+		}
+		rep, err := launch.Run(context.WithoutCancel(in.Ctx), launch.Config{
 			Request: req, Args: args,
-			Stdin: in.stdin, Stdout: in.stdout, Stderr: in.stderr,
+			Stdin: in.Stdin, Stdout: in.Stdout, Stderr: in.Stderr,
 			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
 		})
 		if err != nil {
@@ -76,14 +93,11 @@ when it is not found).`,
 				return err
 			}
 		}
-		switch {
-		case rep.Refused != "":
-			return &exitError{code: rep.ExitCode(), err: fmt.Errorf("not run: the scheduling was not accepted: %s", rep.Refused)}
-		case rep.ExecError != "":
-			return &exitError{code: rep.ExitCode(), err: fmt.Errorf("cannot run %s: %s", args[0], rep.ExecError)}
+		if err := execFailure(rep, args); err != nil {
+			return err
 		}
 		if !quiet {
-			printExecSummary(in.stderr, rep)
+			printExecSummary(in.Stderr, rep)
 		}
 		if code := rep.ExitCode(); code != 0 {
 			return &exitError{code: code}
@@ -92,19 +106,57 @@ when it is not found).`,
 	}
 	tf.register(cmd)
 	sf.register(cmd)
-	cmd.flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
-	cmd.flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
-	cmd.flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
-	cmd.flags().BoolVar(&quiet, "quiet", false, "print no summary")
-	cmd.alias("q", "quiet")
-	cmd.flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
+	cmd.Flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
+	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "print no summary")
+	cmd.Alias("q", "quiet")
+	cmd.Flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
+	cmd.Flags().BoolVar(&replace, "replace", false, "become the command (execve) once corepin's own thread is set up and read back, as taskset and chrt do: no watcher, no exit status")
 	return cmd
 }
 
-func printExecSummary(w io.Writer, rep *launch.Report) {
+// replaceWith makes corepin the command; it returns only when that failed.
+func replaceWith(in *cli.Invocation, req session.Request, args []string, reportFile string, quiet bool) error {
+	rep, err := launch.Replace(req, args, nil, func(rep *launch.Report) error {
+		if reportFile != "" {
+			if err := writeJSONFile(reportFile, rep); err != nil {
+				return err
+			}
+		}
+		if !quiet {
+			fmt.Fprintf(in.Stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), schedulingSummary(rep))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if reportFile != "" {
+		if err := writeJSONFile(reportFile, rep); err != nil {
+			return err
+		}
+	}
+	return execFailure(rep, args)
+}
+
+// execFailure is the error for a command that did not run, nil when it ran.
+func execFailure(rep *launch.Report, args []string) error {
+	switch {
+	case rep.Refused != "":
+		return &exitError{code: rep.ExitCode(), err: fmt.Errorf("not run: the scheduling was not accepted: %s", rep.Refused)}
+	case rep.ExecError != "":
+		return &exitError{code: rep.ExitCode(), err: fmt.Errorf("cannot run %s: %s", args[0], rep.ExecError)}
+	}
+	return nil
+}
+
+// schedulingSummary is where and how the session's thread read back:
+// "CPU 1 (exact, mask 1), SCHED_OTHER nice -20 (ladder geekbench step 2)".
+func schedulingSummary(rep *launch.Report) string {
 	rb := rep.Readback
 	var b strings.Builder
-	fmt.Fprintf(&b, "corepin: %s ran on CPU %d (%s, mask %s), %s", filepath.Base(rep.Command[0]), rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
+	fmt.Fprintf(&b, "CPU %d (%s, mask %s), %s", rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
 	if rb.Policy.Realtime() {
 		fmt.Fprintf(&b, ":%d", rb.Priority)
 	} else {
@@ -115,6 +167,12 @@ func printExecSummary(w io.Writer, rep *launch.Report) {
 	} else if len(rep.Ladder.Steps) > 0 {
 		fmt.Fprintf(&b, " (no step of ladder %s held)", rep.Ladder.Name)
 	}
+	return b.String()
+}
+
+func printExecSummary(w io.Writer, rep *launch.Report) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "corepin: %s ran on %s", filepath.Base(rep.Command[0]), schedulingSummary(rep))
 	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
 		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
 	}

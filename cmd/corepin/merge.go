@@ -5,32 +5,33 @@ import (
 	"path/filepath"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/results"
 )
 
-func newMergeCmd() *command {
+func newMergeCmd() *cli.Command {
 	var out, format string
-	cmd := &command{
-		use:   "merge RESULTS_DIR…",
-		short: "Put the same job's runs on several machines side by side: one table and one page",
-		long: `Put results folders from several machines (corepin --on A --on B run, or
+	cmd := &cli.Command{
+		Use:   "merge RESULTS_DIR…",
+		Short: "Put the same job's runs on several machines side by side: one table and one page",
+		Long: `Put results folders from several machines (corepin --on A --on B run, or
 folders gathered from anywhere) side by side: for each machine its host,
 topology, target and the scheduling read back; for each benchmark the
 median, the 95% interval and the ratio on every machine, and each median
 relative to the first machine's. The text goes to standard output, the
 page to --out.`,
-		example: `  corepin merge corepin-results/20261201-090000-phone corepin-results/20261201-090000-board
+		Example: `  corepin merge corepin-results/20261201-090000-phone corepin-results/20261201-090000-board
   corepin merge lab/phone lab/board lab/server --out lab.html --format csv`,
-		args: func(args []string) error {
+		Args: func(args []string) error {
 			if len(args) < 2 {
-				return usageError{fmt.Errorf("want two or more results folders")}
+				return usageError{Err: fmt.Errorf("want two or more results folders")}
 			}
 			return nil
 		},
-		run: func(in *invocation, args []string) error {
+		Run: func(in *cli.Invocation, args []string) error {
 			if format != "text" && format != "csv" && format != "json" {
-				return usageError{fmt.Errorf("--format %q: want text, csv or json", format)}
+				return usageError{Err: fmt.Errorf("--format %q: want text, csv or json", format)}
 			}
 			var runs []*results.Run
 			var names []string
@@ -46,18 +47,18 @@ page to --out.`,
 			if err := atomicfile.Write(out, report.MergePage(m).Render); err != nil {
 				return err
 			}
-			fmt.Fprintln(in.stderr, "wrote", out)
+			fmt.Fprintln(in.Stderr, "wrote", out)
 			switch format {
 			case "json":
-				return writeJSON(in.stdout, m)
+				return writeJSON(in.Stdout, m)
 			case "csv":
-				return m.WriteCSV(in.stdout)
+				return m.WriteCSV(in.Stdout)
 			}
-			return m.WriteText(in.stdout)
+			return m.WriteText(in.Stdout)
 		},
 	}
-	cmd.flags().StringVar(&out, "out", "corepin-merge.html", "write the page to this `file`")
-	cmd.flags().StringVar(&format, "format", "text", "standard output as text, csv or json")
-	cmd.complete("format", "text", "csv", "json")
+	cmd.Flags().StringVar(&out, "out", "corepin-merge.html", "write the page to this `file`")
+	cmd.Flags().StringVar(&format, "format", "text", "standard output as text, csv or json")
+	cmd.Complete("format", "text", "csv", "json")
 	return cmd
 }

@@ -8,15 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
-
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"corepin.dev/corepin/remote"
 	"corepin.dev/corepin/results"
@@ -61,7 +61,7 @@ func splitRemoteFlags(args []string) (remoteFlags, []string, error) {
 		case "--on", "--binary":
 			if !hasValue {
 				if i+1 == len(args) {
-					return f, nil, usageError{fmt.Errorf("%s needs a value", name)}
+					return f, nil, usageError{Err: fmt.Errorf("%s needs a value", name)}
 				}
 				i++
 				value = args[i]
@@ -72,7 +72,7 @@ func splitRemoteFlags(args []string) (remoteFlags, []string, error) {
 			}
 			targets, err := expandTargets(value)
 			if err != nil {
-				return f, nil, usageError{err}
+				return f, nil, usageError{Err: err}
 			}
 			f.on, f.given = append(f.on, targets...), true
 		case "--keep-remote":
@@ -109,8 +109,9 @@ func expandTargets(v string) ([]string, error) {
 
 // runRemote runs the command line on devices when it says so (--on, or
 // $COREPIN_ON for a command that runs on a device); handled is false when
-// the command runs here.
-func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string) (code int, handled bool) {
+// the command runs here. With signals, Ctrl-C and SIGTERM interrupt the
+// runs on the devices.
+func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) (code int, handled bool) {
 	f, rest, err := splitRemoteFlags(args)
 	fail := func(err error) (int, bool) {
 		fmt.Fprintf(stderr, "corepin: %v\n", err)
@@ -135,16 +136,21 @@ func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string) (co
 				return fail(err)
 			}
 		} else if f.keep || f.binary != "" || command == "pull" || command == "status" {
-			return fail(usageError{fmt.Errorf("--keep-remote, --binary, pull and status go with --on TARGET")})
+			return fail(usageError{Err: fmt.Errorf("--keep-remote, --binary, pull and status go with --on TARGET")})
 		} else {
 			return 0, false
 		}
 	}
 	switch {
 	case command == "":
-		return fail(usageError{fmt.Errorf("--on: which command? (for example corepin --on %s run --quick)", f.on[0])})
+		return fail(usageError{Err: fmt.Errorf("--on: which command? (for example corepin --on %s run --quick)", f.on[0])})
 	case !onDevice:
-		return fail(usageError{fmt.Errorf("%s works on files of this machine; it takes no --on", command)})
+		return fail(usageError{Err: fmt.Errorf("%s works on files of this machine; it takes no --on", command)})
+	}
+	if signals {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
 	}
 	h := &remote.Host{Options: remote.Options{SSHConfig: os.Getenv("COREPIN_SSH_CONFIG")}}
 	if command != "pull" && command != "status" {
@@ -233,37 +239,36 @@ func deviceRequest(args []string) (remote.Request, error) {
 	if args[0] == "pull" {
 		return pullRequest(args[1:])
 	}
-	cmd, rest, err := newRootCmd().resolve(args)
+	root := newRootCmd()
+	if err := root.Check(args); err != nil {
+		return req, usageError{Err: err}
+	}
+	cmd, rest, err := root.Find(args)
 	if err != nil {
 		return req, err
 	}
-	if cmd.run == nil {
-		return req, usageError{fmt.Errorf("%s: which command?", cmd.path())}
-	}
-	if !cmd.raw {
-		if _, _, err := cmd.parse(slices.Clone(rest)); err != nil {
-			return req, usageError{err}
-		}
+	if cmd.Run == nil {
+		return req, usageError{Err: fmt.Errorf("%s: which command?", cmd.Path())}
 	}
 	out, outSet := "", false
 	dev := slices.Clone(args[:len(args)-len(rest)]) // the command's words
 	positional := 0
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
-		if a == "--" || cmd.raw {
+		if a == "--" || cmd.Raw {
 			dev = append(dev, rest[i:]...)
 			break
 		}
 		if len(a) < 2 || a[0] != '-' {
-			if cmd.stopAtArgs {
+			if cmd.StopAtArgs {
 				dev = append(dev, rest[i:]...)
 				break
 			}
 			positional++
-			if cmd.name() == "run" && positional == 1 {
+			if cmd.Name() == "run" && positional == 1 {
 				inputs, devPath, err := suiteInputs(a)
 				if err != nil {
-					return req, usageError{err}
+					return req, usageError{Err: err}
 				}
 				req.Inputs, a = inputs, devPath
 			}
@@ -271,10 +276,7 @@ func deviceRequest(args []string) (remote.Request, error) {
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
-		if long, ok := cmd.aliases[name]; ok {
-			name = long
-		}
-		f := cmd.flags().Lookup(name)
+		f := cmd.Flag(name)
 		takesValue := !hasValue && f != nil && !isBool(f)
 		if takesValue && i+1 < len(rest) {
 			i++
@@ -290,7 +292,7 @@ func deviceRequest(args []string) (remote.Request, error) {
 		}
 	}
 	switch {
-	case cmd.name() == "run":
+	case cmd.Name() == "run":
 		if !outSet {
 			out = "corepin-results"
 		}
@@ -319,18 +321,18 @@ func pullRequest(args []string) (remote.Request, error) {
 		case name == "--out" || name == "-out":
 			if !hasValue {
 				if i+1 == len(args) {
-					return req, usageError{fmt.Errorf("--out needs a folder")}
+					return req, usageError{Err: fmt.Errorf("--out needs a folder")}
 				}
 				i++
 				value = args[i]
 			}
 			req.Results = value
 		case strings.HasPrefix(name, "-"):
-			return req, usageError{fmt.Errorf("pull takes [RUN] and --out DIR, not %s", args[i])}
+			return req, usageError{Err: fmt.Errorf("pull takes [RUN] and --out DIR, not %s", args[i])}
 		case req.Args == nil:
 			req.Args = []string{args[i]} // the run's ID
 		default:
-			return req, usageError{fmt.Errorf("pull takes one run ID")}
+			return req, usageError{Err: fmt.Errorf("pull takes one run ID")}
 		}
 	}
 	return req, nil
@@ -398,18 +400,13 @@ func remoteStatus(ctx context.Context, h *remote.Host, targets []string, w io.Wr
 // is not a terminal (lineEvents): "[3/14] fib run 1: 12.3ms".
 var progressLine = regexp.MustCompile(`^\[(\d+)/(\d+)\] (.*)$`)
 
-// remoteProgress draws the device's progress lines as a bar on the
-// host's terminal. Other lines that come while the bar is up are held
-// until it goes (a line printed under a live bar would break it), which
-// is when the last run is done or the output ends.
+// remoteProgress draws the device's progress lines as the status line of
+// a local run (barEvents) on the host's terminal; other lines print above
+// it.
 type remoteProgress struct {
-	w    io.Writer
-	buf  []byte
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	held []string
-	mu   sync.Mutex
-	what string
+	w   io.Writer
+	buf []byte
+	bar *barEvents
 }
 
 func (r *remoteProgress) Write(b []byte) (int, error) {
@@ -427,51 +424,40 @@ func (r *remoteProgress) Write(b []byte) (int, error) {
 func (r *remoteProgress) line(text string) {
 	m := progressLine.FindStringSubmatch(text)
 	if m == nil {
-		if r.p != nil {
-			r.held = append(r.held, text)
-		} else {
-			fmt.Fprintln(r.w, text)
+		if r.bar != nil {
+			r.bar.Finish() // clears the status line
+		}
+		fmt.Fprintln(r.w, text)
+		if r.bar != nil {
+			r.bar.mu.Lock()
+			r.bar.draw()
+			r.bar.mu.Unlock()
 		}
 		return
 	}
-	var done, total int64
-	fmt.Sscan(m[1], &done)
-	fmt.Sscan(m[2], &total)
-	if r.p == nil {
-		r.p = mpb.New(mpb.WithOutput(r.w), mpb.WithWidth(30))
-		r.bar = r.p.AddBar(total, mpb.BarRemoveOnComplete(),
-			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
-				r.mu.Lock()
-				defer r.mu.Unlock()
-				return r.what
-			}, decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.CountersNoUnit("%d/%d"), decor.Name(" · ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+	done, _ := strconv.Atoi(m[1])
+	total, _ := strconv.Atoi(m[2])
+	if r.bar == nil {
+		r.bar = &barEvents{w: r.w}
+		r.bar.Start(total)
 	}
-	r.mu.Lock()
-	r.what = m[3]
-	r.mu.Unlock()
-	r.bar.SetCurrent(done)
+	r.bar.mu.Lock()
+	r.bar.done, r.bar.total, r.bar.what = done, total, m[3]
+	r.bar.draw()
+	r.bar.mu.Unlock()
 	if done >= total {
-		r.finish()
+		r.bar.Finish()
+		r.bar = nil
 	}
 }
 
-// finish takes the bar away and prints the lines held under it.
-func (r *remoteProgress) finish() {
-	if r.p != nil {
-		r.bar.Abort(true)
-		r.p.Wait()
-		r.p, r.bar = nil, nil
-	}
-	for _, l := range r.held {
-		fmt.Fprintln(r.w, l)
-	}
-	r.held = nil
-}
-
-// Close ends the bar and writes a last line that had no newline.
+// Close takes the status line away and writes a last line without a
+// newline.
 func (r *remoteProgress) Close() {
-	r.finish()
+	if r.bar != nil {
+		r.bar.Finish()
+		r.bar = nil
+	}
 	if len(r.buf) > 0 {
 		fmt.Fprintln(r.w, string(r.buf))
 		r.buf = nil

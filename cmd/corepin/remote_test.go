@@ -148,7 +148,7 @@ func TestRemoteProgress(t *testing.T) {
 	}
 	p.Close()
 	got := out.String()
-	for _, want := range []string{"corepin: run 1 started\n", "warning: spread\nsummary\n", "last\n"} {
+	for _, want := range []string{"corepin: run 1 started\n", "warning: spread\n", "\r\x1b[Ksummary\n", "last\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q is missing from:\n%s", want, got)
 		}

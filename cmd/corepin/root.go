@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"corepin.dev/corepin/internal/cli"
 )
 
 // Exit codes shared by every subcommand.
@@ -16,9 +18,7 @@ const (
 )
 
 // usageError marks an error in the command line itself.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
+type usageError = cli.UsageError
 
 // exitError carries an exit code chosen by a subcommand (a child's status).
 type exitError struct {
@@ -38,11 +38,21 @@ func run(ctx context.Context, args []string) int {
 	return runWith(ctx, os.Stdout, os.Stderr, args)
 }
 
+// runWith runs the command line in this process, as the tests do: signals
+// are left alone.
 func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
-	if code, handled := runRemote(ctx, stdout, stderr, args); handled {
+	return runCommandLine(ctx, stdout, stderr, args, false)
+}
+
+// runCommandLine runs the command line; with signals, SIGINT and SIGTERM
+// cancel the context of every command that does not handle them itself.
+func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
+	if code, handled := runRemote(ctx, stdout, stderr, args, signals); handled {
 		return code
 	}
-	err := newRootCmd().execute(ctx, os.Stdin, stdout, stderr, args)
+	root := newRootCmd()
+	root.CancelOnSignals = signals
+	err := root.Execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
 		return exitOK
 	}
@@ -56,9 +66,9 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 	fmt.Fprintf(stderr, "corepin: %v\n", err)
 	var ue usageError
 	if errors.As(err, &ue) {
-		var ce *commandError
-		if errors.As(err, &ce) && ce.cmd.parent != nil {
-			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ce.cmd.path())
+		var ce *cli.CommandError
+		if errors.As(err, &ce) && ce.Cmd.Parent() != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ce.Cmd.Path())
 		} else {
 			fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
 		}
@@ -68,32 +78,31 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 }
 
 // newRootCmd is the command table.
-func newRootCmd() *command {
-	root := &command{
-		use:   "corepin",
-		short: "Run work on the CPU core you choose, and prove it",
-		long: `corepin makes the CPU core you choose actually reach the thread that does
+func newRootCmd() *cli.Command {
+	root := &cli.Command{
+		Use:   "corepin",
+		Short: "Run work on the CPU core you choose, and prove it",
+		Long: `corepin makes the CPU core you choose actually reach the thread that does
 the work, proves it with read-backs, keeps it there for the whole run, and
 restores everything afterwards.
 
 ` + remoteUsage,
 	}
-	root.add(
+	root.AddCommand(
 		newRunCmd(),
 		newCompareCmd(),
 		newMergeCmd(),
 		newReportCmd(),
 		newExperimentCmd(),
-		newWorkloadCmd(),
 		newTopoCmd(),
 		newCapsCmd(),
 		newTelemetryCmd(),
 		newExecCmd(),
 		newWatchCmd(),
 		newVersionCmd(),
-		newCompletionCmd(),
-		newHelpCmd(root),
-		newCompleteCmd(root),
+		cli.CompletionCommand(root),
+		cli.HelpCommand(root),
+		cli.CompleteCommand(root),
 	)
 	return root
 }
