@@ -33,11 +33,6 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
-// run executes the command line and returns the process's exit code.
-func run(ctx context.Context, args []string) int {
-	return runWith(ctx, os.Stdout, os.Stderr, args)
-}
-
 // runWith runs the command line in this process, as the tests do: signals
 // are left alone.
 func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
