@@ -93,6 +93,7 @@ func startSSHD(env, extra string) (*sshServer, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
+	atTestExit(func() { os.RemoveAll(dir) })
 	for _, key := range []string{"host", "user"} {
 		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, key)).CombinedOutput(); err != nil {
 			return nil, fmt.Sprintf("ssh-keygen: %v: %s", err, out)
@@ -135,7 +136,11 @@ SetEnv XDG_CACHE_HOME=%[3]s %s
 		cmd := exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 		cmd.Stdout, cmd.Stderr = s.log, s.log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		ready <- cmd.Start()
+		err := cmd.Start()
+		if err == nil {
+			atTestExit(func() { cmd.Process.Kill() })
+		}
+		ready <- err
 		cmd.Wait()
 		select {}
 	}()
@@ -167,6 +172,7 @@ func hostCorepin(t *testing.T) string {
 			hostErr = err
 			return
 		}
+		atTestExit(func() { os.RemoveAll(dir) })
 		hostBin = filepath.Join(dir, "corepin")
 		cmd := exec.Command("go", "build", "-o", hostBin, ".")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

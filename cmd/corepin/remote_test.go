@@ -174,3 +174,24 @@ func (l *lockedOutput) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// testCleanup is what the test binary ends or removes once every test has
+// run: what tests share (an sshd, a built corepin) outlives each test.
+var testCleanup struct {
+	sync.Mutex
+	funcs []func()
+}
+
+func atTestExit(f func()) {
+	testCleanup.Lock()
+	defer testCleanup.Unlock()
+	testCleanup.funcs = append(testCleanup.funcs, f)
+}
+
+func runTestCleanup() {
+	testCleanup.Lock()
+	defer testCleanup.Unlock()
+	for _, f := range testCleanup.funcs {
+		f()
+	}
+}
