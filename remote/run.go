@@ -27,6 +27,8 @@ type Request struct {
 	// Results is the host folder that the job's out/ entries are pulled
 	// into when it ends; "" brings nothing back.
 	Results string
+	// Into names another host folder for some out/ entries, by name.
+	Into map[string]string
 	// KeepRemote leaves the job's folder on the device.
 	KeepRemote bool
 	// Stdout and Stderr get corepin's output on the device, as it comes,
@@ -144,13 +146,20 @@ func (h *Host) finish(ctx context.Context, j *Job, req Request) (Outcome, error)
 	o.Status = status
 	// The job has ended: what follows must happen even after a Ctrl-C.
 	after := context.WithoutCancel(ctx)
-	if req.Results != "" {
+	if req.Results != "" || len(req.Into) > 0 {
 		names, err := j.Results(after)
 		if err != nil {
 			return o, err
 		}
 		for _, name := range names {
-			p, err := j.Fetch(after, name, req.Results)
+			base := req.Results
+			if into, ok := req.Into[name]; ok {
+				base = into
+			}
+			if base == "" {
+				continue
+			}
+			p, err := j.Fetch(after, name, base)
 			if err != nil {
 				return o, fmt.Errorf("%w\nthe results stay on the device: corepin --on %s pull %s", err, j.Device.Target, j.ID)
 			}

@@ -252,6 +252,9 @@ func deviceRequest(args []string) (remote.Request, error) {
 	}
 	out, outSet := "", false
 	dev := slices.Clone(args[:len(args)-len(rest)]) // the command's words
+	// outputFlags name files or folders the command writes: the device
+	// writes them into the job's out/, and they come back here.
+	outputFlags := []string{"out", "report", "thermal"}
 	positional := 0
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -282,8 +285,17 @@ func deviceRequest(args []string) (remote.Request, error) {
 			i++
 			value = rest[i]
 		}
-		if name == "out" {
+		if name == "out" && cmd.Name() == "run" {
 			out, outSet = value, true
+			continue
+		}
+		if slices.Contains(outputFlags, name) && cmd.Name() != "run" {
+			// A file or folder of its own: it comes back under its name.
+			if req.Into == nil {
+				req.Into = map[string]string{}
+			}
+			req.Into[filepath.Base(value)] = filepath.Dir(value)
+			dev = append(dev, "--"+name, remote.JobDir+"/out/"+filepath.Base(value))
 			continue
 		}
 		dev = append(dev, a)
@@ -291,17 +303,12 @@ func deviceRequest(args []string) (remote.Request, error) {
 			dev = append(dev, value)
 		}
 	}
-	switch {
-	case cmd.Name() == "run":
+	if cmd.Name() == "run" {
 		if !outSet {
 			out = "corepin-results"
 		}
 		req.Results = out
 		dev = append(dev, "--out", remote.JobDir+"/out")
-	case outSet:
-		// A file or folder of its own: it comes back under its name.
-		req.Results = filepath.Dir(out)
-		dev = append(dev, "--out", remote.JobDir+"/out/"+filepath.Base(out))
 	}
 	req.Args = dev
 	return req, nil

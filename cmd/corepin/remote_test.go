@@ -63,7 +63,9 @@ dir = "bin/run/505"
 			[]string{"bin/run/505/", "spec.toml", "bin/mcf", "bin/run/505/inp.in", "ref.out"}},
 		{[]string{"exec", "--cpu", "1", "--", "sh", "-c", "--out x"}, []string{"exec", "--cpu", "1", "--", "sh", "-c", "--out x"}, "", nil},
 		{[]string{"exec", "--cpu=1", "stress-ng", "--out", "x"}, []string{"exec", "--cpu=1", "stress-ng", "--out", "x"}, "", nil},
-		{[]string{"experiment", "qos", "--out", "exp/qos1"}, []string{"experiment", "qos", "--out", "{job}/out/qos1"}, "exp", nil},
+		{[]string{"experiment", "qos", "--out", "exp/qos1"}, []string{"experiment", "qos", "--out", "{job}/out/qos1"}, "", nil},
+		{[]string{"exec", "--report=r/s.json", "--", "true"}, []string{"exec", "--report", "{job}/out/s.json", "--", "true"}, "", nil},
+		{[]string{"telemetry", "--out", "t.csv", "--thermal", "/tmp/th.csv"}, []string{"telemetry", "--out", "{job}/out/t.csv", "--thermal", "{job}/out/th.csv"}, "", nil},
 		{[]string{"topo", "--json"}, []string{"topo", "--json"}, "", nil},
 		{[]string{"pull", "20261201-0800-ab", "--out", "got"}, []string{"20261201-0800-ab"}, "got", nil},
 	} {
@@ -82,6 +84,11 @@ dir = "bin/run/505"
 		}
 		if !reflect.DeepEqual(req.Args, c.dev) || req.Results != c.results || !reflect.DeepEqual(inputs, c.inputs) {
 			t.Errorf("%q:\n device %q, results %q, inputs %q\nwant %q, %q, %q", c.args, req.Args, req.Results, inputs, c.dev, c.results, c.inputs)
+		}
+		if want := map[string]map[string]string{
+			"experiment": {"qos1": "exp"}, "telemetry": {"t.csv": ".", "th.csv": "/tmp"},
+		}[c.args[0]]; want != nil && !reflect.DeepEqual(req.Into, want) {
+			t.Errorf("%q: into %v, want %v", c.args, req.Into, want)
 		}
 	}
 	for _, bad := range [][]string{{"run", "--no-such"}, {"topo", "--cpu", "x"}, {"nosuch"}, {"experiment"}, {"run", filepath.Join(dir, "missing.toml")}} {
