@@ -32,9 +32,15 @@ type Job struct {
 	Device *Device
 	ID     string
 	Dir    string
+	// Abandon, once closed after an interrupt, stops Follow from waiting
+	// for the job to end (a second Ctrl-C); the job ends on its own.
+	Abandon <-chan struct{}
 	// results are the out/ entries the last poll saw once the job ended.
 	results []string
 }
+
+// ErrAbandoned says the host stopped waiting for an interrupted job.
+var ErrAbandoned = errors.New("stopped waiting for the interrupted run")
 
 // Timing of a job's follower.
 var (
@@ -233,7 +239,13 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 		if !stopBy.IsZero() && time.Now().After(stopBy) {
 			return -1, fmt.Errorf("run %s on %s did not stop within %v after the interrupt", j.ID, j.Device.Target, StopWithin)
 		}
+		var abandon <-chan struct{}
+		if done == nil {
+			abandon = j.Abandon
+		}
 		select {
+		case <-abandon:
+			return -1, fmt.Errorf("run %s on %s: %w; it ends there on its own", j.ID, j.Device.Target, ErrAbandoned)
 		case <-done:
 			done = nil // once
 			stopBy = time.Now().Add(StopWithin)

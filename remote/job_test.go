@@ -145,3 +145,27 @@ func TestJobEndedWithoutStatus(t *testing.T) {
 		t.Errorf("%v, output %q", err, out.String())
 	}
 }
+
+// TestJobAbandoned interrupts a job that does not stop (a shell started in
+// the background ignores SIGINT) and then stops waiting for it.
+func TestJobAbandoned(t *testing.T) {
+	defer func(p time.Duration) { PollEvery = p }(PollEvery)
+	PollEvery = 20 * time.Millisecond
+	d, _ := localDevice(t)
+	j := d.NewJob(time.Now())
+	if err := j.Start(context.Background(), "sh", []string{"-c", "while :; do sleep 0.05; done"}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		sid, _ := os.ReadFile(filepath.Join(j.Dir, "session"))
+		exec.Command("kill", "-9", "--", "-"+strings.TrimSpace(string(sid))).Run()
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Ctrl-C
+	abandon := make(chan struct{})
+	close(abandon) // and Ctrl-C again
+	j.Abandon = abandon
+	if _, err := j.Follow(ctx, io.Discard, io.Discard); !errors.Is(err, ErrAbandoned) {
+		t.Errorf("%v", err)
+	}
+}

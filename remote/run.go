@@ -36,6 +36,8 @@ type Request struct {
 	Stdout, Stderr io.Writer
 	// Log gets corepin's own notes about the device (the binary, the job).
 	Log io.Writer
+	// Abandon, closed after ctx ended, stops waiting for the job to stop.
+	Abandon <-chan struct{}
 }
 
 // Input is a file pushed with a job.
@@ -129,6 +131,7 @@ func (h *Host) Run(ctx context.Context, spec string, req Request) (Outcome, erro
 // finish follows a started or ended job, then brings its results back.
 func (h *Host) finish(ctx context.Context, j *Job, req Request) (Outcome, error) {
 	o := Outcome{Job: j, Status: -1}
+	j.Abandon = req.Abandon
 	stdout, stderr := rename(req.Stdout, j.Dir+"/out", req.Results), rename(req.Stderr, j.Dir+"/out", req.Results)
 	status, err := j.Follow(ctx, stdout, stderr)
 	stdout.Close()
@@ -137,6 +140,8 @@ func (h *Host) finish(ctx context.Context, j *Job, req Request) (Outcome, error)
 	switch {
 	case errors.Is(err, ErrLost):
 		return o, fmt.Errorf("%w\nfetch it when the device is back: corepin --on %s pull %s", err, j.Device.Target, j.ID)
+	case errors.Is(err, ErrAbandoned):
+		return o, fmt.Errorf("%w\nfetch what it wrote later: corepin --on %s pull %s", err, j.Device.Target, j.ID)
 	case unfinished:
 		// Bring back what it wrote, and keep the device's copy.
 		req.KeepRemote = true

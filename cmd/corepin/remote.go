@@ -147,10 +147,24 @@ func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string, sig
 	case !onDevice:
 		return fail(usageError{Err: fmt.Errorf("%s works on files of this machine; it takes no --on", command)})
 	}
+	var abandon chan struct{}
 	if signals {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		// The first Ctrl-C interrupts the runs on the devices, which then
+		// restore and write what finished; a second stops waiting for them.
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		abandon = make(chan struct{})
+		go func() {
+			<-sigs
+			fmt.Fprintln(stderr, "\ncorepin: interrupting the run on the device (Ctrl-C again to stop waiting for it)")
+			cancel()
+			<-sigs
+			close(abandon)
+		}()
 	}
 	h := &remote.Host{Options: remote.Options{SSHConfig: os.Getenv("COREPIN_SSH_CONFIG")}}
 	if command != "pull" && command != "status" {
@@ -164,7 +178,7 @@ func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string, sig
 		}
 		return exitOK, true
 	case "pull":
-		return remoteEach(ctx, h, f, stdout, stderr, rest, func(ctx context.Context, spec string, req remote.Request) (remote.Outcome, error) {
+		return remoteEach(ctx, h, f, stdout, stderr, rest, abandon, func(ctx context.Context, spec string, req remote.Request) (remote.Outcome, error) {
 			id := ""
 			if len(req.Args) == 1 {
 				id = req.Args[0]
@@ -172,12 +186,12 @@ func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string, sig
 			return h.Pull(ctx, spec, id, req)
 		})
 	}
-	return remoteEach(ctx, h, f, stdout, stderr, rest, h.Run)
+	return remoteEach(ctx, h, f, stdout, stderr, rest, abandon, h.Run)
 }
 
 // remoteEach runs the request built from args on every target at once,
 // each with its own results folder, and returns the worst exit status.
-func remoteEach(ctx context.Context, h *remote.Host, f remoteFlags, stdout, stderr io.Writer, args []string,
+func remoteEach(ctx context.Context, h *remote.Host, f remoteFlags, stdout, stderr io.Writer, args []string, abandon chan struct{},
 	do func(context.Context, string, remote.Request) (remote.Outcome, error)) (int, bool) {
 	req, err := deviceRequest(args)
 	if err != nil {
@@ -185,6 +199,7 @@ func remoteEach(ctx context.Context, h *remote.Host, f remoteFlags, stdout, stde
 		return exitUsage, true
 	}
 	req.KeepRemote = f.keep
+	req.Abandon = abandon
 	codes := make([]int, len(f.on))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
