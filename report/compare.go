@@ -32,7 +32,7 @@ func ComparePage(old, new *results.Run, oldName, newName string) *Simple {
 	for _, d := range c.Deltas {
 		verdict := d.Verdict()
 		if d.Change != nil {
-			bars = append(bars, Bar{Label: d.Name, Value: math.Abs(100 * *d.Change), Color: verdictColors[verdict],
+			bars = append(bars, Bar{Label: d.Name, Value: math.Abs(100 * *d.Change), Color: verdictColor(verdict),
 				Note: fmt.Sprintf("(%s, %s)", signed(*d.Change), verdict)})
 		}
 		table.Rows = append(table.Rows, d.Row())
@@ -47,12 +47,15 @@ func ComparePage(old, new *results.Run, oldName, newName string) *Simple {
 	return p
 }
 
-// verdictColors colour the bars: green faster, red slower, grey otherwise.
-var verdictColors = map[string]string{
-	results.VerdictFaster:       "#1a7f37",
-	results.VerdictSlower:       "#d1242f",
-	results.VerdictNoDifference: "#8c959f",
-	results.VerdictTooFew:       "#8c959f",
+// verdictColor colours a bar: green faster, red slower, grey otherwise.
+func verdictColor(verdict string) string {
+	switch verdict {
+	case results.VerdictFaster:
+		return "#1a7f37"
+	case results.VerdictSlower:
+		return "#d1242f"
+	}
+	return "#8c959f"
 }
 
 func signed(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }

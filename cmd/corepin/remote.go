@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -10,9 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +17,7 @@ import (
 
 	"corepin.dev/corepin/remote"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/suite"
 )
 
@@ -206,13 +204,13 @@ func remoteEach(ctx context.Context, h *remote.Host, f remoteFlags, stdout, stde
 	for i, spec := range f.on {
 		r := req
 		r.Stdout, r.Stderr, r.Log = stdout, stderr, stderr
-		var bar *remoteProgress
+		var bar io.WriteCloser
 		if len(f.on) > 1 {
 			r.Stdout = &remote.Prefixed{W: stdout, Prefix: "[" + spec + "] ", Mu: &mu}
 			r.Stderr = &remote.Prefixed{W: stderr, Prefix: "[" + spec + "] ", Mu: &mu}
 			r.Log = r.Stderr
 		} else if isTerminal(stderr) && args[0] == "run" {
-			bar = &remoteProgress{w: stderr}
+			bar = runner.Relay(stderr) // the device's progress lines as a status line
 			r.Stderr = bar
 		}
 		wg.Go(func() {
@@ -416,72 +414,4 @@ func remoteStatus(ctx context.Context, h *remote.Host, targets []string, w io.Wr
 		tw.Flush()
 	}
 	return errors.Join(errs...)
-}
-
-// progressLine is the line a run prints per finished run when its output
-// is not a terminal (lineEvents): "[3/14] fib run 1: 12.3ms".
-var progressLine = regexp.MustCompile(`^\[(\d+)/(\d+)\] (.*)$`)
-
-// remoteProgress draws the device's progress lines as the status line of
-// a local run (barEvents) on the host's terminal; other lines print above
-// it.
-type remoteProgress struct {
-	w   io.Writer
-	buf []byte
-	bar *barEvents
-}
-
-func (r *remoteProgress) Write(b []byte) (int, error) {
-	r.buf = append(r.buf, b...)
-	for {
-		i := bytes.IndexByte(r.buf, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		r.line(string(r.buf[:i]))
-		r.buf = r.buf[i+1:]
-	}
-}
-
-func (r *remoteProgress) line(text string) {
-	m := progressLine.FindStringSubmatch(text)
-	if m == nil {
-		if r.bar != nil {
-			r.bar.Finish() // clears the status line
-		}
-		fmt.Fprintln(r.w, text)
-		if r.bar != nil {
-			r.bar.mu.Lock()
-			r.bar.draw()
-			r.bar.mu.Unlock()
-		}
-		return
-	}
-	done, _ := strconv.Atoi(m[1])
-	total, _ := strconv.Atoi(m[2])
-	if r.bar == nil {
-		r.bar = &barEvents{w: r.w}
-		r.bar.Start(total)
-	}
-	r.bar.mu.Lock()
-	r.bar.done, r.bar.total, r.bar.what = done, total, m[3]
-	r.bar.draw()
-	r.bar.mu.Unlock()
-	if done >= total {
-		r.bar.Finish()
-		r.bar = nil
-	}
-}
-
-// Close takes the status line away and writes a last line without a
-// newline.
-func (r *remoteProgress) Close() {
-	if r.bar != nil {
-		r.bar.Finish()
-		r.bar = nil
-	}
-	if len(r.buf) > 0 {
-		fmt.Fprintln(r.w, string(r.buf))
-		r.buf = nil
-	}
 }

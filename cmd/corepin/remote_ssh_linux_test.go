@@ -44,6 +44,9 @@ var (
 
 func sshTarget(t *testing.T) *sshServer {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short leaves out the runs through sshd")
+	}
 	sshOnce.Do(func() { sshShared, sshSkip = startSSHD("", "") })
 	if sshShared == nil {
 		t.Skip(sshSkip)
