@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -101,6 +102,35 @@ func TestSSHCommandLines(t *testing.T) {
 		"ssh " + opts + " -p 2222 -O exit -- root@h",
 	}
 	checkCalls(t, rec.calls, want)
+}
+
+// TestSCPWithoutSFTP: a server without the SFTP subsystem (dropbear)
+// makes scp close at once; the copy is tried again with scp -O.
+func TestSCPWithoutSFTP(t *testing.T) {
+	rec := &recorder{}
+	s := &SSH{Spec: "ssh://b", Host: "b", ControlDir: "/cm", client: client{timeouts: DefaultTimeouts, fake: func(argv []string, stdout, stderr io.Writer) int {
+		rec.fake(argv, stdout, stderr)
+		if argv[0] == "scp" && !slices.Contains(argv, "-O") {
+			io.WriteString(stderr, "scp: Connection closed\n")
+			return 255
+		}
+		return 0
+	}}}
+	if err := s.Push(context.Background(), "/l/corepin", "/r/corepin-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Pull(context.Background(), "/r/out/x", "/here"); err != nil {
+		t.Fatal(err)
+	}
+	var scps []string
+	for _, c := range rec.calls {
+		if c[0] == "scp" {
+			scps = append(scps, strings.Join(c, " "))
+		}
+	}
+	if len(scps) != 3 || strings.Contains(scps[0], " -O ") || !strings.Contains(scps[1], " -O ") || !strings.Contains(scps[2], " -O ") {
+		t.Errorf("scp calls:\n%s", strings.Join(scps, "\n"))
+	}
 }
 
 func TestSSHIPv6ForSCP(t *testing.T) {

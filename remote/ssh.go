@@ -27,6 +27,9 @@ type SSH struct {
 
 	mu     sync.Mutex
 	master bool // the master connection was started
+	// legacySCP: the server has no SFTP subsystem (dropbear, small
+	// boards), so scp speaks the old scp protocol (-O).
+	legacySCP bool
 }
 
 func (s *SSH) String() string { return s.Spec }
@@ -86,6 +89,9 @@ func (s *SSH) scpArgs(recursive bool, from, to string) []string {
 	a := append([]string{"scp", "-q", "-B"}, s.options()...)
 	if s.Port != 0 {
 		a = append(a, "-P", strconv.Itoa(s.Port))
+	}
+	if s.legacySCP {
+		a = append(a, "-O")
 	}
 	if recursive {
 		a = append(a, "-r")
@@ -181,14 +187,26 @@ func (s *SSH) Push(ctx context.Context, local, remote string) error {
 	if err := safePath(remote); err != nil {
 		return err
 	}
-	return s.runWith(ctx, s.timeouts.Copy, s.scpArgs(false, local, s.dest(true)+":"+remote), "pushing "+local+" to "+s.Spec)
+	return s.copy(ctx, "pushing "+local+" to "+s.Spec, func() []string { return s.scpArgs(false, local, s.dest(true)+":"+remote) })
 }
 
 func (s *SSH) Pull(ctx context.Context, remote, localDir string) error {
 	if err := safePath(remote); err != nil {
 		return err
 	}
-	return s.runWith(ctx, s.timeouts.Copy, s.scpArgs(true, s.dest(true)+":"+remote, localDir), "pulling "+remote+" from "+s.Spec)
+	return s.copy(ctx, "pulling "+remote+" from "+s.Spec, func() []string { return s.scpArgs(true, s.dest(true)+":"+remote, localDir) })
+}
+
+// copy runs scp; a server without SFTP (scp's default since OpenSSH 9.0)
+// closes the connection at once, and the copy is tried again with the old
+// protocol.
+func (s *SSH) copy(ctx context.Context, what string, argv func() []string) error {
+	err := s.runWith(ctx, s.timeouts.Copy, argv(), what)
+	if err != nil && !s.legacySCP && (strings.Contains(err.Error(), "Connection closed") || strings.Contains(err.Error(), "subsystem request failed")) {
+		s.legacySCP = true
+		err = s.runWith(ctx, s.timeouts.Copy, argv(), what)
+	}
+	return err
 }
 
 func (s *SSH) Remove(ctx context.Context, remote string) error {
