@@ -139,6 +139,17 @@ func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string, sig
 			return 0, false
 		}
 	}
+	for _, a := range rest {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" || a == "-help" { // the help is the same here
+			if err := newRootCmd().Execute(ctx, os.Stdin, stdout, stderr, rest); err != nil {
+				return fail(err)
+			}
+			return exitOK, true
+		}
+	}
 	switch {
 	case command == "":
 		return fail(usageError{Err: fmt.Errorf("--on: which command? (for example corepin --on %s run --quick)", f.on[0])})

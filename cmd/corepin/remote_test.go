@@ -113,6 +113,10 @@ func TestRemoteDefaultFromEnv(t *testing.T) {
 	if _, errOut, code := corepin(t, "topo"); code != exitFailure || !strings.Contains(errOut, "connecting to ssh://nobody@[::1]:1") {
 		t.Errorf("topo with $COREPIN_ON: exit %d, %s", code, errOut)
 	}
+	// Help is the same here: it does not go to the device.
+	if out, errOut, code := corepin(t, "run", "--help"); code != 0 || !strings.Contains(out, "corepin run") || strings.Contains(errOut, "connecting") {
+		t.Errorf("run --help with $COREPIN_ON: exit %d, %s", code, errOut)
+	}
 	t.Setenv(remote.EnvSpec, "")
 	if _, errOut, code := corepin(t, "status"); code != exitUsage {
 		t.Errorf("status without --on: exit %d, %s", code, errOut)
