@@ -45,7 +45,9 @@ var ErrAbandoned = errors.New("stopped waiting for the interrupted run")
 // Timing of a job's follower.
 var (
 	// PollEvery is how often the host asks for new output: often enough
-	// for a progress bar, rarely enough to cost the device nothing.
+	// for a progress bar, rarely enough to cost the device little (each
+	// time a shell and a few small processes run there). After a minute
+	// it asks once a second.
 	PollEvery = 400 * time.Millisecond
 	// LostAfter is how long the device may fail to answer before the host
 	// gives up following (the job goes on).
@@ -220,6 +222,7 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 	done := ctx.Done()
 	// Ask soon at first, for a short command, then every PollEvery.
 	every := min(50*time.Millisecond, PollEvery)
+	started := time.Now()
 	for {
 		st, err := j.poll(context.Background(), &offOut, &offErr, stdout, stderr)
 		switch {
@@ -256,6 +259,9 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 			cancel()
 		case <-time.After(every):
 			every = min(2*every, PollEvery)
+			if time.Since(started) > time.Minute {
+				every = max(every, time.Second)
+			}
 		}
 	}
 }
