@@ -375,3 +375,15 @@ func TestFitsRefusesDynamic(t *testing.T) {
 		t.Error("a missing file fits")
 	}
 }
+
+func TestRename(t *testing.T) {
+	var out bytes.Buffer
+	r := rename(&out, []string{"/d/runs/1/out/p1", "exp/p1", "/d/runs/1/out", "corepin-results"})
+	for _, chunk := range []string{"wrote /d/runs/1/out/p1/a.json\nresults in /d/runs/1/", "out/2026-vm\nlast /d/runs/1/out"} {
+		r.Write([]byte(chunk))
+	}
+	r.Close()
+	if want := "wrote exp/p1/a.json\nresults in corepin-results/2026-vm\nlast corepin-results"; out.String() != want {
+		t.Errorf("%q, want %q", out.String(), want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -132,7 +133,14 @@ func (h *Host) Run(ctx context.Context, spec string, req Request) (Outcome, erro
 func (h *Host) finish(ctx context.Context, j *Job, req Request) (Outcome, error) {
 	o := Outcome{Job: j, Status: -1}
 	j.Abandon = req.Abandon
-	stdout, stderr := rename(req.Stdout, j.Dir+"/out", req.Results), rename(req.Stderr, j.Dir+"/out", req.Results)
+	var pairs []string // the device's paths and the host's, longest first
+	for name, into := range req.Into {
+		pairs = append(pairs, j.Dir+"/out/"+name, filepath.Join(into, name))
+	}
+	if req.Results != "" {
+		pairs = append(pairs, j.Dir+"/out", req.Results)
+	}
+	stdout, stderr := rename(req.Stdout, pairs), rename(req.Stderr, pairs)
 	status, err := j.Follow(ctx, stdout, stderr)
 	stdout.Close()
 	stderr.Close()
@@ -218,19 +226,20 @@ func (h *Host) Status(ctx context.Context, spec string) (*Device, []JobInfo, err
 	return d, jobs, err
 }
 
-// renamer rewrites, line by line, the device's results folder into the
+// renamer rewrites, line by line, the device's results paths into the
 // host's, so that the paths corepin prints are the ones to open here.
 type renamer struct {
-	w        io.Writer
-	from, to string
-	buf      []byte
+	w   io.Writer
+	r   *strings.Replacer
+	buf []byte
 }
 
-func rename(w io.Writer, from, to string) *renamer {
+// rename replaces each pairs[2i] by pairs[2i+1].
+func rename(w io.Writer, pairs []string) *renamer {
 	if w == nil {
 		w = io.Discard
 	}
-	return &renamer{w: w, from: from, to: to}
+	return &renamer{w: w, r: strings.NewReplacer(pairs...)}
 }
 
 func (r *renamer) Write(p []byte) (int, error) {
@@ -243,10 +252,7 @@ func (r *renamer) Write(p []byte) (int, error) {
 }
 
 func (r *renamer) emit(b []byte) {
-	if r.to != "" {
-		b = bytes.ReplaceAll(b, []byte(r.from), []byte(r.to))
-	}
-	r.w.Write(b)
+	io.WriteString(r.w, r.r.Replace(string(b)))
 }
 
 // Close writes a last line that had no newline.
