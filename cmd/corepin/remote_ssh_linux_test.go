@@ -287,6 +287,10 @@ func TestRemoteSSHRunQuick(t *testing.T) {
 	if run.Interrupted || len(run.Benchmarks) < 5 || run.Score == nil {
 		t.Errorf("run: interrupted %v, %d benchmarks, score %v", run.Interrupted, len(run.Benchmarks), run.Score)
 	}
+	// The device's progress came through as lines, one per run.
+	if n := len(regexp.MustCompile(`(?m)^\[\d+/\d+\] `).FindAllString(r.stderr, -1)); n < len(run.Benchmarks) {
+		t.Errorf("%d progress lines for %d benchmarks:\n%s", n, len(run.Benchmarks), r.stderr)
+	}
 	// The paths printed are the host's.
 	if !strings.Contains(r.stdout, filepath.Join("corepin-results", filepath.Base(pulled[0]))) || strings.Contains(r.stdout, s.cache) {
 		t.Errorf("stdout names the device's folder, not the host's:\n%s", r.stdout)
