@@ -244,6 +244,21 @@ func TestStatusMarker(t *testing.T) {
 			}
 		}
 	}
+	// The first line end (corepin's own echo) says whether the link
+	// converts: an old adb's terminal does, and a newer adb passes a
+	// command's own CRLF on unchanged.
+	var plain bytes.Buffer
+	pf := &statusFilter{w: &plain}
+	pf.Write([]byte("s=0 a=4\r\nx\r\n\n" + statusMarker + "0\n"))
+	if code, ok := pf.status(); !ok || code != 0 || plain.String() != "s=0 a=4\nx\n" {
+		t.Errorf("terminal link: %q, %d %v", plain.String(), code, ok)
+	}
+	plain.Reset()
+	pf = &statusFilter{w: &plain}
+	pf.Write([]byte("s=0 a=4\nx\r\n\n" + statusMarker + "0\n"))
+	if code, ok := pf.status(); !ok || code != 0 || plain.String() != "s=0 a=4\nx\r\n" {
+		t.Errorf("plain link: %q, %d %v", plain.String(), code, ok)
+	}
 	// A stream cut before the marker: no status, and the output is kept.
 	var out bytes.Buffer
 	f := &statusFilter{w: &out}

@@ -26,17 +26,33 @@ func withStatus(command string) string {
 // statusFilter passes a command's output through, holding back the bytes
 // after the last newline until it has seen whether they are the marker.
 // Old adb ran commands on a terminal, which turned every "\n" into "\r\n";
-// that is undone here (corepin's own output has no carriage returns).
+// that is undone here. Whether the link does it is told by the first line
+// end: corepin's own commands print their first line themselves (an
+// echo), and a command's "\r\n" passed on by a newer adb stays as it was.
 type statusFilter struct {
 	w       io.Writer
 	pending []byte
-	crlf    bool
+	ends    lineEnds
 }
+
+type lineEnds int
+
+const (
+	unknownEnds lineEnds = iota
+	plainEnds            // "\n" arrives as sent
+	terminalEnds         // the link turned "\n" into "\r\n"
+)
 
 func (f *statusFilter) Write(p []byte) (int, error) {
 	f.pending = append(f.pending, p...)
-	if f.crlf || bytes.Contains(f.pending, []byte("\r\n")) {
-		f.crlf = true
+	if f.ends == unknownEnds {
+		if i := bytes.IndexByte(f.pending, '\n'); i == 0 || i > 0 && f.pending[i-1] != '\r' {
+			f.ends = plainEnds
+		} else if i > 0 {
+			f.ends = terminalEnds
+		}
+	}
+	if f.ends == terminalEnds {
 		f.pending = bytes.ReplaceAll(f.pending, []byte("\r\n"), []byte("\n"))
 	}
 	// Keep the last line and the newline before it: at the end they are
@@ -58,9 +74,13 @@ func (f *statusFilter) Write(p []byte) (int, error) {
 // when the marker never came (the client failed, or the link broke before
 // the command ended).
 func (f *statusFilter) status() (int, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimSuffix(string(f.pending), "\n"), "\n"+statusMarker)
+	tail := strings.TrimSuffix(strings.TrimSuffix(string(f.pending), "\n"), "\r")
+	rest, ok := strings.CutPrefix(tail, "\n"+statusMarker)
 	if !ok {
-		rest, ok = strings.CutPrefix(strings.TrimSuffix(string(f.pending), "\n"), statusMarker)
+		rest, ok = strings.CutPrefix(tail, "\r\n"+statusMarker)
+	}
+	if !ok {
+		rest, ok = strings.CutPrefix(tail, statusMarker)
 	}
 	code, err := strconv.Atoi(rest)
 	if !ok || err != nil {
