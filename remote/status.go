@@ -38,9 +38,9 @@ type statusFilter struct {
 type lineEnds int
 
 const (
-	unknownEnds lineEnds = iota
-	plainEnds            // "\n" arrives as sent
-	terminalEnds         // the link turned "\n" into "\r\n"
+	unknownEnds  lineEnds = iota
+	plainEnds             // "\n" arrives as sent
+	terminalEnds          // the link turned "\n" into "\r\n"
 )
 
 func (f *statusFilter) Write(p []byte) (int, error) {
