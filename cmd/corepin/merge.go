@@ -6,7 +6,7 @@ import (
 
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/report"
+	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
 )
 
@@ -44,7 +44,7 @@ page to --out.`,
 				names = append(names, filepath.Base(filepath.Clean(dir)))
 			}
 			m := results.Merged(runs, names)
-			if err := atomicfile.Write(out, report.MergePage(m).Render); err != nil {
+			if err := atomicfile.Write(out, page.MergePage(m).Render); err != nil {
 				return err
 			}
 			fmt.Fprintln(in.Stderr, "wrote", out)

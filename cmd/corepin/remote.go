@@ -232,7 +232,7 @@ func remoteEach(ctx context.Context, h *remote.Host, f remoteFlags, stdout, stde
 			codes[i] = o.Status
 			for _, p := range o.Pulled {
 				if run, lerr := results.Load(p); lerr == nil {
-					if err := writeReport(p, run); err != nil {
+					if err := writePage(p, run); err != nil {
 						fmt.Fprintf(r.Log, "corepin: writing the HTML report of %s: %v\n", p, err)
 					}
 				}

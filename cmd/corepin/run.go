@@ -95,7 +95,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if !quiet {
 			run.WriteSummary(w)
 		}
-		if err := writeReport(folder.Path, run); err != nil {
+		if err := writePage(folder.Path, run); err != nil {
 			fmt.Fprintln(in.Stderr, "corepin: writing the HTML report:", err)
 		}
 		fmt.Fprintln(w, folder.Path)

@@ -53,7 +53,7 @@ process exits or Ctrl-C.`,
 					return err
 				}
 				opts.Maintain = true
-				opts.Target, opts.Avoid = req.Mask(), req.Mask()
+				opts.Mask, opts.Avoid = req.Mask(), req.Mask()
 				opts.Want = wantedAttr(in, req)
 			}
 			ctx := in.Ctx
@@ -77,7 +77,7 @@ process exits or Ctrl-C.`,
 			if asJSON {
 				return writeJSON(in.Stdout, res)
 			}
-			return res.WriteText(in.Stdout, opts.Target)
+			return res.WriteText(in.Stdout, opts.Mask)
 		},
 	}
 	tf.register(cmd)
