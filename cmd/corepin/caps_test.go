@@ -28,7 +28,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("COREPIN_AS_CLI") != "" {
 		os.Exit(runWithSignals(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	runTestCleanup()
+	os.Exit(code)
 }
 
 func capsJSON(t *testing.T, out string) caps.Capabilities {

@@ -11,7 +11,13 @@ import (
 )
 
 // check parses a command line as corepin would, without running it.
-func check(args []string) error { return newRootCmd().Check(args) }
+func check(args []string) error {
+	_, args, err := splitRemoteFlags(args) // the global --on flags
+	if err != nil {
+		return err
+	}
+	return newRootCmd().Check(args)
+}
 
 // shellWords splits a command line as a POSIX shell would, for the quoting
 // examples use: single and double quotes and backslashes. A redirection or
@@ -164,6 +170,9 @@ func TestREADMECommandLinesParse(t *testing.T) {
 // checkSynopsis checks that a synopsis names a command and only its flags.
 func checkSynopsis(line string) error {
 	words := strings.Fields(line)
+	if _, rest, err := splitRemoteFlags(words); err == nil {
+		words = rest // the global --on flags
+	}
 	var names []string
 	for len(words) > 0 && regexp.MustCompile(`^[a-z]+$`).MatchString(words[0]) {
 		names, words = append(names, words[0]), words[1:]

@@ -43,6 +43,9 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 // runCommandLine runs the command line; with signals, SIGINT, SIGTERM and
 // SIGHUP cancel its context (exec passes them on to its command).
 func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
+	if code, handled := runRemote(ctx, stdout, stderr, args, signals); handled {
+		return code
+	}
 	warnStale(stderr, args)
 	root := newRootCmd()
 	if signals {
@@ -87,12 +90,15 @@ func newRootCmd() *cli.Command {
 		Short: "Run work on the CPU core you choose, and prove it",
 		Long: `corepin makes the CPU core you choose actually reach the thread that does
 the work, proves it with read-backs, keeps it there for the whole run, and
-restores everything afterwards.`,
+restores everything afterwards.
+
+` + remoteUsage,
 	}
 	// Each command is built only when it runs or a help lists it.
 	root.AddCommand(
 		cli.Lazy("run", newRunCmd),
 		cli.Lazy("compare", newCompareCmd),
+		cli.Lazy("merge", newMergeCmd),
 		cli.Lazy("report", newReportCmd),
 		cli.Lazy("experiment", newExperimentCmd),
 		cli.Lazy("topo", newTopoCmd),

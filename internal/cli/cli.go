@@ -499,3 +499,14 @@ func (c *Command) HasFlag(name string) bool {
 	}
 	return name == "help" || name == "h" || (c.fs != nil && c.fs.Lookup(name) != nil)
 }
+
+// Flag is the flag --name (or the alias -name) of c, nil when c has none.
+func (c *Command) Flag(name string) *flag.Flag {
+	if long, ok := c.aliases[name]; ok {
+		name = long
+	}
+	if c.fs == nil {
+		return nil
+	}
+	return c.fs.Lookup(name)
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"corepin.dev/corepin/remote"
+)
+
+func TestSplitRemoteFlags(t *testing.T) {
+	targets := filepath.Join(t.TempDir(), "lab.txt")
+	os.WriteFile(targets, []byte("# the phone lab\nadb:R58M1\n\nhdc:7001 # the tablet\n"), 0o644)
+	f, rest, err := splitRemoteFlags([]string{"--on", "ssh://pi@board", "run", "--on=adb", "--keep-remote", "--quick", "--on", "@" + targets,
+		"--binary", "/tmp/corepin-arm64", "--", "--on", "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"ssh://pi@board", "adb", "adb:R58M1", "hdc:7001"}; !reflect.DeepEqual(f.on, want) || !f.keep || f.binary != "/tmp/corepin-arm64" {
+		t.Errorf("flags %+v", f)
+	}
+	if want := []string{"run", "--quick", "--", "--on", "x"}; !reflect.DeepEqual(rest, want) {
+		t.Errorf("rest %q, want %q", rest, want)
+	}
+	if _, _, err := splitRemoteFlags([]string{"run", "--on"}); err == nil {
+		t.Error("--on without a value: no error")
+	}
+	if _, _, err := splitRemoteFlags([]string{"--on", "@/no/such/file", "topo"}); err == nil {
+		t.Error("--on @missing: no error")
+	}
+}
+
+func TestDeviceRequest(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "bin", "run", "505"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "mcf"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "run", "505", "inp.in"), []byte("1 2 3\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ref.out"), []byte("6\n"), 0o644)
+	suitePath := filepath.Join(dir, "spec.toml")
+	os.WriteFile(suitePath, []byte(`[[benchmark]]
+name = "mcf"
+cmd = "../../mcf"
+args = ["inp.in", "-v"]
+dir = "bin/run/505"
+  [[benchmark.check]]
+  stdout = true
+  expected = "ref.out"
+`), 0o644)
+	for _, c := range []struct {
+		args    []string
+		dev     []string
+		results string
+		inputs  []string
+	}{
+		{[]string{"run", "--quick"}, []string{"run", "--quick", "--out", "{job}/out"}, "corepin-results", nil},
+		{[]string{"run", "--out", "lab", suitePath, "--cpu", "3", "-q"}, []string{"run", "{job}/in/spec.toml", "--cpu", "3", "-q", "--out", "{job}/out"}, "lab",
+			[]string{"bin/run/505/", "spec.toml", "bin/mcf", "bin/run/505/inp.in", "ref.out"}},
+		{[]string{"exec", "--cpu", "1", "--", "sh", "-c", "--out x"}, []string{"exec", "--cpu", "1", "--", "sh", "-c", "--out x"}, "", nil},
+		{[]string{"exec", "--cpu=1", "stress-ng", "--out", "x"}, []string{"exec", "--cpu=1", "stress-ng", "--out", "x"}, "", nil},
+		{[]string{"experiment", "qos", "--out", "exp/qos1"}, []string{"experiment", "qos", "--out", "{job}/out/qos1"}, "", nil},
+		{[]string{"exec", "--report=r/s.json", "--", "true"}, []string{"exec", "--report", "{job}/out/s.json", "--", "true"}, "", nil},
+		{[]string{"telemetry", "--out", "t.csv", "--thermal", "/tmp/th.csv"}, []string{"telemetry", "--out", "{job}/out/t.csv", "--thermal", "{job}/out/th.csv"}, "", nil},
+		{[]string{"topo", "--json"}, []string{"topo", "--json"}, "", nil},
+		{[]string{"pull", "20261201-0800-ab", "--out", "got"}, []string{"20261201-0800-ab"}, "got", nil},
+	} {
+		req, err := deviceRequest(c.args)
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		var inputs []string
+		for _, in := range req.Inputs {
+			r := in.Rel
+			if in.Dir {
+				r += "/"
+			}
+			inputs = append(inputs, r)
+		}
+		if !reflect.DeepEqual(req.Args, c.dev) || req.Results != c.results || !reflect.DeepEqual(inputs, c.inputs) {
+			t.Errorf("%q:\n device %q, results %q, inputs %q\nwant %q, %q, %q", c.args, req.Args, req.Results, inputs, c.dev, c.results, c.inputs)
+		}
+		if want := map[string]map[string]string{
+			"experiment": {"qos1": "exp"}, "telemetry": {"t.csv": ".", "th.csv": "/tmp"},
+		}[c.args[0]]; want != nil && !reflect.DeepEqual(req.Into, want) {
+			t.Errorf("%q: into %v, want %v", c.args, req.Into, want)
+		}
+	}
+	for _, bad := range [][]string{{"run", "--no-such"}, {"topo", "--cpu", "x"}, {"nosuch"}, {"experiment"}, {"run", filepath.Join(dir, "missing.toml")}} {
+		if _, err := deviceRequest(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	// A suite that reaches outside its folder cannot be pushed as it is.
+	os.WriteFile(filepath.Join(dir, "bin", "up.toml"), []byte("[[benchmark]]\nname = \"x\"\ncmd = \"./mcf\"\n  [[benchmark.check]]\n  stdout = true\n  expected = \"../ref.out\"\n"), 0o644)
+	if _, err := deviceRequest([]string{"run", filepath.Join(dir, "bin", "up.toml")}); err == nil || !strings.Contains(err.Error(), "outside the suite's folder") {
+		t.Errorf("a suite naming ../: %v", err)
+	}
+}
+
+func TestRemoteDefaultFromEnv(t *testing.T) {
+	t.Setenv(remote.EnvSpec, "ssh://nobody@[::1]:1")
+	// report reads files here: $COREPIN_ON does not send it anywhere.
+	if _, errOut, code := corepin(t, "report", "/no/such/folder"); code != exitFailure || strings.Contains(errOut, "connecting") {
+		t.Errorf("report with $COREPIN_ON: exit %d, %s", code, errOut)
+	}
+	// topo goes to the device.
+	if _, errOut, code := corepin(t, "topo"); code != exitFailure || !strings.Contains(errOut, "connecting to ssh://nobody@[::1]:1") {
+		t.Errorf("topo with $COREPIN_ON: exit %d, %s", code, errOut)
+	}
+	// Help is the same here: it does not go to the device.
+	if out, errOut, code := corepin(t, "run", "--help"); code != 0 || !strings.Contains(out, "corepin run") || strings.Contains(errOut, "connecting") {
+		t.Errorf("run --help with $COREPIN_ON: exit %d, %s", code, errOut)
+	}
+	t.Setenv(remote.EnvSpec, "")
+	if _, errOut, code := corepin(t, "status"); code != exitUsage {
+		t.Errorf("status without --on: exit %d, %s", code, errOut)
+	}
+}
+
+// TestRemoteADBNoDevice runs the real adb client with no device: corepin
+// fails at once with adb's own message. adb's server runs on a port of the
+// test's own and is ended after.
+func TestRemoteADBNoDevice(t *testing.T) {
+	if _, err := exec.LookPath("adb"); err != nil {
+		t.Skip("needs adb (Debian package adb)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	t.Setenv("ANDROID_ADB_SERVER_PORT", port)
+	t.Setenv("ANDROID_SERIAL", "")
+	t.Cleanup(func() { exec.Command("adb", "kill-server").Run() })
+	_, errOut, code := corepin(t, "--on", "adb", "topo")
+	if code != exitFailure || !strings.Contains(errOut, "no devices/emulators found") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	_, errOut, code = corepin(t, "--on", "adb:emulator-5554", "topo")
+	if code != exitFailure || !strings.Contains(errOut, "emulator-5554") || !strings.Contains(errOut, "not found") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// testCleanup is what the test binary ends or removes once every test has
+// run: what tests share (an sshd, a built corepin) outlives each test.
+var testCleanup struct {
+	sync.Mutex
+	funcs []func()
+}
+
+func atTestExit(f func()) {
+	testCleanup.Lock()
+	defer testCleanup.Unlock()
+	testCleanup.funcs = append(testCleanup.funcs, f)
+}
+
+func runTestCleanup() {
+	testCleanup.Lock()
+	defer testCleanup.Unlock()
+	for _, f := range testCleanup.funcs {
+		f()
+	}
+}

@@ -1,0 +1,77 @@
+package page
+
+import (
+	"fmt"
+	"html/template"
+	"strings"
+
+	"corepin.dev/corepin/results"
+)
+
+// MergePage shows the same job on several machines: each machine with its
+// evidence (host, topology, target, the scheduling read back), one table
+// of every benchmark's median, interval and ratio on each machine, and
+// bars of each median relative to the first machine's.
+func MergePage(m results.Merge) *Simple {
+	var names []string
+	for i, mc := range m.Machines {
+		names = append(names, fmt.Sprintf("[%d] %s", i+1, mc.Name))
+	}
+	p := &Simple{
+		Title:    "corepin merge",
+		Subtitle: fmt.Sprintf("%d machines: %s", len(m.Machines), strings.Join(names, ", ")),
+		Footer:   "Made by corepin from each run's run.json; every number here is in them.",
+	}
+	machines := Table{Header: []string{"#", "Results", "Host", "CPU", "Kernel", "Topology", "Target", "Scheduling read back", "Score"}}
+	var notes []string
+	for i, mc := range m.Machines {
+		score := "-"
+		if mc.Score != nil {
+			score = fmt.Sprintf("%.0f", *mc.Score)
+		}
+		machines.Rows = append(machines.Rows, []string{fmt.Sprint(i + 1), mc.Name, mc.Host.Hostname, mc.Host.CPUModel, mc.Host.Kernel,
+			mc.Topology, fmt.Sprintf("%s: CPU %d (%s), %s", mc.Target.Spec, mc.Target.ExactCPU, mc.Target.Mode, mc.Target.Why), mc.Scheduling, score})
+		if mc.Interrupted {
+			notes = append(notes, fmt.Sprintf("[%d] %s was interrupted: only its finished runs are recorded.", i+1, mc.Name))
+		}
+	}
+	bench := Table{Header: []string{"Benchmark"}}
+	for i := range m.Machines {
+		bench.Header = append(bench.Header, fmt.Sprintf("[%d] median", i+1), "95% CI", "ratio")
+		if i > 0 {
+			bench.Header = append(bench.Header, "vs [1]")
+		}
+	}
+	var bars []Bar
+	for _, row := range m.Benchmarks {
+		r := []string{row.Name}
+		for i, c := range row.Cells {
+			t := c.Cell()
+			r = append(r, t[0], t[1], t[2])
+			if i == 0 {
+				continue
+			}
+			r = append(r, t[3])
+			if c != nil && c.Relative != nil {
+				color, verdict := "#8c959f", "no significant difference"
+				switch {
+				case c.Significant && *c.Relative < 1:
+					color, verdict = "#1a7f37", "faster"
+				case c.Significant:
+					color, verdict = "#d1242f", "slower"
+				}
+				bars = append(bars, Bar{Label: fmt.Sprintf("%s [%d]", row.Name, i+1), Value: *c.Relative, Color: color,
+					Note: "(" + verdict + ")"})
+			}
+		}
+		bench.Rows = append(bench.Rows, r)
+	}
+	p.Sections = []SimpleSection{
+		{Title: "Machines", Table: machines, Notes: notes},
+		{Title: "Benchmarks on each machine", Table: bench},
+	}
+	if len(bars) > 0 {
+		p.Sections[1].Charts = []template.HTML{BarChart{Title: "Each median over machine [1]'s · × (red slower, green faster, grey no significant difference: Mann-Whitney U, α = 0.05)", Unit: "×", Bars: bars}.SVG()}
+	}
+	return p
+}

@@ -1,0 +1,369 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A Job is one corepin command run on a device, detached from the link
+// that started it: it runs in its own session (setsid, nohup), with its
+// output in files and its exit status written when it ends, so that a
+// broken link or a closed laptop does not stop it. Its folder on the
+// device holds:
+//
+//	cmdline   the corepin command line, one word a line
+//	session   the job's session (and process group) ID: the wrapper shell's PID
+//	pid       corepin's PID, the one Ctrl-C is sent to
+//	stdout, stderr
+//	status    corepin's exit status, once it ended
+//	work/     the working folder; out/ the results; in/ pushed inputs
+type Job struct {
+	Device *Device
+	ID     string
+	Dir    string
+	// Abandon, once closed after an interrupt, stops Follow from waiting
+	// for the job to end (a second Ctrl-C); the job ends on its own.
+	Abandon <-chan struct{}
+	// results are the out/ entries the last poll saw once the job ended.
+	results []string
+}
+
+// ErrAbandoned says the host stopped waiting for an interrupted job.
+var ErrAbandoned = errors.New("stopped waiting for the interrupted run")
+
+// Timing of a job's follower.
+var (
+	// PollEvery is how often the host asks for new output: often enough
+	// for a progress bar, rarely enough to cost the device little (each
+	// time a shell and a few small processes run there). After a minute
+	// it asks once a second.
+	PollEvery = 400 * time.Millisecond
+	// LostAfter is how long the device may fail to answer before the host
+	// gives up following (the job goes on).
+	LostAfter = 20 * time.Second
+	// StopWithin is how long an interrupted job has to end.
+	StopWithin = 2 * time.Minute
+)
+
+// NewJob names a new job; nothing happens on the device yet.
+func (d *Device) NewJob(now time.Time) *Job {
+	var b [3]byte
+	rand.Read(b[:])
+	id := now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+	return &Job{Device: d, ID: id, Dir: d.runs() + "/" + id}
+}
+
+// Job is an existing job of the device, by ID.
+func (d *Device) Job(id string) (*Job, error) {
+	if id == "" || strings.ContainsAny(id, "/") || safePath(id) != nil || strings.HasPrefix(id, ".") {
+		return nil, fmt.Errorf("run %q: a run ID is what corepin --on %s status lists", id, d.Target)
+	}
+	return &Job{Device: d, ID: id, Dir: d.runs() + "/" + id}, nil
+}
+
+// run runs a short command on the device and fails on a non-zero status.
+func (j *Job) run(ctx context.Context, what, command string, stdout io.Writer) error {
+	var said strings.Builder
+	code, err := j.Device.Target.Run(ctx, command, stdout, &said)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if code != 0 {
+		return clientError(what+" on "+j.Device.Target.String(), code, said.String())
+	}
+	return nil
+}
+
+// PushInput copies a local file into the job's in/ folder as rel, and
+// returns its device path.
+func (j *Job) PushInput(ctx context.Context, local, rel string) (string, error) {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	if strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") {
+		return "", fmt.Errorf("pushing %s: %s is outside the suite's folder", local, rel)
+	}
+	dst := j.Dir + "/in/" + rel
+	if err := safePath(dst); err != nil {
+		return "", fmt.Errorf("pushing %s: %w", local, err)
+	}
+	parent := dst[:strings.LastIndex(dst, "/")]
+	if err := j.run(ctx, "making "+parent, "mkdir -p "+parent, nil); err != nil {
+		return "", err
+	}
+	if err := j.Device.Target.Push(ctx, local, dst); err != nil {
+		return "", err
+	}
+	// Pushed files keep their mode on ssh and adb; make commands runnable
+	// on every client.
+	if st, err := os.Stat(local); err == nil && st.Mode()&0o111 != 0 {
+		if err := j.run(ctx, "chmod "+dst, "chmod 755 "+dst, nil); err != nil {
+			return "", err
+		}
+	}
+	return dst, nil
+}
+
+// wrapper is the job's own shell: it records the session, starts corepin
+// with its output in files, and writes corepin's status when it ends.
+const wrapper = `cd work || exit 1
+echo $$ > ../session
+"$@" > ../stdout 2> ../stderr < /dev/null &
+echo $! > ../pid.part && mv ../pid.part ../pid
+wait $!
+echo $? > ../status.part && mv ../status.part ../status`
+
+// Start starts corepin (bin with args) on the device in the job's folder,
+// detached from the link, and returns once it runs.
+func (j *Job) Start(ctx context.Context, bin string, args []string) error {
+	d := j.Dir
+	words := append([]string{bin}, args...)
+	cmd := "set -e; mkdir -p " + d + "/work " + d + "/out; cd " + d + "; " +
+		"printf '%s\\n' " + QuoteAll(words) + " > cmdline; : > stdout; : > stderr; " +
+		"S=; command -v setsid > /dev/null 2>&1 && S=setsid; " +
+		"($S nohup sh -c " + Quote(wrapper) + " corepin-job " + QuoteAll(words) + " > /dev/null 2>&1 < /dev/null &); " +
+		"i=0; while [ ! -s pid ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; cat pid"
+	var out strings.Builder
+	if err := j.run(ctx, "starting corepin", cmd, &out); err != nil {
+		return err
+	}
+	if _, err := strconv.Atoi(strings.TrimSpace(out.String())); err != nil {
+		return fmt.Errorf("starting corepin on %s: it did not start (no PID in %s/pid)", j.Device.Target, d)
+	}
+	return nil
+}
+
+// Interrupt sends SIGINT to corepin on the device: it stops the benchmark
+// in progress, restores, and writes what finished, as on a terminal.
+func (j *Job) Interrupt(ctx context.Context) error {
+	return j.run(ctx, "interrupting the run", "cd "+j.Dir+" && [ ! -e status ] && kill -INT $(cat pid) 2> /dev/null; true", nil)
+}
+
+// pollState is one answer of the device about a job.
+type pollState struct {
+	done   bool
+	status int
+	// dead: the job's wrapper shell is gone and wrote no status (the
+	// device restarted, or someone killed the job).
+	dead bool
+}
+
+// ErrNoStatus says a job ended without writing its status.
+var ErrNoStatus = errors.New("corepin on the device ended without a status (killed, or the device restarted)")
+
+// errGone says the job's folder is not on the device.
+var errGone = errors.New("no such run on the device")
+
+// poll copies the output written since the offsets and says whether the
+// job ended. The device reports the files' sizes first and then sends
+// exactly those bytes, so the offsets stay right whatever the link does
+// to line ends.
+func (j *Job) poll(ctx context.Context, offOut, offErr *int64, stdout, stderr io.Writer) (pollState, error) {
+	o, e := *offOut, *offErr
+	// The wrapper writes the status before it ends: whether it lives is
+	// asked first, so that a status read after is never missed.
+	cmd := fmt.Sprintf(`cd %s 2> /dev/null || { echo gone; exit 0; }; w=yes; kill -0 "$(cat session)" 2> /dev/null || w=no; s=$(cat status 2> /dev/null); `+
+		`a=$(($(wc -c < stdout))); b=$(($(wc -c < stderr))); r=; [ -n "$s" ] && r=$(ls out 2> /dev/null | tr '\n' ,); echo "s=$s a=$a b=$b r=$r w=$w"; `+
+		`tail -c +%d stdout | head -c $((a-%d)); tail -c +%d stderr | head -c $((b-%d))`, j.Dir, o+1, o, e+1, e)
+	var out strings.Builder
+	if err := j.run(ctx, "following the run", cmd, &out); err != nil {
+		return pollState{}, err
+	}
+	text := out.String()
+	head, body, _ := strings.Cut(text, "\n")
+	if head == "gone" {
+		return pollState{}, fmt.Errorf("run %s on %s: %w", j.ID, j.Device.Target, errGone)
+	}
+	var st pollState
+	var a, b int64
+	for _, f := range strings.Fields(head) {
+		k, v, _ := strings.Cut(f, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case k == "s" && v != "" && err == nil:
+			st.done, st.status = true, int(n)
+		case k == "a" && err == nil:
+			a = n
+		case k == "b" && err == nil:
+			b = n
+		case k == "r":
+			j.results = strings.FieldsFunc(v, func(r rune) bool { return r == ',' })
+		case k == "w":
+			st.dead = v == "no"
+		}
+	}
+	nOut, nErr := max(a-o, 0), max(b-e, 0)
+	if int64(len(body)) != nOut+nErr {
+		return pollState{}, fmt.Errorf("following the run on %s: %d bytes of output came, %d were sent: %w", j.Device.Target, len(body), nOut+nErr, ErrLost)
+	}
+	io.WriteString(stdout, body[:nOut])
+	io.WriteString(stderr, body[nOut:])
+	*offOut, *offErr = o+nOut, e+nErr
+	return st, nil
+}
+
+// Follow copies the job's output as it comes until the job ends, and
+// returns corepin's exit status there. When ctx ends (Ctrl-C on the host),
+// the job is interrupted and followed until it has stopped. When the
+// device stops answering for LostAfter, Follow returns an error wrapping
+// ErrLost and the job goes on.
+func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error) {
+	var offOut, offErr int64
+	var failingSince, stopBy time.Time
+	done := ctx.Done()
+	// Ask soon at first, for a short command, then every PollEvery.
+	every := min(50*time.Millisecond, PollEvery)
+	started := time.Now()
+	for {
+		st, err := j.poll(context.Background(), &offOut, &offErr, stdout, stderr)
+		switch {
+		case err == nil && st.done:
+			return st.status, nil
+		case err == nil && st.dead:
+			return -1, fmt.Errorf("run %s on %s: %w", j.ID, j.Device.Target, ErrNoStatus)
+		case errors.Is(err, errGone):
+			return -1, err
+		case err != nil && failingSince.IsZero():
+			failingSince = time.Now()
+		case err != nil && time.Since(failingSince) > LostAfter:
+			return -1, fmt.Errorf("%w (run %s goes on there)", err, j.ID)
+		case err == nil:
+			failingSince = time.Time{}
+		}
+		if !stopBy.IsZero() && time.Now().After(stopBy) {
+			return -1, fmt.Errorf("run %s on %s did not stop within %v after the interrupt", j.ID, j.Device.Target, StopWithin)
+		}
+		var abandon <-chan struct{}
+		if done == nil {
+			abandon = j.Abandon
+		}
+		select {
+		case <-abandon:
+			return -1, fmt.Errorf("run %s on %s: %w; it ends there on its own", j.ID, j.Device.Target, ErrAbandoned)
+		case <-done:
+			done = nil // once
+			stopBy = time.Now().Add(StopWithin)
+			ictx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			if err := j.Interrupt(ictx); err != nil {
+				fmt.Fprintf(stderr, "corepin: %v\n", err)
+			}
+			cancel()
+		case <-time.After(every):
+			every = min(2*every, PollEvery)
+			if time.Since(started) > time.Minute {
+				every = max(every, time.Second)
+			}
+		}
+	}
+}
+
+// Results lists what the job wrote under out/.
+func (j *Job) Results(ctx context.Context) ([]string, error) {
+	if j.results != nil {
+		return j.results, nil
+	}
+	var out strings.Builder
+	if err := j.run(ctx, "listing the results", "cd "+j.Dir+"/out && for f in *; do [ -d \"$f\" ] && echo \"$f\"; done; true", &out); err != nil {
+		return nil, err
+	}
+	return strings.Fields(out.String()), nil
+}
+
+// Fetch pulls the folder out/NAME into localBase, under NAME or, when the
+// host has one of that name, NAME-2, NAME-3…, and returns its local path.
+func (j *Job) Fetch(ctx context.Context, name, localBase string) (string, error) {
+	if err := os.MkdirAll(localBase, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(localBase, ".corepin-pull-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := j.Device.Target.Pull(ctx, j.Dir+"/out/"+name, tmp); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(localBase, name)
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(dst); os.IsNotExist(err) {
+			break
+		}
+		dst = filepath.Join(localBase, fmt.Sprintf("%s-%d", name, i))
+	}
+	if err := os.Rename(filepath.Join(tmp, name), dst); err != nil {
+		return "", fmt.Errorf("pulling %s from %s: %w", name, j.Device.Target, err)
+	}
+	return dst, nil
+}
+
+// Remove deletes the job's folder from the device.
+func (j *Job) Remove(ctx context.Context) error { return j.Device.Target.Remove(ctx, j.Dir) }
+
+// JobInfo is one job as the device holds it.
+type JobInfo struct {
+	ID      string
+	Status  *int // corepin's exit status; nil while it runs or when it ended unrecorded
+	Running bool
+	PID     int
+	Command []string
+}
+
+// State says in words where the job is.
+func (i JobInfo) State() string {
+	switch {
+	case i.Status != nil:
+		return fmt.Sprintf("ended, exit %d", *i.Status)
+	case i.Running:
+		return fmt.Sprintf("running, pid %d", i.PID)
+	}
+	return "ended without a status (device restarted or corepin killed)"
+}
+
+// Jobs lists the device's jobs, oldest first.
+func (d *Device) Jobs(ctx context.Context) ([]JobInfo, error) {
+	cmd := `cd ` + d.runs() + ` 2> /dev/null || exit 0; for j in *; do [ -f "$j/cmdline" ] || continue; ` +
+		`p=$(cat "$j/pid" 2> /dev/null); r=no; [ -n "$p" ] && [ ! -e "$j/status" ] && kill -0 "$p" 2> /dev/null && r=yes; ` +
+		`printf 'job %s %s %s %s\n' "$j" "$(cat "$j/status" 2> /dev/null || echo -)" "$r" "${p:--}"; sed 's/^/arg /' "$j/cmdline"; done`
+	var out, said strings.Builder
+	code, err := d.Target.Run(ctx, cmd, &out, &said)
+	if err != nil {
+		return nil, fmt.Errorf("listing runs: %w", err)
+	}
+	if code != 0 {
+		return nil, clientError("listing runs on "+d.Target.String(), code, said.String())
+	}
+	return parseJobs(out.String()), nil
+}
+
+func parseJobs(text string) []JobInfo {
+	var jobs []JobInfo
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		line := sc.Text()
+		if arg, ok := strings.CutPrefix(line, "arg "); ok && len(jobs) > 0 {
+			jobs[len(jobs)-1].Command = append(jobs[len(jobs)-1].Command, arg)
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 5 || f[0] != "job" {
+			continue
+		}
+		info := JobInfo{ID: f[1], Running: f[3] == "yes"}
+		if n, err := strconv.Atoi(f[2]); err == nil {
+			info.Status = &n
+		}
+		info.PID, _ = strconv.Atoi(f[4])
+		jobs = append(jobs, info)
+	}
+	sort.Slice(jobs, func(a, b int) bool { return jobs[a].ID < jobs[b].ID })
+	return jobs
+}

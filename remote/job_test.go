@@ -1,0 +1,171 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// localTarget is this machine as a device: commands run in sh, copies are
+// cp. It can vanish, as a device unplugged does.
+type localTarget struct{ gone atomic.Bool }
+
+func (l *localTarget) String() string { return "local" }
+func (l *localTarget) Kind() string   { return "ssh" }
+func (l *localTarget) Run(ctx context.Context, command string, stdout, stderr io.Writer) (int, error) {
+	if l.gone.Load() {
+		return -1, fmt.Errorf("local: no answer within 1s: %w", ErrLost)
+	}
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), nil
+	}
+	return 0, err
+}
+func (l *localTarget) Push(ctx context.Context, local, remote string) error {
+	return exec.CommandContext(ctx, "cp", local, remote).Run()
+}
+func (l *localTarget) Pull(ctx context.Context, remote, localDir string) error {
+	return exec.CommandContext(ctx, "cp", "-r", remote, localDir).Run()
+}
+func (l *localTarget) Remove(ctx context.Context, remote string) error {
+	return removeWith(ctx, l, remote)
+}
+func (l *localTarget) Close() error { return nil }
+
+func localDevice(t *testing.T) (*Device, *localTarget) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	lt := &localTarget{}
+	d, err := Connect(context.Background(), lt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Folder = t.TempDir()
+	return d, lt
+}
+
+// TestJobFollowsThroughALostLink starts a job that waits for a gate, loses
+// the device while following it, and follows it again when the device is
+// back: the job went on, its whole output and status come through once.
+func TestJobFollowsThroughALostLink(t *testing.T) {
+	defer func(p, l time.Duration) { PollEvery, LostAfter = p, l }(PollEvery, LostAfter)
+	PollEvery, LostAfter = 20*time.Millisecond, 100*time.Millisecond
+	d, lt := localDevice(t)
+	j := d.NewJob(time.Now())
+	gate := filepath.Join(t.TempDir(), "gate")
+	script := fmt.Sprintf(`echo started; echo to-stderr >&2; while [ ! -e %s ]; do sleep 0.02; done; printf done; exit 4`, gate)
+	if err := j.Start(context.Background(), "sh", []string{"-c", script}); err != nil {
+		t.Fatal(err)
+	}
+	lt.gone.Store(true)
+	var out, errOut bytes.Buffer
+	_, err := j.Follow(context.Background(), &out, &errOut)
+	if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), "goes on there") {
+		t.Fatalf("following a vanished device: %v", err)
+	}
+	jobs, _ := (&Device{Target: &localTarget{}, Folder: d.Folder}).Jobs(context.Background())
+	if len(jobs) != 1 || !jobs[0].Running || jobs[0].ID != j.ID {
+		t.Errorf("jobs while the link is down: %+v", jobs)
+	}
+	lt.gone.Store(false)
+	os.WriteFile(gate, nil, 0o644)
+	code, err := j.Follow(context.Background(), &out, &errOut)
+	if err != nil || code != 4 {
+		t.Fatalf("following again: %d, %v", code, err)
+	}
+	if out.String() != "started\ndone" || errOut.String() != "to-stderr\n" {
+		t.Errorf("output %q, %q", out.String(), errOut.String())
+	}
+	jobs, _ = d.Jobs(context.Background())
+	if len(jobs) != 1 || jobs[0].Status == nil || *jobs[0].Status != 4 {
+		t.Errorf("jobs after the end: %+v", jobs)
+	}
+	if err := j.Remove(context.Background()); err != nil {
+		t.Error(err)
+	}
+	if _, err := j.Follow(context.Background(), io.Discard, io.Discard); !errors.Is(err, errGone) {
+		t.Errorf("following a removed job: %v", err)
+	}
+}
+
+func TestJobFetch(t *testing.T) {
+	d, _ := localDevice(t)
+	j := d.NewJob(time.Now())
+	if err := j.Start(context.Background(), "sh", []string{"-c", "mkdir -p ../out/r1 && echo x > ../out/r1/run.json"}); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := j.Follow(context.Background(), io.Discard, io.Discard); err != nil || code != 0 {
+		t.Fatal(code, err)
+	}
+	names, err := j.Results(context.Background())
+	if err != nil || len(names) != 1 || names[0] != "r1" {
+		t.Fatalf("results %q, %v", names, err)
+	}
+	base := t.TempDir()
+	os.Mkdir(filepath.Join(base, "r1"), 0o755) // the host has one of that name
+	got, err := j.Fetch(context.Background(), "r1", base)
+	if err != nil || got != filepath.Join(base, "r1-2") {
+		t.Fatalf("fetched to %q, %v", got, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(got, "run.json")); string(data) != "x\n" {
+		t.Errorf("run.json %q", data)
+	}
+	if left, _ := filepath.Glob(filepath.Join(base, ".corepin-pull-*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestJobEndedWithoutStatus follows a job whose wrapper was killed: the
+// follower says so instead of waiting for a status that never comes.
+func TestJobEndedWithoutStatus(t *testing.T) {
+	defer func(p time.Duration) { PollEvery = p }(PollEvery)
+	PollEvery = 20 * time.Millisecond
+	d, _ := localDevice(t)
+	j := d.NewJob(time.Now())
+	if err := j.Start(context.Background(), "sh", []string{"-c", "while [ ! -s ../pid ]; do sleep 0.01; done; echo before; kill -9 $PPID"}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_, err := j.Follow(context.Background(), &out, io.Discard)
+	if !errors.Is(err, ErrNoStatus) || out.String() != "before\n" {
+		t.Errorf("%v, output %q", err, out.String())
+	}
+}
+
+// TestJobAbandoned interrupts a job that does not stop (a shell started in
+// the background ignores SIGINT) and then stops waiting for it.
+func TestJobAbandoned(t *testing.T) {
+	defer func(p time.Duration) { PollEvery = p }(PollEvery)
+	PollEvery = 20 * time.Millisecond
+	d, _ := localDevice(t)
+	j := d.NewJob(time.Now())
+	if err := j.Start(context.Background(), "sh", []string{"-c", "while :; do sleep 0.05; done"}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		sid, _ := os.ReadFile(filepath.Join(j.Dir, "session"))
+		exec.Command("kill", "-9", "--", "-"+strings.TrimSpace(string(sid))).Run()
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Ctrl-C
+	abandon := make(chan struct{})
+	close(abandon) // and Ctrl-C again
+	j.Abandon = abandon
+	if _, err := j.Follow(ctx, io.Discard, io.Discard); !errors.Is(err, ErrAbandoned) {
+		t.Errorf("%v", err)
+	}
+}
