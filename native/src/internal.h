@@ -139,4 +139,16 @@ typedef struct cp_rule {
 int cp_rule_parse(const char *text, cp_rule *r, char *msg, size_t len);
 void cp_rule_string(const cp_rule *r, char *buf, size_t len);
 
+/* For tests (worker.c): a registration as it stands after its thread
+ * ended and its TID went to another; the samples the maintenance thread
+ * took so far. */
+int cp_worker_register_as(pid_t tid, uint64_t start);
+int cp_maintenance_samples(void);
+
+/* For tests (worker.c): a registration as it stands after its thread
+ * ended and its TID went to another; the samples the maintenance thread
+ * took so far. */
+int cp_worker_register_as(pid_t tid, uint64_t start);
+int cp_maintenance_samples(void);
+
 #endif

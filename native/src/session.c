@@ -499,7 +499,7 @@ static int req_check(const corepin_session *s, int i, char *why, size_t len)
 	return ok;
 }
 
-static void accept(corepin_session *s)
+static void check_rule(corepin_session *s)
 {
 	const readback *rb = &s->rb;
 	char m1[128], m2[128], pol[16];
@@ -625,7 +625,7 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 	read_back(s, &s->rb);
 	s->last_cpu = s->rb.cpu;
 	s->mask = s->rb.cpus;
-	accept(s);
+	check_rule(s);
 	*out = s;
 	return COREPIN_OK;
 }
@@ -949,7 +949,8 @@ char *corepin_session_report_json(const corepin_session *s)
 	json_opt(&b, "error", s->aff.error);
 	cp_buf_put(&b, "},\"ladder\":{\"name\":");
 	cp_json_str(&b, s->ladder);
-	cp_buf_put(&b, ",\"steps\":[");
+	/* an empty list is null, as the Go report writes it */
+	cp_buf_put(&b, s->nladder ? ",\"steps\":[" : ",\"steps\":null");
 	for (int i = 0; i < s->nladder; i++) {
 		const step_result *r = &s->ladder_res[i];
 		cp_buf_printf(&b, "%s{\"step\":%d,\"asked\":", i ? "," : "", r->step);
@@ -961,7 +962,7 @@ char *corepin_session_report_json(const corepin_session *s)
 		json_opt(&b, "mismatch", r->mismatch);
 		cp_buf_put(&b, "}");
 	}
-	cp_buf_printf(&b, "],\"accepted_step\":%d}", s->accepted_step);
+	cp_buf_printf(&b, "%s,\"accepted_step\":%d}", s->nladder ? "]" : "", s->accepted_step);
 	if (s->qos.on) {
 		cp_buf_put(&b, ",\"qos_request\":{\"requested\":");
 		cp_json_str(&b, cp_qos_name(s->qos_req));
@@ -1009,7 +1010,7 @@ char *corepin_session_report_json(const corepin_session *s)
 	cp_buf_printf(&b, ",\"ok\":%s,\"why\":", tf(s->accept.ok));
 	cp_json_str(&b, s->accept.why);
 	cp_buf_printf(&b, "},\"observations\":%d,\"reasserts\":%d,\"migrations\":%d,\"restore\":{\"done\":%s,\"ok\":%s,\"steps\":%s", s->observations,
-		      s->reasserts, s->migrations, tf(s->restore.done), tf(s->restore.ok), s->restore.done ? "[" : "null");
+		      s->reasserts, s->migrations, tf(s->restore.done), tf(s->restore.ok), s->restore.n ? "[" : "null");
 	for (int i = 0; i < s->restore.n; i++) {
 		const restore_step *st = &s->restore.steps[i];
 		cp_buf_printf(&b, "%s{\"what\":", i ? "," : "");
@@ -1020,6 +1021,6 @@ char *corepin_session_report_json(const corepin_session *s)
 		json_opt(&b, "mismatch", st->mismatch);
 		cp_buf_put(&b, "}");
 	}
-	cp_buf_put(&b, s->restore.done ? "]}}" : "}}");
+	cp_buf_put(&b, s->restore.n ? "]}}" : "}}");
 	return cp_buf_take(&b);
 }

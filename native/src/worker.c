@@ -206,8 +206,8 @@ static struct {
 	int sent_total, drained;
 } m = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static void add_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void add_error(const char *fmt, ...)
+static void maint_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void maint_error(const char *fmt, ...)
 {
 	char e[200];
 	va_list ap;
@@ -255,7 +255,7 @@ static void keep_off(void)
 	for (int i = 0; i < COREPIN_CPU_WORDS; i++)
 		off.w[i] &= ~avoid.w[i];
 	if (cp_cpuset_empty(&off) || cp_setaffinity(0, &off) != 0) {
-		add_error("the maintenance thread shares the measured CPUs: no allowed CPU lies off the target and its SMT siblings");
+		maint_error("the maintenance thread shares the measured CPUs: no allowed CPU lies off the target and its SMT siblings");
 		cp_getaffinity(0, &m.cpus);
 		return;
 	}
@@ -284,7 +284,7 @@ static void send_signal(int idx, slot *s, int req)
 		atomic_fetch_add(&s->sent, 1);
 		m.sent_total++;
 	} else {
-		add_error("queueing the maintenance signal to thread %d: %s", atomic_load(&s->tid), cp_errno_text(errno));
+		maint_error("queueing the maintenance signal to thread %d: %s", atomic_load(&s->tid), cp_errno_text(errno));
 	}
 }
 
@@ -305,7 +305,7 @@ static void maintain(int idx, slot *s)
 		} else if (m.o.use_signal) {
 			req |= REQ_AFFINITY;
 		} else {
-			add_error("re-asserting affinity on thread %d: sched_setaffinity: %s", tid, cp_errno_text(err));
+			maint_error("re-asserting affinity on thread %d: sched_setaffinity: %s", tid, cp_errno_text(err));
 		}
 	}
 	cp_attr a;
@@ -326,7 +326,7 @@ static void maintain(int idx, slot *s)
 		} else if (m.o.use_signal) {
 			req |= REQ_ATTR;
 		} else {
-			add_error("re-asserting attributes on thread %d: sched_setattr: %s", tid, cp_errno_text(err));
+			maint_error("re-asserting attributes on thread %d: sched_setattr: %s", tid, cp_errno_text(err));
 		}
 	}
 	if (m.o.use_signal && m.o.qos >= 0)
@@ -528,7 +528,15 @@ static void drain(void)
 		nanosleep(&ms, NULL);
 	}
 	m.drained = 0;
-	add_error("a maintenance signal was still queued after 1 s; its handler stays installed");
+	maint_error("a maintenance signal was still queued after 1 s; its handler stays installed");
+}
+
+int cp_maintenance_samples(void)
+{
+	pthread_mutex_lock(&reg_mu);
+	int n = m.samples;
+	pthread_mutex_unlock(&reg_mu);
+	return n;
 }
 
 char *corepin_maintenance_stop(void)
