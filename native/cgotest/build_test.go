@@ -74,61 +74,91 @@ func TestCompilers(t *testing.T) {
 }
 
 var built struct {
-	once sync.Once
+	done chan struct{}
 	dir  string
 	exe  string
 	err  error
 }
 
+// startBuild builds the example with -fsanitize=address,undefined in the
+// background while the other tests run; example waits for it.
+func startBuild() {
+	built.done = make(chan struct{})
+	go func() {
+		defer close(built.done)
+		built.exe, built.err = buildExample()
+	}()
+}
+
 func cleanupBuilds() {
+	if built.done != nil {
+		<-built.done
+	}
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
 }
 
-// example builds the example with -fsanitize=address,undefined, once.
+func buildExample() (string, error) {
+	cc, cxx := os.Getenv("CC"), os.Getenv("CXX")
+	if cc == "" {
+		cc = "cc"
+	}
+	if cxx == "" {
+		cxx = "c++"
+	}
+	if _, err := exec.LookPath(cxx); err != nil {
+		return "", fmt.Errorf("no C++ compiler (%s)", cxx)
+	}
+	native, err := filepath.Abs("..")
+	if err != nil {
+		return "", err
+	}
+	srcs, err := filepath.Glob(filepath.Join(native, "src", "*.c"))
+	if err != nil || len(srcs) == 0 {
+		return "", fmt.Errorf("no C sources in %s", native)
+	}
+	dir, err := os.MkdirTemp("", "corepin-native-")
+	if err != nil {
+		return "", err
+	}
+	os.Chmod(dir, 0o755)
+	built.dir = dir
+	san := []string{"-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all", "-g", "-O1"}
+	inc := "-I" + filepath.Join(native, "include")
+	objs := make([]string, len(srcs))
+	errs := make([]error, len(srcs))
+	var wg sync.WaitGroup
+	for i, src := range srcs {
+		objs[i] = filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c")+".o")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := append([]string{"-std=c11", "-Wall", "-Wextra", "-Werror", inc, "-c", src, "-o", objs[i]}, san...)
+			if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return "", err
+		}
+	}
+	exe := filepath.Join(dir, "bench_module")
+	args := append([]string{"-std=c++17", "-Wall", "-Wextra", "-Werror", inc, filepath.Join(native, "examples", "bench_module.cpp"), "-o", exe}, san...)
+	args = append(append(args, objs...), "-lpthread", "-ldl", "-lm")
+	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s %s: %v\n%s", cxx, strings.Join(args, " "), err, out)
+	}
+	return exe, nil
+}
+
+// example returns the sanitized example.
 func example(t *testing.T) string {
 	t.Helper()
-	built.once.Do(func() {
-		cc, cxx := os.Getenv("CC"), os.Getenv("CXX")
-		if cc == "" {
-			cc = "cc"
-		}
-		if cxx == "" {
-			cxx = "c++"
-		}
-		if _, err := exec.LookPath(cxx); err != nil {
-			built.err = fmt.Errorf("no C++ compiler (%s)", cxx)
-			return
-		}
-		dir, err := os.MkdirTemp("", "corepin-native-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		os.Chmod(dir, 0o755)
-		built.dir = dir
-		san := []string{"-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all", "-g", "-O1"}
-		inc := "-I" + filepath.Join(nativeDir(t), "include")
-		var objs []string
-		for _, src := range sources(t) {
-			obj := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c")+".o")
-			args := append([]string{"-std=c11", "-Wall", "-Wextra", "-Werror", inc, "-c", src, "-o", obj}, san...)
-			if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-				built.err = fmt.Errorf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, out)
-				return
-			}
-			objs = append(objs, obj)
-		}
-		exe := filepath.Join(dir, "bench_module")
-		args := append([]string{"-std=c++17", "-Wall", "-Wextra", "-Werror", inc, filepath.Join(nativeDir(t), "examples", "bench_module.cpp"), "-o", exe}, san...)
-		args = append(append(args, objs...), "-lpthread", "-ldl", "-lm")
-		if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("%s %s: %v\n%s", cxx, strings.Join(args, " "), err, out)
-			return
-		}
-		built.exe = exe
-	})
+	<-built.done
 	if built.err != nil {
 		if strings.HasPrefix(built.err.Error(), "no C++ compiler") {
 			t.Skip(built.err)
@@ -195,7 +225,7 @@ func TestExampleAsRoot(t *testing.T) {
 	cpu := requireTwoCPUs(t)
 	exe := example(t)
 	out := t.TempDir()
-	cmd := exec.Command(exe, "--out", out, "--runs", "2", "--work", "32", "--widen")
+	cmd := exec.Command(exe, "--out", out, "--runs", "2", "--work", "31", "--widen")
 	cmd.Env = append(os.Environ(), "COREPIN_EXAMPLE_HOLD=1")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

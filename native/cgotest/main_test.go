@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 		json.NewEncoder(os.Stdout).Encode(out)
 		os.Exit(0)
 	}
+	startBuild()
 	code := m.Run()
 	cleanupBuilds()
 	os.Exit(code)

@@ -292,13 +292,13 @@ func requireTwoCPUs(t *testing.T) int {
 }
 
 // TestMaintenancePutsBackWideningWorker: a worker that widens its own mask
-// three times during 600 ms of CPU time is put back by the maintenance
+// three times during 300 ms of CPU time is put back by the maintenance
 // thread, by TID and through the directed signal.
 func TestMaintenancePutsBackWideningWorker(t *testing.T) {
 	cpu := requireTwoCPUs(t)
 	for _, signal := range []bool{false, true} {
 		t.Run(fmt.Sprintf("signal=%v", signal), func(t *testing.T) {
-			data, err := runWiden(cpu, 600, 10, signal)
+			data, err := runWiden(cpu, 300, 10, signal)
 			if err != nil {
 				t.Fatal(err)
 			}
