@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"corepin.dev/corepin/session"
@@ -18,6 +19,8 @@ import (
 // two reports. The privilege tests run it as nobody.
 func TestMain(m *testing.M) {
 	if name := os.Getenv("COREPIN_NATIVE_HELPER"); name != "" {
+		cOnly := strings.HasPrefix(name, "c:")
+		name = strings.TrimPrefix(name, "c:")
 		var cpu int
 		fmt.Sscan(os.Getenv("COREPIN_NATIVE_CPU"), &cpu)
 		sc, ok := scriptByName(name, cpu)
@@ -25,7 +28,13 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "no script %q\n", name)
 			os.Exit(2)
 		}
-		c, g, err := bothReports(sc)
+		var c, g []byte
+		var err error
+		if cOnly {
+			c, err = cReport(sc)
+		} else {
+			c, g, err = bothReports(sc)
+		}
 		out := map[string]any{"c": json.RawMessage(orNull(c)), "go": json.RawMessage(orNull(g)), "err": errText(err)}
 		json.NewEncoder(os.Stdout).Encode(out)
 		os.Exit(0)
@@ -112,6 +121,22 @@ func cpusUsable() (s cpusetSet) {
 		return s
 	}
 	return topo.Usable()
+}
+
+// cReport runs a script through the C library alone, on a locked thread
+// that is thrown away after.
+func cReport(sc script) (c []byte, err error) {
+	onLockedThread(func() {
+		s, e := begin(sc.c)
+		if e != nil {
+			err = fmt.Errorf("C session: %w", e)
+			return
+		}
+		defer s.free()
+		s.finish()
+		c = s.reportJSON()
+	})
+	return c, err
 }
 
 // bothReports runs a script through the C library and then through the Go
