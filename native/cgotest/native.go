@@ -21,21 +21,32 @@ package cgotest
 #include "../src/results.c"
 
 // spin_cpu burns the calling thread's CPU time up to ms, widening its own
-// mask to every CPU each time a third of it has gone by.
-static void spin_cpu(int ms, int widen)
+// mask to every CPU each time a third of it has gone by. After a widening
+// it goes on computing at least until its mask is narrow again, so that
+// the maintenance thread has the chance to put it back however slowly the
+// machine runs it.
+static void spin_cpu(int ms, int widen, const corepin_cpuset *target)
 {
+	int widened = 0;
 	uint64_t start = 0, now = 0, next;
 	cp_thread_cputime_ns(0, &start);
 	next = start + (uint64_t)ms * 1000000ULL / 3;
 	volatile uint64_t x = 0;
-	while (now < start + (uint64_t)ms * 1000000ULL) {
+	while (now < start + (uint64_t)ms * 1000000ULL || widened) {
 		for (int i = 0; i < 100000; i++)
 			x += (uint64_t)i;
 		cp_thread_cputime_ns(0, &now);
-		if (widen && now >= next) {
+		if (widened) {
+			corepin_cpuset mask;
+			if (cp_getaffinity(0, &mask) == 0 && cp_cpuset_equal(&mask, target))
+				widened = 0;
+			if (now > start + 60000000000ULL)
+				break; // a minute of CPU: the maintenance thread is not working
+		} else if (widen && now >= next && now < start + (uint64_t)ms * 1000000ULL) {
 			corepin_cpuset all;
 			memset(&all, 0xff, sizeof all);
 			cp_setaffinity(0, &all);
+			widened = 1;
 			next += (uint64_t)ms * 1000000ULL / 3;
 		}
 	}
@@ -52,7 +63,7 @@ static void *widen_worker(void *p)
 	struct widen_args *a = p;
 	cp_setaffinity(0, &a->target);
 	a->entered = corepin_worker_enter() == 0;
-	spin_cpu(a->ms, 1);
+	spin_cpu(a->ms, 1, &a->target);
 	corepin_worker_leave();
 	return NULL;
 }
