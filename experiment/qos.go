@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/session"
 )
@@ -125,10 +127,12 @@ func RunQoS(cfg QoSConfig) (*QoSResult, error) {
 func (res *QoSResult) measure(lv *QoSLevel, cfg QoSConfig, level qos.Level) (float64, error) {
 	var ms float64
 	var sum uint64
-	rule := session.Any // the report says what each level got; every level runs
-	rep, err := session.Run(session.Options{
-		CPU: cfg.CPU, Ladder: session.QoSLadder(level), QoS: &level, Accept: &rule,
-	}, func(*session.Session) error {
+	// AnyRule: the report says what each level got; every level runs. The
+	// key thread is started as every work is, by launch: corepin's other
+	// threads keep off its CPU while it runs.
+	rep, err := launch.RunThread(context.Background(), launch.ThreadConfig{Request: session.Request{
+		CPU: cfg.CPU, Ladder: session.QoSLadder(level), QoS: &level, Accept: session.AnyRule(),
+	}}, func(*session.Session) error {
 		start := time.Now()
 		sum = fib(cfg.Fib)
 		ms = float64(time.Since(start).Microseconds()) / 1000
@@ -155,7 +159,6 @@ func (res *QoSResult) measure(lv *QoSLevel, cfg QoSConfig, level qos.Level) (flo
 		// Without privilege a raised nice value cannot be lowered again.
 		// The session destroyed the thread, which deals with it; the
 		// measurement stands and the note says what happened.
-		session.ClearTaint()
 		note := "the restore after this level was refused (" + err.Error() + "); the thread was destroyed"
 		if !slices.Contains(lv.Notes, note) {
 			lv.Notes = append(lv.Notes, note)

@@ -10,10 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/topology"
 )
 
 // The test binary doubles as the launcher.
@@ -27,14 +31,28 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// primeCPU is the CPU corepin picks by default, as topology reads this
+// machine: a CPU the process may use, whatever the machine's shape.
+func primeCPU() int {
+	topo, err := topology.Read("/")
+	if err != nil {
+		panic(err)
+	}
+	target, err := topo.Select("prime")
+	if err != nil {
+		panic(err)
+	}
+	return target.ExactCPU
+}
+
 // niceFiveTwice launches twice with nice 5, which an unprivileged thread
 // can ask for but not undo, and prints what each launch reported.
 func niceFiveTwice() int {
 	five := 5
 	for range 2 {
-		rep, err := Run(context.Background(), Config{Spec: Spec{
-			CPU: runtime.NumCPU() - 1, Ladder: session.CustomLadder(nil, 0, &five, nil), Args: []string{"true"},
-		}})
+		rep, err := Run(context.Background(), Config{
+			Request: session.Request{CPU: primeCPU(), Ladder: session.CustomLadder(nil, 0, &five, nil)}, Args: []string{"true"},
+		})
 		if err != nil {
 			fmt.Println("error:", err)
 			return 1
@@ -55,10 +73,10 @@ func BenchmarkLaunchTrue(b *testing.B) {
 			name = StartLauncher
 		}
 		b.Run(name, func(b *testing.B) {
-			cpu := runtime.NumCPU() - 1
+			cpu := primeCPU()
 			for b.Loop() {
 				rep, err := Run(context.Background(), Config{
-					Spec:        Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"true"}},
+					Request: session.Request{CPU: cpu, Ladder: session.GeekbenchLadder()}, Args: []string{"true"},
 					WatchPeriod: 100e6, Launcher: launcher,
 				})
 				if err != nil || rep.ExitCode() != 0 || rep.Start != name {
@@ -76,7 +94,7 @@ func BenchmarkTasksetChrt(b *testing.B) {
 	if err1 != nil || err2 != nil {
 		b.Skip("needs taskset and chrt")
 	}
-	cpu := runtime.NumCPU() - 1
+	cpu := primeCPU()
 	for b.Loop() {
 		if err := exec.Command(taskset, "-c", strconv.Itoa(cpu), chrt, "-o", "0", "true").Run(); err != nil {
 			b.Fatal(err)
@@ -99,8 +117,9 @@ func TestRunQoSGoesThroughTheLauncher(t *testing.T) {
 	level := qos.UserInteractive
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
-		Spec:   Spec{CPU: runtime.NumCPU() - 1, Ladder: session.QoSLadder(level), QoS: &level, Accept: "any", Args: []string{"sh", "-c", "echo $$"}},
-		Stdout: &out,
+		Request: session.Request{CPU: primeCPU(), Ladder: session.QoSLadder(level), QoS: &level, Accept: session.AnyRule()},
+		Args:    []string{"sh", "-c", "echo $$"},
+		Stdout:  &out,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -121,11 +140,12 @@ func TestRunForkedPutsTheThreadBack(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
 		t.Skip("needs Linux with 2 CPUs")
 	}
-	cpu := runtime.NumCPU() - 1
+	cpu := primeCPU()
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
-		Spec:   Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"grep", "Cpus_allowed_list", "/proc/self/status"}},
-		Stdout: &out,
+		Request: session.Request{CPU: cpu, Ladder: session.GeekbenchLadder()},
+		Args:    []string{"grep", "Cpus_allowed_list", "/proc/self/status"},
+		Stdout:  &out,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -158,5 +178,67 @@ func TestRunForkedUnrestorableThreadIsEnded(t *testing.T) {
 	want := "start=fork exit=0 restored=false nice=5"
 	if len(lines) != 2 || lines[0] != want || lines[1] != want {
 		t.Errorf("as nobody, two launches with nice 5 printed\n%s\nwant twice %q", out, want)
+	}
+}
+
+// In process, the work runs on a session thread of this process: the report
+// says so, the other threads keep off the target meanwhile, and everything
+// is put back.
+func TestRunThread(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux with 2 CPUs")
+	}
+	cpu := primeCPU()
+	var tid int
+	var mainMask cpuset.Set
+	rep, err := RunThread(context.Background(), ThreadConfig{
+		Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, WatchPeriod: 10 * time.Millisecond,
+	}, func(s *session.Session) error {
+		tid = s.TID()
+		var err error
+		mainMask, err = sched.GetAffinity(os.Getpid())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Start != StartThread || rep.TID != tid || !rep.Readback.ExactAtReadback || !rep.Restore.OK || rep.Child.PID != os.Getpid() {
+		t.Errorf("report: start %q, tid %d (work on %d), readback %+v, restore %+v", rep.Start, rep.TID, tid, rep.Readback, rep.Restore)
+	}
+	if mainMask.Contains(cpu) || !rep.Parent.Restored {
+		t.Errorf("the main thread's mask during the work was %s (target %d); restored %v", mainMask, cpu, rep.Parent.Restored)
+	}
+	if after, _ := sched.GetAffinity(os.Getpid()); !after.Contains(cpu) {
+		t.Errorf("the main thread's mask after the work is %s", after)
+	}
+	if rep.Watch == nil || len(rep.Watch.Threads) != 1 {
+		t.Errorf("watch: %+v (%s)", rep.Watch, rep.WatchError)
+	}
+}
+
+func TestStartPinned(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux")
+	}
+	cpu := primeCPU()
+	p, err := StartPinned(cpu, exec.Command("sleep", "30"), exec.Command("sleep", "30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := p.Processes()
+	for _, proc := range procs {
+		mask, err := sched.GetAffinity(proc.Pid)
+		if err != nil || !mask.Equal(cpuset.Of(cpu)) {
+			t.Errorf("process %d: mask %s, %v; want %d", proc.Pid, mask, err, cpu)
+		}
+	}
+	p.Stop()
+	for _, proc := range procs {
+		if sched.ProcessAlive(proc.Pid) {
+			t.Errorf("process %d still runs after Stop", proc.Pid)
+		}
+	}
+	if _, err := StartPinned(cpu, exec.Command("/nonexistent/program")); err == nil {
+		t.Error("a program that does not exist was started")
 	}
 }

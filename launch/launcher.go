@@ -32,8 +32,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
@@ -58,16 +56,11 @@ const (
 	ExitNotFound      = 127
 )
 
-// Spec is what the launcher is asked to do.
-type Spec struct {
-	CPU           int            `json:"cpu"`
-	CPUs          cpuset.Set     `json:"cpus"`
-	Mode          session.Mode   `json:"mode"`
-	Ladder        session.Ladder `json:"ladder"`
-	AllowRealtime bool           `json:"allow_realtime"`
-	QoS           *qos.Level     `json:"qos,omitempty"`
-	Accept        string         `json:"accept"` // a session rule, "exact" by default
-	Args          []string       `json:"args"`   // the command and its arguments
+// spec is what the launcher is asked to do: the request, whole, and the
+// command.
+type spec struct {
+	Request session.Request `json:"request"`
+	Args    []string        `json:"args"` // the command and its arguments
 }
 
 // message is one JSON value the launcher writes on the report pipe.
@@ -88,7 +81,7 @@ func Main() {
 
 func launch(pipe *os.File) int {
 	send := func(m message) { json.NewEncoder(pipe).Encode(m) }
-	var spec Spec
+	var spec spec
 	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
 		send(message{Failed: "reading the launch spec: " + err.Error()})
 		return 1
@@ -98,12 +91,7 @@ func launch(pipe *os.File) int {
 		send(message{Failed: "no command to run"})
 		return 1
 	}
-	opts, err := spec.options()
-	if err != nil {
-		send(message{Failed: err.Error()})
-		return 1
-	}
-	s, err := session.Begin(opts)
+	s, err := session.Begin(spec.Request)
 	if err != nil {
 		send(message{Failed: err.Error()})
 		return 1
@@ -142,24 +130,6 @@ func innermost(err error) string {
 		return err.Error() + " (" + name + ")"
 	}
 	return err.Error()
-}
-
-// options turns the spec into session options.
-func (spec Spec) options() (session.Options, error) {
-	rule := session.ExactRule
-	if spec.Mode == session.Soft {
-		rule = session.SoftRule
-	}
-	if spec.Accept != "" {
-		var err error
-		if rule, err = session.ParseRule(spec.Accept); err != nil {
-			return session.Options{}, err
-		}
-	}
-	return session.Options{
-		CPU: spec.CPU, CPUs: spec.CPUs, Mode: spec.Mode, Ladder: spec.Ladder,
-		AllowRealtime: spec.AllowRealtime, QoS: spec.QoS, Accept: &rule,
-	}, nil
 }
 
 // execErrno names why a command could not be run and the shell's exit

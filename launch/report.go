@@ -11,7 +11,7 @@ import (
 type Report struct {
 	session.Report
 	Command []string      `json:"command"`
-	Start   string        `json:"start"` // StartFork or StartLauncher
+	Start   string        `json:"start"` // StartFork, StartLauncher or StartThread
 	Child   ChildReport   `json:"child"`
 	Watch   *watch.Result `json:"watch"`
 	// WatchError says why there is no watch result.
@@ -31,6 +31,9 @@ const (
 	// StartLauncher: corepin ran again as the launcher, set up its own
 	// thread and became the command.
 	StartLauncher = "launcher"
+	// StartThread: the work is Go code that ran on a session thread of
+	// corepin itself (RunThread).
+	StartThread = "thread"
 )
 
 // ChildReport is the command's end and resource use.

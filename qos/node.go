@@ -1,6 +1,17 @@
 package qos
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"corepin.dev/corepin/fsroot"
+)
+
+// HasNode reports whether the system under root has the QoS node for the
+// thread that reads it (NodePath).
+func HasNode(root fsroot.Root) bool {
+	_, err := root.Stat(NodePath)
+	return err == nil
+}
 
 // The HarmonyOS/OpenHarmony kernel exposes QoS as an ioctl on a per-thread
 // proc file (kernel_linux_common_modules, qos_auth/auth_ctl/qos_ctrl.c).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"strings"
 
 	"corepin.dev/corepin/results"
 )
@@ -23,36 +24,20 @@ func ComparePage(old, new *results.Run, oldName, newName string) *Simple {
 			{Label: "Test", Value: "Mann-Whitney U on the counted runs, α = 0.05 (golang.org/x/perf/benchmath)"},
 		},
 	}
-	if c.ScoreChange != nil {
-		p.Facts = append(p.Facts, Fact{Label: "Score", Value: fmt.Sprintf("%.0f → %.0f (%+.1f%%)", *c.OldScore, *c.NewScore, 100**c.ScoreChange)})
+	if line := c.ScoreLine(); line != "" {
+		p.Facts = append(p.Facts, Fact{Label: "Score", Value: strings.TrimPrefix(line, "score ")})
 	}
 	var bars []Bar
-	table := Table{Header: []string{"Benchmark", "Old median", "Old 95% CI", "New median", "New 95% CI", "Change", "p", "Verdict"}}
-	var notes []string
+	table := Table{Header: c.TableHeader()}
 	for _, d := range c.Deltas {
-		verdict, color := "no significant difference", "#8c959f"
-		switch {
-		case d.Old == nil:
-			verdict = "only in the new run"
-		case d.New == nil:
-			verdict = "only in the old run"
-		case d.P == nil:
-			verdict = "too few runs to test"
-		case d.Significant && *d.Change < 0:
-			verdict, color = "faster", "#1a7f37"
-		case d.Significant:
-			verdict, color = "slower", "#d1242f"
-		}
+		verdict := d.Verdict()
 		if d.Change != nil {
-			bars = append(bars, Bar{Label: d.Name, Value: math.Abs(100 * *d.Change), Color: color,
+			bars = append(bars, Bar{Label: d.Name, Value: math.Abs(100 * *d.Change), Color: verdictColors[verdict],
 				Note: fmt.Sprintf("(%s, %s)", signed(*d.Change), verdict)})
 		}
-		table.Rows = append(table.Rows, []string{d.Name, statMedian(d.Old), statCI(d.Old), statMedian(d.New), statCI(d.New),
-			optSigned(d.Change), optP(d.P), verdict})
-		for _, w := range d.Warnings {
-			notes = append(notes, d.Name+": "+w)
-		}
+		table.Rows = append(table.Rows, d.Row())
 	}
+	notes := c.Notes()
 	p.Sections = []SimpleSection{{
 		Title:  "Change of the median",
 		Charts: []template.HTML{BarChart{Title: "Size of the change of each median · % (green faster, red slower, grey not significant)", Unit: "%", Bars: bars}.SVG()},
@@ -62,32 +47,12 @@ func ComparePage(old, new *results.Run, oldName, newName string) *Simple {
 	return p
 }
 
+// verdictColors colour the bars: green faster, red slower, grey otherwise.
+var verdictColors = map[string]string{
+	results.VerdictFaster:       "#1a7f37",
+	results.VerdictSlower:       "#d1242f",
+	results.VerdictNoDifference: "#8c959f",
+	results.VerdictTooFew:       "#8c959f",
+}
+
 func signed(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
-
-func optSigned(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return signed(*v)
-}
-
-func optP(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.3f", *v)
-}
-
-func statMedian(s *results.Stats) string {
-	if s == nil {
-		return "-"
-	}
-	return fmtSeconds(s.MedianS)
-}
-
-func statCI(s *results.Stats) string {
-	if s == nil || s.CIConf == 0 {
-		return "-"
-	}
-	return fmtSeconds(s.CILowS) + " – " + fmtSeconds(s.CIHighS)
-}

@@ -135,12 +135,7 @@ func Build(run *results.Run, dir string) *Page {
 	return p
 }
 
-func targetCPUs(run *results.Run) []int {
-	if run.Target.Mode == "soft" && !run.Target.SoftCPUs.IsEmpty() {
-		return run.Target.SoftCPUs.CPUs()
-	}
-	return []int{run.Target.ExactCPU}
-}
+func targetCPUs(run *results.Run) []int { return run.Target.CPUs().CPUs() }
 
 func targetMaxMHz(run *results.Run, target []int) float64 {
 	m := 0.0

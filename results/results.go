@@ -10,6 +10,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/topology"
 )
@@ -48,11 +49,16 @@ type Host struct {
 
 // Target is where the benchmarks ran.
 type Target struct {
-	Spec     string     `json:"spec"`
-	Mode     string     `json:"mode"`
-	ExactCPU int        `json:"exact_cpu"`
-	SoftCPUs cpuset.Set `json:"soft_cpus"`
-	Why      string     `json:"why"`
+	Spec     string       `json:"spec"`
+	Mode     session.Mode `json:"mode"`
+	ExactCPU int          `json:"exact_cpu"`
+	SoftCPUs cpuset.Set   `json:"soft_cpus"`
+	Why      string       `json:"why"`
+}
+
+// CPUs is the mask the work was kept on, as the request computes it.
+func (t Target) CPUs() cpuset.Set {
+	return session.Request{CPU: t.ExactCPU, Group: t.SoftCPUs, Mode: t.Mode}.Mask()
 }
 
 // Options are the run's settings.

@@ -142,6 +142,8 @@ func (b *Benchmark) warnings(times []float64) []string {
 		case sch.Start == launch.StartFork:
 			// Nothing is left changed: the thread was ended instead.
 			add("run %d: corepin's thread that started the command could not be put back, so it was ended (%s)", r.Index, sch.Restore.Failure())
+		case sch.Start == launch.StartThread:
+			add("run %d: the work's thread could not be put back, so it was ended (%s)", r.Index, sch.Restore.Failure())
 		default:
 			add("run %d: the scheduling restore failed (%s)", r.Index, sch.Restore.Failure())
 		}

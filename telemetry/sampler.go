@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/observer"
 )
 
@@ -24,7 +25,7 @@ const MinPeriod = 50 * time.Millisecond
 
 // Options configure a sampler.
 type Options struct {
-	Root   string        // folder holding sys/ and proc/; "/" by default
+	Root   fsroot.Root   // folder holding sys/ and proc/; the live system by default
 	Period time.Duration // 1 s by default
 	CPUs   cpuset.Set    // CPUs to record; all CPUs in /proc/stat when empty
 	Avoid  cpuset.Set    // CPUs the sampler's thread must not run on
@@ -125,7 +126,7 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 // newSampler checks the options and takes the baseline reading.
 func newSampler(opts Options) (*Sampler, error) {
 	if opts.Root == "" {
-		opts.Root = "/"
+		opts.Root = fsroot.Host
 	}
 	if opts.Period == 0 {
 		opts.Period = time.Second
@@ -133,10 +134,10 @@ func newSampler(opts Options) (*Sampler, error) {
 	if opts.Period < MinPeriod {
 		return nil, fmt.Errorf("telemetry period %v is shorter than the minimum %v", opts.Period, MinPeriod)
 	}
-	s := &Sampler{opts: opts, start: time.Now(), gaps: map[int]bool{}, src: map[int]string{}, files: newFiles(opts.Root)}
+	s := &Sampler{opts: opts, start: time.Now(), gaps: map[int]bool{}, src: map[int]string{}, files: newFiles(opts.Root.String())}
 	s.series = Series{Started: s.start, Period: opts.Period.Seconds(), Samples: []Sample{}}
 	if opts.Thermal {
-		s.zones = findThermalZones(opts.Root)
+		s.zones = findThermalZones(opts.Root.String())
 	}
 	if err := s.baseline(); err != nil {
 		return nil, err
@@ -145,17 +146,17 @@ func newSampler(opts Options) (*Sampler, error) {
 }
 
 func (s *Sampler) baseline() error {
-	data, err := os.ReadFile(filepath.Join(s.opts.Root, "proc/stat"))
+	data, err := os.ReadFile(filepath.Join(s.opts.Root.String(), "proc/stat"))
 	if err != nil {
 		return fmt.Errorf("starting telemetry: %w", err)
 	}
 	prev, bad := parseProcStat(string(data))
 	if len(prev) == 0 {
-		return fmt.Errorf("starting telemetry: no per-CPU line in %s", filepath.Join(s.opts.Root, "proc/stat"))
+		return fmt.Errorf("starting telemetry: no per-CPU line in %s", filepath.Join(s.opts.Root.String(), "proc/stat"))
 	}
 	s.prev = prev
 	for cpu := range prev {
-		s.throttle = s.throttle || readThrottles(s.opts.Root, cpu) >= 0
+		s.throttle = s.throttle || readThrottles(s.opts.Root.String(), cpu) >= 0
 	}
 	for _, b := range bad {
 		s.note("malformed /proc/stat line skipped: " + b)
@@ -200,7 +201,7 @@ func (s *Sampler) note(n string) {
 // sample takes one reading of every CPU of interest.
 func (s *Sampler) sample() {
 	t := time.Since(s.start).Seconds()
-	data, err := s.files.read(filepath.Join(s.opts.Root, "proc/stat"))
+	data, err := s.files.read(filepath.Join(s.opts.Root.String(), "proc/stat"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -222,7 +223,7 @@ func (s *Sampler) sample() {
 	var cpuinfo map[int]float64
 	cpuinfoMHz := func() map[int]float64 {
 		if cpuinfo == nil {
-			cpuinfo = readCpuinfoMHz(s.opts.Root)
+			cpuinfo = readCpuinfoMHz(s.opts.Root.String())
 		}
 		return cpuinfo
 	}
@@ -243,7 +244,7 @@ func (s *Sampler) sample() {
 			s.note(fmt.Sprintf("t=%.1fs: CPU %d left /proc/stat (offline): a gap", t, cpu))
 		}
 		s.gaps[cpu] = !hasCur
-		if mhz, src := readFreq(s.files, s.opts.Root, cpu, cpuinfoMHz, s.src[cpu]); src != SourceNone {
+		if mhz, src := readFreq(s.files, s.opts.Root.String(), cpu, cpuinfoMHz, s.src[cpu]); src != SourceNone {
 			smp.FreqMHz, smp.FreqSource = &mhz, src
 			s.src[cpu] = src
 			s.addSource(src)
@@ -254,7 +255,7 @@ func (s *Sampler) sample() {
 			}
 		}
 		if s.throttle {
-			if n := readThrottles(s.opts.Root, cpu); n >= 0 {
+			if n := readThrottles(s.opts.Root.String(), cpu); n >= 0 {
 				smp.Throttles = &n
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
 )
 
@@ -58,7 +59,7 @@ func TestSampleExactValues(t *testing.T) {
 	tr.write(freqPath(0, "cpuinfo_avg_freq"), "2750000\n")
 	tr.write(freqPath(0, "scaling_cur_freq"), "1000000\n")
 	tr.write(freqPath(1, "scaling_cur_freq"), "1804800\n")
-	s, err := newSampler(Options{Root: tr.root})
+	s, err := newSampler(Options{Root: fsroot.Root(tr.root)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestSourcesInOrder(t *testing.T) {
 	tr := newTree(t)
 	tr.stat(cpuLine(0, 1, 1))
 	tr.write("proc/cpuinfo", "processor\t: 0\ncpu MHz\t\t: 2445.430\n\n")
-	s, err := newSampler(Options{Root: tr.root})
+	s, err := newSampler(Options{Root: fsroot.Root(tr.root)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestSourcesInOrder(t *testing.T) {
 func TestNoFrequencySourceSaysSo(t *testing.T) {
 	tr := newTree(t)
 	tr.stat(cpuLine(0, 1, 1))
-	s, _ := newSampler(Options{Root: tr.root})
+	s, _ := newSampler(Options{Root: fsroot.Root(tr.root)})
 	s.sample()
 	smp := s.series.Samples[0]
 	if smp.FreqMHz != nil || smp.FreqSource != SourceNone || len(s.series.Sources) != 0 {
@@ -136,7 +137,7 @@ func TestHotUnplugIsAGap(t *testing.T) {
 	tr := newTree(t)
 	tr.stat(cpuLine(0, 1, 1), cpuLine(1, 1, 1))
 	tr.write(freqPath(1, "scaling_cur_freq"), "1000000")
-	s, _ := newSampler(Options{Root: tr.root, CPUs: cpuset.Of(0, 1)})
+	s, _ := newSampler(Options{Root: fsroot.Root(tr.root), CPUs: cpuset.Of(0, 1)})
 	// CPU 1 goes offline: its /proc/stat line and cpufreq files vanish.
 	tr.stat(cpuLine(0, 2, 2))
 	tr.remove(freqPath(1, "scaling_cur_freq"))
@@ -157,7 +158,7 @@ func TestHotUnplugIsAGap(t *testing.T) {
 func TestMalformedProcStat(t *testing.T) {
 	tr := newTree(t)
 	tr.stat(cpuLine(0, 1, 1), "cpu1 x y z", "cpuQ 1 2 3 4", "cpu2 1 2")
-	s, err := newSampler(Options{Root: tr.root})
+	s, err := newSampler(Options{Root: fsroot.Root(tr.root)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,13 +167,13 @@ func TestMalformedProcStat(t *testing.T) {
 	}
 	tr.write("proc/stat", "garbage")
 	s.sample() // must not panic
-	if _, err := newSampler(Options{Root: tr.root}); err == nil {
+	if _, err := newSampler(Options{Root: fsroot.Root(tr.root)}); err == nil {
 		t.Error("a /proc/stat without CPU lines was accepted")
 	}
-	if _, err := newSampler(Options{Root: t.TempDir()}); err == nil {
+	if _, err := newSampler(Options{Root: fsroot.Root(t.TempDir())}); err == nil {
 		t.Error("a root without /proc/stat was accepted")
 	}
-	if _, err := newSampler(Options{Root: tr.root, Period: time.Millisecond}); err == nil {
+	if _, err := newSampler(Options{Root: fsroot.Root(tr.root), Period: time.Millisecond}); err == nil {
 		t.Error("a 1 ms period was accepted")
 	}
 }
@@ -282,7 +283,7 @@ func TestThermalZones(t *testing.T) {
 	tr.write("sys/class/thermal/thermal_zone0/temp", "48500\n")
 	tr.write("sys/class/thermal/thermal_zone1/type", "battery\n")
 	tr.write("sys/class/thermal/thermal_zone1/temp", "garbage\n")
-	s, err := newSampler(Options{Root: tr.root, Thermal: true})
+	s, err := newSampler(Options{Root: fsroot.Root(tr.root), Thermal: true})
 	if err != nil {
 		t.Fatal(err)
 	}

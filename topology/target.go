@@ -78,6 +78,20 @@ func (t *Topology) Select(spec string) (Target, error) {
 	return t.selectCPUs(spec, cpus, usable)
 }
 
+// SelectCPUs chooses the given CPUs as the target, with the same checks
+// as Select: each must exist, be online and be allowed to this process.
+func (t *Topology) SelectCPUs(cpus cpuset.Set) (Target, error) {
+	spec := cpus.String()
+	if cpus.IsEmpty() {
+		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no CPU given"}
+	}
+	usable := t.Usable()
+	if usable.IsEmpty() {
+		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no online CPU is allowed to this process"}
+	}
+	return t.selectCPUs(spec, cpus, usable)
+}
+
 // firstUsableGroup returns the fastest (or slowest) group that has a usable
 // CPU, so that a process confined by taskset or a cpuset still gets the best
 // of what it may use.

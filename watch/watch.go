@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/observer"
 	"corepin.dev/corepin/sched"
 )
@@ -42,8 +43,12 @@ type Options struct {
 	Avoid cpuset.Set
 	// Children follows the process's descendants too.
 	Children bool
-	// Root is the folder holding proc/; "/" by default.
-	Root string
+	// TIDs, when given, are the only threads of PID that are followed: the
+	// work's thread when the work runs inside corepin, whose other threads
+	// are corepin's own.
+	TIDs []int
+	// Root is the folder holding proc/; the live system by default.
+	Root fsroot.Root
 }
 
 // Result is what a watcher saw and did.
@@ -111,13 +116,10 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	if opts.Period == 0 {
 		opts.Period = 100 * time.Millisecond
 	}
-	if opts.Root == "" {
-		opts.Root = "/"
-	}
 	if opts.PID <= 0 {
 		return nil, fmt.Errorf("watching: %d is not a process id", opts.PID)
 	}
-	if _, err := os.Stat(filepath.Join(opts.Root, "proc", strconv.Itoa(opts.PID), "task")); err != nil {
+	if _, err := opts.Root.Stat(filepath.Join("proc", strconv.Itoa(opts.PID), "task")); err != nil {
 		return nil, fmt.Errorf("watching process %d: %w", opts.PID, err)
 	}
 	w := &Watcher{opts: opts, threads: map[key]*thread{}}
@@ -199,9 +201,15 @@ func (w *Watcher) sample() {
 	for _, t := range w.threads {
 		t.seen = false
 	}
-	for _, pid := range w.processes() {
-		for _, tid := range w.tasks(pid) {
-			w.sampleThread(pid, tid)
+	if len(w.opts.TIDs) > 0 {
+		for _, tid := range w.opts.TIDs {
+			w.sampleThread(w.opts.PID, tid)
+		}
+	} else {
+		for _, pid := range w.processes() {
+			for _, tid := range w.tasks(pid) {
+				w.sampleThread(pid, tid)
+			}
 		}
 	}
 	w.lastTicks = now
@@ -209,7 +217,7 @@ func (w *Watcher) sample() {
 
 // uptimeTicks reads the time since boot in clock ticks; 0 when unknown.
 func (w *Watcher) uptimeTicks() uint64 {
-	data, err := os.ReadFile(filepath.Join(w.opts.Root, "proc", "uptime"))
+	data, err := w.opts.Root.ReadFile("/proc/uptime")
 	if err != nil {
 		return 0
 	}
@@ -225,7 +233,7 @@ func (w *Watcher) uptimeTicks() uint64 {
 }
 
 func (w *Watcher) procPath(parts ...string) string {
-	return filepath.Join(append([]string{w.opts.Root, "proc"}, parts...)...)
+	return w.opts.Root.Path(append([]string{"proc"}, parts...)...)
 }
 
 // processes returns the PID and, when following children, its descendants

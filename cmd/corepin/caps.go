@@ -1,130 +1,42 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"text/tabwriter"
-
-	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
-
-	"corepin.dev/corepin/qos"
-	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/topology"
+	"corepin.dev/corepin/caps"
+	"corepin.dev/corepin/fsroot"
 )
 
-// capabilities is what "corepin caps" reports: what this kernel and this
-// user allow, each with its evidence.
-type capabilities struct {
-	Kernel       string            `json:"kernel"`
-	Uclamp       bool              `json:"uclamp"`
-	Realtime     bool              `json:"realtime"`
-	NiceLowering bool              `json:"nice_lowering"`
-	Slice        bool              `json:"slice"`
-	QoSNode      bool              `json:"qos_node"`
-	Cpufreq      bool              `json:"cpufreq"`
-	Isolated     []int             `json:"isolated"`
-	AllowedCPUs  int               `json:"allowed_cpus"`
-	OnlineCPUs   int               `json:"online_cpus"`
-	Evidence     map[string]string `json:"evidence"`
-}
-
-func gatherCapabilities() (capabilities, error) {
-	c := capabilities{Evidence: map[string]string{}}
-	var uts unix.Utsname
-	if unix.Uname(&uts) == nil {
-		c.Kernel = unix.ByteSliceToString(uts.Release[:])
-	}
-	for name, f := range map[string]sched.Feature{
-		"uclamp": sched.Uclamp(), "realtime": sched.Realtime(),
-		"nice_lowering": sched.NiceLowering(), "slice": sched.Slice(),
-	} {
-		c.Evidence[name] = f.Evidence
-		switch name {
-		case "uclamp":
-			c.Uclamp = f.Supported
-		case "realtime":
-			c.Realtime = f.Supported
-		case "nice_lowering":
-			c.NiceLowering = f.Supported
-		case "slice":
-			c.Slice = f.Supported
-		}
-	}
-	c.QoSNode = qos.NodeAvailable()
-	c.Evidence["qos_node"] = qos.NodePath + " is missing"
-	if c.QoSNode {
-		c.Evidence["qos_node"] = qos.NodePath + " exists"
-	}
-	policies, _ := filepath.Glob("/sys/devices/system/cpu/cpufreq/policy*")
-	perCPU, _ := filepath.Glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq")
-	c.Cpufreq = len(policies)+len(perCPU) > 0
-	c.Evidence["cpufreq"] = fmt.Sprintf("%d cpufreq policies, %d per-CPU cpufreq folders", len(policies), len(perCPU))
-	topo, err := topology.Read("/")
-	if err != nil {
-		return c, err
-	}
-	c.Isolated = topo.Isolated.CPUs()
-	c.OnlineCPUs = topo.Online.Len()
-	c.AllowedCPUs = topo.Usable().Len()
-	c.Evidence["isolated"] = "/sys/devices/system/cpu/isolated"
-	c.Evidence["allowed_cpus"] = "Cpus_allowed_list of /proc/self/status: " + topo.Usable().String()
-	return c, nil
-}
-
-func newCapsCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "caps",
-		Short: "Show what this kernel and this user allow, with the evidence",
-		Long: `Show what this kernel and this user allow: uclamp, realtime policies,
+func newCapsCmd() *command {
+	var (
+		asJSON bool
+		root   string
+	)
+	cmd := &command{
+		use:   "caps",
+		short: "Show what this kernel and this user allow, with the evidence",
+		long: `Show what this kernel and this user allow: uclamp, realtime policies,
 lowering nice, EEVDF slice requests, the HarmonyOS QoS node, cpufreq,
 isolated CPUs and the CPUs allowed to this process. Each answer comes from a
 real request on a throwaway thread or from the file that says so, and the
-evidence is printed beside it.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := gatherCapabilities()
+evidence is printed beside it.
+
+--root reads a saved tree (a folder holding sys/ and proc/) instead of this
+machine; what only a real request can tell then reads as unknown.`,
+		example: `  corepin caps
+  corepin caps --json
+  corepin caps --root ./dump`,
+		args: noArgs,
+		run: func(in *invocation, _ []string) error {
+			c, err := caps.Read(fsroot.Root(root))
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), c)
+				return writeJSON(in.stdout, c)
 			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "kernel %s, running as uid %d\n\n", c.Kernel, os.Geteuid())
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			row := func(name string, ok bool, key string) {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", name, yesNo(ok), c.Evidence[key])
-			}
-			row("uclamp", c.Uclamp, "uclamp")
-			row("realtime", c.Realtime, "realtime")
-			row("lower nice", c.NiceLowering, "nice_lowering")
-			row("EEVDF slice", c.Slice, "slice")
-			row("HarmonyOS QoS", c.QoSNode, "qos_node")
-			row("cpufreq", c.Cpufreq, "cpufreq")
-			fmt.Fprintf(tw, "isolated CPUs\t%s\t%s\n", orDash(intsList(c.Isolated)), c.Evidence["isolated"])
-			fmt.Fprintf(tw, "allowed CPUs\t%d of %d\t%s\n", c.AllowedCPUs, c.OnlineCPUs, c.Evidence["allowed_cpus"])
-			return tw.Flush()
+			return c.WriteText(in.stdout)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.flags().StringVar(&root, "root", "/", "read the tree under this `folder`")
 	return cmd
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func intsList(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = fmt.Sprint(n)
-	}
-	return strings.Join(s, ",")
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"corepin.dev/corepin/caps"
 	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/launch"
@@ -36,9 +37,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func capsJSON(t *testing.T, out string) capabilities {
+func capsJSON(t *testing.T, out string) caps.Capabilities {
 	t.Helper()
-	var c capabilities
+	var c caps.Capabilities
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatalf("caps --json printed %q: %v", out, err)
 	}

@@ -8,14 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
 
-func newExecCmd() *cobra.Command {
+func newExecCmd() *command {
 	var (
 		tf         targetFlags
 		sf         schedFlags
@@ -24,11 +23,12 @@ func newExecCmd() *cobra.Command {
 		reportFile string
 		quiet      bool
 		launcher   bool
+		replace    bool
 	)
-	cmd := &cobra.Command{
-		Use:   "exec [flags] -- COMMAND [ARG...]",
-		Short: "Run a command on the chosen core with verified scheduling",
-		Long: `Run a command on the chosen core. corepin sets the affinity and scheduling
+	cmd := &command{
+		use:   "exec [flags] [--] COMMAND [ARG...]",
+		short: "Run a command on the chosen core with verified scheduling",
+		long: `Run a command on the chosen core. corepin sets the affinity and scheduling
 attributes on one of its own threads, reads them back, and starts the
 command from that thread, which the command copies; the thread is then put
 back. With --launcher (and always for --qos, which fork does not copy),
@@ -37,78 +37,125 @@ and then becomes the command. While the command runs, a watcher follows its
 threads (and its children's), puts back any that drift, and measures how
 much of their time they spent on the target.
 
+With --replace, corepin sets up and reads back its own main thread, writes
+the report if asked, and then becomes the command with execve, as taskset
+and chrt do: the command keeps corepin's process ID and starts soonest, but
+nothing watches it, keeps it on the target or reports how it ended, and
+corepin's exit status is the command's own.
+
 Standard streams pass through, SIGINT, SIGTERM and SIGHUP are forwarded,
 and corepin exits with the command's status (128+N for a signal, 125 when
 the acceptance rule refused, 126 when the command is not executable, 127
 when it is not found).`,
-		Example: `  corepin exec -- ./bench
+		example: `  corepin exec -- ./bench
   corepin exec --cpu 3 --ladder spec --realtime -- ./bench --size large
   corepin exec --cpus 4-7 --mode soft --report sched.json -- make -j4
-  corepin exec --nice -10 --uclamp 1024:1024 --accept exact+uclamp-min>=1024 -- ./bench`,
-		Args: func(cmd *cobra.Command, args []string) error {
+  corepin exec --nice -10 --uclamp 1024:1024 --accept 'exact+uclamp-min>=1024' -- ./bench
+  corepin exec --replace -q --cpu 1 -- ./bench`,
+		stopAtArgs: true, // flags after the command belong to it
+		ownSignals: true, // forwarded to the command, or left to it (--replace)
+		args: func(args []string) error {
 			if len(args) == 0 {
 				return usageError{fmt.Errorf("no command given (corepin exec [flags] -- COMMAND [ARG...])")}
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, target, err := tf.resolveQuick()
-			if err != nil {
-				return err
-			}
-			ladder, level, mode, err := sf.build(cmd)
-			if err != nil {
-				return err
-			}
-			if watchEvery < 0 || timeout < 0 {
-				return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
-			}
-			rep, err := launch.Run(context.WithoutCancel(cmd.Context()), launch.Config{
-				Spec: launch.Spec{
-					CPU: target.ExactCPU, CPUs: target.SoftCPUs, Mode: mode, Ladder: ladder,
-					AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept, Args: args,
-				},
-				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
-				Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
-			})
-			if err != nil {
-				return err
-			}
-			if reportFile != "" {
-				if err := writeJSONFile(reportFile, rep); err != nil {
-					return err
-				}
-			}
-			switch {
-			case rep.Refused != "":
-				return &exitError{code: rep.ExitCode(), err: fmt.Errorf("not run: the scheduling was not accepted: %s", rep.Refused)}
-			case rep.ExecError != "":
-				return &exitError{code: rep.ExitCode(), err: fmt.Errorf("cannot run %s: %s", args[0], rep.ExecError)}
-			}
-			if !quiet {
-				printExecSummary(cmd.ErrOrStderr(), rep)
-			}
-			if code := rep.ExitCode(); code != 0 {
-				return &exitError{code: code}
-			}
-			return nil
-		},
 	}
-	cmd.Flags().SetInterspersed(false) // flags after the command belong to it
+	cmd.run = func(in *invocation, args []string) error {
+		target, err := tf.resolveQuick()
+		if err != nil {
+			return err
+		}
+		req, err := sf.request(in, target)
+		if err != nil {
+			return err
+		}
+		if watchEvery < 0 || timeout < 0 {
+			return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
+		}
+		if replace {
+			if launcher || in.changed("watch") || in.changed("timeout") {
+				return usageError{fmt.Errorf("--replace cannot be combined with --launcher, --watch or --timeout: nothing is left to watch or time the command")}
+			}
+			return replaceWith(in, req, args, reportFile, quiet)
+		}
+		rep, err := launch.Run(context.WithoutCancel(in.ctx), launch.Config{
+			Request: req, Args: args,
+			Stdin: in.stdin, Stdout: in.stdout, Stderr: in.stderr,
+			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
+		})
+		if err != nil {
+			return err
+		}
+		if reportFile != "" {
+			if err := writeJSONFile(reportFile, rep); err != nil {
+				return err
+			}
+		}
+		if err := execFailure(rep, args); err != nil {
+			return err
+		}
+		if !quiet {
+			printExecSummary(in.stderr, rep)
+		}
+		if code := rep.ExitCode(); code != 0 {
+			return &exitError{code: code}
+		}
+		return nil
+	}
 	tf.register(cmd)
 	sf.register(cmd)
-	cmd.Flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
-	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print no summary")
-	cmd.Flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
+	cmd.flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
+	cmd.flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
+	cmd.flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
+	cmd.flags().BoolVar(&quiet, "quiet", false, "print no summary")
+	cmd.alias("q", "quiet")
+	cmd.flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
+	cmd.flags().BoolVar(&replace, "replace", false, "become the command (execve) once corepin's own thread is set up and read back, as taskset and chrt do: no watcher, no exit status")
 	return cmd
 }
 
-func printExecSummary(w io.Writer, rep *launch.Report) {
+// replaceWith makes corepin the command; it returns only when that failed.
+func replaceWith(in *invocation, req session.Request, args []string, reportFile string, quiet bool) error {
+	rep, err := launch.Replace(req, args, nil, func(rep *launch.Report) error {
+		if reportFile != "" {
+			if err := writeJSONFile(reportFile, rep); err != nil {
+				return err
+			}
+		}
+		if !quiet {
+			fmt.Fprintf(in.stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), schedulingSummary(rep))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if reportFile != "" {
+		if err := writeJSONFile(reportFile, rep); err != nil {
+			return err
+		}
+	}
+	return execFailure(rep, args)
+}
+
+// execFailure is the error for a command that did not run, nil when it ran.
+func execFailure(rep *launch.Report, args []string) error {
+	switch {
+	case rep.Refused != "":
+		return &exitError{code: rep.ExitCode(), err: fmt.Errorf("not run: the scheduling was not accepted: %s", rep.Refused)}
+	case rep.ExecError != "":
+		return &exitError{code: rep.ExitCode(), err: fmt.Errorf("cannot run %s: %s", args[0], rep.ExecError)}
+	}
+	return nil
+}
+
+// schedulingSummary is where and how the session's thread read back:
+// "CPU 1 (exact, mask 1), SCHED_OTHER nice -20 (ladder geekbench step 2)".
+func schedulingSummary(rep *launch.Report) string {
 	rb := rep.Readback
 	var b strings.Builder
-	fmt.Fprintf(&b, "corepin: %s ran on CPU %d (%s, mask %s), %s", filepath.Base(rep.Command[0]), rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
+	fmt.Fprintf(&b, "CPU %d (%s, mask %s), %s", rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
 	if rb.Policy.Realtime() {
 		fmt.Fprintf(&b, ":%d", rb.Priority)
 	} else {
@@ -119,6 +166,12 @@ func printExecSummary(w io.Writer, rep *launch.Report) {
 	} else if len(rep.Ladder.Steps) > 0 {
 		fmt.Fprintf(&b, " (no step of ladder %s held)", rep.Ladder.Name)
 	}
+	return b.String()
+}
+
+func printExecSummary(w io.Writer, rep *launch.Report) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "corepin: %s ran on %s", filepath.Base(rep.Command[0]), schedulingSummary(rep))
 	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
 		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
 	}

@@ -180,19 +180,17 @@ func TestExecForwardsSignals(t *testing.T) {
 
 // The test binary doubles as a busy program that widens its own affinity:
 // with COREPIN_EXEC_HELPER=widen it runs three busy threads that set their
-// masks to every CPU after 300 ms.
+// masks to every CPU after 100 ms of CPU time and end after 700 ms of it.
+// CPU time, not wall time, so that a loaded machine only makes it slower.
 func widenHelper() {
 	all := cpuset.Range(0, runtime.NumCPU()-1)
 	done := make(chan struct{})
 	for range 3 {
 		go func() {
 			runtime.LockOSThread()
-			start := time.Now()
-			for time.Since(start) < 300*time.Millisecond {
-			}
+			spinUntil(100 * time.Millisecond)
 			sched.SetAffinity(0, all)
-			for time.Since(start) < 2*time.Second {
-			}
+			spinUntil(700 * time.Millisecond)
 			done <- struct{}{}
 		}()
 	}
@@ -200,6 +198,16 @@ func widenHelper() {
 		<-done
 	}
 	os.Exit(0)
+}
+
+// spinUntil keeps the calling thread busy until it has used d of CPU time.
+func spinUntil(d time.Duration) {
+	for {
+		used, err := sched.ThreadCPUTime(0)
+		if err != nil || used >= d {
+			return
+		}
+	}
 }
 
 func TestExecWatcherPullsBack(t *testing.T) {
@@ -262,5 +270,62 @@ func TestExecUnprivileged(t *testing.T) {
 				t.Errorf("as nobody: %d EPERM steps, read-back %+v, exit %d", eperm, rep.Readback, rep.ExitCode())
 			}
 		})
+	}
+}
+
+// TestExecReplace checks that with --replace the command is corepin's own
+// process, on the requested CPU at the requested nice value, and that
+// corepin's exit status is the command's.
+func TestExecReplace(t *testing.T) {
+	cpu := requireExec(t)
+	exe, _ := os.Executable()
+	report := filepath.Join(t.TempDir(), "r.json")
+	// Nice 5 needs no privilege; the shell prints its PID, mask and nice.
+	script := `echo $$; grep Cpus_allowed_list /proc/$$/status; cut -d' ' -f19 /proc/$$/stat; exit 7`
+	cmd := cliCommand(t, exe, "exec", "--replace", "-q", "--cpu", fmt.Sprint(cpu), "--nice", "5", "--report", report, "--", "sh", "-c", script)
+	out, err := cmd.Output()
+	if code := cmd.ProcessState.ExitCode(); code != 7 {
+		t.Fatalf("exit %d (%v), want the command's 7\n%s", code, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("output %q", out)
+	}
+	if lines[0] != fmt.Sprint(cmd.Process.Pid) {
+		t.Errorf("the command ran as PID %s, corepin was %d", lines[0], cmd.Process.Pid)
+	}
+	if want := "Cpus_allowed_list:\t" + cpuset.Of(cpu).String(); lines[1] != want {
+		t.Errorf("mask line %q, want %q", lines[1], want)
+	}
+	if lines[2] != "5" {
+		t.Errorf("nice %s, want 5", lines[2])
+	}
+	rep := readReport(t, report)
+	if rep.Start != launch.StartReplace || rep.Child.PID != cmd.Process.Pid || !rep.Readback.ExactAtReadback || rep.Readback.Nice != 5 {
+		t.Errorf("report: start %q, pid %d, read-back %+v", rep.Start, rep.Child.PID, rep.Readback)
+	}
+	if rep.Child.ExitCode != nil || rep.Child.WallS != 0 {
+		t.Errorf("the report has figures nobody measured: %+v", rep.Child)
+	}
+}
+
+func TestExecReplaceFailures(t *testing.T) {
+	requireExec(t)
+	exe, _ := os.Executable()
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"exec", "--replace", "-q", "--", "/no/such/program"}, 127},
+		{[]string{"exec", "--replace", "-q", "--accept", "exact+policy=batch", "--", "true"}, 125},
+		{[]string{"exec", "--replace", "--launcher", "--", "true"}, exitUsage},
+		{[]string{"exec", "--replace", "--timeout", "1s", "--", "true"}, exitUsage},
+	}
+	for _, tt := range tests {
+		cmd := cliCommand(t, exe, tt.args...)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != tt.code {
+			t.Errorf("corepin %s: exit %d, want %d\n%s", strings.Join(tt.args, " "), code, tt.code, out)
+		}
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
-
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/internal/atomicfile"
@@ -19,20 +17,20 @@ import (
 	"corepin.dev/corepin/topology"
 )
 
-func newExperimentCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "experiment",
-		Short: "Run the seeds' experiments: QoS under heavy load, static versus dynamic partitioning",
-		Args:  noArgs,
+func newExperimentCmd() *command {
+	cmd := &command{
+		use:   "experiment",
+		short: "Run the seeds' experiments: QoS under heavy load, static versus dynamic partitioning",
+		args:  noArgs,
 	}
-	cmd.AddCommand(newQoSExperimentCmd(), newPartitionExperimentCmd())
+	cmd.add(newQoSExperimentCmd(), newPartitionExperimentCmd())
 	return cmd
 }
 
 // writeExperiment prints the text table or JSON, and with --out writes
 // NAME.json and NAME.html into the folder.
-func writeExperiment(cmd *cobra.Command, name string, v any, page *report.Simple, asJSON bool, out string, text func(io.Writer)) error {
-	w := cmd.OutOrStdout()
+func writeExperiment(in *invocation, name string, v any, page *report.Simple, asJSON bool, out string, text func(io.Writer)) error {
+	w := in.stdout
 	if asJSON {
 		if err := writeJSON(w, v); err != nil {
 			return err
@@ -53,11 +51,11 @@ func writeExperiment(cmd *cobra.Command, name string, v any, page *report.Simple
 	if err := atomicfile.Write(html, page.Render); err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.ErrOrStderr(), "wrote", filepath.Join(out, name+".json"), "and", html)
+	fmt.Fprintln(in.stderr, "wrote", filepath.Join(out, name+".json"), "and", html)
 	return nil
 }
 
-func newQoSExperimentCmd() *cobra.Command {
+func newQoSExperimentCmd() *command {
 	var (
 		tf                  targetFlags
 		low, high, levels   string
@@ -65,10 +63,10 @@ func newQoSExperimentCmd() *cobra.Command {
 		load, runs          int
 		noLoad, asJSON, qck bool
 	)
-	cmd := &cobra.Command{
-		Use:   "qos",
-		Short: "A key thread under heavy load at a low versus a high QoS level",
-		Long: `The second seed's experiment: CPU-bound processes (--load, default 2) keep
+	cmd := &command{
+		use:   "qos",
+		short: "A key thread under heavy load at a low versus a high QoS level",
+		long: `The second seed's experiment: CPU-bound processes (--load, default 2) keep
 the target CPU busy while a key thread pinned to the same CPU computes
 Fibonacci at each QoS level, through the session library (the level is read
 back and restored, as always); then the same without the load. Levels are
@@ -77,11 +75,11 @@ interleaved in a new random order in every run.
 On a kernel without the HarmonyOS QoS node a level is its Linux setting
 (policy, nice, uclamp; see corepin caps): without CAP_SYS_NICE the high
 levels cannot lower nice, and the read-back says so.`,
-		Example: `  corepin experiment qos
+		example: `  corepin experiment qos
   corepin experiment qos --levels all --runs 7 --out qos-results
   corepin experiment qos --quick --json`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		args: noArgs,
+		run: func(in *invocation, _ []string) error {
 			_, target, err := tf.resolve("/")
 			if err != nil {
 				return err
@@ -108,10 +106,10 @@ levels cannot lower nice, and the read-back says so.`,
 				return err
 			}
 			if qck {
-				if !cmd.Flags().Changed("work") {
+				if !in.changed("work") {
 					fibN = 30
 				}
-				if !cmd.Flags().Changed("runs") {
+				if !in.changed("runs") {
 					runs = 3
 				}
 			}
@@ -122,11 +120,11 @@ levels cannot lower nice, and the read-back says so.`,
 			if err != nil {
 				return err
 			}
-			return writeExperiment(cmd, "experiment-qos", res, res.Page(), asJSON, out, func(w io.Writer) { printQoS(w, res) })
+			return writeExperiment(in, "experiment-qos", res, res.Page(), asJSON, out, func(w io.Writer) { printQoS(w, res) })
 		},
 	}
 	tf.register(cmd)
-	f := cmd.Flags()
+	f := cmd.flags()
 	f.StringVar(&low, "level-low", "background", "the low QoS `level`")
 	f.StringVar(&high, "level-high", "user-interactive", "the high QoS `level`")
 	f.StringVar(&levels, "levels", "", "all: every level, lowest first")
@@ -188,16 +186,16 @@ func fmtX(v *float64) string {
 	return fmt.Sprintf("%.2f×", *v)
 }
 
-func newPartitionExperimentCmd() *cobra.Command {
+func newPartitionExperimentCmd() *command {
 	var (
 		cpus, slow, chunks, out    string
 		slowdown, size, iter, runs int
 		asJSON, qck                bool
 	)
-	cmd := &cobra.Command{
-		Use:   "partition",
-		Short: "Pinned static, static and dynamic partitioning of a parallel loop on fast and slow cores",
-		Long: `The third seed's experiment: a loop of a few bit operations per 32-bit element
+	cmd := &command{
+		use:   "partition",
+		short: "Pinned static, static and dynamic partitioning of a parallel loop on fast and slow cores",
+		long: `The third seed's experiment: a loop of a few bit operations per 32-bit element
 of a large array, one worker per CPU, a barrier per iteration, under pinned
 static, static and dynamic partitioning with each chunk count (and dynamic
 with pinned workers), against the ideal time the CPUs' speeds allow.
@@ -207,11 +205,11 @@ are. On equal cores, slow cores are emulated: --slowdown F puts F-1
 competing CPU-bound processes of equal weight on each --slow-cpus CPU, so a
 worker there gets about 1/F of it. Without --slow-cpus on such a machine the
 upper half of the CPUs is slowed, and the output says so.`,
-		Example: `  corepin experiment partition
+		example: `  corepin experiment partition
   corepin experiment partition --cpus 0-3 --slow-cpus 2-3 --slowdown 2 --out part-results
   corepin experiment partition --quick --json`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		args: noArgs,
+		run: func(in *invocation, _ []string) error {
 			topo, err := topology.Read("/")
 			if err != nil {
 				return err
@@ -238,10 +236,10 @@ upper half of the CPUs is slowed, and the output says so.`,
 				counts = append(counts, n)
 			}
 			if qck {
-				if !cmd.Flags().Changed("size") {
+				if !in.changed("size") {
 					size = 1 << 20
 				}
-				if !cmd.Flags().Changed("runs") {
+				if !in.changed("runs") {
 					runs = 3
 				}
 			}
@@ -250,10 +248,10 @@ upper half of the CPUs is slowed, and the output says so.`,
 			if err != nil {
 				return usageError{err}
 			}
-			return writeExperiment(cmd, "experiment-partition", res, res.Page(), asJSON, out, func(w io.Writer) { printPartition(w, res) })
+			return writeExperiment(in, "experiment-partition", res, res.Page(), asJSON, out, func(w io.Writer) { printPartition(w, res) })
 		},
 	}
-	f := cmd.Flags()
+	f := cmd.flags()
 	f.StringVar(&cpus, "cpus", "", "one worker on each of these CPUs (default: all usable)")
 	f.StringVar(&slow, "slow-cpus", "", "emulate these CPUs as slow")
 	f.IntVar(&slowdown, "slowdown", 3, "slow CPUs run at about 1/F: F-1 competing processes each")

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
-
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/results"
@@ -17,24 +15,24 @@ func writeReport(dir string, run *results.Run) error {
 	return err
 }
 
-func newReportCmd() *cobra.Command {
+func newReportCmd() *command {
 	var out string
-	cmd := &cobra.Command{
-		Use:   "report RESULTS_DIR",
-		Short: "Write the HTML report of a results folder",
-		Long: `Write a self-contained HTML page for a results folder: the host, the target
+	cmd := &command{
+		use:   "report RESULTS_DIR",
+		short: "Write the HTML report of a results folder",
+		long: `Write a self-contained HTML page for a results folder: the host, the target
 and the scheduling read back, every warning, a table of the benchmarks, a
 heatmap of all CPUs, and for each benchmark the target CPUs' frequency and
 utilisation curves with their data. corepin run writes it as report.html.`,
-		Example: `  corepin report corepin-results/20261130-150000-myhost
+		example: `  corepin report corepin-results/20261130-150000-myhost
   corepin report corepin-results/20261130-150000-myhost --out /tmp/page.html`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		args: func(args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Errorf("want one results folder")}
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		run: func(in *invocation, args []string) error {
 			run, err := results.Load(args[0])
 			if err != nil {
 				return err
@@ -47,10 +45,10 @@ utilisation curves with their data. corepin run writes it as report.html.`,
 			} else if err := atomicfile.Write(path, func(w io.Writer) error { return report.Write(w, run, args[0]) }); err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), path)
+			fmt.Fprintln(in.stdout, path)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "write the page to this `file` (default RESULTS_DIR/report.html)")
+	cmd.flags().StringVar(&out, "out", "", "write the page to this `file` (default RESULTS_DIR/report.html)")
 	return cmd
 }

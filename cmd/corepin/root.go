@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-
-	"github.com/spf13/cobra"
 )
 
 // Exit codes shared by every subcommand.
@@ -41,10 +38,18 @@ func run(ctx context.Context, args []string) int {
 	return runWith(ctx, os.Stdout, os.Stderr, args)
 }
 
+// runWith runs the command line in this process, as the tests do: signals
+// are left alone.
 func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
-	root := newRootCmd(stdout, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	return runCommandLine(ctx, stdout, stderr, args, false)
+}
+
+// runCommandLine runs the command line; with signals, SIGINT and SIGTERM
+// cancel the context of every command that does not handle them itself.
+func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
+	root := newRootCmd()
+	root.cancelOnSignals = signals
+	err := root.execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
 		return exitOK
 	}
@@ -57,27 +62,28 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 	}
 	fmt.Fprintf(stderr, "corepin: %v\n", err)
 	var ue usageError
-	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
-		fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
+	if errors.As(err, &ue) {
+		var ce *commandError
+		if errors.As(err, &ce) && ce.cmd.parent != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ce.cmd.path())
+		} else {
+			fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
+		}
 		return exitUsage
 	}
 	return exitFailure
 }
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "corepin",
-		Short: "Run work on the CPU core you choose, and prove it",
-		Long: `corepin makes the CPU core you choose actually reach the thread that does
+// newRootCmd is the command table.
+func newRootCmd() *command {
+	root := &command{
+		use:   "corepin",
+		short: "Run work on the CPU core you choose, and prove it",
+		long: `corepin makes the CPU core you choose actually reach the thread that does
 the work, proves it with read-backs, keeps it there for the whole run, and
 restores everything afterwards.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(
+	root.add(
 		newRunCmd(),
 		newCompareCmd(),
 		newReportCmd(),
@@ -89,14 +95,9 @@ restores everything afterwards.`,
 		newExecCmd(),
 		newWatchCmd(),
 		newVersionCmd(),
+		newCompletionCmd(),
+		newHelpCmd(root),
+		newCompleteCmd(root),
 	)
 	return root
-}
-
-// noArgs rejects positional arguments as a usage error.
-func noArgs(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", args[0])}
-	}
-	return nil
 }

@@ -3,13 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"sync/atomic"
+	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
-
-	"github.com/spf13/cobra"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
@@ -17,20 +14,20 @@ import (
 	"corepin.dev/corepin/workloads"
 )
 
-func newRunCmd() *cobra.Command {
+func newRunCmd() *command {
 	var (
-		tf                  targetFlags
-		sf                  schedFlags
-		quick, shuffle, qui bool
-		runs, warmup        int
-		isolation, out      string
-		only                []string
-		telemetryP, watchP  time.Duration
+		tf                    targetFlags
+		sf                    schedFlags
+		quick, shuffle, quiet bool
+		runs, warmup          int
+		isolation, out        string
+		only                  listValue
+		telemetryP, watchP    time.Duration
 	)
-	cmd := &cobra.Command{
-		Use:   "run [SUITE.toml]",
-		Short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
-		Long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
+	cmd := &command{
+		use:   "run [SUITE.toml]",
+		short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
+		long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
 how long it took, and what scheduling was asked for and read back, beside
 per-CPU telemetry and the output check.
 
@@ -42,79 +39,79 @@ geometric mean of reference time / measured median.
 Results go to DIR/<timestamp>-<host>/ (run.json, summary.csv, bench.txt for
 benchstat, telemetry/*.csv); the last line printed is that folder. Ctrl-C
 stops the current run, keeps what finished and marks the run interrupted.`,
-		Example: `  corepin run --quick
+		example: `  corepin run --quick
   corepin run --runs 10 --shuffle
   corepin run spec.toml --cpu 7 --ladder spec --realtime
   corepin run --isolation thread --only fib,lbm`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		args: func(args []string) error {
 			if len(args) > 1 {
 				return usageError{fmt.Errorf("at most one suite file")}
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var s *suite.Suite
-			if len(args) == 1 {
-				var err error
-				if s, err = suite.Load(args[0]); err != nil {
-					return usageError{err}
-				}
-			}
-			topo, target, err := tf.resolve("/")
-			if err != nil {
-				return err
-			}
-			ladder, level, mode, err := sf.build(cmd)
-			if err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("warmup") {
-				warmup = -1
-			}
-			if runs < 0 || (warmup < -1) {
-				return usageError{fmt.Errorf("--runs and --warmup must not be negative")}
-			}
-			if isolation != runner.Process && isolation != runner.Thread {
-				return usageError{fmt.Errorf("--isolation %q: want process or thread", isolation)}
-			}
-			var events runner.Events
-			switch {
-			case qui:
-			case isTerminal(cmd.ErrOrStderr()):
-				events = &barEvents{w: cmd.ErrOrStderr()}
-			default:
-				events = &lineEvents{w: cmd.ErrOrStderr()}
-			}
-			run, folder, err := runner.Run(cmd.Context(), runner.Config{
-				Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
-				TelemetryPeriod: telemetryP, WatchPeriod: watchP,
-				Topology: topo, Target: target, Mode: mode, Ladder: ladder, AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept,
-				OutDir: out, Version: buildVersion().Version, Events: events,
-			})
-			if err != nil {
-				if folder != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), "results so far:", folder.Path)
-				}
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if !qui {
-				printRunSummary(w, run)
-			}
-			if err := writeReport(folder.Path, run); err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "corepin: writing the HTML report:", err)
-			}
-			fmt.Fprintln(w, folder.Path)
-			switch {
-			case run.Interrupted:
-				return &exitError{code: 130, err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
-			case !allValid(run):
-				return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
-			}
-			return nil
-		},
 	}
-	f := cmd.Flags()
+	cmd.run = func(in *invocation, args []string) error {
+		var s *suite.Suite
+		if len(args) == 1 {
+			var err error
+			if s, err = suite.Load(args[0]); err != nil {
+				return usageError{err}
+			}
+		}
+		topo, target, err := tf.resolve("/")
+		if err != nil {
+			return err
+		}
+		req, err := sf.request(in, target)
+		if err != nil {
+			return err
+		}
+		if !in.changed("warmup") {
+			warmup = -1
+		}
+		if runs < 0 || (warmup < -1) {
+			return usageError{fmt.Errorf("--runs and --warmup must not be negative")}
+		}
+		if isolation != runner.Process && isolation != runner.Thread {
+			return usageError{fmt.Errorf("--isolation %q: want process or thread", isolation)}
+		}
+		var events runner.Events
+		switch {
+		case quiet:
+		case isTerminal(in.stderr):
+			events = &barEvents{w: in.stderr}
+		default:
+			events = &lineEvents{w: in.stderr}
+		}
+		run, folder, err := runner.Run(in.ctx, runner.Config{
+			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
+			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
+			Topology: topo, Target: target, Request: req,
+			OutDir: out, Version: buildVersion().Version, Events: events,
+		})
+		if err != nil {
+			if folder != nil {
+				fmt.Fprintln(in.stderr, "results so far:", folder.Path)
+			}
+			return err
+		}
+		w := in.stdout
+		if !quiet {
+			printRunSummary(w, run)
+		}
+		if err := writeReport(folder.Path, run); err != nil {
+			fmt.Fprintln(in.stderr, "corepin: writing the HTML report:", err)
+		}
+		fmt.Fprintln(w, folder.Path)
+		switch {
+		case run.Interrupted:
+			return &exitError{code: 130, err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
+		case !allValid(run):
+			return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
+		}
+		return nil
+	}
+	f := cmd.flags()
 	tf.register(cmd)
 	sf.register(cmd)
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
@@ -125,15 +122,15 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.DurationVar(&watchP, "watch", 100*time.Millisecond, "watcher period; 0 turns it off")
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
-	f.BoolVarP(&qui, "quiet", "q", false, "print only the results folder")
-	f.StringSliceVar(&only, "only", nil, "run only these benchmarks (comma-separated names)")
-	_ = cmd.RegisterFlagCompletionFunc("only", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var names []string
-		for _, w := range workloads.All() {
-			names = append(names, w.Name)
-		}
-		return names, cobra.ShellCompDirectiveNoFileComp
-	})
+	f.BoolVar(&quiet, "quiet", false, "print only the results folder")
+	cmd.alias("q", "quiet")
+	f.Var(&only, "only", "run only these benchmarks (comma-separated `names`)")
+	var names []string
+	for _, w := range workloads.All() {
+		names = append(names, w.Name)
+	}
+	cmd.complete("only", names...)
+	cmd.complete("isolation", runner.Process, runner.Thread)
 	return cmd
 }
 
@@ -200,34 +197,63 @@ func (e *lineEvents) RunDone(bench string, rec *results.RunRecord) {
 }
 func (e *lineEvents) Finish() {}
 
-// barEvents draws a progress bar with the benchmark, run and ETA.
+// barEvents keeps one status line on the terminal: the run in progress, a
+// bar, the count and the time left. It is redrawn only when a run starts or
+// ends, so that nothing of corepin wakes up while a run is measured.
 type barEvents struct {
-	w    io.Writer
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	what atomic.Value // the run in progress, shown left of the bar
+	w     io.Writer
+	mu    sync.Mutex
+	total int
+	done  int
+	start time.Time
+	what  string
 }
 
 func (e *barEvents) Start(total int) {
-	e.what.Store("starting")
-	e.p = mpb.New(mpb.WithOutput(e.w), mpb.WithWidth(30))
-	e.bar = e.p.AddBar(int64(total), mpb.BarRemoveOnComplete(),
-		mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return e.what.Load().(string) }, decor.WCSyncSpaceR)),
-		mpb.AppendDecorators(decor.CountersNoUnit("%d/%d"), decor.Name(" · ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.total, e.start, e.what = total, time.Now(), "starting"
+	e.draw()
 }
+
 func (e *barEvents) RunStarted(bench string, run, of int, warmup bool) {
 	kind := "run"
 	if warmup {
 		kind = "warm-up"
 	}
-	e.what.Store(fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of))
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.what = fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of)
+	e.draw()
 }
-func (e *barEvents) RunDone(string, *results.RunRecord) { e.bar.Increment() }
 
-// Finish takes the bar away, also when the run stopped early.
+func (e *barEvents) RunDone(string, *results.RunRecord) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.done++
+	e.draw()
+}
+
+// Finish takes the line away, also when the run stopped early.
 func (e *barEvents) Finish() {
-	e.bar.Abort(true)
-	e.p.Wait()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fmt.Fprint(e.w, "\r\x1b[K")
+}
+
+func (e *barEvents) draw() {
+	const width = 30
+	filled := 0
+	if e.total > 0 {
+		filled = width * min(e.done, e.total) / e.total
+	}
+	eta := "-"
+	if e.done > 0 && e.total > e.done {
+		left := time.Since(e.start) / time.Duration(e.done) * time.Duration(e.total-e.done)
+		eta = left.Round(time.Second).String()
+	}
+	fmt.Fprintf(e.w, "\r\x1b[K%-24s [%s%s] %d/%d · ETA %s", e.what,
+		strings.Repeat("=", filled), strings.Repeat(" ", width-filled), e.done, e.total, eta)
 }
 
 // printGroupedWarnings prints each warning once, with the benchmarks it

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -97,7 +99,10 @@ func TestRunCtrlC(t *testing.T) {
 	requireExec(t)
 	dir := t.TempDir()
 	suitePath := filepath.Join(dir, "s.toml")
-	os.WriteFile(suitePath, []byte(`
+	ready := filepath.Join(dir, "slow.pid")
+	// The slow benchmark writes its PID (the shell's, which then becomes
+	// sleep) once it runs: the readiness marker for Ctrl-C.
+	os.WriteFile(suitePath, []byte(fmt.Sprintf(`
 [settings]
 runs = 1
 warmup = 0
@@ -107,9 +112,9 @@ cmd = "true"
 reference_seconds = 0.001
 [[benchmark]]
 name = "slow"
-cmd = "sleep"
-args = ["31.25"]
-`), 0o644)
+cmd = "sh"
+args = ["-c", "echo $$ > %s.tmp && mv %s.tmp %s && exec sleep 30"]
+`, ready, ready, ready)), 0o644)
 	exe, _ := os.Executable()
 	out := filepath.Join(dir, "out")
 	cmd := cliCommand(t, exe, "run", "-q", "--out", out, suitePath)
@@ -118,14 +123,15 @@ args = ["31.25"]
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	slow := waitForPID(t, ready, done)
+	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-done:
 	case <-time.After(15 * time.Second):
 		cmd.Process.Kill()
+		syscall.Kill(slow, syscall.SIGKILL)
 		t.Fatal("corepin run did not stop after Ctrl-C")
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
@@ -138,10 +144,32 @@ args = ["31.25"]
 	if !run.Interrupted || !run.Benchmarks[0].Valid || len(run.Benchmarks[1].Runs) != 0 {
 		t.Errorf("interrupted %v, first valid %v, slow runs %d", run.Interrupted, run.Benchmarks[0].Valid, len(run.Benchmarks[1].Runs))
 	}
-	time.Sleep(200 * time.Millisecond)
-	if out, err := exec.Command("pgrep", "-f", "sleep 31.25").Output(); err == nil && len(out) > 0 {
-		t.Errorf("the interrupted command is still running: %s", out)
-		exec.Command("pkill", "-f", "sleep 31.25").Run()
+	// corepin has reaped the interrupted command, so its PID names no
+	// sleep any more.
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", slow)); err == nil && strings.Contains(string(cmdline), "sleep") {
+		t.Errorf("the interrupted command %d is still running", slow)
+		syscall.Kill(slow, syscall.SIGKILL)
+	}
+}
+
+// waitForPID waits until path holds a process ID, or the command ends.
+func waitForPID(t *testing.T, path string, done <-chan error) int {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if data, err := os.ReadFile(path); err == nil {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			return pid
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("corepin run ended before the slow benchmark started: %v", err)
+		case <-tick.C:
+		}
 	}
 }
 
@@ -181,5 +209,22 @@ func TestCompareCommand(t *testing.T) {
 	}
 	if _, _, code := corepin(t, "compare", old, filepath.Join(dir, "none")); code != exitFailure {
 		t.Errorf("a missing run: exit %d", code)
+	}
+}
+
+func TestBarEvents(t *testing.T) {
+	var b strings.Builder
+	e := &barEvents{w: &b}
+	e.Start(4)
+	e.RunStarted("fib", 0, 2, false)
+	e.RunDone("fib", &results.RunRecord{})
+	e.RunDone("fib", &results.RunRecord{})
+	last := b.String()[strings.LastIndex(b.String(), "\r"):]
+	if !strings.Contains(last, "fib       run 1/2") || !strings.Contains(last, "["+strings.Repeat("=", 15)+strings.Repeat(" ", 15)+"] 2/4 · ETA ") {
+		t.Errorf("status line %q", last)
+	}
+	e.Finish()
+	if !strings.HasSuffix(b.String(), "\r\x1b[K") {
+		t.Errorf("the line is not cleared at the end: %q", b.String())
 	}
 }

@@ -7,47 +7,45 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
-
 	"corepin.dev/corepin/topology"
 )
 
-func newTopoCmd() *cobra.Command {
+func newTopoCmd() *command {
 	var (
 		root   string
 		asJSON bool
 		tf     targetFlags
 	)
-	cmd := &cobra.Command{
-		Use:   "topo",
-		Short: "Show the CPU topology, its performance groups and the chosen target",
-		Long: `Show the CPUs, their cores, clusters and frequencies, the performance groups
+	cmd := &command{
+		use:   "topo",
+		short: "Show the CPU topology, its performance groups and the chosen target",
+		long: `Show the CPUs, their cores, clusters and frequencies, the performance groups
 fastest first, and the CPU a single-core run would use, with the reason.
 
 --root reads a saved sysfs tree (a folder holding sys/ and proc/) instead of
 this machine.`,
-		Example: `  corepin topo
+		example: `  corepin topo
   corepin topo --json
   corepin topo --cpu 3
   corepin topo --root ./dump`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		args: noArgs,
+		run: func(in *invocation, _ []string) error {
 			topo, target, err := tf.resolve(root)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), struct {
+				return writeJSON(in.stdout, struct {
 					*topology.Topology
 					Target topology.Target `json:"target"`
 				}{topo, target})
 			}
-			printTopology(cmd.OutOrStdout(), topo, target)
+			printTopology(in.stdout, topo, target)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&root, "root", "/", "read the sysfs tree under this `folder`")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.flags().StringVar(&root, "root", "/", "read the sysfs tree under this `folder`")
+	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
 	tf.register(cmd)
 	return cmd
 }

@@ -6,8 +6,6 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
-
-	"github.com/spf13/cobra"
 )
 
 // versionInfo is what "corepin version" prints, from the build info.
@@ -44,16 +42,18 @@ func buildVersion() versionInfo {
 	return v
 }
 
-func newVersionCmd() *cobra.Command {
+func newVersionCmd() *command {
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print corepin's version and the revision it was built from",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	cmd := &command{
+		use:   "version",
+		short: "Print corepin's version and the revision it was built from",
+		example: `  corepin version
+  corepin version --json`,
+		args: noArgs,
+		run: func(in *invocation, _ []string) error {
 			v := buildVersion()
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), v)
+				return writeJSON(in.stdout, v)
 			}
 			rev := v.Revision
 			if rev == "" {
@@ -61,11 +61,11 @@ func newVersionCmd() *cobra.Command {
 			} else if v.Modified {
 				rev += " (modified)"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "corepin %s, %s, %s %s\n", v.Version, rev, v.Go, v.Platform)
+			fmt.Fprintf(in.stdout, "corepin %s, %s, %s %s\n", v.Version, rev, v.Go, v.Platform)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 

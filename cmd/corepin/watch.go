@@ -8,15 +8,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
 
-func newWatchCmd() *cobra.Command {
+func newWatchCmd() *command {
 	var (
 		tf       targetFlags
 		sf       schedFlags
@@ -25,17 +23,17 @@ func newWatchCmd() *cobra.Command {
 		duration time.Duration
 		asJSON   bool
 	)
-	cmd := &cobra.Command{
-		Use:   "watch PID",
-		Short: "Show where each thread of a running process runs; with --maintain, keep them on the target",
-		Long: `Follow the threads of a running process and its children: where each one
+	cmd := &command{
+		use:   "watch PID",
+		short: "Show where each thread of a running process runs; with --maintain, keep them on the target",
+		long: `Follow the threads of a running process and its children: where each one
 runs, how much CPU it takes, how often it moves. Without --maintain nothing
 is changed. With --maintain, threads are kept on the target (--cpu, --cpus
 or --target) and, given --policy/--nice, at those attributes, until the
 process exits or Ctrl-C.`,
-		Example: `  corepin watch 1234
+		example: `  corepin watch 1234
   corepin watch --maintain --cpu 3 --nice -10 1234`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		args: func(args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Errorf("want one process id")}
 			}
@@ -44,7 +42,7 @@ process exits or Ctrl-C.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		run: func(in *invocation, args []string) error {
 			pid, _ := strconv.Atoi(args[0])
 			opts := watch.Options{PID: pid, Period: period, Children: true}
 			if maintain {
@@ -52,19 +50,15 @@ process exits or Ctrl-C.`,
 				if err != nil {
 					return err
 				}
-				opts.Maintain = true
-				opts.Target = cpuset.Of(target.ExactCPU)
-				if sf.mode == string(session.Soft) {
-					opts.Target = target.SoftCPUs
-				}
-				opts.Avoid = opts.Target
-				if want, err := wantedAttr(cmd, &sf); err != nil {
+				req, err := sf.request(in, target)
+				if err != nil {
 					return err
-				} else {
-					opts.Want = want
 				}
+				opts.Maintain = true
+				opts.Target, opts.Avoid = req.Mask(), req.Mask()
+				opts.Want = wantedAttr(in, req)
 			}
-			ctx := cmd.Context()
+			ctx := in.ctx
 			if duration > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, duration)
@@ -83,40 +77,29 @@ process exits or Ctrl-C.`,
 			}
 			res := w.Stop()
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), res)
+				return writeJSON(in.stdout, res)
 			}
-			printWatch(cmd.OutOrStdout(), &res, opts.Target)
+			printWatch(in.stdout, &res, opts.Target)
 			return nil
 		},
 	}
 	tf.register(cmd)
 	sf.register(cmd)
-	cmd.Flags().BoolVar(&maintain, "maintain", false, "keep the threads on the target (and at --policy/--nice)")
-	cmd.Flags().DurationVar(&period, "period", 100*time.Millisecond, "time between samples")
-	cmd.Flags().DurationVar(&duration, "duration", 0, "stop after this long (default: until the process exits or Ctrl-C)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.flags().BoolVar(&maintain, "maintain", false, "keep the threads on the target (and at --policy/--nice)")
+	cmd.flags().DurationVar(&period, "period", 100*time.Millisecond, "time between samples")
+	cmd.flags().DurationVar(&duration, "duration", 0, "stop after this long (default: until the process exits or Ctrl-C)")
+	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
 // wantedAttr is the policy and nice value to maintain, from --policy and
-// --nice; nil when neither was given.
-func wantedAttr(cmd *cobra.Command, sf *schedFlags) (*sched.Attr, error) {
-	if !cmd.Flags().Changed("policy") && !cmd.Flags().Changed("nice") {
-		return nil, nil
+// --nice (the request's one-step ladder); nil when neither was given.
+func wantedAttr(in *invocation, req session.Request) *sched.Attr {
+	if !in.changed("policy") && !in.changed("nice") {
+		return nil
 	}
-	ladder, _, _, err := sf.build(cmd)
-	if err != nil {
-		return nil, err
-	}
-	step := ladder.Steps[0]
-	a := &sched.Attr{Policy: sched.Normal}
-	if step.Policy != nil {
-		a.Policy, a.Priority = *step.Policy, step.Priority
-	}
-	if step.Nice != nil {
-		a.Nice = *step.Nice
-	}
-	return a, nil
+	a := req.Ladder.Step(0).Attr()
+	return &a
 }
 
 func printWatch(w io.Writer, res *watch.Result, target cpuset.Set) {
