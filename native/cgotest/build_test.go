@@ -124,7 +124,7 @@ func buildExample() (string, error) {
 	}
 	os.Chmod(dir, 0o755)
 	built.dir = dir
-	san := []string{"-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all", "-g", "-O1"}
+	san := []string{"-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all", "-O0"}
 	inc := "-I" + filepath.Join(native, "include")
 	objs := make([]string, len(srcs))
 	errs := make([]error, len(srcs))
@@ -225,7 +225,7 @@ func TestExampleAsRoot(t *testing.T) {
 	cpu := requireTwoCPUs(t)
 	exe := example(t)
 	out := t.TempDir()
-	cmd := exec.Command(exe, "--out", out, "--runs", "2", "--work", "31", "--widen")
+	cmd := exec.Command(exe, "--out", out, "--runs", "2", "--work", "28", "--widen")
 	cmd.Env = append(os.Environ(), "COREPIN_EXAMPLE_HOLD=1")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -311,7 +311,7 @@ func TestExampleAsNobody(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := nobody.Command(t, bin, "--out", filepath.Join(dir, "results"), "--runs", "1", "--work", "28", "--cpu", strconv.Itoa(cpu))
+	cmd := nobody.Command(t, bin, "--out", filepath.Join(dir, "results"), "--runs", "1", "--work", "25", "--cpu", strconv.Itoa(cpu))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("example as nobody: %v\n%s", err, out)

@@ -63,7 +63,7 @@ func errText(err error) string {
 type script struct {
 	name string
 	c    options
-	go_  session.Options
+	go_  session.Request
 }
 
 func intp(v int) *int { return &v }
@@ -73,35 +73,35 @@ func intp(v int) *int { return &v }
 func scripts(cpu int) []script {
 	usable := cpusUsable()
 	exact, soft, notAccepted := "exact", "soft", "exact+uclamp-min>=1024"
-	rule := func(s string) *session.Rule {
+	rule := func(s string) session.Rule {
 		r, err := session.ParseRule(s)
 		if err != nil {
 			panic(err)
 		}
-		return &r
+		return r
 	}
 	ui := 5
 	uiLevel := qosLevel(ui)
 	fifo := int(0 + 1)
 	return []script{
 		{"geekbench", options{CPU: cpu, Ladder: "geekbench", QoS: -1, Accept: exact},
-			session.Options{CPU: cpu, Ladder: session.Geekbench, Accept: rule(exact)}},
+			session.Request{CPU: cpu, Ladder: session.GeekbenchLadder(), Accept: rule(exact)}},
 		{"geekbench-realtime", options{CPU: cpu, Ladder: "geekbench", AllowRealtime: true, QoS: -1, Accept: exact},
-			session.Options{CPU: cpu, Ladder: session.Geekbench, AllowRealtime: true, Accept: rule(exact)}},
+			session.Request{CPU: cpu, Ladder: session.GeekbenchLadder(), AllowRealtime: true, Accept: rule(exact)}},
 		{"spec-realtime", options{CPU: cpu, Ladder: "spec", AllowRealtime: true, QoS: -1, Accept: soft},
-			session.Options{CPU: cpu, Ladder: session.Spec, AllowRealtime: true, Accept: rule(soft)}},
+			session.Request{CPU: cpu, Ladder: session.SPECLadder(), AllowRealtime: true, Accept: rule(soft)}},
 		{"none-soft", options{CPU: cpu, CPUs: usable, Soft: true, Ladder: "none", QoS: -1, Accept: soft},
-			session.Options{CPU: cpu, CPUs: usable, Mode: session.Soft, Ladder: session.None, Accept: rule(soft)}},
+			session.Request{CPU: cpu, Group: usable, Mode: session.Soft, Ladder: session.AffinityOnly(), Accept: rule(soft)}},
 		{"nice5", options{CPU: cpu, Ladder: "custom", Steps: []step{{Nice: intp(5)}}, QoS: -1, Accept: "any+nice>=5"},
-			session.Options{CPU: cpu, Ladder: session.CustomLadder(nil, 0, intp(5), nil), Accept: rule("any+nice>=5")}},
+			session.Request{CPU: cpu, Ladder: session.CustomLadder(nil, 0, intp(5), nil), Accept: rule("any+nice>=5")}},
 		{"fifo-not-allowed", options{CPU: cpu, Ladder: "custom", Steps: []step{{Policy: &fifo, Priority: 1}}, QoS: -1},
-			session.Options{CPU: cpu, Ladder: session.CustomLadder(policyp(fifo), 1, nil, nil)}},
+			session.Request{CPU: cpu, Ladder: session.CustomLadder(policyp(fifo), 1, nil, nil)}},
 		{"uclamp-rule", options{CPU: cpu, Ladder: "geekbench", QoS: -1, Accept: notAccepted},
-			session.Options{CPU: cpu, Ladder: session.Geekbench, Accept: rule(notAccepted)}},
+			session.Request{CPU: cpu, Ladder: session.GeekbenchLadder(), Accept: rule(notAccepted)}},
 		{"qos", options{CPU: cpu, Ladder: "none", QoS: ui, Accept: "any"},
-			session.Options{CPU: cpu, Ladder: session.None, QoS: &uiLevel}},
+			session.Request{CPU: cpu, Ladder: session.AffinityOnly(), QoS: &uiLevel, Accept: rule("any")}},
 		{"no-such-cpu", options{CPU: 1023, Ladder: "geekbench", QoS: -1, Accept: exact},
-			session.Options{CPU: 1023, Ladder: session.Geekbench, Accept: rule(exact)}},
+			session.Request{CPU: 1023, Ladder: session.GeekbenchLadder(), Accept: rule(exact)}},
 	}
 }
 

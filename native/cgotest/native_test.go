@@ -80,7 +80,7 @@ func TestPickTargetAsCorepinDoes(t *testing.T) {
 func TestRulesParseAsTheGoSession(t *testing.T) {
 	for _, text := range []string{"exact", "soft", "any", " soft+step<=2+nice<=-10 ", "exact+uclamp-min>=1024", "any+qos=user-interactive",
 		"any+qos=QOS_USER_INTERACTIVE", "soft+policy=fifo", "", "strict", "exact+color=red", "exact+step", "soft+qos=fast", "exact+nice<=x",
-		"exact+policy>=fifo", "exact+qos<=5", "any+nice=+3"} {
+		"exact+policy>=fifo", "exact+qos<=5", "any+nice=+3", "soft+policy=normal", "soft+policy=FIFO", "any+policy=sched_other"} {
 		r, goErr := session.ParseRule(text)
 		got, ok := parseRule(text)
 		if ok != (goErr == nil) {

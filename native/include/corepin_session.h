@@ -109,11 +109,11 @@ typedef struct corepin_options {
 	int nsteps;
 	int allow_realtime;  /* ladder steps may ask for FIFO or RR */
 	int qos;             /* COREPIN_QOS_NONE, or a level to request */
-	const char *accept;  /* rule text as session.ParseRule; NULL is "any" */
+	const char *accept;  /* rule text as session.ParseRule; NULL is the mode's rule (exact or soft) */
 } corepin_options;
 
 /* corepin_options_init fills the defaults: exact, geekbench, no realtime,
- * no QoS, rule "any". */
+ * no QoS, the mode's own rule. */
 void corepin_options_init(corepin_options *o, int cpu);
 
 typedef struct corepin_session corepin_session;

@@ -60,6 +60,7 @@ const char *cp_errno_name(int err);  /* "EPERM"; "" for 0 */
 const char *cp_errno_text(int err);  /* "operation not permitted" */
 const char *cp_policy_name(int policy, char *buf, size_t len);
 int cp_policy_realtime(int policy);
+int cp_policy_parse(const char *s, int *policy);
 int cp_cpuset_equal(const corepin_cpuset *a, const corepin_cpuset *b);
 int cp_cpuset_subset(const corepin_cpuset *a, const corepin_cpuset *b);
 int cp_cpuset_empty(const corepin_cpuset *a);

@@ -54,15 +54,33 @@ static int parse_req(const char *p, cp_rule *r, char *msg, size_t len)
 			}
 		} else if (!strcmp(key, "qos")) {
 			int level;
-			if (cp_qos_parse(value, &level) != 0 || strcmp(ops[i], "=") != 0) {
-				cp_snprintf(msg, len, "want qos=LEVEL: unknown QoS level \"%s\"", value);
+			if (strcmp(ops[i], "=") != 0) {
+				cp_snprintf(msg, len, "want qos=LEVEL, have qos%s%s", ops[i], value);
+				return -1;
+			}
+			if (cp_qos_parse(value, &level) != 0) {
+				cp_snprintf(msg, len,
+					    "qos=%s: unknown QoS level \"%s\" (want one of background, utility, default, user-initiated, deadline-request, user-interactive, or 0-5)",
+					    value, value);
 				return -1;
 			}
 		} else if (!strcmp(key, "policy")) {
+			int policy;
 			if (strcmp(ops[i], "=") != 0) {
-				cp_snprintf(msg, len, "want policy=NAME");
+				cp_snprintf(msg, len, "want policy=NAME, have policy%s%s", ops[i], value);
 				return -1;
 			}
+			if (cp_policy_parse(value, &policy) != 0) {
+				cp_snprintf(msg, len, "policy=%s: unknown scheduling policy \"%s\" (want other, fifo, rr, batch or idle)", value, value);
+				return -1;
+			}
+			/* the read-back is compared by name: keep the policy's own spelling */
+			char pol[16];
+			strcpy(r->reqs[r->nreqs].key, key);
+			strcpy(r->reqs[r->nreqs].op, ops[i]);
+			cp_snprintf(r->reqs[r->nreqs].value, sizeof r->reqs[0].value, "%s", cp_policy_name(policy, pol, sizeof pol));
+			r->nreqs++;
+			return 0;
 		} else {
 			cp_snprintf(msg, len, "unknown requirement \"%s\" (uclamp-min, uclamp-max, step, nice, qos, policy)", key);
 			return -1;

@@ -195,7 +195,7 @@ void corepin_options_init(corepin_options *o, int cpu)
 	o->mode = COREPIN_EXACT;
 	o->ladder = "geekbench";
 	o->qos = COREPIN_QOS_NONE;
-	o->accept = "any";
+	o->accept = NULL; /* the mode's own rule: exact, or soft */
 }
 
 /* ---- capture ---- */
@@ -483,9 +483,12 @@ static int req_check(const corepin_session *s, int i, char *why, size_t len)
 	} else if (!strcmp(key, "qos")) {
 		int level = -1;
 		cp_qos_parse(value, &level);
-		if (rb->qos < 0 || rb->qos != level) {
+		if (rb->qos < 0) {
 			ok = 0;
 			cp_snprintf(have, sizeof have, "QoS reads back as unknown");
+		} else if (rb->qos != level) {
+			ok = 0;
+			cp_snprintf(have, sizeof have, "QoS reads back as %s", cp_qos_name(rb->qos));
 		}
 	} else if (!strcmp(key, "policy")) {
 		if (strcmp(cp_policy_name(rb->policy, pol, sizeof pol), value) != 0) {
@@ -564,7 +567,7 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 		return COREPIN_ERR_TAINTED;
 	}
 	if (o->mode != COREPIN_EXACT && o->mode != COREPIN_SOFT) {
-		cp_snprintf(msg, msglen, "unknown session mode %d (want exact or soft)", (int)o->mode);
+		cp_snprintf(msg, msglen, "unknown mode %d (want exact or soft)", (int)o->mode);
 		return COREPIN_ERR_INVALID;
 	}
 	if (o->cpu < 0 || o->cpu >= COREPIN_MAX_CPUS) {
@@ -599,12 +602,12 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 		return COREPIN_ERR_INVALID;
 	}
 	if (validate(s->ladder, s->steps, s->nsteps, msg, msglen) != 0 ||
-	    cp_rule_parse(o->accept ? o->accept : "any", &s->rule, msg, msglen) != 0) {
+	    cp_rule_parse(o->accept && *o->accept ? o->accept : o->mode == COREPIN_SOFT ? "soft" : "exact", &s->rule, msg, msglen) != 0) {
 		free(s);
 		return COREPIN_ERR_INVALID;
 	}
 	if (o->qos != COREPIN_QOS_NONE && (o->qos < 0 || o->qos > 5)) {
-		cp_snprintf(msg, msglen, "setting QoS: invalid level %d", o->qos);
+		cp_snprintf(msg, msglen, "QoS level %d is not a level", o->qos);
 		free(s);
 		return COREPIN_ERR_INVALID;
 	}

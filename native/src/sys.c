@@ -208,6 +208,33 @@ const char *cp_policy_name(int policy, char *buf, size_t len)
 	return buf;
 }
 
+/* cp_policy_parse reads a policy name as sched.ParsePolicy does: other
+ * (or normal), fifo, rr, batch, idle, deadline, ext; any case. */
+int cp_policy_parse(const char *s, int *policy)
+{
+	char t[16], buf[16];
+	size_t n = 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (; *s && n + 1 < sizeof t; s++)
+		t[n++] = (char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s);
+	while (n > 0 && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+		n--;
+	t[n] = 0;
+	if (!strcmp(t, "normal")) {
+		*policy = COREPIN_SCHED_OTHER;
+		return 0;
+	}
+	for (int p = 0; p < 8; p++) {
+		const char *name = cp_policy_name(p, buf, sizeof buf);
+		if (strncmp(name, "policy", 6) != 0 && !strcmp(t, name)) {
+			*policy = p;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int cp_policy_realtime(int policy) { return policy == COREPIN_SCHED_FIFO || policy == COREPIN_SCHED_RR; }
 
 /* ---- masks ---- */
