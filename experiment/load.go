@@ -1,5 +1,6 @@
-// Package experiment runs the two experiments of corepin's seeds on the
-// machine at hand: a key thread under heavy load at a low versus a high QoS
+// Package experiment runs corepin's two scheduling experiments on the
+// machine at hand, each beside the published figures it follows (cited in
+// docs/experiments.md): a key thread under heavy load at a low versus a high QoS
 // level, and static versus dynamic partitioning of a parallel loop on
 // asymmetric cores (real ones, or slow cores emulated by competing
 // processes).
@@ -9,33 +10,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/sched"
 )
 
 // SpinArg is the reserved first argument that makes corepin a competing
-// CPU-bound process; main dispatches it before anything else.
-const SpinArg = "__corepin-spin"
-
-// SpinMain spins until killed. It asks for the shortest EEVDF slice
-// (Linux 6.12+; elsewhere the request is refused and ignored): a slow CPU
-// emulated by time-sharing then hands its share out in 0.1 ms turns, so a
-// worker there is slowed evenly, as on a truly slow core, instead of
-// stalling a barrier for whole multi-millisecond slices.
-func SpinMain() {
-	runtime.LockOSThread()
-	sched.SetAttr(0, sched.Attr{Policy: sched.Normal, Runtime: 100_000})
-	x := uint64(1)
-	for {
-		x = x*6364136223846793005 + 1442695040888963407
-		if x == 0 {
-			fmt.Println(x)
-		}
-	}
-}
+// CPU-bound process (launch.Spin).
+const SpinArg = launch.SpinArg
 
 // load is a set of competing CPU-bound processes, each pinned to one CPU.
 // They are processes, not goroutines: goroutines would also compete for the

@@ -18,17 +18,17 @@ func (r *QoSResult) Page() *report.Simple {
 			{Label: "Runs", Value: fmt.Sprintf("%d per level and condition, levels interleaved in random order, after one warm-up", r.Runs)},
 			{Label: "Ratio under load", Value: fmtRatio(r.RatioLoaded, r.Low, r.High)},
 			{Label: "Ratio without load", Value: fmtRatio(r.RatioUnloaded, r.Low, r.High)},
-			{Label: "The seed", Value: fmt.Sprintf("fib(34) on a phone: %.1f ms at background, %.1f ms at user-interactive, %.2f×", r.Seed["background_ms"], r.Seed["user_interactive_ms"], r.Seed["ratio"])},
+			{Label: "Published (HarmonyOS phone)", Value: fmt.Sprintf("fib(34) under heavy load: %.1f ms at background, %.1f ms at user-interactive, %.2f×", r.Published["background_ms"], r.Published["user_interactive_ms"], r.Published["ratio"])},
 		},
 		Notes: r.Notes,
 	}
 	var bars []report.Bar
 	for i, lv := range r.Levels {
 		if lv.MedianMsLoaded != nil {
-			bars = append(bars, report.Bar{Label: lv.Name + " · loaded", Value: *lv.MedianMsLoaded, Color: report.Palette[1]})
+			bars = append(bars, report.Bar{Label: lv.Name + " · loaded", Value: *lv.MedianMsLoaded, Color: report.Color(1)})
 		}
 		if lv.MedianMsUnloaded != nil {
-			bars = append(bars, report.Bar{Label: lv.Name + " · unloaded", Value: *lv.MedianMsUnloaded, Color: report.Palette[0]})
+			bars = append(bars, report.Bar{Label: lv.Name + " · unloaded", Value: *lv.MedianMsUnloaded, Color: report.Color(0)})
 		}
 		_ = i
 	}
@@ -51,8 +51,9 @@ func (r *QoSResult) Page() *report.Simple {
 	return p
 }
 
-// Page is the partition experiment as an HTML page: the table shaped like
-// the book's, a bar chart against the ideal, and a timeline per strategy.
+// Page is the partition experiment as an HTML page: the table beside the
+// published i7-1260P times, a bar chart against the ideal, and a timeline
+// per strategy.
 func (r *PartitionResult) Page() *report.Simple {
 	p := &report.Simple{
 		Title:    "corepin experiment partition",
@@ -62,18 +63,14 @@ func (r *PartitionResult) Page() *report.Simple {
 			{Label: "How", Value: r.How},
 			{Label: "One worker alone", Value: fmt.Sprintf("%.1f ms on a fast CPU, %.1f ms on a slow CPU (medians)", r.SingleMs, r.SingleSlowMs)},
 			{Label: "Ideal", Value: fmt.Sprintf("%.1f ms: every CPU busy until the end, in proportion to its speed", r.IdealMs)},
-			{Label: "Pinned static / best dynamic", Value: fmt.Sprintf("%.2f× (the book: 864/517 = %.2f×)", r.PinnedOverBest, 864.0/517)},
+			{Label: "Pinned static / best dynamic", Value: fmt.Sprintf("%.2f× (published, i7-1260P: 864/517 = %.2f×)", r.PinnedOverBest, publishedPinnedOverBest)},
 		},
 		Notes: r.Notes,
 	}
-	table := report.Table{Header: []string{"Strategy", "Median / ms", "× ideal", "The book (i7-1260P) / ms"}}
+	table := report.Table{Header: []string{"Strategy", "Median / ms", "× ideal", "Published i7-1260P / ms"}}
 	bars := []report.Bar{{Label: "ideal", Value: r.IdealMs, Color: "#57606a"}}
 	for _, row := range r.Rows {
-		book := "-"
-		if v, ok := r.Book[row.Label()]; ok {
-			book = fmt.Sprintf("%.0f", v)
-		}
-		table.Rows = append(table.Rows, []string{row.Label(), fmt.Sprintf("%.1f", row.MedianMs), fmt.Sprintf("%.2f", row.VsIdeal), book})
+		table.Rows = append(table.Rows, []string{row.Label(), fmt.Sprintf("%.1f", row.MedianMs), fmt.Sprintf("%.2f", row.VsIdeal), r.published(row)})
 		bars = append(bars, report.Bar{Label: row.Label(), Value: row.MedianMs, Note: fmt.Sprintf("(%.2f× ideal)", row.VsIdeal)})
 	}
 	p.Sections = append(p.Sections, report.SimpleSection{
@@ -89,7 +86,7 @@ func (r *PartitionResult) Page() *report.Simple {
 	cpuColor := map[int]string{}
 	var legend []report.Line
 	for i, c := range r.CPUs.CPUs() {
-		cpuColor[c] = report.Palette[i%len(report.Palette)]
+		cpuColor[c] = report.Color(i)
 		name := fmt.Sprintf("CPU %d", c)
 		if r.SlowCPUs.Contains(c) {
 			name += " (slow)"

@@ -14,7 +14,8 @@ import (
 	"corepin.dev/corepin/session"
 )
 
-// QoSConfig is the second seed's experiment: a key thread computes
+// QoSConfig is the QoS experiment (after the HarmonyOS high-load example of
+// docs/experiments.md): a key thread computes
 // Fibonacci on a CPU that N CPU-bound threads keep busy, once at each QoS
 // level, and again without the load.
 type QoSConfig struct {
@@ -56,10 +57,12 @@ type QoSResult struct {
 	High          string     `json:"high"`
 	RatioLoaded   *float64   `json:"ratio_loaded"`   // median low / median high, under load
 	RatioUnloaded *float64   `json:"ratio_unloaded"` // the same without load
-	// Seed are the second seed's figures, for comparison: fib(34) on a
-	// phone, 726.8 ms at background against 323.9 ms at user-interactive.
-	Seed  map[string]float64 `json:"seed"`
-	Notes []string           `json:"notes"`
+	// Published are the published figures this experiment follows, for
+	// comparison: fib(34) on a HarmonyOS phone under heavy load, 726.8 ms
+	// at background against 323.9 ms at user-interactive (see
+	// publishedQoS).
+	Published map[string]float64 `json:"published"`
+	Notes     []string           `json:"notes"`
 }
 
 // RunQoS runs the experiment. Levels are interleaved in a new random order
@@ -73,7 +76,7 @@ func RunQoS(cfg QoSConfig) (*QoSResult, error) {
 	}
 	res := &QoSResult{CPU: cfg.CPU, Load: cfg.Load, Work: fmt.Sprintf("fib(%d)", cfg.Fib), Runs: cfg.Runs,
 		Low: cfg.Levels[0].String(), High: cfg.Levels[len(cfg.Levels)-1].String(),
-		Seed: map[string]float64{"background_ms": 726.8, "user_interactive_ms": 323.9, "ratio": 726.8 / 323.9}, Notes: []string{}}
+		Published: publishedQoS(), Notes: []string{}}
 	for _, l := range cfg.Levels {
 		res.Levels = append(res.Levels, QoSLevel{Name: l.String(), Level: int(l), LoadedMs: []float64{}, UnloadedMs: []float64{}})
 	}

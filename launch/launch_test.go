@@ -20,11 +20,10 @@ import (
 	"corepin.dev/corepin/topology"
 )
 
-// The test binary doubles as the launcher.
+// The test binary doubles as the launcher: it answers corepin's helper
+// verbs.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == Arg {
-		Main()
-	}
+	Dispatch(os.Args)
 	if os.Getenv("COREPIN_LAUNCH_HELPER") == "nice5twice" {
 		os.Exit(niceFiveTwice())
 	}

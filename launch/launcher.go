@@ -36,14 +36,6 @@ import (
 	"corepin.dev/corepin/session"
 )
 
-// Arg is the reserved first argument that makes corepin the launcher. A
-// program that embeds the launcher checks for it first thing in main:
-//
-//	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
-//		launch.Main()
-//	}
-const Arg = "__corepin-launch"
-
 const (
 	specEnv  = "COREPIN_LAUNCH_SPEC"
 	reportFD = 3 // the first of exec.Cmd.ExtraFiles
@@ -67,12 +59,20 @@ type spec struct {
 type message struct {
 	Report    *session.Report `json:"report,omitempty"`
 	Refused   string          `json:"refused,omitempty"`
-	ExecErrno string          `json:"exec_errno,omitempty"`
+	ExecErrno sched.Errno     `json:"exec_errno,omitempty"`
 	ExecError string          `json:"exec_error,omitempty"`
 	Failed    string          `json:"failed,omitempty"`
 }
 
-// Main is the launcher. It never returns: it execs the command or exits.
+// Main is the launcher, which corepin runs when its first argument is Arg.
+// A program that embeds the launcher calls Dispatch first thing in main:
+//
+//	func main() {
+//		launch.Dispatch(os.Args)
+//		...
+//	}
+//
+// Main never returns: it execs the command or exits.
 func Main() {
 	runtime.LockOSThread() // the session's thread is the one that execs
 	pipe := os.NewFile(reportFD, "corepin-report")
@@ -134,15 +134,14 @@ func innermost(err error) string {
 
 // execErrno names why a command could not be run and the shell's exit
 // code for it: 127 when it is not there, 126 when it is not executable.
-func execErrno(err error) (string, int) {
-	var errno syscall.Errno
+func execErrno(err error) (sched.Errno, int) {
 	switch {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
-		return "ENOENT", ExitNotFound
-	case errors.As(err, &errno):
-		return sched.ErrnoName(errno), ExitNotExecutable
+		return sched.Errno(syscall.ENOENT), ExitNotFound
+	case sched.ErrnoOf(err) != 0:
+		return sched.ErrnoOf(err), ExitNotExecutable
 	case errors.Is(err, fs.ErrPermission):
-		return "EACCES", ExitNotExecutable
+		return sched.Errno(syscall.EACCES), ExitNotExecutable
 	}
-	return "", ExitNotExecutable
+	return 0, ExitNotExecutable
 }

@@ -1,7 +1,10 @@
 package launch
 
 import (
+	"syscall"
+
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
@@ -18,9 +21,9 @@ type Report struct {
 	WatchError string       `json:"watch_error,omitempty"`
 	Parent     ParentReport `json:"parent"`
 	// Refused, ExecError and ExecErrno say why the command did not run.
-	Refused   string `json:"refused,omitempty"`
-	ExecError string `json:"exec_error,omitempty"`
-	ExecErrno string `json:"exec_errno,omitempty"`
+	Refused   string      `json:"refused,omitempty"`
+	ExecError string      `json:"exec_error,omitempty"`
+	ExecErrno sched.Errno `json:"exec_errno,omitempty"`
 }
 
 // How the command was started.
@@ -62,7 +65,7 @@ func (r *Report) ExitCode() int {
 	switch {
 	case r.Refused != "":
 		return ExitRefused
-	case r.ExecErrno == "ENOENT":
+	case r.ExecErrno == sched.Errno(syscall.ENOENT):
 		return ExitNotFound
 	case r.ExecError != "":
 		return ExitNotExecutable

@@ -2,9 +2,17 @@ package qos
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 
 	"corepin.dev/corepin/fsroot"
 )
+
+// ErrNoNode is returned where the kernel has no QoS node: any kernel that
+// is not HarmonyOS/OpenHarmony's, and every system that is not Linux. It
+// wraps errors.ErrUnsupported on every system, as corepin's errors for
+// what a machine lacks do.
+var ErrNoNode = fmt.Errorf("no HarmonyOS QoS node (%s): %w", NodePath, errors.ErrUnsupported)
 
 // HasNode reports whether the system under root has the QoS node for the
 // thread that reads it (NodePath).

@@ -12,10 +12,6 @@ import (
 	"corepin.dev/corepin/fsroot"
 )
 
-// ErrNoNode is returned where the kernel has no QoS node (any kernel that
-// is not HarmonyOS/OpenHarmony's).
-var ErrNoNode = errors.New("no HarmonyOS QoS node (" + NodePath + ")")
-
 // NodeAvailable reports whether the calling thread's QoS node exists.
 func NodeAvailable() bool { return HasNode(fsroot.Host) }
 

@@ -105,7 +105,7 @@ func (r *Run) WriteSummaryCSV(w io.Writer) error {
 			ratio = fmtF(*b.Ratio)
 		}
 		cw.Write([]string{b.Name, strconv.FormatBool(b.Valid), strconv.Itoa(b.N), fmtF(b.MedianS), fmtF(b.CILowS), fmtF(b.CIHighS),
-			fmtF(b.MinS), fmtF(b.MaxS), fmtF(b.CV), fmtF(b.ReferenceS), ratio, strings.Join(b.Warnings, "; ")})
+			fmtF(b.MinS), fmtF(b.MaxS), fmtF(b.CV), fmtF(b.ReferenceS), ratio, strings.Join(WarningTexts(b.Warnings), "; ")})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -52,10 +52,10 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
 	var stdout, stderr bytes.Buffer
 	rep, err := launch.Run(ctx, launch.Config{
-		Request: cfg.Request,
-		Args:    []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
-		Env:     append(os.Environ(), "GOMAXPROCS=1"),
-		Stdout:  &stdout, Stderr: &stderr, WatchPeriod: cfg.WatchPeriod,
+		Request: cfg.Request, Self: cfg.Self,
+		Args:   []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
+		Env:    append(os.Environ(), "GOMAXPROCS=1"),
+		Stdout: &stdout, Stderr: &stderr, WatchPeriod: cfg.WatchPeriod,
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
@@ -125,13 +125,21 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	var stdout, stderr bytes.Buffer
 	rep, err := launch.Run(ctx, launch.Config{
-		Request: cfg.Request, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
+		Request: cfg.Request, Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
 		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root,
 	})
 	rec.StdoutFile = filepath.Join("outputs", fmt.Sprintf("%s-%d.stdout", b.name, rec.Index))
-	os.MkdirAll(filepath.Join(folder.Path, "outputs"), 0o755)
-	folder.WriteFile(rec.StdoutFile, func(w io.Writer) error { _, err := w.Write(stdout.Bytes()); return err })
+	keepErr := keepOutput(folder, rec.StdoutFile, stdout.Bytes())
+	if keepErr != nil {
+		rec.StdoutFile = "" // no file to point to
+	}
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
+		return
+	}
+	if keepErr != nil {
+		// The output is the evidence of the check: a run without it is
+		// not a result.
+		rec.Error = keepErr.Error()
 		return
 	}
 	rec.WallS = rep.Child.WallS
@@ -141,6 +149,17 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 		rec.Checks = append(rec.Checks, o)
 		rec.Valid = rec.Valid && o.Passed
 	}
+}
+
+// keepOutput writes a command's standard output into the results folder.
+func keepOutput(folder *results.Folder, rel string, out []byte) error {
+	if err := os.MkdirAll(filepath.Join(folder.Path, filepath.Dir(rel)), 0o755); err != nil {
+		return fmt.Errorf("keeping the output: %w", err)
+	}
+	if err := folder.WriteFile(rel, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
+		return fmt.Errorf("keeping the output: %w", err)
+	}
+	return nil
 }
 
 // record keeps the launch report and says whether the command ran to

@@ -41,7 +41,7 @@ type Config struct {
 	Shuffle   bool
 	// TelemetryPeriod is the sampler's period; 0 picks 100 ms for the
 	// built-in suite (whose runs last about a second) and 1 s for suite
-	// files (SPEC-like runs of minutes), as the first seed records.
+	// files (SPEC-like runs of minutes).
 	TelemetryPeriod time.Duration
 	WatchPeriod     time.Duration
 
@@ -307,7 +307,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		run.Options.Suite = cfg.Suite.Path
 	}
 	for _, b := range benches {
-		rb := results.Benchmark{Name: b.name, Warnings: []string{}}
+		rb := results.Benchmark{Name: b.name, Warnings: []results.Warning{}}
 		if w := b.workload; w != nil {
 			rb.Kind, rb.Description, rb.ReferenceS = "builtin", w.Description, w.Reference[cfg.size()]
 		} else {

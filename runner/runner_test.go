@@ -15,25 +15,20 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
 	"corepin.dev/corepin/workloads"
 )
 
 // The test binary doubles as corepin's launcher and workload command, so
-// the runner can use it as Self.
+// the runner can use it as Self: it answers corepin's helper verbs.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "__corepin-launch":
-			launchMain()
-		case WorkloadCommand:
-			os.Exit(workloadMain(os.Args[2:]))
-		}
-	}
+	launch.Dispatch(os.Args)
 	os.Exit(m.Run())
 }
 
@@ -233,7 +228,8 @@ func (c *cancelOn) RunStarted(bench string, _, _ int, _ bool) {
 
 func TestShuffleInterleaves(t *testing.T) {
 	cfg := Config{Runs: 3, Warmup: 1, Shuffle: true}
-	benches := []bench{{name: "a", workload: &workloads.Fib}, {name: "b", workload: &workloads.Fib}}
+	fib, _ := workloads.ByName("fib")
+	benches := []bench{{name: "a", workload: &fib}, {name: "b", workload: &fib}}
 	jobs := cfg.jobs(benches)
 	if len(jobs) != 8 {
 		t.Fatalf("%d jobs", len(jobs))
@@ -327,5 +323,75 @@ func TestHostFactsOnAFixture(t *testing.T) {
 	h := hostFacts(Config{Root: fsroot.Root(dir), Request: session.Request{CPU: 3}})
 	if h.Governor != "schedutil" || h.Driver != "intel_pstate" {
 		t.Errorf("host facts under %s: %+v", dir, h)
+	}
+}
+
+// The rough-frequency note is said beside the chart, not in every run's
+// record; which note it is comes from its kind, not its words.
+func TestTelemetryNotesByKind(t *testing.T) {
+	s := &telemetry.Series{Notes: []telemetry.Note{
+		{Kind: telemetry.NoteRoughFrequency, Text: `frequency from "cpu MHz" of /proc/cpuinfo: a rough value`},
+		{Kind: telemetry.NoteGap, Text: "t=0.1s: CPU 1 has no frequency reading: a gap (cpu MHz unknown)"},
+	}}
+	st := summarizeTelemetry(s, cpuset.Of(1))
+	if len(st.Notes) != 1 || st.Notes[0].Kind != telemetry.NoteGap {
+		t.Errorf("kept notes %+v, want the gap alone", st.Notes)
+	}
+}
+
+// A command's output that cannot be kept in the results folder makes the
+// run an error, not a silent success without its evidence.
+func TestUnwritableOutputIsAnError(t *testing.T) {
+	cfg := config(t)
+	s, err := suite.Load(writeSuite(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Suite = s
+	folder, err := results.Create(t.TempDir(), "host", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// outputs/ cannot be made: a file has its name.
+	if err := os.WriteFile(filepath.Join(folder.Path, "outputs"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := bench{name: s.Benchmarks[0].Name, command: &s.Benchmarks[0]}
+	var rec results.RunRecord
+	cfg.runCommand(context.Background(), folder, b, &rec)
+	if rec.Error == "" || !strings.Contains(rec.Error, "keeping the output") || rec.StdoutFile != "" {
+		t.Errorf("error %q, stdout file %q; want the write error and no file", rec.Error, rec.StdoutFile)
+	}
+}
+
+// Config.Self is the program that acts as launcher and workload: it must
+// be the one that is started, not this process's own executable.
+func TestSelfIsPassedOn(t *testing.T) {
+	cfg := config(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "started")
+	self := filepath.Join(dir, "corepin-wrapper")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$1\" >> %q\nexec %q \"$@\"\n", log, exe)
+	if err := os.WriteFile(self, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Self = self
+	level := qos.UserInteractive // a QoS level goes through the launcher
+	cfg.Request.QoS, cfg.Request.Ladder, cfg.Request.Accept = &level, session.QoSLadder(level), session.AnyRule()
+	cfg.Only, cfg.Runs = []string{"fib"}, 1
+	run, _, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(log)
+	if !strings.Contains(string(data), launch.Arg) {
+		t.Errorf("the launcher was not started through Self %s; it saw %q", self, data)
+	}
+	if r := run.Benchmarks[0].Runs[0]; r.Error != "" || r.Scheduling.Start != launch.StartLauncher {
+		t.Errorf("run: %q, start %q", r.Error, r.Scheduling.Start)
 	}
 }

@@ -192,20 +192,6 @@ func errnoName(err error) string {
 	return err.Error()
 }
 
-// ErrnoName returns the symbolic name of the errno inside err ("EPERM"),
-// or "" when err holds none. Errno 95 is named EOPNOTSUPP, as the
-// scheduler's source returns it (x/sys prefers its alias ENOTSUP).
-func ErrnoName(err error) string {
-	var errno unix.Errno
-	if !errors.As(err, &errno) {
-		return ""
-	}
-	if errno == unix.EOPNOTSUPP {
-		return "EOPNOTSUPP"
-	}
-	return unix.ErrnoName(errno)
-}
-
 // DefaultSlice returns the EEVDF base slice a fair thread gets when it asks
 // for none (0 before Linux 6.12, where sched_runtime means nothing for fair
 // threads). A captured slice that differs from it was asked for, and must

@@ -30,8 +30,5 @@ func NiceLowering() Feature { return unsupportedFeature() }
 // Slice is never supported outside Linux.
 func Slice() Feature { return unsupportedFeature() }
 
-// ErrnoName returns "" outside Linux.
-func ErrnoName(error) string { return "" }
-
 // DefaultSlice is 0 outside Linux.
 func DefaultSlice() uint64 { return 0 }

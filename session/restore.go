@@ -29,7 +29,7 @@ func (s *Session) Finish() RestoreResult {
 	if s.changed.attr || s.changed.uclamp {
 		step := RestoreStep{What: "attributes"}
 		if err := s.restoreAttributes(); err != nil {
-			step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+			step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
 		} else if m := s.attributesMismatch(); m != "" {
 			step.Mismatch = m
 		} else {
@@ -58,7 +58,7 @@ func (s *Session) finishQoS() RestoreStep {
 		err = qos.Leave()
 	}
 	if err != nil {
-		step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+		step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
 		return step
 	}
 	level, known, err := qos.Get()
@@ -77,7 +77,7 @@ func (s *Session) finishAffinity() RestoreStep {
 	step := RestoreStep{What: "affinity"}
 	want := s.report.Capture.CPUs
 	if err := sched.SetAffinity(0, want); err != nil {
-		step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+		step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
 		return step
 	}
 	got, err := sched.GetAffinity(0)

@@ -5,7 +5,7 @@
 //
 // A session lives on one OS thread. Begin must be called on a goroutine that
 // has called runtime.LockOSThread, and everything after it on that same
-// goroutine. The order is the first seed's:
+// goroutine. The order is the one benchmark ports on phones follow:
 //
 //	capture   affinity, policy, priority, nice, flags, uclamp, QoS
 //	request   affinity first, then the ladder of attributes, then QoS
@@ -140,7 +140,7 @@ func capture() Snapshot {
 func (s *Session) requestAffinity() {
 	s.report.Affinity.Asked = s.target
 	if err := sched.SetAffinity(0, s.target); err != nil {
-		s.report.Affinity.Errno, s.report.Affinity.Error = sched.ErrnoName(err), err.Error()
+		s.report.Affinity.Errno, s.report.Affinity.Error = sched.ErrnoOf(err), err.Error()
 		return
 	}
 	s.changed.affinity = true
@@ -174,7 +174,7 @@ func (s *Session) try(step Step) StepResult {
 	}
 	err := s.apply(step)
 	if err != nil {
-		r.Errno, r.Error = sched.ErrnoName(err), err.Error()
+		r.Errno, r.Error = sched.ErrnoOf(err), err.Error()
 	} else if mismatch := s.matches(step); mismatch != "" {
 		r.Mismatch = mismatch
 	} else {
@@ -263,13 +263,13 @@ func (s *Session) requestQoS() {
 		return
 	}
 	if !s.report.Capture.QoSKnown {
-		// The seed's rule: without knowing the old level there is nothing
+		// Without knowing the old level there is nothing
 		// to restore to, so the level is not changed.
 		r.Error = "the thread's current QoS could not be read; not changed"
 		return
 	}
 	if err := qos.Set(level); err != nil {
-		r.Errno, r.Error = sched.ErrnoName(err), err.Error()
+		r.Errno, r.Error = sched.ErrnoOf(err), err.Error()
 		return
 	}
 	s.changed.qos = true

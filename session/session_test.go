@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/sched"
 )
@@ -91,7 +93,7 @@ func TestGeekbenchLadderOnThisKernel(t *testing.T) {
 		}
 		if !sched.Uclamp().Supported {
 			for _, i := range []int{1, 2} {
-				if steps[i].Errno != "EOPNOTSUPP" || steps[i].Accepted {
+				if steps[i].Errno != sched.Errno(unix.EOPNOTSUPP) || steps[i].Accepted {
 					t.Errorf("step %d on a kernel without uclamp = %+v, want EOPNOTSUPP", i+1, steps[i])
 				}
 			}
@@ -261,10 +263,10 @@ func TestUnprivilegedLadder(t *testing.T) {
 		}
 	}
 	last := rep.Ladder.Steps[len(rep.Ladder.Steps)-1]
-	if last.Errno != "EPERM" {
+	if last.Errno != sched.Errno(unix.EPERM) {
 		t.Errorf("nice -20 as nobody: %+v, want EPERM", last)
 	}
-	if rep.Ladder.Steps[0].Errno != "EPERM" {
+	if rep.Ladder.Steps[0].Errno != sched.Errno(unix.EPERM) {
 		t.Errorf("FIFO as nobody: %+v, want EPERM", rep.Ladder.Steps[0])
 	}
 	if !rep.Affinity.OK || !rep.Readback.ExactAtReadback || !rep.Restore.OK || res.Err != "" {

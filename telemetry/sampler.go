@@ -43,7 +43,7 @@ type Series struct {
 	// Sources lists the frequency sources seen, so that a chart can say
 	// "no frequency source" instead of drawing zeros.
 	Sources []string `json:"freq_sources"`
-	Notes   []string `json:"notes,omitempty"`
+	Notes   []Note   `json:"notes,omitempty"`
 	// SamplerCPUs is where the sampler's thread was allowed to run.
 	SamplerCPUs cpuset.Set `json:"sampler_cpus"`
 }
@@ -117,7 +117,7 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 	s.mu.Lock()
 	s.series.SamplerCPUs = s.loop.CPUs
 	if note := s.loop.SharedNote("sampler"); note != "" {
-		s.note(note)
+		s.note(NoteShared, note)
 	}
 	s.mu.Unlock()
 	return s, nil
@@ -159,7 +159,7 @@ func (s *Sampler) baseline() error {
 		s.throttle = s.throttle || readThrottles(s.opts.Root.String(), cpu) >= 0
 	}
 	for _, b := range bad {
-		s.note("malformed /proc/stat line skipped: " + b)
+		s.note(NoteMalformed, "malformed /proc/stat line skipped: "+b)
 	}
 	return nil
 }
@@ -189,7 +189,8 @@ func (s *Sampler) Snapshot() Series {
 	return out
 }
 
-func (s *Sampler) note(n string) {
+func (s *Sampler) note(kind NoteKind, text string) {
+	n := Note{Kind: kind, Text: text}
 	for _, have := range s.series.Notes {
 		if have == n {
 			return
@@ -205,12 +206,12 @@ func (s *Sampler) sample() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
-		s.note(fmt.Sprintf("t=%.1fs: reading /proc/stat: %v", t, err))
+		s.note(NoteUnreadable, fmt.Sprintf("t=%.1fs: reading /proc/stat: %v", t, err))
 		return
 	}
 	cur, bad := parseProcStat(string(data))
 	for _, b := range bad {
-		s.note("malformed /proc/stat line skipped: " + b)
+		s.note(NoteMalformed, "malformed /proc/stat line skipped: "+b)
 	}
 	cpus := s.opts.CPUs
 	if cpus.IsEmpty() {
@@ -241,7 +242,7 @@ func (s *Sampler) sample() {
 			}
 		}
 		if !hasCur && !s.gaps[cpu] {
-			s.note(fmt.Sprintf("t=%.1fs: CPU %d left /proc/stat (offline): a gap", t, cpu))
+			s.note(NoteGap, fmt.Sprintf("t=%.1fs: CPU %d left /proc/stat (offline): a gap", t, cpu))
 		}
 		s.gaps[cpu] = !hasCur
 		if mhz, src := readFreq(s.files, s.opts.Root.String(), cpu, cpuinfoMHz, s.src[cpu]); src != SourceNone {
@@ -251,7 +252,7 @@ func (s *Sampler) sample() {
 		} else {
 			smp.FreqSource = SourceNone
 			if hasCur && len(s.series.Sources) > 0 {
-				s.note(fmt.Sprintf("t=%.1fs: CPU %d has no frequency reading: a gap", t, cpu))
+				s.note(NoteGap, fmt.Sprintf("t=%.1fs: CPU %d has no frequency reading: a gap", t, cpu))
 			}
 		}
 		if s.throttle {
@@ -283,6 +284,6 @@ func (s *Sampler) addSource(src string) {
 	}
 	s.series.Sources = append(s.series.Sources, src)
 	if src == SourceProcCpuinfo {
-		s.note(`frequency from "cpu MHz" of /proc/cpuinfo: a rough value (in a VM often the host's nominal clock)`)
+		s.note(NoteRoughFrequency, `frequency from "cpu MHz" of /proc/cpuinfo: a rough value (in a VM often the host's nominal clock)`)
 	}
 }

@@ -84,7 +84,7 @@ func FuzzReadCSV(f *testing.F) {
 func TestTableViews(t *testing.T) {
 	var table, latest strings.Builder
 	s := testSeries()
-	s.Notes = []string{"a note"}
+	s.Notes = []Note{{Kind: NoteGap, Text: "a note"}}
 	if err := s.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}

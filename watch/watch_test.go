@@ -59,12 +59,19 @@ func TestWatcherPullsBackWidenedThreads(t *testing.T) {
 	}
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
-	target := cpuset.Of(runtime.NumCPU() - 1)
-	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Target: target, Maintain: true, Avoid: target})
+	target := cpuset.Of(lastAllowedCPU(t))
+	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Target: target, Maintain: true, Avoid: target, Period: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	// Watch until the three threads have widened, been pulled back and
+	// run long enough to say where they ran, or until a deadline far
+	// beyond that on a loaded machine.
+	for deadline := time.Now().Add(9 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if res := w.Result(); res.Reasserts >= 3 && busyThreads(res, 40) >= 3 {
+			break
+		}
+	}
 	res := w.Stop()
 	if res.Reasserts == 0 {
 		t.Error("no re-assertion although the threads widened their masks")
@@ -90,6 +97,29 @@ func TestWatcherPullsBackWidenedThreads(t *testing.T) {
 			t.Errorf("thread %d ends with mask %s", th.TID, mask)
 		}
 	}
+}
+
+// lastAllowedCPU is the highest CPU this process may use, as the kernel
+// reports it.
+func lastAllowedCPU(t *testing.T) int {
+	t.Helper()
+	mask, err := sched.GetAffinity(0)
+	if err != nil || mask.IsEmpty() {
+		t.Fatalf("reading this process's mask: %v", err)
+	}
+	cpus := mask.CPUs()
+	return cpus[len(cpus)-1]
+}
+
+// busyThreads counts the threads that used CPU in at least n samples.
+func busyThreads(res Result, n int) int {
+	busy := 0
+	for _, th := range res.Threads {
+		if th.Running >= n {
+			busy++
+		}
+	}
+	return busy
 }
 
 // fakeProc writes /proc/PID/task/TID/stat files under a fixture root.

@@ -3,17 +3,18 @@ package main
 import (
 	"corepin.dev/corepin/caps"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cli"
 )
 
-func newCapsCmd() *command {
+func newCapsCmd() *cli.Command {
 	var (
 		asJSON bool
 		root   string
 	)
-	cmd := &command{
-		use:   "caps",
-		short: "Show what this kernel and this user allow, with the evidence",
-		long: `Show what this kernel and this user allow: uclamp, realtime policies,
+	cmd := &cli.Command{
+		Use:   "caps",
+		Short: "Show what this kernel and this user allow, with the evidence",
+		Long: `Show what this kernel and this user allow: uclamp, realtime policies,
 lowering nice, EEVDF slice requests, the HarmonyOS QoS node, cpufreq,
 isolated CPUs and the CPUs allowed to this process. Each answer comes from a
 real request on a throwaway thread or from the file that says so, and the
@@ -21,22 +22,22 @@ evidence is printed beside it.
 
 --root reads a saved tree (a folder holding sys/ and proc/) instead of this
 machine; what only a real request can tell then reads as unknown.`,
-		example: `  corepin caps
+		Example: `  corepin caps
   corepin caps --json
   corepin caps --root ./dump`,
-		args: noArgs,
-		run: func(in *invocation, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			c, err := caps.Read(fsroot.Root(root))
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(in.stdout, c)
+				return writeJSON(in.Stdout, c)
 			}
-			return c.WriteText(in.stdout)
+			return c.WriteText(in.Stdout)
 		},
 	}
-	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.flags().StringVar(&root, "root", "/", "read the tree under this `folder`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&root, "root", "/", "read the tree under this `folder`")
 	return cmd
 }

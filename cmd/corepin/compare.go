@@ -4,27 +4,28 @@ import (
 	"fmt"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/results"
 )
 
-func newCompareCmd() *command {
+func newCompareCmd() *cli.Command {
 	var format, htmlOut string
-	cmd := &command{
-		use:   "compare OLD NEW",
-		short: "Compare two runs: median change with confidence intervals and a Mann-Whitney U test",
-		long: `Compare two results folders (or their run.json) benchmark by benchmark: the
+	cmd := &cli.Command{
+		Use:   "compare OLD NEW",
+		Short: "Compare two runs: median change with confidence intervals and a Mann-Whitney U test",
+		Long: `Compare two results folders (or their run.json) benchmark by benchmark: the
 change of the median, both 95% confidence intervals, the p-value of a
 Mann-Whitney U test, and whether the difference is significant at α = 0.05;
 then the change of the score.`,
-		example: `  corepin compare corepin-results/20261130-150000-a corepin-results/20261130-160000-a`,
-		args: func(args []string) error {
+		Example: `  corepin compare corepin-results/20261130-150000-a corepin-results/20261130-160000-a`,
+		Args: func(args []string) error {
 			if len(args) != 2 {
-				return usageError{fmt.Errorf("want two results folders")}
+				return usageError{Err: fmt.Errorf("want two results folders")}
 			}
 			return nil
 		},
-		run: func(in *invocation, args []string) error {
+		Run: func(in *cli.Invocation, args []string) error {
 			old, err := results.Load(args[0])
 			if err != nil {
 				return err
@@ -34,13 +35,13 @@ then the change of the score.`,
 				return err
 			}
 			c := results.Compare(old, new)
-			w := in.stdout
+			w := in.Stdout
 			if htmlOut != "" {
 				page := report.ComparePage(old, new, args[0], args[1])
 				if err := atomicfile.Write(htmlOut, page.Render); err != nil {
 					return err
 				}
-				fmt.Fprintln(in.stderr, "wrote", htmlOut)
+				fmt.Fprintln(in.Stderr, "wrote", htmlOut)
 			}
 			switch format {
 			case "json":
@@ -50,10 +51,10 @@ then the change of the score.`,
 			case "text":
 				return c.WriteText(w)
 			}
-			return usageError{fmt.Errorf("--format %q: want text, csv or json", format)}
+			return usageError{Err: fmt.Errorf("--format %q: want text, csv or json", format)}
 		},
 	}
-	cmd.flags().StringVar(&format, "format", "text", "text, csv or json")
-	cmd.flags().StringVar(&htmlOut, "html", "", "also write a comparison page to this `file`")
+	cmd.Flags().StringVar(&format, "format", "text", "text, csv or json")
+	cmd.Flags().StringVar(&htmlOut, "html", "", "also write a comparison page to this `file`")
 	return cmd
 }

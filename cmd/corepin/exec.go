@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
 
-func newExecCmd() *command {
+func newExecCmd() *cli.Command {
 	var (
 		tf         targetFlags
 		sf         schedFlags
@@ -25,10 +26,10 @@ func newExecCmd() *command {
 		launcher   bool
 		replace    bool
 	)
-	cmd := &command{
-		use:   "exec [flags] [--] COMMAND [ARG...]",
-		short: "Run a command on the chosen core with verified scheduling",
-		long: `Run a command on the chosen core. corepin sets the affinity and scheduling
+	cmd := &cli.Command{
+		Use:   "exec [flags] [--] COMMAND [ARG...]",
+		Short: "Run a command on the chosen core with verified scheduling",
+		Long: `Run a command on the chosen core. corepin sets the affinity and scheduling
 attributes on one of its own threads, reads them back, and starts the
 command from that thread, which the command copies; the thread is then put
 back. With --launcher (and always for --qos, which fork does not copy),
@@ -47,21 +48,21 @@ Standard streams pass through, SIGINT, SIGTERM and SIGHUP are forwarded,
 and corepin exits with the command's status (128+N for a signal, 125 when
 the acceptance rule refused, 126 when the command is not executable, 127
 when it is not found).`,
-		example: `  corepin exec -- ./bench
+		Example: `  corepin exec -- ./bench
   corepin exec --cpu 3 --ladder spec --realtime -- ./bench --size large
   corepin exec --cpus 4-7 --mode soft --report sched.json -- make -j4
   corepin exec --nice -10 --uclamp 1024:1024 --accept 'exact+uclamp-min>=1024' -- ./bench
   corepin exec --replace -q --cpu 1 -- ./bench`,
-		stopAtArgs: true, // flags after the command belong to it
-		ownSignals: true, // forwarded to the command, or left to it (--replace)
-		args: func(args []string) error {
+		StopAtArgs: true, // flags after the command belong to it
+		OwnSignals: true, // forwarded to the command, or left to it (--replace)
+		Args: func(args []string) error {
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("no command given (corepin exec [flags] -- COMMAND [ARG...])")}
+				return usageError{Err: fmt.Errorf("no command given (corepin exec [flags] -- COMMAND [ARG...])")}
 			}
 			return nil
 		},
 	}
-	cmd.run = func(in *invocation, args []string) error {
+	cmd.Run = func(in *cli.Invocation, args []string) error {
 		target, err := tf.resolveQuick()
 		if err != nil {
 			return err
@@ -71,17 +72,17 @@ when it is not found).`,
 			return err
 		}
 		if watchEvery < 0 || timeout < 0 {
-			return usageError{fmt.Errorf("--watch and --timeout must not be negative")}
+			return usageError{Err: fmt.Errorf("--watch and --timeout must not be negative")}
 		}
 		if replace {
-			if launcher || in.changed("watch") || in.changed("timeout") {
-				return usageError{fmt.Errorf("--replace cannot be combined with --launcher, --watch or --timeout: nothing is left to watch or time the command")}
+			if launcher || in.Changed("watch") || in.Changed("timeout") {
+				return usageError{Err: fmt.Errorf("--replace cannot be combined with --launcher, --watch or --timeout: nothing is left to watch or time the command")}
 			}
 			return replaceWith(in, req, args, reportFile, quiet)
 		}
-		rep, err := launch.Run(context.WithoutCancel(in.ctx), launch.Config{
+		rep, err := launch.Run(context.WithoutCancel(in.Ctx), launch.Config{
 			Request: req, Args: args,
-			Stdin: in.stdin, Stdout: in.stdout, Stderr: in.stderr,
+			Stdin: in.Stdin, Stdout: in.Stdout, Stderr: in.Stderr,
 			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,
 		})
 		if err != nil {
@@ -96,7 +97,7 @@ when it is not found).`,
 			return err
 		}
 		if !quiet {
-			printExecSummary(in.stderr, rep)
+			printExecSummary(in.Stderr, rep)
 		}
 		if code := rep.ExitCode(); code != 0 {
 			return &exitError{code: code}
@@ -105,18 +106,18 @@ when it is not found).`,
 	}
 	tf.register(cmd)
 	sf.register(cmd)
-	cmd.flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
-	cmd.flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
-	cmd.flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
-	cmd.flags().BoolVar(&quiet, "quiet", false, "print no summary")
-	cmd.alias("q", "quiet")
-	cmd.flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
-	cmd.flags().BoolVar(&replace, "replace", false, "become the command (execve) once corepin's own thread is set up and read back, as taskset and chrt do: no watcher, no exit status")
+	cmd.Flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
+	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file`")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "print no summary")
+	cmd.Alias("q", "quiet")
+	cmd.Flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
+	cmd.Flags().BoolVar(&replace, "replace", false, "become the command (execve) once corepin's own thread is set up and read back, as taskset and chrt do: no watcher, no exit status")
 	return cmd
 }
 
 // replaceWith makes corepin the command; it returns only when that failed.
-func replaceWith(in *invocation, req session.Request, args []string, reportFile string, quiet bool) error {
+func replaceWith(in *cli.Invocation, req session.Request, args []string, reportFile string, quiet bool) error {
 	rep, err := launch.Replace(req, args, nil, func(rep *launch.Report) error {
 		if reportFile != "" {
 			if err := writeJSONFile(reportFile, rep); err != nil {
@@ -124,7 +125,7 @@ func replaceWith(in *invocation, req session.Request, args []string, reportFile 
 			}
 		}
 		if !quiet {
-			fmt.Fprintf(in.stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), schedulingSummary(rep))
+			fmt.Fprintf(in.Stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), schedulingSummary(rep))
 		}
 		return nil
 	})

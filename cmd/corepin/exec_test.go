@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -233,8 +234,13 @@ func TestExecWatcherPullsBack(t *testing.T) {
 			continue
 		}
 		busy++
-		if th.OnTargetRatio == nil || *th.OnTargetRatio < 0.9 {
-			t.Errorf("thread %d: on target %v of %d running samples", th.TID, th.OnTargetRatio, th.Running)
+		// Between widening its mask and being pulled back a thread may be
+		// seen off the target, once or, on a loaded machine, twice;
+		// never for the rest of its run.
+		if th.OnTargetRatio == nil {
+			t.Errorf("thread %d: no residency over %d running samples", th.TID, th.Running)
+		} else if off := math.Round(float64(th.Running) * (1 - *th.OnTargetRatio)); off > 2 {
+			t.Errorf("thread %d: %.0f of %d running samples off the target", th.TID, off, th.Running)
 		}
 	}
 	if busy < 3 {
@@ -259,7 +265,7 @@ func TestExecUnprivileged(t *testing.T) {
 			rep := readReport(t, report)
 			eperm := 0
 			for _, st := range rep.Ladder.Steps {
-				if st.Errno == "EPERM" {
+				if st.Errno == sched.Errno(syscall.EPERM) {
 					eperm++
 				}
 				if st.Accepted {

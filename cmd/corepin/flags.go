@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
@@ -19,29 +20,29 @@ type targetFlags struct {
 	cpus   string
 }
 
-func (f *targetFlags) register(cmd *command) {
-	cmd.flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
-	cmd.flags().IntVar(&f.cpu, "cpu", -1, "run on this `CPU` (overrides --target)")
-	cmd.flags().StringVar(&f.cpus, "cpus", "", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
-	cmd.complete("target", "prime", "big", "little", "group:0", "group:1")
+func (f *targetFlags) register(cmd *cli.Command) {
+	cmd.Flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
+	cmd.Flags().IntVar(&f.cpu, "cpu", -1, "run on this `CPU` (overrides --target)")
+	cmd.Flags().StringVar(&f.cpus, "cpus", "", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
+	cmd.Complete("target", "prime", "big", "little", "group:0", "group:1")
 }
 
 // cpuSet is the set --cpu or --cpus name, empty when neither was given.
 func (f *targetFlags) cpuSet() (cpuset.Set, error) {
 	switch {
 	case f.cpu >= 0 && f.cpus != "":
-		return cpuset.Set{}, usageError{fmt.Errorf("--cpu and --cpus cannot be combined")}
+		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu and --cpus cannot be combined")}
 	case f.cpu >= 0:
 		return cpuset.Of(f.cpu), nil
 	case f.cpu < -1:
-		return cpuset.Set{}, usageError{fmt.Errorf("--cpu %d: a CPU number is 0 or more", f.cpu)}
+		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu %d: a CPU number is 0 or more", f.cpu)}
 	case f.cpus != "":
 		s, err := cpuset.Parse(f.cpus)
 		if err != nil {
-			return cpuset.Set{}, usageError{fmt.Errorf("--cpus: %w", err)}
+			return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpus: %w", err)}
 		}
 		if s.IsEmpty() {
-			return cpuset.Set{}, usageError{fmt.Errorf("--cpus: the list is empty")}
+			return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpus: the list is empty")}
 		}
 		return s, nil
 	}
@@ -61,7 +62,7 @@ func (f *targetFlags) resolveQuick() (topology.Target, error) {
 		target, err := topology.SelectOne("/", f.cpu)
 		var se *topology.SelectError
 		if errors.As(err, &se) {
-			return target, usageError{err}
+			return target, usageError{Err: err}
 		}
 		return target, err
 	}
@@ -85,7 +86,7 @@ func (f *targetFlags) resolveWith(read func(string) (*topology.Topology, error),
 		target, err = topo.SelectCPUs(cpus)
 	}
 	if err != nil {
-		return nil, topology.Target{}, usageError{err} // a CPU that cannot be used is a wrong command line
+		return nil, topology.Target{}, usageError{Err: err} // a CPU that cannot be used is a wrong command line
 	}
 	return topo, target, nil
 }
@@ -103,8 +104,8 @@ type schedFlags struct {
 	accept   string
 }
 
-func (f *schedFlags) register(cmd *command) {
-	fl := cmd.flags()
+func (f *schedFlags) register(cmd *cli.Command) {
+	fl := cmd.Flags()
 	fl.StringVar(&f.ladder, "ladder", "geekbench", "fallback ladder of scheduling attributes: geekbench, spec or none")
 	fl.StringVar(&f.policy, "policy", "", "ask for exactly this `policy`: fifo:PRIO, rr:PRIO, other, batch or idle")
 	fl.IntVar(&f.nice, "nice", 0, "ask for exactly this nice `value` (-20..19)")
@@ -113,22 +114,22 @@ func (f *schedFlags) register(cmd *command) {
 	fl.BoolVar(&f.realtime, "realtime", false, "allow the ladder's realtime (FIFO/RR) steps, which can starve the machine (implied by --policy fifo|rr)")
 	fl.StringVar(&f.mode, "mode", "exact", "exact (one CPU) or soft (the target group)")
 	fl.StringVar(&f.accept, "accept", "", "run only if this `rule` holds: exact, soft or any, with +uclamp-min>=N, +qos=L, +step<=N, +nice<=N, +policy=P (default: the mode's rule)")
-	cmd.complete("ladder", "geekbench", "spec", "none")
-	cmd.complete("mode", "exact", "soft")
-	cmd.complete("policy", "fifo:", "rr:", "other", "batch", "idle")
-	cmd.complete("qos", "background", "utility", "default", "user-initiated", "deadline-request", "user-interactive")
+	cmd.Complete("ladder", "geekbench", "spec", "none")
+	cmd.Complete("mode", "exact", "soft")
+	cmd.Complete("policy", "fifo:", "rr:", "other", "batch", "idle")
+	cmd.Complete("qos", "background", "utility", "default", "user-initiated", "deadline-request", "user-interactive")
 }
 
 // request builds the one request of a command from the flags and the
 // selected target.
-func (f *schedFlags) request(in *invocation, target topology.Target) (session.Request, error) {
+func (f *schedFlags) request(in *cli.Invocation, target topology.Target) (session.Request, error) {
 	req, err := f.build(in)
 	if err != nil {
 		return session.Request{}, err
 	}
 	req.CPU, req.Group = target.ExactCPU, target.SoftCPUs
 	if err := req.Validate(); err != nil {
-		return session.Request{}, usageError{err}
+		return session.Request{}, usageError{Err: err}
 	}
 	return req, nil
 }
@@ -137,28 +138,28 @@ func (f *schedFlags) request(in *invocation, target topology.Target) (session.Re
 // a QoS level, a mode and a rule. Explicit --policy, --nice or --uclamp
 // make a one-step custom ladder; --qos alone makes the level's ladder (and
 // asks the HarmonyOS node where there is one).
-func (f *schedFlags) build(in *invocation) (session.Request, error) {
+func (f *schedFlags) build(in *cli.Invocation) (session.Request, error) {
 	var req session.Request
 	var err error
 	if req.Mode, err = session.ParseMode(f.mode); err != nil {
-		return req, usageError{fmt.Errorf("--mode: %w", err)}
+		return req, usageError{Err: fmt.Errorf("--mode: %w", err)}
 	}
 	if f.accept != "" {
 		if req.Accept, err = session.ParseRule(f.accept); err != nil {
-			return req, usageError{err}
+			return req, usageError{Err: err}
 		}
 	}
 	if f.qos != "" {
 		l, err := qos.Parse(f.qos)
 		if err != nil {
-			return req, usageError{fmt.Errorf("--qos: %w", err)}
+			return req, usageError{Err: fmt.Errorf("--qos: %w", err)}
 		}
 		req.QoS = &l
 	}
 	req.AllowRealtime = f.realtime
-	custom := in.changed("policy") || in.changed("nice") || in.changed("uclamp")
-	if custom && in.changed("ladder") {
-		return req, usageError{fmt.Errorf("--ladder cannot be combined with --policy, --nice or --uclamp")}
+	custom := in.Changed("policy") || in.Changed("nice") || in.Changed("uclamp")
+	if custom && in.Changed("ladder") {
+		return req, usageError{Err: fmt.Errorf("--ladder cannot be combined with --policy, --nice or --uclamp")}
 	}
 	switch {
 	case custom:
@@ -167,7 +168,7 @@ func (f *schedFlags) build(in *invocation) (session.Request, error) {
 		if f.policy != "" {
 			pol, pr, err := sched.ParsePolicyPriority(f.policy)
 			if err != nil {
-				return req, usageError{fmt.Errorf("--policy: %w", err)}
+				return req, usageError{Err: fmt.Errorf("--policy: %w", err)}
 			}
 			// Ladders try realtime only when allowed; asking for it by
 			// name is that permission.
@@ -175,27 +176,27 @@ func (f *schedFlags) build(in *invocation) (session.Request, error) {
 			p, prio = &pol, pr
 		}
 		var n *int
-		if in.changed("nice") {
+		if in.Changed("nice") {
 			n = &f.nice
 		}
 		var c *session.Clamp
 		if f.uclamp != "" {
 			clamp, err := session.ParseClamp(f.uclamp)
 			if err != nil {
-				return req, usageError{fmt.Errorf("--uclamp: %w", err)}
+				return req, usageError{Err: fmt.Errorf("--uclamp: %w", err)}
 			}
 			c = &clamp
 		}
 		req.Ladder = session.CustomLadder(p, prio, n, c)
-	case req.QoS != nil && !in.changed("ladder"):
+	case req.QoS != nil && !in.Changed("ladder"):
 		req.Ladder = session.QoSLadder(*req.QoS)
 	default:
 		if req.Ladder, err = session.NamedLadder(f.ladder); err != nil {
-			return req, usageError{fmt.Errorf("--ladder: %w", err)}
+			return req, usageError{Err: fmt.Errorf("--ladder: %w", err)}
 		}
 	}
 	if err := req.Ladder.Validate(); err != nil {
-		return req, usageError{err}
+		return req, usageError{Err: err}
 	}
 	return req, nil
 }

@@ -16,7 +16,6 @@ import (
 	"os"
 	"runtime"
 
-	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/launch"
 )
 
@@ -28,16 +27,10 @@ import (
 func init() { runtime.LockOSThread() }
 
 func main() {
-	// The launcher is dispatched before anything else, so that starting a
+	// The helper processes (the launcher, a competing process, one
+	// workload) are dispatched before anything else, so that starting a
 	// command costs as little as possible.
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case launch.Arg:
-			launch.Main()
-		case experiment.SpinArg:
-			experiment.SpinMain()
-		}
-	}
+	launch.Dispatch(os.Args)
 	os.Exit(runWithSignals(os.Args[1:]))
 }
 

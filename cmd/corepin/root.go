@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"corepin.dev/corepin/internal/cli"
 )
 
 // Exit codes shared by every subcommand.
@@ -16,9 +18,7 @@ const (
 )
 
 // usageError marks an error in the command line itself.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
+type usageError = cli.UsageError
 
 // exitError carries an exit code chosen by a subcommand (a child's status).
 type exitError struct {
@@ -48,8 +48,8 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 // cancel the context of every command that does not handle them itself.
 func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
 	root := newRootCmd()
-	root.cancelOnSignals = signals
-	err := root.execute(ctx, os.Stdin, stdout, stderr, args)
+	root.CancelOnSignals = signals
+	err := root.Execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
 		return exitOK
 	}
@@ -63,9 +63,9 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 	fmt.Fprintf(stderr, "corepin: %v\n", err)
 	var ue usageError
 	if errors.As(err, &ue) {
-		var ce *commandError
-		if errors.As(err, &ce) && ce.cmd.parent != nil {
-			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ce.cmd.path())
+		var ce *cli.CommandError
+		if errors.As(err, &ce) && ce.Cmd.Parent() != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ce.Cmd.Path())
 		} else {
 			fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
 		}
@@ -75,29 +75,28 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 }
 
 // newRootCmd is the command table.
-func newRootCmd() *command {
-	root := &command{
-		use:   "corepin",
-		short: "Run work on the CPU core you choose, and prove it",
-		long: `corepin makes the CPU core you choose actually reach the thread that does
+func newRootCmd() *cli.Command {
+	root := &cli.Command{
+		Use:   "corepin",
+		Short: "Run work on the CPU core you choose, and prove it",
+		Long: `corepin makes the CPU core you choose actually reach the thread that does
 the work, proves it with read-backs, keeps it there for the whole run, and
 restores everything afterwards.`,
 	}
-	root.add(
+	root.AddCommand(
 		newRunCmd(),
 		newCompareCmd(),
 		newReportCmd(),
 		newExperimentCmd(),
-		newWorkloadCmd(),
 		newTopoCmd(),
 		newCapsCmd(),
 		newTelemetryCmd(),
 		newExecCmd(),
 		newWatchCmd(),
 		newVersionCmd(),
-		newCompletionCmd(),
-		newHelpCmd(root),
-		newCompleteCmd(root),
+		cli.CompletionCommand(root),
+		cli.HelpCommand(root),
+		cli.CompleteCommand(root),
 	)
 	return root
 }

@@ -8,26 +8,27 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/workloads"
 )
 
-func newRunCmd() *command {
+func newRunCmd() *cli.Command {
 	var (
 		tf                    targetFlags
 		sf                    schedFlags
 		quick, shuffle, quiet bool
 		runs, warmup          int
 		isolation, out        string
-		only                  listValue
+		only                  cli.ListValue
 		telemetryP, watchP    time.Duration
 	)
-	cmd := &command{
-		use:   "run [SUITE.toml]",
-		short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
-		long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
+	cmd := &cli.Command{
+		Use:   "run [SUITE.toml]",
+		Short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
+		Long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
 how long it took, and what scheduling was asked for and read back, beside
 per-CPU telemetry and the output check.
 
@@ -39,23 +40,23 @@ geometric mean of reference time / measured median.
 Results go to DIR/<timestamp>-<host>/ (run.json, summary.csv, bench.txt for
 benchstat, telemetry/*.csv); the last line printed is that folder. Ctrl-C
 stops the current run, keeps what finished and marks the run interrupted.`,
-		example: `  corepin run --quick
+		Example: `  corepin run --quick
   corepin run --runs 10 --shuffle
   corepin run spec.toml --cpu 7 --ladder spec --realtime
   corepin run --isolation thread --only fib,lbm`,
-		args: func(args []string) error {
+		Args: func(args []string) error {
 			if len(args) > 1 {
-				return usageError{fmt.Errorf("at most one suite file")}
+				return usageError{Err: fmt.Errorf("at most one suite file")}
 			}
 			return nil
 		},
 	}
-	cmd.run = func(in *invocation, args []string) error {
+	cmd.Run = func(in *cli.Invocation, args []string) error {
 		var s *suite.Suite
 		if len(args) == 1 {
 			var err error
 			if s, err = suite.Load(args[0]); err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
 		}
 		topo, target, err := tf.resolve("/")
@@ -66,24 +67,24 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err != nil {
 			return err
 		}
-		if !in.changed("warmup") {
+		if !in.Changed("warmup") {
 			warmup = -1
 		}
 		if runs < 0 || (warmup < -1) {
-			return usageError{fmt.Errorf("--runs and --warmup must not be negative")}
+			return usageError{Err: fmt.Errorf("--runs and --warmup must not be negative")}
 		}
 		if isolation != runner.Process && isolation != runner.Thread {
-			return usageError{fmt.Errorf("--isolation %q: want process or thread", isolation)}
+			return usageError{Err: fmt.Errorf("--isolation %q: want process or thread", isolation)}
 		}
 		var events runner.Events
 		switch {
 		case quiet:
-		case isTerminal(in.stderr):
-			events = &barEvents{w: in.stderr}
+		case isTerminal(in.Stderr):
+			events = &barEvents{w: in.Stderr}
 		default:
-			events = &lineEvents{w: in.stderr}
+			events = &lineEvents{w: in.Stderr}
 		}
-		run, folder, err := runner.Run(in.ctx, runner.Config{
+		run, folder, err := runner.Run(in.Ctx, runner.Config{
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
 			Topology: topo, Target: target, Request: req,
@@ -91,16 +92,16 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		})
 		if err != nil {
 			if folder != nil {
-				fmt.Fprintln(in.stderr, "results so far:", folder.Path)
+				fmt.Fprintln(in.Stderr, "results so far:", folder.Path)
 			}
 			return err
 		}
-		w := in.stdout
+		w := in.Stdout
 		if !quiet {
 			printRunSummary(w, run)
 		}
 		if err := writeReport(folder.Path, run); err != nil {
-			fmt.Fprintln(in.stderr, "corepin: writing the HTML report:", err)
+			fmt.Fprintln(in.Stderr, "corepin: writing the HTML report:", err)
 		}
 		fmt.Fprintln(w, folder.Path)
 		switch {
@@ -111,7 +112,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		}
 		return nil
 	}
-	f := cmd.flags()
+	f := cmd.Flags()
 	tf.register(cmd)
 	sf.register(cmd)
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
@@ -123,14 +124,14 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
 	f.BoolVar(&quiet, "quiet", false, "print only the results folder")
-	cmd.alias("q", "quiet")
+	cmd.Alias("q", "quiet")
 	f.Var(&only, "only", "run only these benchmarks (comma-separated `names`)")
 	var names []string
 	for _, w := range workloads.All() {
 		names = append(names, w.Name)
 	}
-	cmd.complete("only", names...)
-	cmd.complete("isolation", runner.Process, runner.Thread)
+	cmd.Complete("only", names...)
+	cmd.Complete("isolation", runner.Process, runner.Thread)
 	return cmd
 }
 

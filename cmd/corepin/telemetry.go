@@ -11,19 +11,20 @@ import (
 	"golang.org/x/term"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/telemetry"
 )
 
-func newTelemetryCmd() *command {
+func newTelemetryCmd() *cli.Command {
 	var (
 		interval, duration    time.Duration
 		cpus, avoid           string
 		format, out, thermalF string
 	)
-	cmd := &command{
-		use:   "telemetry",
-		short: "Sample every CPU's utilisation and frequency, raw, with the source named",
-		long: `Sample every CPU's utilisation (from /proc/stat) and frequency (from the best
+	cmd := &cli.Command{
+		Use:   "telemetry",
+		Short: "Sample every CPU's utilisation and frequency, raw, with the source named",
+		Long: `Sample every CPU's utilisation (from /proc/stat) and frequency (from the best
 source present: cpuinfo_avg_freq, scaling_cur_freq, cpuinfo_cur_freq,
 /proc/cpuinfo, or none) at a fixed interval. Nothing is smoothed or filled
 in: a CPU that goes offline is a gap, and a machine without a frequency
@@ -31,32 +32,32 @@ source says so.
 
 On a terminal without --format a live table refreshes in place; Ctrl-C ends
 the capture and writes what was recorded.`,
-		example: `  corepin telemetry --duration 10s --format csv --out cpu.csv
+		Example: `  corepin telemetry --duration 10s --format csv --out cpu.csv
   corepin telemetry --interval 200ms --cpus 0-3 --avoid 3`,
-		args: noArgs,
-		run: func(in *invocation, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			opts := telemetry.Options{Period: interval, Thermal: thermalF != ""}
 			var err error
 			if opts.CPUs, err = cpuset.Parse(cpus); err != nil {
-				return usageError{fmt.Errorf("--cpus: %w", err)}
+				return usageError{Err: fmt.Errorf("--cpus: %w", err)}
 			}
 			if opts.Avoid, err = cpuset.Parse(avoid); err != nil {
-				return usageError{fmt.Errorf("--avoid: %w", err)}
+				return usageError{Err: fmt.Errorf("--avoid: %w", err)}
 			}
 			if interval < telemetry.MinPeriod {
-				return usageError{fmt.Errorf("--interval %v is shorter than %v", interval, telemetry.MinPeriod)}
+				return usageError{Err: fmt.Errorf("--interval %v is shorter than %v", interval, telemetry.MinPeriod)}
 			}
 			switch format {
 			case "", "table", "csv", "json":
 			default:
-				return usageError{fmt.Errorf("--format %q: want table, csv or json", format)}
+				return usageError{Err: fmt.Errorf("--format %q: want table, csv or json", format)}
 			}
-			stdout := in.stdout
+			stdout := in.Stdout
 			live := format == "" && out == "" && isTerminal(stdout)
 			if format == "" {
 				format = "table"
 			}
-			ctx := in.ctx
+			ctx := in.Ctx
 			if duration > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, duration)
@@ -70,7 +71,7 @@ the capture and writes what was recorded.`,
 			case live:
 				showLive(ctx, stdout, s, interval)
 			case duration == 0:
-				fmt.Fprintf(in.stderr, "corepin: recording every %v until Ctrl-C\n", interval)
+				fmt.Fprintf(in.Stderr, "corepin: recording every %v until Ctrl-C\n", interval)
 				<-ctx.Done()
 			default:
 				<-ctx.Done()
@@ -79,7 +80,7 @@ the capture and writes what was recorded.`,
 			return writeSeries(stdout, series, format, out, thermalF)
 		},
 	}
-	f := cmd.flags()
+	f := cmd.Flags()
 	f.DurationVar(&interval, "interval", time.Second, "time between samples (at least 50ms)")
 	f.DurationVar(&duration, "duration", 0, "stop after this long (default: until Ctrl-C)")
 	f.StringVar(&cpus, "cpus", "", "record only these CPUs (a `list`; default all)")

@@ -7,45 +7,46 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/topology"
 )
 
-func newTopoCmd() *command {
+func newTopoCmd() *cli.Command {
 	var (
 		root   string
 		asJSON bool
 		tf     targetFlags
 	)
-	cmd := &command{
-		use:   "topo",
-		short: "Show the CPU topology, its performance groups and the chosen target",
-		long: `Show the CPUs, their cores, clusters and frequencies, the performance groups
+	cmd := &cli.Command{
+		Use:   "topo",
+		Short: "Show the CPU topology, its performance groups and the chosen target",
+		Long: `Show the CPUs, their cores, clusters and frequencies, the performance groups
 fastest first, and the CPU a single-core run would use, with the reason.
 
 --root reads a saved sysfs tree (a folder holding sys/ and proc/) instead of
 this machine.`,
-		example: `  corepin topo
+		Example: `  corepin topo
   corepin topo --json
   corepin topo --cpu 3
   corepin topo --root ./dump`,
-		args: noArgs,
-		run: func(in *invocation, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			topo, target, err := tf.resolve(root)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(in.stdout, struct {
+				return writeJSON(in.Stdout, struct {
 					*topology.Topology
 					Target topology.Target `json:"target"`
 				}{topo, target})
 			}
-			printTopology(in.stdout, topo, target)
+			printTopology(in.Stdout, topo, target)
 			return nil
 		},
 	}
-	cmd.flags().StringVar(&root, "root", "/", "read the sysfs tree under this `folder`")
-	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&root, "root", "/", "read the sysfs tree under this `folder`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	tf.register(cmd)
 	return cmd
 }

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
 
-func newWatchCmd() *command {
+func newWatchCmd() *cli.Command {
 	var (
 		tf       targetFlags
 		sf       schedFlags
@@ -23,26 +24,26 @@ func newWatchCmd() *command {
 		duration time.Duration
 		asJSON   bool
 	)
-	cmd := &command{
-		use:   "watch PID",
-		short: "Show where each thread of a running process runs; with --maintain, keep them on the target",
-		long: `Follow the threads of a running process and its children: where each one
+	cmd := &cli.Command{
+		Use:   "watch PID",
+		Short: "Show where each thread of a running process runs; with --maintain, keep them on the target",
+		Long: `Follow the threads of a running process and its children: where each one
 runs, how much CPU it takes, how often it moves. Without --maintain nothing
 is changed. With --maintain, threads are kept on the target (--cpu, --cpus
 or --target) and, given --policy/--nice, at those attributes, until the
 process exits or Ctrl-C.`,
-		example: `  corepin watch 1234
+		Example: `  corepin watch 1234
   corepin watch --maintain --cpu 3 --nice -10 1234`,
-		args: func(args []string) error {
+		Args: func(args []string) error {
 			if len(args) != 1 {
-				return usageError{fmt.Errorf("want one process id")}
+				return usageError{Err: fmt.Errorf("want one process id")}
 			}
 			if pid, err := strconv.Atoi(args[0]); err != nil || pid <= 0 {
-				return usageError{fmt.Errorf("%q is not a process id", args[0])}
+				return usageError{Err: fmt.Errorf("%q is not a process id", args[0])}
 			}
 			return nil
 		},
-		run: func(in *invocation, args []string) error {
+		Run: func(in *cli.Invocation, args []string) error {
 			pid, _ := strconv.Atoi(args[0])
 			opts := watch.Options{PID: pid, Period: period, Children: true}
 			if maintain {
@@ -58,7 +59,7 @@ process exits or Ctrl-C.`,
 				opts.Target, opts.Avoid = req.Mask(), req.Mask()
 				opts.Want = wantedAttr(in, req)
 			}
-			ctx := in.ctx
+			ctx := in.Ctx
 			if duration > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, duration)
@@ -77,25 +78,25 @@ process exits or Ctrl-C.`,
 			}
 			res := w.Stop()
 			if asJSON {
-				return writeJSON(in.stdout, res)
+				return writeJSON(in.Stdout, res)
 			}
-			printWatch(in.stdout, &res, opts.Target)
+			printWatch(in.Stdout, &res, opts.Target)
 			return nil
 		},
 	}
 	tf.register(cmd)
 	sf.register(cmd)
-	cmd.flags().BoolVar(&maintain, "maintain", false, "keep the threads on the target (and at --policy/--nice)")
-	cmd.flags().DurationVar(&period, "period", 100*time.Millisecond, "time between samples")
-	cmd.flags().DurationVar(&duration, "duration", 0, "stop after this long (default: until the process exits or Ctrl-C)")
-	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&maintain, "maintain", false, "keep the threads on the target (and at --policy/--nice)")
+	cmd.Flags().DurationVar(&period, "period", 100*time.Millisecond, "time between samples")
+	cmd.Flags().DurationVar(&duration, "duration", 0, "stop after this long (default: until the process exits or Ctrl-C)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
 // wantedAttr is the policy and nice value to maintain, from --policy and
 // --nice (the request's one-step ladder); nil when neither was given.
-func wantedAttr(in *invocation, req session.Request) *sched.Attr {
-	if !in.changed("policy") && !in.changed("nice") {
+func wantedAttr(in *cli.Invocation, req session.Request) *sched.Attr {
+	if !in.Changed("policy") && !in.Changed("nice") {
 		return nil
 	}
 	a := req.Ladder.Step(0).Attr()
