@@ -450,7 +450,16 @@ int corepin_results_save(corepin_results *r)
 	cp_json_str(&b, gov);
 	cp_buf_put(&b, ",\"cpufreq_driver\":");
 	cp_json_str(&b, drv);
-	cp_buf_put(&b, ",\"go_version\":\"\",\"corepin_version\":\"native\"},\n  \"topology\": null,\n");
+	/* no Go here: the toolchain that built the library takes its place */
+	cp_buf_put(&b, ",\"go_version\":");
+#ifdef __clang__
+	cp_json_str(&b, "clang " __clang_version__);
+#elif defined(__GNUC__)
+	cp_json_str(&b, "gcc " __VERSION__);
+#else
+	cp_json_str(&b, "");
+#endif
+	cp_buf_put(&b, ",\"corepin_version\":\"native\"},\n  \"topology\": null,\n");
 	cp_buf_printf(&b, "  \"target\": {\"spec\":\"%d\",\"mode\":\"exact\",\"exact_cpu\":%d,\"soft_cpus\":", r->exact_cpu, r->exact_cpu);
 	cp_json_cpus(&b, &r->soft);
 	cp_buf_printf(&b, ",\"why\":\"CPU %d was chosen by the app's native module\"},\n", r->exact_cpu);
