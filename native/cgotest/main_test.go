@@ -18,6 +18,10 @@ import (
 // set it runs the scripted requests through both libraries and prints the
 // two reports. The privilege tests run it as nobody.
 func TestMain(m *testing.M) {
+	if os.Getenv("COREPIN_NATIVE_HELPER") == "reuse" {
+		reuseHelper()
+		os.Exit(0)
+	}
 	if name := os.Getenv("COREPIN_NATIVE_HELPER"); name != "" {
 		cOnly := strings.HasPrefix(name, "c:")
 		name = strings.TrimPrefix(name, "c:")

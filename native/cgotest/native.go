@@ -6,8 +6,10 @@ package cgotest
 #cgo CFLAGS: -std=c11 -I${SRCDIR}/../include -I${SRCDIR}/../src
 #cgo LDFLAGS: -lpthread -ldl -lm
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -150,6 +152,95 @@ static char *run_reused(int cpu, int *tid, corepin_cpuset *mask_before, corepin_
 		res = corepin_maintenance_stop();
 	}
 	cp_getaffinity(a.tid, mask_after);
+	pthread_mutex_lock(&a.mu);
+	a.done = 1;
+	pthread_cond_broadcast(&a.cond);
+	pthread_mutex_unlock(&a.mu);
+	pthread_join(t, NULL);
+	return res;
+}
+
+struct gone_args {
+	int tid;
+	uint64_t start;
+};
+
+// gone_worker registers itself and ends without leaving.
+static void *gone_worker(void *p)
+{
+	struct gone_args *a = p;
+	cp_taskstat st;
+	a->tid = cp_gettid();
+	if (cp_read_taskstat(getpid(), a->tid, &st) == 0)
+		a->start = st.start;
+	corepin_worker_enter();
+	return NULL;
+}
+
+static uint64_t boot_ticks(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return (uint64_t)t.tv_sec * 100 + (uint64_t)t.tv_nsec / 10000000;
+}
+
+// run_real_reuse needs its own pid namespace: a registered worker ends
+// without leaving, the namespace's next pid is set to its TID (the
+// namespace's own ns_last_pid), and a new thread is given that TID. The
+// maintenance thread then looks at the stale registration for a few
+// periods. Returns NULL when the kernel gave the new thread another TID.
+static char *run_real_reuse(int cpu, int *old_tid, int *new_tid, corepin_cpuset *before, corepin_cpuset *after)
+{
+	struct gone_args g;
+	memset(&g, 0, sizeof g);
+	pthread_t t;
+	if (pthread_create(&t, NULL, gone_worker, &g) != 0)
+		return NULL;
+	pthread_join(t, NULL);
+	*old_tid = g.tid;
+	// (TID, start time) names a thread only if the start times differ:
+	// wait for the clock-tick counter to move on.
+	while (boot_ticks() <= g.start + 2) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+	struct idle_args a;
+	memset(&a, 0, sizeof a);
+	pthread_mutex_init(&a.mu, NULL);
+	pthread_cond_init(&a.cond, NULL);
+	int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+	if (fd < 0)
+		return NULL;
+	char buf[16];
+	int n = snprintf(buf, sizeof buf, "%d", g.tid - 1);
+	int w = (int)write(fd, buf, (size_t)n);
+	close(fd);
+	if (w != n || pthread_create(&t, NULL, idle_thread, &a) != 0)
+		return NULL;
+	pthread_mutex_lock(&a.mu);
+	while (!a.tid)
+		pthread_cond_wait(&a.cond, &a.mu);
+	pthread_mutex_unlock(&a.mu);
+	*new_tid = a.tid;
+	char *res = NULL;
+	cp_getaffinity(a.tid, before);
+	if (a.tid == g.tid) {
+		corepin_cpuset target;
+		corepin_cpuset_zero(&target);
+		corepin_cpuset_add(&target, cpu);
+		corepin_maintenance_options o;
+		corepin_maintenance_options_init(&o, &target);
+		o.period_ms = 5;
+		o.keep_attr = 1;
+		o.nice = 7;
+		if (corepin_maintenance_start(&o, NULL, 0) == COREPIN_OK) {
+			struct timespec ms = {0, 1000000};
+			while (cp_maintenance_samples() < 5)
+				nanosleep(&ms, NULL);
+			res = corepin_maintenance_stop();
+		}
+	}
+	cp_getaffinity(a.tid, after);
 	pthread_mutex_lock(&a.mu);
 	a.done = 1;
 	pthread_cond_broadcast(&a.cond);
@@ -335,6 +426,14 @@ func runReused(cpu int) (result []byte, tid int, before, after cpuset.Set) {
 	var b, a C.corepin_cpuset
 	result = taken(C.run_reused(C.int(cpu), &ctid, &b, &a))
 	return result, int(ctid), fromCSet(&b), fromCSet(&a)
+}
+
+// runRealReuse runs run_real_reuse; see there.
+func runRealReuse(cpu int) (result []byte, oldTID, newTID int, before, after cpuset.Set) {
+	var o, n C.int
+	var b, a C.corepin_cpuset
+	result = taken(C.run_real_reuse(C.int(cpu), &o, &n, &b, &a))
+	return result, int(o), int(n), fromCSet(&b), fromCSet(&a)
 }
 
 // parseRule is the C library's reading of an acceptance rule.
