@@ -263,10 +263,18 @@ import "C"
 
 import (
 	"errors"
+	"io/fs"
 	"unsafe"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/native"
 )
+
+// librarySources names the library's C sources (src/*.c), every one of
+// which the preamble above must include. Reading them through package
+// native is also what makes the go command rebuild this package when they
+// change.
+func librarySources() ([]string, error) { return fs.Glob(native.Sources(), "src/*.c") }
 
 // step is a ladder step for the C library.
 type step struct {
@@ -434,6 +442,28 @@ func runRealReuse(cpu int) (result []byte, oldTID, newTID int, before, after cpu
 	var b, a C.corepin_cpuset
 	result = taken(C.run_real_reuse(C.int(cpu), &o, &n, &b, &a))
 	return result, int(o), int(n), fromCSet(&b), fromCSet(&a)
+}
+
+// parseTaskStat is the C library's reading of a /proc stat line.
+func parseTaskStat(line []byte) (comm string, state byte, utime, stime, start uint64, processor int, ok bool) {
+	c := C.CBytes(append(append([]byte(nil), line...), 0))
+	defer C.free(c)
+	var st C.cp_taskstat
+	if C.cp_parse_taskstat((*C.char)(c), &st) != 0 {
+		return "", 0, 0, 0, 0, 0, false
+	}
+	return C.GoString(&st.comm[0]), byte(st.state), uint64(st.utime), uint64(st.stime), uint64(st.start), int(st.processor), true
+}
+
+// parseCPUList is the C library's reading of a CPU list.
+func parseCPUList(list string) (cpuset.Set, bool) {
+	c := C.CString(list)
+	defer C.free(unsafe.Pointer(c))
+	var s C.corepin_cpuset
+	if C.corepin_cpuset_parse(&s, c) != 0 {
+		return cpuset.Set{}, false
+	}
+	return fromCSet(&s), true
 }
 
 // parseRule is the C library's reading of an acceptance rule.

@@ -19,6 +19,8 @@
 
 pid_t cp_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+
 /* retry repeats a call interrupted by a signal, as corepin's Go wrappers
  * do; it turns -1/errno into the errno. */
 #define CP_RETRY(call)                                                                             \
@@ -280,26 +282,42 @@ int cp_cpuset_last(const corepin_cpuset *a)
 	return -1;
 }
 
+/* cpu_number reads the digits at *p (no sign, no space) as a CPU number. */
+static int cpu_number(const char **p, long *v)
+{
+	const char *q = *p;
+	long n = 0;
+	if (*q < '0' || *q > '9')
+		return -1;
+	for (; *q >= '0' && *q <= '9'; q++) {
+		n = n * 10 + (*q - '0');
+		if (n >= COREPIN_MAX_CPUS)
+			return -1;
+	}
+	*p = q;
+	*v = n;
+	return 0;
+}
+
+/* corepin_cpuset_parse reads the kernel's list form ("0-3,8-11", as in
+ * /sys/devices/system/cpu/online), surrounding white space allowed. */
 int corepin_cpuset_parse(corepin_cpuset *s, const char *list)
 {
 	corepin_cpuset_zero(s);
 	const char *p = list;
-	while (*p == ' ' || *p == '\n')
+	while (is_space(*p))
 		p++;
 	if (*p == 0)
 		return 0;
 	for (;;) {
-		char *end;
-		long a = strtol(p, &end, 10);
-		if (end == p || a < 0 || a >= COREPIN_MAX_CPUS)
+		long a, b;
+		if (cpu_number(&p, &a) != 0)
 			return -1;
-		long b = a;
-		p = end;
+		b = a;
 		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= COREPIN_MAX_CPUS)
+			p++;
+			if (cpu_number(&p, &b) != 0 || b < a)
 				return -1;
-			p = end;
 		}
 		for (long c = a; c <= b; c++)
 			corepin_cpuset_add(s, (int)c);
@@ -307,7 +325,7 @@ int corepin_cpuset_parse(corepin_cpuset *s, const char *list)
 			p++;
 			continue;
 		}
-		while (*p == ' ' || *p == '\n')
+		while (is_space(*p))
 			p++;
 		return *p == 0 ? 0 : -1;
 	}
@@ -356,8 +374,10 @@ int cp_read_file(const char *path, char *buf, size_t len)
 	return (int)used;
 }
 
-/* cp_parse_taskstat reads a stat line. The name sits between the first "("
- * and the last ")", and may itself hold spaces and parentheses. */
+/* cp_parse_taskstat reads a stat line as corepin's watcher does
+ * (watch.ParseTaskStat): the name sits between the first "(" and the last
+ * ")", and may itself hold spaces and parentheses; 37 fields follow it;
+ * the state is one character; fields 14, 15, 22 and 39 are numbers. */
 int cp_parse_taskstat(const char *line, cp_taskstat *st)
 {
 	memset(st, 0, sizeof *st);
@@ -373,27 +393,33 @@ int cp_parse_taskstat(const char *line, cp_taskstat *st)
 	/* field 3 (state) follows the name; field N is the (N-3)th after it */
 	const char *p = close + 1;
 	for (int field = 3; field <= 39; field++) {
-		while (*p == ' ')
+		while (is_space(*p))
 			p++;
-		if (*p == 0 || *p == '\n')
+		if (*p == 0)
 			return -1;
-		char *end;
+		const char *end = p;
+		while (*end && !is_space(*end))
+			end++;
+		size_t len = (size_t)(end - p);
 		if (field == 3) {
+			if (len != 1)
+				return -1;
 			st->state = *p;
-			end = (char *)p + 1;
-		} else {
-			unsigned long long v = strtoull(p, &end, 10);
-			if (end == p && field != 3)
-				v = 0;
+		} else if (field == 14 || field == 15 || field == 22 || field == 39) {
+			unsigned long long v = 0;
+			for (const char *q = p; q < end; q++) {
+				unsigned d = (unsigned)(*q - '0');
+				if (*q < '0' || *q > '9' || v > (~0ULL - d) / 10)
+					return -1;
+				v = v * 10 + d;
+			}
 			switch (field) {
 			case 14: st->utime = v; break;
 			case 15: st->stime = v; break;
 			case 22: st->start = v; break;
-			case 39: st->processor = (int)v; break;
+			default: st->processor = (int)v; break;
 			}
 		}
-		while (*end && *end != ' ')
-			end++;
 		p = end;
 	}
 	return 0;
