@@ -44,6 +44,7 @@ struct corepin_sampler {
 	int util_n, freq_n;
 	char source[24];
 	char note[200];
+	char stat[65536]; /* /proc/stat, read once a sample */
 };
 
 static int read_freq(int cpu, double *mhz, const char **source)
@@ -67,11 +68,11 @@ static int read_freq(int cpu, double *mhz, const char **source)
 
 static void sample_cpus(corepin_sampler *s)
 {
-	static char stat[65536];
+	char *stat = s->stat;
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	double t = (double)(now.tv_sec - s->start.tv_sec) + (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
-	if (cp_read_file("/proc/stat", stat, sizeof stat) <= 0)
+	if (cp_read_file("/proc/stat", stat, sizeof s->stat) <= 0)
 		return;
 	s->samples++;
 	for (char *line = stat; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
@@ -414,8 +415,9 @@ int corepin_results_save(corepin_results *r)
 	uname(&u);
 	gethostname(host, sizeof host - 1);
 	char model[256] = "";
-	static char cpuinfo[65536];
-	if (cp_read_file("/proc/cpuinfo", cpuinfo, sizeof cpuinfo) > 0) {
+	size_t cpuinfo_len = 1 << 20;
+	char *cpuinfo = malloc(cpuinfo_len);
+	if (cpuinfo && cp_read_file("/proc/cpuinfo", cpuinfo, cpuinfo_len) > 0) {
 		char *p = strstr(cpuinfo, "model name");
 		if (!p)
 			p = strstr(cpuinfo, "Hardware");
@@ -429,6 +431,7 @@ int corepin_results_save(corepin_results *r)
 			memcpy(model, p, n);
 		}
 	}
+	free(cpuinfo);
 	char path[128], gov[64] = "", drv[64] = "";
 	cp_snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", r->exact_cpu);
 	cp_read_file(path, gov, sizeof gov);
