@@ -57,8 +57,8 @@ func TestCompilers(t *testing.T) {
 			if out, err := exec.Command(cc.c, args...).CombinedOutput(); err != nil {
 				t.Errorf("%s %s: %v\n%s", cc.c, strings.Join(args, " "), err, out)
 			}
-			if _, err := exec.LookPath(cc.cxx); err != nil {
-				return
+			if _, err := exec.LookPath(cc.cxx); err != nil || cc.cxx == "g++" {
+				return // g++ builds the example for the sanitized runs
 			}
 			for _, f := range []string{filepath.Join(nativeDir(t), "examples", "bench_module.cpp")} {
 				args := []string{"-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only", inc, f}
