@@ -41,14 +41,14 @@ func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 	result := make(chan error, 1)
 	go func() {
 		defer close(p.done)
-		rep, startErr, err := forkOnTarget(req, start, p.hold)
+		// start's own error goes through hold.started; what is left is a
+		// session that never let it run.
+		rep, _, err := forkOnTarget(req, start, p.hold)
 		switch {
 		case err != nil:
 			result <- err
 		case rep != nil && !rep.Accept.OK:
 			result <- fmt.Errorf("pinning to CPU %d: %s", cpu, rep.Accept.Why)
-		case startErr != nil:
-			// Reported through started already.
 		}
 	}()
 	select {

@@ -312,9 +312,9 @@ func readMessages(r io.Reader, rep *Report) error {
 // watchOptions keeps the work's threads on what its session's thread read
 // back: the mask, and the attributes of the accepted ladder step.
 func watchOptions(sr *session.Report, pid int, target cpuset.Set, period time.Duration) watch.Options {
-	opts := watch.Options{PID: pid, Period: period, Target: target, Avoid: target, Maintain: true, Children: true}
+	opts := watch.Options{PID: pid, Period: period, Mask: target, Avoid: target, Maintain: true, Children: true}
 	if !sr.Readback.CPUs.IsEmpty() {
-		opts.Target = sr.Readback.CPUs
+		opts.Mask = sr.Readback.CPUs
 	}
 	if sr.Ladder.AcceptedStep > 0 {
 		rb := sr.Readback

@@ -39,7 +39,7 @@ func TestDispatchRunsTheVerb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(exe, WorkloadArg, "json", "--size", "quick").Output()
+	out, err := exec.Command(exe, WorkloadArg, "fib", "--size", "quick").Output()
 	if err != nil || !strings.Contains(string(out), `"valid":true`) {
 		t.Errorf("the test binary as %s: %q, %v", WorkloadArg, out, err)
 	}

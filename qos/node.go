@@ -3,7 +3,6 @@ package qos
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 
 	"corepin.dev/corepin/fsroot"
 )
@@ -12,7 +11,16 @@ import (
 // is not HarmonyOS/OpenHarmony's, and every system that is not Linux. It
 // wraps errors.ErrUnsupported on every system, as corepin's errors for
 // what a machine lacks do.
-var ErrNoNode = fmt.Errorf("no HarmonyOS QoS node (%s): %w", NodePath, errors.ErrUnsupported)
+var ErrNoNode error = noNodeError{}
+
+// noNodeError is ErrNoNode: a type rather than fmt.Errorf, so that nothing
+// is formatted when the program starts.
+type noNodeError struct{}
+
+func (noNodeError) Error() string {
+	return "no HarmonyOS QoS node (" + NodePath + "): " + errors.ErrUnsupported.Error()
+}
+func (noNodeError) Unwrap() error { return errors.ErrUnsupported }
 
 // HasNode reports whether the system under root has the QoS node for the
 // thread that reads it (NodePath).

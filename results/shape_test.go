@@ -145,3 +145,20 @@ func differingValues(a, b any, prefix string) []string {
 	}
 	return []string{prefix}
 }
+
+// A warning written as run.json writes it reads back as itself.
+func FuzzWarningText(f *testing.F) {
+	for _, s := range []string{"run 0: a", "run 12: telemetry: t=0.1s: gap", "run x: y", "run -1: z", "plain", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var w Warning
+		w.UnmarshalText([]byte(text))
+		data, _ := w.MarshalText()
+		var back Warning
+		back.UnmarshalText(data)
+		if back != w {
+			t.Errorf("%q read as %+v, written %q, read back as %+v", text, w, data, back)
+		}
+	})
+}

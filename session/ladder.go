@@ -192,13 +192,13 @@ func CustomLadder(p *sched.Policy, priority int, n *int, c *Clamp) Ladder {
 
 // ParseClamp reads a uclamp request written MIN:MAX, each 0..1024.
 func ParseClamp(s string) (Clamp, error) {
-	lo, hi, ok := strings.Cut(s, ":")
-	min, err1 := strconv.ParseUint(strings.TrimSpace(lo), 10, 32)
-	max, err2 := strconv.ParseUint(strings.TrimSpace(hi), 10, 32)
+	loText, hiText, ok := strings.Cut(s, ":")
+	lo, err1 := strconv.ParseUint(strings.TrimSpace(loText), 10, 32)
+	hi, err2 := strconv.ParseUint(strings.TrimSpace(hiText), 10, 32)
 	if !ok || err1 != nil || err2 != nil {
 		return Clamp{}, fmt.Errorf("uclamp %q: want MIN:MAX", s)
 	}
-	c := Clamp{Min: uint32(min), Max: uint32(max)}
+	c := Clamp{Min: uint32(lo), Max: uint32(hi)}
 	if c.Min > c.Max || c.Max > sched.UclampMax {
 		return Clamp{}, fmt.Errorf("uclamp %q: must satisfy min <= max <= 1024", s)
 	}

@@ -192,14 +192,14 @@ func (s *Session) try(step Step) StepResult {
 // apply sends a step: policy and nice in one call, uclamp in a call of its
 // own, because a kernel without uclamp refuses a combined request whole.
 func (s *Session) apply(step Step) error {
-	cap := s.report.Capture.Attr
-	keepFlags := cap.Flags & sched.FlagResetOnFork
+	captured := s.report.Capture.Attr
+	keepFlags := captured.Flags & sched.FlagResetOnFork
 	if step.Policy != nil || step.Nice != nil {
 		a := sched.Attr{Flags: keepFlags}
 		if step.Policy != nil {
 			a.Policy, a.Priority = *step.Policy, step.Priority
 		} else {
-			a.Policy = fairPolicy(cap.Policy)
+			a.Policy = fairPolicy(captured.Policy)
 		}
 		if step.Nice != nil && !a.Policy.Realtime() {
 			a.Nice = *step.Nice

@@ -17,8 +17,8 @@ func SelectOne(root string, cpu int) (Target, error) {
 	if root == "" {
 		root = "/"
 	}
-	t := &Topology{Root: root}
-	if err := t.readGlobal(&reader{FS: FS(root)}); err != nil {
+	t, err := readLists(FS(root))
+	if err != nil {
 		return Target{}, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
 	spec := strconv.Itoa(cpu)
@@ -40,4 +40,36 @@ func SelectOne(root string, cpu int) (Target, error) {
 		target.Why += "; it is isolated from the scheduler's load balancing (isolcpus)"
 	}
 	return target, nil
+}
+
+// readLists reads only the CPU lists selection needs: present, online and
+// isolated, and on the live system the process's allowed CPUs (the main
+// thread's mask, as Cpus_allowed_list of /proc/self/status shows it).
+func readLists(fsys FS) (*Topology, error) {
+	t := &Topology{Root: fsys.String()}
+	r := &reader{FS: fsys}
+	for _, l := range []struct {
+		name string
+		set  *cpuset.Set
+	}{{"present", &t.Present}, {"online", &t.Online}, {"isolated", &t.Isolated}} {
+		p := cpuDir + "/" + l.name
+		text, ok, err := r.readString(p)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if *l.set, err = cpuset.Parse(text); err != nil {
+			return nil, &FileError{Path: r.Path(p), Err: err}
+		}
+	}
+	if fsys.IsHost() {
+		allowed, err := processMask()
+		if err != nil {
+			return nil, err
+		}
+		t.Allowed = &allowed
+	}
+	return t, nil
 }

@@ -30,13 +30,13 @@ import (
 type Options struct {
 	PID    int
 	Period time.Duration // 100 ms by default
-	// Target is the CPU mask threads are kept on; residency is measured
-	// against it.
-	Target cpuset.Set
+	// Mask is the CPU mask threads are kept on (the target's); residency
+	// is measured against it.
+	Mask cpuset.Set
 	// Want is the policy, priority and nice value threads are kept at;
 	// nil leaves attributes alone.
 	Want *sched.Attr
-	// Maintain re-asserts Target and Want on threads that drifted; without
+	// Maintain re-asserts Mask and Want on threads that drifted; without
 	// it the watcher only observes.
 	Maintain bool
 	// Avoid is where the watcher's own thread must not run (the target).
@@ -306,7 +306,7 @@ func (w *Watcher) sampleThread(pid, tid int) {
 	if ticks := st.CPUTicks(); ticks > t.lastTicks {
 		t.Running++
 		t.Compute = true
-		if w.opts.Target.Contains(st.Processor) {
+		if w.opts.Mask.Contains(st.Processor) {
 			t.OnTarget++
 		}
 		if st.Processor != t.LastCPU {
@@ -340,11 +340,11 @@ func (w *Watcher) maintain(t *thread, pid int, k key) {
 		t.Reasserts++
 		w.res.Reasserts++
 	}
-	if !w.opts.Target.IsEmpty() {
+	if !w.opts.Mask.IsEmpty() {
 		fix("affinity", func() (bool, error) {
 			mask, err := sched.GetAffinity(k.tid)
-			return mask.IsSubsetOf(w.opts.Target), err
-		}, func() error { return sched.SetAffinity(k.tid, w.opts.Target) })
+			return mask.IsSubsetOf(w.opts.Mask), err
+		}, func() error { return sched.SetAffinity(k.tid, w.opts.Mask) })
 	}
 	if want := w.opts.Want; want != nil {
 		fix("attributes", func() (bool, error) {

@@ -5,7 +5,7 @@ import (
 
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/report"
+	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
 )
 
@@ -26,19 +26,19 @@ then the change of the score.`,
 			return nil
 		},
 		Run: func(in *cli.Invocation, args []string) error {
-			old, err := results.Load(args[0])
+			before, err := results.Load(args[0])
 			if err != nil {
 				return err
 			}
-			new, err := results.Load(args[1])
+			after, err := results.Load(args[1])
 			if err != nil {
 				return err
 			}
-			c := results.Compare(old, new)
+			c := results.Compare(before, after)
 			w := in.Stdout
 			if htmlOut != "" {
-				page := report.ComparePage(old, new, args[0], args[1])
-				if err := atomicfile.Write(htmlOut, page.Render); err != nil {
+				doc := page.ComparePage(before, after, args[0], args[1])
+				if err := atomicfile.Write(htmlOut, doc.Render); err != nil {
 					return err
 				}
 				fmt.Fprintln(in.Stderr, "wrote", htmlOut)

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
 )
 
 func newExecCmd() *cli.Command {
@@ -97,7 +95,7 @@ when it is not found).`,
 			return err
 		}
 		if !quiet {
-			printExecSummary(in.Stderr, rep)
+			fmt.Fprintln(in.Stderr, "corepin:", rep.Summary())
 		}
 		if code := rep.ExitCode(); code != 0 {
 			return &exitError{code: code}
@@ -125,7 +123,7 @@ func replaceWith(in *cli.Invocation, req session.Request, args []string, reportF
 			}
 		}
 		if !quiet {
-			fmt.Fprintf(in.Stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), schedulingSummary(rep))
+			fmt.Fprintf(in.Stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), rep.SchedulingSummary())
 		}
 		return nil
 	})
@@ -151,51 +149,7 @@ func execFailure(rep *launch.Report, args []string) error {
 	return nil
 }
 
-// schedulingSummary is where and how the session's thread read back:
-// "CPU 1 (exact, mask 1), SCHED_OTHER nice -20 (ladder geekbench step 2)".
-func schedulingSummary(rep *launch.Report) string {
-	rb := rep.Readback
-	var b strings.Builder
-	fmt.Fprintf(&b, "CPU %d (%s, mask %s), %s", rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
-	if rb.Policy.Realtime() {
-		fmt.Fprintf(&b, ":%d", rb.Priority)
-	} else {
-		fmt.Fprintf(&b, " nice %d", rb.Nice)
-	}
-	if rep.Ladder.AcceptedStep > 0 {
-		fmt.Fprintf(&b, " (ladder %s step %d)", rep.Ladder.Name, rep.Ladder.AcceptedStep)
-	} else if len(rep.Ladder.Steps) > 0 {
-		fmt.Fprintf(&b, " (no step of ladder %s held)", rep.Ladder.Name)
-	}
-	return b.String()
-}
-
-func printExecSummary(w io.Writer, rep *launch.Report) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "corepin: %s ran on %s", filepath.Base(rep.Command[0]), schedulingSummary(rep))
-	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
-		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
-	}
-	c := rep.Child
-	fmt.Fprintf(&b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)
-	if c.TimedOut {
-		b.WriteString("; timed out")
-	}
-	if !rep.Restore.OK && rep.Restore.Done {
-		b.WriteString("; corepin's thread that started it could not be put back, so it was ended")
-	}
-	fmt.Fprintln(w, b.String())
-}
-
 // writeJSONFile writes v to path atomically.
 func writeJSONFile(path string, v any) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return writeJSON(w, v) })
-}
-
-func runningSamples(threads []watch.ThreadStat) int {
-	n := 0
-	for _, t := range threads {
-		n += t.Running
-	}
-	return n
 }

@@ -18,14 +18,38 @@ import (
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/topology"
 )
 
+// requireExec skips where commands cannot be started on a target, and
+// returns the CPU corepin chooses by default (the prime target), which the
+// tests then expect.
 func requireExec(t *testing.T) int {
 	t.Helper()
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux")
 	}
-	return runtime.NumCPU() - 1
+	topo, err := topology.ReadForSelection("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topo.Usable().Len() < 2 {
+		t.Skipf("needs 2 usable CPUs (this process may use %s)", topo.Usable())
+	}
+	target, err := topo.Select("prime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target.ExactCPU
+}
+
+// skipInShort skips the tests that run whole benchmark suites or
+// experiments, which the race detector's -short run leaves out.
+func skipInShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a whole suite or experiment; not in -short")
+	}
 }
 
 func readReport(t *testing.T, path string) launch.Report {
@@ -184,7 +208,11 @@ func TestExecForwardsSignals(t *testing.T) {
 // masks to every CPU after 100 ms of CPU time and end after 700 ms of it.
 // CPU time, not wall time, so that a loaded machine only makes it slower.
 func widenHelper() {
-	all := cpuset.Range(0, runtime.NumCPU()-1)
+	topo, err := topology.ReadForSelection("/")
+	if err != nil {
+		os.Exit(1)
+	}
+	all := topo.Online // wider than the target corepin set
 	done := make(chan struct{})
 	for range 3 {
 		go func() {

@@ -12,8 +12,8 @@ import (
 	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/qos"
-	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/topology"
 )
 
@@ -34,7 +34,7 @@ the published figures it follows (docs/experiments.md cites them).`,
 // An experimentResult is a result with its views.
 type experimentResult interface {
 	WriteText(io.Writer) error
-	Page() *report.Simple
+	Page() *page.Simple
 }
 
 // writeExperiment prints the text table or JSON, and with --out writes
@@ -67,11 +67,11 @@ func writeExperiment(in *cli.Invocation, name string, res experimentResult, asJS
 
 func newQoSExperimentCmd() *cli.Command {
 	var (
-		tf                  targetFlags
-		low, high, levels   string
-		work, out           string
-		load, runs          int
-		noLoad, asJSON, qck bool
+		tf                    targetFlags
+		low, high, levels     string
+		work, out             string
+		load, runs            int
+		noLoad, asJSON, quick bool
 	)
 	cmd := &cli.Command{
 		Use:   "qos",
@@ -117,7 +117,7 @@ levels cannot lower nice, and the read-back says so.`,
 			if err != nil {
 				return err
 			}
-			if qck {
+			if quick {
 				if !in.Changed("work") {
 					fibN = 30
 				}
@@ -146,7 +146,7 @@ levels cannot lower nice, and the read-back says so.`,
 	f.BoolVar(&noLoad, "no-load", false, "run only without the load")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&out, "out", "", "also write experiment-qos.json and .html into this `folder`")
-	f.BoolVar(&qck, "quick", false, "fib:30 and 3 runs")
+	f.BoolVar(&quick, "quick", false, "fib:30 and 3 runs")
 	return cmd
 }
 
@@ -172,7 +172,7 @@ func newPartitionExperimentCmd() *cli.Command {
 	var (
 		cpus, slow, chunks, out    string
 		slowdown, size, iter, runs int
-		asJSON, qck                bool
+		asJSON, quick              bool
 	)
 	cmd := &cli.Command{
 		Use:   "partition",
@@ -219,7 +219,7 @@ P cores and two E cores.`,
 				}
 				counts = append(counts, n)
 			}
-			if qck {
+			if quick {
 				if !in.Changed("size") {
 					size = 1 << 20
 				}
@@ -245,6 +245,6 @@ P cores and two E cores.`,
 	f.IntVar(&runs, "runs", 5, "runs per strategy, interleaved")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&out, "out", "", "also write experiment-partition.json and .html into this `folder`")
-	f.BoolVar(&qck, "quick", false, "a 1M-element array and 3 runs")
+	f.BoolVar(&quick, "quick", false, "a 1M-element array and 3 runs")
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 )
 
 func TestExperimentQoSQuick(t *testing.T) {
+	skipInShort(t)
 	requireExec(t)
 	dir := t.TempDir()
 	out, errOut, code := corepin(t, "experiment", "qos", "--quick", "--json", "--out", dir)
@@ -52,6 +53,7 @@ func TestExperimentQoSQuick(t *testing.T) {
 }
 
 func TestExperimentPartitionQuick(t *testing.T) {
+	skipInShort(t)
 	requireExec(t)
 	dir := t.TempDir()
 	out, errOut, code := corepin(t, "experiment", "partition", "--quick", "--json", "--out", dir)

@@ -6,13 +6,13 @@ import (
 
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/report"
+	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
 )
 
-// writeReport writes report.html into the results folder.
-func writeReport(dir string, run *results.Run) error {
-	_, err := report.WriteFile(dir, run)
+// writePage writes report.html, the HTML page, into the results folder.
+func writePage(dir string, run *results.Run) error {
+	_, err := page.WriteFile(dir, run)
 	return err
 }
 
@@ -40,10 +40,10 @@ utilisation curves with their data. corepin run writes it as report.html.`,
 			}
 			path := out
 			if path == "" {
-				if path, err = report.WriteFile(args[0], run); err != nil {
+				if path, err = page.WriteFile(args[0], run); err != nil {
 					return err
 				}
-			} else if err := atomicfile.Write(path, func(w io.Writer) error { return report.Write(w, run, args[0]) }); err != nil {
+			} else if err := atomicfile.Write(path, func(w io.Writer) error { return page.Write(w, run, args[0]) }); err != nil {
 				return err
 			}
 			fmt.Fprintln(in.Stdout, path)

@@ -33,11 +33,6 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
-// run executes the command line and returns the process's exit code.
-func run(ctx context.Context, args []string) int {
-	return runWith(ctx, os.Stdout, os.Stderr, args)
-}
-
 // runWith runs the command line in this process, as the tests do: signals
 // are left alone.
 func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
@@ -83,17 +78,18 @@ func newRootCmd() *cli.Command {
 the work, proves it with read-backs, keeps it there for the whole run, and
 restores everything afterwards.`,
 	}
+	// Each command is built only when it runs or a help lists it.
 	root.AddCommand(
-		newRunCmd(),
-		newCompareCmd(),
-		newReportCmd(),
-		newExperimentCmd(),
-		newTopoCmd(),
-		newCapsCmd(),
-		newTelemetryCmd(),
-		newExecCmd(),
-		newWatchCmd(),
-		newVersionCmd(),
+		cli.Lazy("run", newRunCmd),
+		cli.Lazy("compare", newCompareCmd),
+		cli.Lazy("report", newReportCmd),
+		cli.Lazy("experiment", newExperimentCmd),
+		cli.Lazy("topo", newTopoCmd),
+		cli.Lazy("caps", newCapsCmd),
+		cli.Lazy("telemetry", newTelemetryCmd),
+		cli.Lazy("exec", newExecCmd),
+		cli.Lazy("watch", newWatchCmd),
+		cli.Lazy("version", newVersionCmd),
 		cli.CompletionCommand(root),
 		cli.HelpCommand(root),
 		cli.CompleteCommand(root),

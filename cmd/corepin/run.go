@@ -2,14 +2,9 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
-	"sync"
-	"text/tabwriter"
 	"time"
 
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/workloads"
@@ -80,9 +75,9 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		switch {
 		case quiet:
 		case isTerminal(in.Stderr):
-			events = &barEvents{w: in.Stderr}
+			events = runner.StatusLine(in.Stderr)
 		default:
-			events = &lineEvents{w: in.Stderr}
+			events = runner.LineEvents(in.Stderr)
 		}
 		run, folder, err := runner.Run(in.Ctx, runner.Config{
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
@@ -98,16 +93,16 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		}
 		w := in.Stdout
 		if !quiet {
-			printRunSummary(w, run)
+			run.WriteSummary(w)
 		}
-		if err := writeReport(folder.Path, run); err != nil {
+		if err := writePage(folder.Path, run); err != nil {
 			fmt.Fprintln(in.Stderr, "corepin: writing the HTML report:", err)
 		}
 		fmt.Fprintln(w, folder.Path)
 		switch {
 		case run.Interrupted:
 			return &exitError{code: 130, err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
-		case !allValid(run):
+		case !run.AllValid():
 			return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
 		}
 		return nil
@@ -133,134 +128,4 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	cmd.Complete("only", names...)
 	cmd.Complete("isolation", runner.Process, runner.Thread)
 	return cmd
-}
-
-func allValid(r *results.Run) bool {
-	for _, b := range r.Benchmarks {
-		if !b.Valid {
-			return false
-		}
-	}
-	return true
-}
-
-func printRunSummary(w io.Writer, r *results.Run) {
-	fmt.Fprintf(w, "%s on CPU %d (%s): %s\n\n", r.Host.CPUModel, r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "BENCHMARK\tMEDIAN\t95% CI\tCV\tRATIO\tCHECK\tWARNINGS")
-	for _, b := range r.Benchmarks {
-		ratio, check := "-", "ok"
-		if b.Ratio != nil {
-			ratio = fmt.Sprintf("%.3f", *b.Ratio)
-		}
-		if !b.Valid {
-			check = "INVALID"
-		}
-		interval := "-"
-		if b.CIConf > 0 {
-			interval = fmtSeconds(b.CILowS) + "–" + fmtSeconds(b.CIHighS)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%s\t%s\t%d\n", b.Name, fmtSeconds(b.MedianS), interval, 100*b.CV, ratio, check, len(b.Warnings))
-	}
-	tw.Flush()
-	if r.Score != nil {
-		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
-	}
-	printGroupedWarnings(w, r)
-}
-
-func fmtSeconds(s float64) string { return results.FormatSeconds(s) }
-
-// lineEvents prints one plain line per run, for logs and pipes.
-type lineEvents struct {
-	w     io.Writer
-	total int
-	done  int
-	start time.Time
-}
-
-func (e *lineEvents) Start(total int)                   { e.total, e.start = total, time.Now() }
-func (e *lineEvents) RunStarted(string, int, int, bool) {}
-func (e *lineEvents) RunDone(bench string, rec *results.RunRecord) {
-	e.done++
-	state := fmtSeconds(rec.WallS)
-	switch {
-	case rec.Error != "":
-		state = "error: " + rec.Error
-	case !rec.Valid:
-		state += " INVALID"
-	}
-	kind := "run"
-	if rec.Warmup {
-		kind = "warm-up"
-	}
-	fmt.Fprintf(e.w, "[%d/%d] %s %s %d: %s\n", e.done, e.total, bench, kind, rec.Index, state)
-}
-func (e *lineEvents) Finish() {}
-
-// barEvents keeps one status line on the terminal: the run in progress, a
-// bar, the count and the time left. It is redrawn only when a run starts or
-// ends, so that nothing of corepin wakes up while a run is measured.
-type barEvents struct {
-	w     io.Writer
-	mu    sync.Mutex
-	total int
-	done  int
-	start time.Time
-	what  string
-}
-
-func (e *barEvents) Start(total int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.total, e.start, e.what = total, time.Now(), "starting"
-	e.draw()
-}
-
-func (e *barEvents) RunStarted(bench string, run, of int, warmup bool) {
-	kind := "run"
-	if warmup {
-		kind = "warm-up"
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.what = fmt.Sprintf("%-9s %s %d/%d", bench, kind, run+1, of)
-	e.draw()
-}
-
-func (e *barEvents) RunDone(string, *results.RunRecord) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.done++
-	e.draw()
-}
-
-// Finish takes the line away, also when the run stopped early.
-func (e *barEvents) Finish() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	fmt.Fprint(e.w, "\r\x1b[K")
-}
-
-func (e *barEvents) draw() {
-	const width = 30
-	filled := 0
-	if e.total > 0 {
-		filled = width * min(e.done, e.total) / e.total
-	}
-	eta := "-"
-	if e.done > 0 && e.total > e.done {
-		left := time.Since(e.start) / time.Duration(e.done) * time.Duration(e.total-e.done)
-		eta = left.Round(time.Second).String()
-	}
-	fmt.Fprintf(e.w, "\r\x1b[K%-24s [%s%s] %d/%d · ETA %s", e.what,
-		strings.Repeat("=", filled), strings.Repeat(" ", width-filled), e.done, e.total, eta)
-}
-
-// printGroupedWarnings prints each warning once, with the benchmarks it
-// concerns.
-func printGroupedWarnings(w io.Writer, r *results.Run) {
-	for _, warn := range r.GroupedWarnings() {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
 }

@@ -21,6 +21,7 @@ func lastLine(s string) string {
 }
 
 func TestRunQuick(t *testing.T) {
+	skipInShort(t)
 	cpu := requireExec(t)
 	out, errOut, code := corepin(t, "run", "--quick", "--runs", "2", "--warmup", "0", "--out", t.TempDir())
 	if code != 0 {
@@ -209,22 +210,5 @@ func TestCompareCommand(t *testing.T) {
 	}
 	if _, _, code := corepin(t, "compare", old, filepath.Join(dir, "none")); code != exitFailure {
 		t.Errorf("a missing run: exit %d", code)
-	}
-}
-
-func TestBarEvents(t *testing.T) {
-	var b strings.Builder
-	e := &barEvents{w: &b}
-	e.Start(4)
-	e.RunStarted("fib", 0, 2, false)
-	e.RunDone("fib", &results.RunRecord{})
-	e.RunDone("fib", &results.RunRecord{})
-	last := b.String()[strings.LastIndex(b.String(), "\r"):]
-	if !strings.Contains(last, "fib       run 1/2") || !strings.Contains(last, "["+strings.Repeat("=", 15)+strings.Repeat(" ", 15)+"] 2/4 · ETA ") {
-		t.Errorf("status line %q", last)
-	}
-	e.Finish()
-	if !strings.HasSuffix(b.String(), "\r\x1b[K") {
-		t.Errorf("the line is not cleared at the end: %q", b.String())
 	}
 }

@@ -1,12 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-	"text/tabwriter"
-
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/topology"
 )
@@ -41,76 +35,11 @@ this machine.`,
 					Target topology.Target `json:"target"`
 				}{topo, target})
 			}
-			printTopology(in.Stdout, topo, target)
-			return nil
+			return topo.WriteText(in.Stdout, target)
 		},
 	}
 	cmd.Flags().StringVar(&root, "root", "/", "read the sysfs tree under this `folder`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	tf.register(cmd)
 	return cmd
-}
-
-func printTopology(w io.Writer, t *topology.Topology, target topology.Target) {
-	model := t.Model
-	if model == "" {
-		model = "unknown CPU model"
-	}
-	fmt.Fprintf(w, "%s: %d CPUs present, online %s", model, t.Present.Len(), t.Online)
-	if t.Allowed != nil {
-		fmt.Fprintf(w, ", allowed to this process %s", t.Allowed)
-	}
-	if !t.Isolated.IsEmpty() {
-		fmt.Fprintf(w, ", isolated %s", t.Isolated)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w)
-
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "GROUP\tCPUS\tCORES\tMAX MHZ\tCAPACITY\tKIND")
-	for _, g := range t.Groups {
-		capacity := optInt(g.Capacity)
-		if g.CapacityDerived {
-			capacity += " (from MHz)"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\n", g.Rank, g.CPUs, g.Cores, optMHz(g.MaxMHz), capacity, orDash(g.Kind))
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CPU\tONLINE\tCORE\tCLUSTER\tSMT SIBLINGS\tMAX MHZ\tMIN MHZ\tCAPACITY\tKIND\tNODE")
-	for _, c := range t.CPUs {
-		online := "yes"
-		if !c.Online {
-			online = "no"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, online, optInt(c.Core), optInt(c.Cluster),
-			orDash(c.Siblings.String()), optMHz(c.MaxMHz), optMHz(c.MinMHz), optInt(c.Capacity), orDash(c.Kind), optInt(c.Node))
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Target %s: exact CPU %d, soft CPUs %s\n", target.Spec, target.ExactCPU, target.SoftCPUs)
-	fmt.Fprintf(w, "  %s\n", target.Why)
-}
-
-func optInt(v *int) string {
-	if v == nil {
-		return "-"
-	}
-	return strconv.Itoa(*v)
-}
-
-func optMHz(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return strings.TrimSuffix(strconv.FormatFloat(*v, 'f', 1, 64), ".0")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
-	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
@@ -56,7 +53,7 @@ process exits or Ctrl-C.`,
 					return err
 				}
 				opts.Maintain = true
-				opts.Target, opts.Avoid = req.Mask(), req.Mask()
+				opts.Mask, opts.Avoid = req.Mask(), req.Mask()
 				opts.Want = wantedAttr(in, req)
 			}
 			ctx := in.Ctx
@@ -80,8 +77,7 @@ process exits or Ctrl-C.`,
 			if asJSON {
 				return writeJSON(in.Stdout, res)
 			}
-			printWatch(in.Stdout, &res, opts.Target)
-			return nil
+			return res.WriteText(in.Stdout, opts.Mask)
 		},
 	}
 	tf.register(cmd)
@@ -101,22 +97,4 @@ func wantedAttr(in *cli.Invocation, req session.Request) *sched.Attr {
 	}
 	a := req.Ladder.Step(0).Attr()
 	return &a
-}
-
-func printWatch(w io.Writer, res *watch.Result, target cpuset.Set) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PID\tTID\tNAME\tCPU S\tLAST CPU\tRUNNING\tON TARGET\tMIGRATIONS\tRE-ASSERTED")
-	for _, t := range res.Threads {
-		on := "-"
-		if t.OnTargetRatio != nil && !target.IsEmpty() {
-			on = fmt.Sprintf("%.0f%%", 100**t.OnTargetRatio)
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%d\t%d\t%s\t%d\t%d\n", t.PID, t.TID, t.Name, t.CPUSeconds, t.LastCPU, t.Running, on, t.Migrations, t.Reasserts)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%d samples every %d ms, %d migrations, %d re-assertions; watcher on CPUs %s\n",
-		res.Samples, res.PeriodMs, res.Migrations, res.Reasserts, res.WatcherCPUs)
-	for _, e := range res.Errors {
-		fmt.Fprintln(w, "error:", e)
-	}
 }

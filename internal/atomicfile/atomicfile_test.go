@@ -65,3 +65,31 @@ func TestWriteFlushesFileThenFolder(t *testing.T) {
 		t.Errorf("after a failed flush the file holds %q", data)
 	}
 }
+
+// Several files in one folder are flushed each, and the folder once.
+func TestWriteFilesFlushesTheFolderOnce(t *testing.T) {
+	dir := t.TempDir()
+	var files, folders int
+	orig := fsync
+	defer func() { fsync = orig }()
+	fsync = func(f *os.File) error {
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			folders++
+		} else {
+			files++
+		}
+		return orig(f)
+	}
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	err := WriteFiles(File{filepath.Join(dir, "a"), write("a")}, File{filepath.Join(dir, "b"), write("b")}, File{filepath.Join(dir, "c"), write("c")})
+	if err != nil || files != 3 || folders != 1 {
+		t.Errorf("%v: %d file flushes, %d folder flushes; want 3 and 1", err, files, folders)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if data, _ := os.ReadFile(filepath.Join(dir, name)); string(data) != name {
+			t.Errorf("%s holds %q", name, data)
+		}
+	}
+}

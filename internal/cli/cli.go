@@ -25,7 +25,8 @@
 //		return cmd
 //	}
 //
-// then add newFooCmd() to the root's AddCommand (cmd/corepin/root.go). A
+// then add cli.Lazy("foo", newFooCmd) to the root's AddCommand
+// (cmd/corepin/root.go), so that it is built only when it runs. A
 // one-letter alias: cmd.Alias("q", "quiet"); words the shell completes for
 // a flag's value: cmd.Complete("mode", "exact", "soft"); did the user give
 // a flag: in.Changed("nice"). An error wrapped in UsageError is a wrong
@@ -70,6 +71,7 @@ type Command struct {
 
 	commands []*Command
 	parent   *Command
+	build    func() *Command // a Lazy entry's constructor
 
 	fs          *flag.FlagSet
 	aliases     map[string]string   // one-letter name -> flag name
@@ -143,12 +145,42 @@ func (c *Command) Path() string {
 }
 
 func (c *Command) find(name string) *Command {
-	for _, s := range c.commands {
+	for i, s := range c.commands {
 		if s.Name() == name {
-			return s
+			return c.child(i)
 		}
 	}
 	return nil
+}
+
+// Lazy is a subcommand built only when it is used (run, or listed in a
+// help), so that starting one command does not build every other's
+// flags. name must be the name the built command has.
+func Lazy(name string, build func() *Command) *Command {
+	return &Command{Use: name, build: build}
+}
+
+// child is the i-th subcommand, built if it was added with Lazy.
+func (c *Command) child(i int) *Command {
+	s := c.commands[i]
+	if s.build == nil {
+		return s
+	}
+	built := s.build()
+	if built.Name() != s.Name() {
+		panic(fmt.Sprintf("cli.Lazy(%q, ...) built the command %q", s.Name(), built.Name()))
+	}
+	built.parent = c
+	c.commands[i] = built
+	return built
+}
+
+// children are the subcommands, all built.
+func (c *Command) children() []*Command {
+	for i := range c.commands {
+		c.child(i)
+	}
+	return c.commands
 }
 
 // errHelp asks for the command's help instead of running it.
@@ -305,7 +337,7 @@ func (c *Command) help(w io.Writer) {
 	if len(c.commands) > 0 {
 		fmt.Fprintf(w, "  %s COMMAND [flags]\n\nCommands:\n", c.Path())
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, s := range c.commands {
+		for _, s := range c.children() {
 			if !s.Hidden {
 				fmt.Fprintf(tw, "  %s\t%s\n", s.Name(), s.Short)
 			}
@@ -403,7 +435,7 @@ func ExactArgs(n int, msg string) func([]string) error {
 
 // visible lists the subcommands shown in help and completion.
 func (c *Command) visible() []*Command {
-	return slices.DeleteFunc(slices.Clone(c.commands), func(s *Command) bool { return s.Hidden })
+	return slices.DeleteFunc(slices.Clone(c.children()), func(s *Command) bool { return s.Hidden })
 }
 
 // MaxArgs wants at most n positional arguments, and says msg otherwise.
@@ -452,7 +484,7 @@ func (c *Command) Check(args []string) error {
 // Walk calls f for c and every command below it, hidden ones included.
 func (c *Command) Walk(f func(*Command)) {
 	f(c)
-	for _, s := range c.commands {
+	for _, s := range c.children() {
 		s.Walk(f)
 	}
 }

@@ -96,3 +96,34 @@ func TestHelp(t *testing.T) {
 		t.Errorf("root help:\n%s", out.String())
 	}
 }
+
+func TestLazy(t *testing.T) {
+	built := map[string]int{}
+	lazy := func(name string) *Command {
+		return Lazy(name, func() *Command {
+			built[name]++
+			return &Command{Use: name + " [ARG]", Short: "the " + name, Run: func(*Invocation, []string) error { return nil }}
+		})
+	}
+	root := &Command{Use: "toy"}
+	root.AddCommand(lazy("a"), lazy("b"))
+	if err := root.Execute(context.Background(), nil, &bytes.Buffer{}, &bytes.Buffer{}, []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	if built["a"] != 1 || built["b"] != 0 {
+		t.Errorf("running a built %v", built)
+	}
+	var out bytes.Buffer
+	root.Execute(context.Background(), nil, &out, &out, nil)
+	if built["a"] != 1 || built["b"] != 1 || !strings.Contains(out.String(), "b  the b") {
+		t.Errorf("the help built %v and says:\n%s", built, out.String())
+	}
+	wrong := &Command{Use: "toy"}
+	wrong.AddCommand(Lazy("c", func() *Command { return &Command{Use: "d"} }))
+	defer func() {
+		if recover() == nil {
+			t.Error("a Lazy name that is not the command's did not panic")
+		}
+	}()
+	wrong.Walk(func(*Command) {})
+}

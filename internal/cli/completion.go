@@ -12,15 +12,27 @@ import (
 // last one partial, and offers the lines it prints (files when it prints
 // none). The scripts are written for corepin; CompletionCommand puts in
 // the root's name.
-var completionScripts = map[string]string{
-	"bash": `# corepin completion for bash: source <(corepin completion bash)
+func completionScript(shell string) (string, bool) {
+	switch shell {
+	case "bash":
+		return bashCompletion, true
+	case "zsh":
+		return zshCompletion, true
+	case "fish":
+		return fishCompletion, true
+	}
+	return "", false
+}
+
+const bashCompletion = `# corepin completion for bash: source <(corepin completion bash)
 _corepin() {
 	local IFS=$'\n'
 	COMPREPLY=($(corepin __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
 }
 complete -o default -F _corepin corepin
-`,
-	"zsh": `#compdef corepin
+`
+
+const zshCompletion = `#compdef corepin
 # corepin completion for zsh: source <(corepin completion zsh)
 _corepin() {
 	local -a choices
@@ -29,11 +41,11 @@ _corepin() {
 	if (( ${#choices} )); then compadd -- $choices; else _files; fi
 }
 compdef _corepin corepin
-`,
-	"fish": `# corepin completion for fish: corepin completion fish | source
+`
+
+const fishCompletion = `# corepin completion for fish: corepin completion fish | source
 complete -c corepin -a '(corepin __complete (commandline -opc)[2..-1] (commandline -ct))'
-`,
-}
+`
 
 // CompletionCommand prints the completion scripts of root's program; add
 // CompleteCommand(root) too, which answers them.
@@ -51,7 +63,7 @@ shell with:
 		Example: "  corepin completion bash > /etc/bash_completion.d/corepin",
 		Args:    ExactArgs(1, "want one shell: bash, zsh or fish"),
 		Run: func(in *Invocation, args []string) error {
-			script, ok := completionScripts[args[0]]
+			script, ok := completionScript(args[0])
 			if !ok {
 				return UsageError{fmt.Errorf("no completion for %q: want bash, zsh or fish", args[0])}
 			}

@@ -1,11 +1,11 @@
-// Package report turns a results folder into a self-contained HTML page:
+// Package page turns a results folder into a self-contained HTML page:
 // the run's facts and warnings, a table of the benchmarks, and for each
 // benchmark two stacked charts — the target CPUs' average
 // reported frequency above, their utilisation below, raw samples, nothing
 // smoothed — with the data behind each chart one click away. The page has
 // no scripts, fonts or network references; every string from the results
 // is escaped.
-package report
+package page
 
 import (
 	"bytes"

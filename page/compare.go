@@ -1,4 +1,4 @@
-package report
+package page
 
 import (
 	"fmt"
@@ -9,18 +9,18 @@ import (
 	"corepin.dev/corepin/results"
 )
 
-// ComparePage shows two runs side by side: the change of each benchmark's
+// ComparePage shows two runs, before and after, side by side: the change of each benchmark's
 // median as bars (green faster, red slower, grey not significant), and a
 // table with both medians, their confidence intervals and the p-value.
-func ComparePage(old, new *results.Run, oldName, newName string) *Simple {
-	c := results.Compare(old, new)
+func ComparePage(before, after *results.Run, beforeName, afterName string) *Simple {
+	c := results.Compare(before, after)
 	p := &Simple{
 		Title:    "corepin compare",
-		Subtitle: fmt.Sprintf("%s (old) against %s (new)", oldName, newName),
+		Subtitle: fmt.Sprintf("%s (before) against %s (after)", beforeName, afterName),
 		Footer:   "Made by corepin from the two runs' run.json; every number here is in them.",
 		Facts: []Fact{
-			{Label: "Old", Value: fmt.Sprintf("%s, %s, CPU %d (%s), started %s", old.Host.Hostname, old.Host.CPUModel, old.Target.ExactCPU, old.Target.Mode, old.Started.UTC().Format("2006-01-02 15:04"))},
-			{Label: "New", Value: fmt.Sprintf("%s, %s, CPU %d (%s), started %s", new.Host.Hostname, new.Host.CPUModel, new.Target.ExactCPU, new.Target.Mode, new.Started.UTC().Format("2006-01-02 15:04"))},
+			{Label: "Old", Value: fmt.Sprintf("%s, %s, CPU %d (%s), started %s", before.Host.Hostname, before.Host.CPUModel, before.Target.ExactCPU, before.Target.Mode, before.Started.UTC().Format("2006-01-02 15:04"))},
+			{Label: "New", Value: fmt.Sprintf("%s, %s, CPU %d (%s), started %s", after.Host.Hostname, after.Host.CPUModel, after.Target.ExactCPU, after.Target.Mode, after.Started.UTC().Format("2006-01-02 15:04"))},
 			{Label: "Test", Value: "Mann-Whitney U on the counted runs, α = 0.05 (golang.org/x/perf/benchmath)"},
 		},
 	}
@@ -32,7 +32,7 @@ func ComparePage(old, new *results.Run, oldName, newName string) *Simple {
 	for _, d := range c.Deltas {
 		verdict := d.Verdict()
 		if d.Change != nil {
-			bars = append(bars, Bar{Label: d.Name, Value: math.Abs(100 * *d.Change), Color: verdictColors[verdict],
+			bars = append(bars, Bar{Label: d.Name, Value: math.Abs(100 * *d.Change), Color: verdictColor(verdict),
 				Note: fmt.Sprintf("(%s, %s)", signed(*d.Change), verdict)})
 		}
 		table.Rows = append(table.Rows, d.Row())
@@ -47,12 +47,15 @@ func ComparePage(old, new *results.Run, oldName, newName string) *Simple {
 	return p
 }
 
-// verdictColors colour the bars: green faster, red slower, grey otherwise.
-var verdictColors = map[string]string{
-	results.VerdictFaster:       "#1a7f37",
-	results.VerdictSlower:       "#d1242f",
-	results.VerdictNoDifference: "#8c959f",
-	results.VerdictTooFew:       "#8c959f",
+// verdictColor colours a bar: green faster, red slower, grey otherwise.
+func verdictColor(verdict string) string {
+	switch verdict {
+	case results.VerdictFaster:
+		return "#1a7f37"
+	case results.VerdictSlower:
+		return "#d1242f"
+	}
+	return "#8c959f"
 }
 
 func signed(v float64) string { return fmt.Sprintf("%+.1f%%", 100*v) }
