@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/internal/nobody"
-	"corepin.dev/corepin/report"
+	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
 )
 
@@ -266,11 +266,11 @@ func TestExampleAsRoot(t *testing.T) {
 			t.Errorf("run %d: valid %v, telemetry %+v", i, r.Valid, r.Telemetry)
 		}
 	}
-	var page bytes.Buffer
-	if err := report.Write(&page, run, folder); err != nil {
+	var html bytes.Buffer
+	if err := page.Write(&html, run, folder); err != nil {
 		t.Fatalf("corepin report: %v", err)
 	}
-	if !strings.Contains(page.String(), "fib") {
+	if !strings.Contains(html.String(), "fib") {
 		t.Error("the report page does not show the benchmark")
 	}
 	if cmp := results.Compare(run, run); len(cmp.Deltas) != 1 || cmp.Deltas[0].Change == nil || *cmp.Deltas[0].Change != 0 {

@@ -68,7 +68,6 @@ int cp_cpuset_last(const corepin_cpuset *a);
 
 /* Features decided once per process. */
 int cp_uclamp_supported(void);
-uint64_t cp_default_slice(void);
 
 /* /proc/self/task/TID/stat: start time (ticks since boot), last CPU, CPU
  * ticks, name. 0 on success. */

@@ -691,9 +691,10 @@ int corepin_session_refresh(corepin_session *s, int *reasserted)
 
 /* restore_attributes writes the captured attributes back. Two traps: a
  * captured fair thread reports its current EEVDF slice, and writing that
- * back would pin it as a custom slice, so the slice is written as 0 unless
- * the capture shows one that was asked for; and uclamp goes in a call of
- * its own, reset to the system default where the capture had the default. */
+ * back would pin it as a custom slice, so the slice is written as 0 and set
+ * again only when the capture shows one that was asked for; and uclamp goes
+ * in a call of its own, reset to the system default where the capture had
+ * the default. */
 static int restore_attributes(corepin_session *s, char *msg, size_t len, const char **errname)
 {
 	const snapshot *c = &s->cap;
@@ -714,14 +715,25 @@ static int restore_attributes(corepin_session *s, char *msg, size_t len, const c
 		a.period = c->attr.period;
 	} else {
 		a.nice = c->attr.nice;
-		if (c->attr.runtime != cp_default_slice())
-			a.runtime = c->attr.runtime;
 	}
 	int err = cp_setattr(0, &a);
 	if (err) {
 		*errname = cp_errno_name(err);
 		cp_syserr(msg, len, "sched_setattr", err);
 		return -1;
+	}
+	/* Written as 0, a fair thread's slice is the default; the captured one
+	 * is written back only when it differs from what that reads back as (a
+	 * slice that was asked for), read here on the thread itself. */
+	cp_attr now;
+	if (!cp_policy_realtime(c->attr.policy) && c->attr.policy != COREPIN_SCHED_DEADLINE && c->attr.runtime != 0 &&
+	    cp_getattr(0, &now) == 0 && now.runtime != c->attr.runtime) {
+		a.runtime = c->attr.runtime;
+		if ((err = cp_setattr(0, &a)) != 0) {
+			*errname = cp_errno_name(err);
+			cp_syserr(msg, len, "sched_setattr", err);
+			return -1;
+		}
 	}
 	if (cp_policy_realtime(c->attr.policy) && c->nice != 0 && (err = cp_setnice(0, c->nice)) != 0) {
 		*errname = cp_errno_name(err);

@@ -452,23 +452,11 @@ int cp_read_schedstat(pid_t pid, pid_t tid, uint64_t *run_ns, uint64_t *wait_ns,
 /* ---- features decided once ---- */
 
 static int uclamp_state = -1;
-static uint64_t default_slice;
 static pthread_once_t features_once = PTHREAD_ONCE_INIT;
 
 static void *probe_uclamp(void *arg)
 {
 	*(int *)arg = cp_setuclamp(0, 0, CP_UCLAMP_MAX, 0);
-	return NULL;
-}
-
-/* The base slice: what a fair thread reads back after asking for none. It
- * runs on a thread of its own, which ends with whatever it changed. */
-static void *probe_slice(void *arg)
-{
-	cp_attr a;
-	memset(&a, 0, sizeof a);
-	if (cp_setattr(0, &a) == 0 && cp_getattr(0, &a) == 0)
-		*(uint64_t *)arg = a.runtime;
 	return NULL;
 }
 
@@ -486,8 +474,6 @@ static void decide_features(void)
 			pthread_join(t, NULL);
 		uclamp_state = err == 0;
 	}
-	if (pthread_create(&t, NULL, probe_slice, &default_slice) == 0)
-		pthread_join(t, NULL);
 }
 
 /* cp_uclamp_supported: the kernel creates sched_util_clamp_min exactly when
@@ -496,12 +482,6 @@ int cp_uclamp_supported(void)
 {
 	pthread_once(&features_once, decide_features);
 	return uclamp_state == 1;
-}
-
-uint64_t cp_default_slice(void)
-{
-	pthread_once(&features_once, decide_features);
-	return default_slice;
 }
 
 /* ---- buffer and JSON ---- */
