@@ -19,6 +19,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/topology"
 	"corepin.dev/corepin/watch"
 )
 
@@ -350,9 +351,10 @@ func fillChild(c *ChildReport, ps *os.ProcessState, wall time.Duration) {
 	}
 }
 
-// keepOff moves every thread of this process off the target CPUs for the
-// run and returns a function that puts each back. Threads created in the
-// meantime inherit the reduced mask from their creator; they get the
+// keepOff moves every thread of this process off the target CPUs and
+// their SMT siblings for the run (off the target alone when no other core
+// is allowed) and returns a function that puts each back. Threads created
+// in the meantime inherit the reduced mask from their creator; they get the
 // process's original mask on the way back.
 func keepOff(target cpuset.Set, pr *ParentReport) func() error {
 	orig, err := sched.GetAffinity(0)
@@ -360,10 +362,14 @@ func keepOff(target cpuset.Set, pr *ParentReport) func() error {
 		pr.Note = "could not read corepin's own mask: " + err.Error()
 		return func() error { return nil }
 	}
-	off := orig.Difference(target)
-	if off.IsEmpty() {
+	core, _ := topology.CoreSiblings("/", target)
+	off, onCore, err := sched.OffCPUs(orig, target, core)
+	if err != nil {
 		pr.Note = "corepin's threads may run only on the target CPUs " + orig.String() + "; they stay there"
 		return func() error { return nil }
+	}
+	if onCore {
+		pr.Note = fmt.Sprintf("corepin's threads run on CPUs %s, SMT siblings of the target %s: no other core is allowed to them", off, target)
 	}
 	prev := map[int]cpuset.Set{}
 	for _, tid := range ownThreads() {
