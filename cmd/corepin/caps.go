@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,9 +69,30 @@ func gatherCapabilities() (capabilities, error) {
 	c.Isolated = topo.Isolated.CPUs()
 	c.OnlineCPUs = topo.Online.Len()
 	c.AllowedCPUs = topo.Usable().Len()
-	c.Evidence["isolated"] = "/sys/devices/system/cpu/isolated"
-	c.Evidence["allowed_cpus"] = "Cpus_allowed_list of /proc/self/status: " + topo.Usable().String()
+	// What the files say, quoted, and apart from it what corepin made of them.
+	c.Evidence["isolated"] = fileSays("/sys/devices/system/cpu/isolated", "")
+	c.Evidence["allowed_cpus"] = fmt.Sprintf("%s; %s; corepin computed allowed ∩ online = %s",
+		fileSays("/proc/self/status", "Cpus_allowed_list"), fileSays("/sys/devices/system/cpu/online", ""), orDash(topo.Usable().String()))
 	return c, nil
+}
+
+// fileSays quotes a file, or one "Key:" line of it, as evidence:
+// `/sys/devices/system/cpu/isolated says "3"`.
+func fileSays(path, key string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("%s cannot be read (%v)", path, errors.Unwrap(err))
+	}
+	text := strings.TrimSpace(string(data))
+	if key == "" {
+		return fmt.Sprintf("%s says %q", path, text)
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			return fmt.Sprintf("%s says %s %q", path, key, strings.TrimSpace(v))
+		}
+	}
+	return fmt.Sprintf("%s has no %s line", path, key)
 }
 
 func newCapsCmd() *command {
