@@ -139,7 +139,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if watcher != nil {
 		res := watcher.Stop()
 		rep.Watch = &res
+	} else if cfg.WatchPeriod == 0 {
+		// No watcher: read back once at the end, while the threads of the
+		// command are still there to read.
+		res := watch.ReadOnce(watchOptions(rep, target, 0))
+		rep.Watch = &res
 	}
+	rep.Broken = rep.NoLongerHeld()
 	waitErr := cmd.Wait()
 	select {
 	case <-timedOut:

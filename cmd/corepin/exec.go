@@ -37,8 +37,9 @@ much of their time they spent on the target.
 
 Standard streams pass through, SIGINT, SIGTERM and SIGHUP are forwarded,
 and corepin exits with the command's status (128+N for a signal, 125 when
-the acceptance rule refused, 126 when the command is not executable, 127
-when it is not found).`,
+the acceptance rule refused, 124 when it stopped holding during the run
+because every target CPU went offline, 126 when the command is not
+executable, 127 when it is not found).`,
 		example: `  corepin exec -- ./bench
   corepin exec --cpu 3 --ladder spec --realtime -- ./bench --size large
   corepin exec --cpus 4-7 --mode soft --report sched.json -- make -j4
@@ -88,6 +89,14 @@ when it is not found).`,
 		if !quiet {
 			printExecSummary(in.stderr, rep)
 		}
+		if rep.NoLongerHeld() != "" {
+			status := "ended by a signal"
+			if c := rep.Child.ExitCode; c != nil {
+				status = fmt.Sprintf("exited %d", *c)
+			}
+			return &exitError{code: rep.ExitCode(), err: fmt.Errorf("the acceptance rule stopped holding during the run: CPU %s went offline (the command itself %s)",
+				rep.Watch.TargetOffline.CPUs, status)}
+		}
 		if code := rep.ExitCode(); code != 0 {
 			return &exitError{code: code}
 		}
@@ -120,6 +129,9 @@ func printExecSummary(w io.Writer, rep *launch.Report) {
 	}
 	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
 		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
+	}
+	if why := rep.NoLongerHeld(); why != "" {
+		b.WriteString("; " + why)
 	}
 	c := rep.Child
 	fmt.Fprintf(&b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)
