@@ -53,11 +53,11 @@ const (
 
 // Exit codes of the launcher, as shells use them.
 const (
-	ExitRefused       = 125 // the acceptance rule refused; the command never started
+	ExitRefused = 125 // the acceptance rule refused; the command never started
 	// ExitNoLongerHeld: the command ran, but the acceptance rule stopped
 	// holding during the run (every target CPU went offline); the
 	// command's own status is in the report.
-	ExitNoLongerHeld = 124
+	ExitNoLongerHeld  = 124
 	ExitNotExecutable = 126
 	ExitNotFound      = 127
 )

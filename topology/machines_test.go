@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/sysfstest"
 )
 
 var regen = flag.Bool("regen", false, "rewrite the synthetic machine trees under testdata/")
@@ -465,8 +466,42 @@ func TestReadForSelectionChoosesAlike(t *testing.T) {
 		if a.ExactCPU != b.ExactCPU || !a.SoftCPUs.Equal(b.SoftCPUs) || a.Why != b.Why {
 			t.Errorf("%s: full read chooses %+v, selection read %+v", m.name, a, b)
 		}
-		if lite.CPUs[0].L3 != nil || lite.CPUs[0].Node != nil {
-			t.Errorf("%s: the selection read read caches or nodes", m.name)
+		if lite.CPUs[0].L3 != nil || lite.CPUs[0].Model != "" {
+			t.Errorf("%s: the selection read read caches or models", m.name)
 		}
+	}
+}
+
+// On a machine of several NUMA nodes a soft target keeps to the exact
+// CPU's node and records it, unless it may cross nodes; CPUs the user
+// listed are kept as given.
+func TestSelectKeepsToOneNode(t *testing.T) {
+	topo, err := Read(sysfstest.Unpack(t, "x86_64-epyc_7451"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := topo.Select("prime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := topo.NodeOf(got.ExactCPU)
+	if node == nil || got.Node == nil || *got.Node != *node {
+		t.Fatalf("prime: exact %d in node %v, target node %v", got.ExactCPU, node, got.Node)
+	}
+	for _, id := range got.SoftCPUs.CPUs() {
+		if n := topo.NodeOf(id); n == nil || *n != *node {
+			t.Errorf("soft CPU %d is in node %v, not %d", id, n, *node)
+		}
+	}
+	if got.SoftCPUs.Len() != 12 || !strings.Contains(got.Why, fmt.Sprintf("kept to NUMA node %d", *node)) {
+		t.Errorf("soft %s, why %q", got.SoftCPUs, got.Why)
+	}
+	cross, err := topo.SelectWith("prime", SelectOptions{CrossNode: true})
+	if err != nil || cross.SoftCPUs.Len() != 96 || cross.Node != nil {
+		t.Errorf("cross-node: soft %s node %v, %v", cross.SoftCPUs, cross.Node, err)
+	}
+	listed, err := topo.Select("0-11")
+	if err != nil || listed.SoftCPUs.Len() != 12 || listed.Node != nil || !strings.Contains(listed.Why, "span NUMA nodes") {
+		t.Errorf("a listed set across nodes: %s node %v, %q, %v", listed.SoftCPUs, listed.Node, listed.Why, err)
 	}
 }

@@ -113,11 +113,13 @@ func (t *Topology) readCPUs(f *reader) error {
 	if len(ids) == 0 {
 		return fmt.Errorf("%w: no cpuN directory in %s", ErrNotSysfs, f.Path(cpuDir))
 	}
-	nodes, models := map[int]int{}, map[int]string{}
+	// Nodes are read for selection too: a soft target keeps to one.
+	nodes, err := readNodes(f)
+	if err != nil {
+		return err
+	}
+	models := map[int]string{}
 	if f.full {
-		if nodes, err = readNodes(f); err != nil {
-			return err
-		}
 		if models, err = readCPUInfo(f); err != nil {
 			return err
 		}

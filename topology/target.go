@@ -20,7 +20,18 @@ type Target struct {
 	// (or the CPUs asked for), cut down to the usable CPUs.
 	SoftCPUs cpuset.Set `json:"soft_cpus"`
 	Group    *int       `json:"group"` // rank of the group of ExactCPU
-	Why      string     `json:"why"`
+	// Node is the NUMA node that holds ExactCPU and every soft CPU; nil
+	// when the nodes are unknown or the soft CPUs span several.
+	Node *int   `json:"node,omitempty"`
+	Why  string `json:"why"`
+}
+
+// SelectOptions change how Select chooses.
+type SelectOptions struct {
+	// CrossNode lets a soft target span NUMA nodes; by default a group is
+	// cut down to the exact CPU's node, since a thread that moves between
+	// nodes leaves its memory behind.
+	CrossNode bool
 }
 
 // SelectError says why a requested target cannot be used.
@@ -56,6 +67,52 @@ var ErrBadSpec = errors.New("unknown target")
 // (online and in the inherited mask), and big and little are refused when
 // the fastest or slowest CPUs of the machine are all offline.
 func (t *Topology) Select(spec string) (Target, error) {
+	return t.SelectWith(spec, SelectOptions{})
+}
+
+// SelectWith is Select with options.
+func (t *Topology) SelectWith(spec string, o SelectOptions) (Target, error) {
+	target, err := t.selectSpec(spec)
+	if err != nil {
+		return target, err
+	}
+	t.keepToNode(&target, o.CrossNode, !isCPUList(spec))
+	return target, nil
+}
+
+// isCPUList reports whether spec names CPUs rather than a group.
+func isCPUList(spec string) bool {
+	s, err := cpuset.Parse(strings.TrimSpace(spec))
+	return err == nil && !s.IsEmpty()
+}
+
+// keepToNode cuts a group's soft CPUs down to the exact CPU's NUMA node
+// (a list of CPUs the user gave is kept as given) and records the node.
+func (t *Topology) keepToNode(target *Target, crossNode, fromGroup bool) {
+	node := t.NodeOf(target.ExactCPU)
+	if node == nil {
+		return
+	}
+	var same []int
+	for _, id := range target.SoftCPUs.CPUs() {
+		if n := t.NodeOf(id); n != nil && *n == *node {
+			same = append(same, id)
+		}
+	}
+	inNode := cpuset.Of(same...)
+	switch {
+	case inNode.Equal(target.SoftCPUs):
+		target.Node = node
+	case crossNode || !fromGroup:
+		target.Why += fmt.Sprintf(" The soft CPUs %s span NUMA nodes.", target.SoftCPUs)
+	default:
+		target.Why += fmt.Sprintf(" The soft CPUs are kept to NUMA node %d (CPUs %s of %s), the exact CPU's: memory stays near the work (--cross-node spans nodes).",
+			*node, inNode, target.SoftCPUs)
+		target.SoftCPUs, target.Node = inNode, node
+	}
+}
+
+func (t *Topology) selectSpec(spec string) (Target, error) {
 	spec = strings.TrimSpace(spec)
 	usable := t.Usable()
 	if usable.IsEmpty() {

@@ -107,8 +107,8 @@ var ErrNotSysfs = errors.New("not a sysfs tree")
 // Read reads the topology under root ("/" for the running machine).
 func Read(root string) (*Topology, error) { return read(root, true) }
 
-// ReadForSelection reads only what choosing a target needs: no caches,
-// NUMA nodes or model names. It is for paths that start work and must
+// ReadForSelection reads only what choosing a target needs: no caches or
+// model names. It is for paths that start work and must
 // start quickly, such as corepin exec.
 func ReadForSelection(root string) (*Topology, error) { return read(root, false) }
 

@@ -15,15 +15,17 @@ import (
 // targetFlags are the flags that choose where work runs; every command that
 // places work takes the same ones.
 type targetFlags struct {
-	target string
-	cpu    int
-	cpus   string
+	target    string
+	cpu       int
+	cpus      string
+	crossNode bool
 }
 
 func (f *targetFlags) register(cmd *command) {
 	cmd.flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
 	cmd.flags().IntVar(&f.cpu, "cpu", -1, "run on this `CPU` (overrides --target)")
 	cmd.flags().StringVar(&f.cpus, "cpus", "", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
+	cmd.flags().BoolVar(&f.crossNode, "cross-node", false, "let a soft target span NUMA nodes (by default it keeps to the exact CPU's node)")
 	cmd.complete("target", "prime", "big", "little", "group:0", "group:1")
 }
 
@@ -69,7 +71,7 @@ func (f *targetFlags) resolveWith(read func(string) (*topology.Topology, error),
 	if err != nil {
 		return nil, topology.Target{}, err
 	}
-	target, err := topo.Select(spec)
+	target, err := topo.SelectWith(spec, topology.SelectOptions{CrossNode: f.crossNode})
 	if err != nil {
 		return nil, topology.Target{}, usageError{err} // a CPU that cannot be used is a wrong command line
 	}

@@ -67,11 +67,11 @@ func printTopology(w io.Writer, t *topology.Topology, target topology.Target) {
 	}
 	fmt.Fprintln(w)
 	if sockets, nodes := t.Sockets(), t.Nodes(); len(sockets) > 1 || len(nodes) > 1 {
-		fmt.Fprintf(w, "%d sockets, %d NUMA nodes:", len(sockets), len(nodes))
+		var parts []string
 		for _, n := range nodes {
-			fmt.Fprintf(w, " node %d = CPUs %s;", n.ID, n.CPUs)
+			parts = append(parts, fmt.Sprintf("node %d = CPUs %s", n.ID, n.CPUs))
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "%d sockets, %d NUMA nodes: %s\n", len(sockets), len(nodes), strings.Join(parts, "; "))
 	}
 	for _, g := range t.Lost {
 		fmt.Fprintf(w, "Offline: CPUs %s (capacity %d), a class of CPUs no online group has\n", g.CPUs, *g.Capacity)
