@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/session"
 )
@@ -32,8 +33,13 @@ func TestMain(m *testing.M) {
 func niceFiveTwice() int {
 	five := 5
 	for range 2 {
+		usable, err := testcpu.UsableNow()
+		if err != nil {
+			fmt.Println("error:", err)
+			return 1
+		}
 		rep, err := Run(context.Background(), Config{Spec: Spec{
-			CPU: runtime.NumCPU() - 1, Ladder: session.CustomLadder(nil, 0, &five, nil), Args: []string{"true"},
+			CPU: usable.Last(), Ladder: session.CustomLadder(nil, 0, &five, nil), Args: []string{"true"},
 		}})
 		if err != nil {
 			fmt.Println("error:", err)
@@ -55,7 +61,7 @@ func BenchmarkLaunchTrue(b *testing.B) {
 			name = StartLauncher
 		}
 		b.Run(name, func(b *testing.B) {
-			cpu := runtime.NumCPU() - 1
+			cpu := testcpu.Target(b)
 			for b.Loop() {
 				rep, err := Run(context.Background(), Config{
 					Spec:        Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"true"}},
@@ -76,7 +82,7 @@ func BenchmarkTasksetChrt(b *testing.B) {
 	if err1 != nil || err2 != nil {
 		b.Skip("needs taskset and chrt")
 	}
-	cpu := runtime.NumCPU() - 1
+	cpu := testcpu.Target(b)
 	for b.Loop() {
 		if err := exec.Command(taskset, "-c", strconv.Itoa(cpu), chrt, "-o", "0", "true").Run(); err != nil {
 			b.Fatal(err)
@@ -99,7 +105,7 @@ func TestRunQoSGoesThroughTheLauncher(t *testing.T) {
 	level := qos.UserInteractive
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
-		Spec:   Spec{CPU: runtime.NumCPU() - 1, Ladder: session.QoSLadder(level), QoS: &level, Accept: "any", Args: []string{"sh", "-c", "echo $$"}},
+		Spec:   Spec{CPU: testcpu.Usable(t).Last(), Ladder: session.QoSLadder(level), QoS: &level, Accept: "any", Args: []string{"sh", "-c", "echo $$"}},
 		Stdout: &out,
 	})
 	if err != nil {
@@ -118,10 +124,7 @@ func TestRunQoSGoesThroughTheLauncher(t *testing.T) {
 // Forked, the command starts as a copy of the session's thread: another
 // process, and that thread is put back afterwards.
 func TestRunForkedPutsTheThreadBack(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
-	cpu := runtime.NumCPU() - 1
+	cpu := testcpu.Target(t)
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
 		Spec:   Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"grep", "Cpus_allowed_list", "/proc/self/status"}},
@@ -145,9 +148,7 @@ func TestRunForkedPutsTheThreadBack(t *testing.T) {
 // forked the command cannot be put back. It is ended instead, which leaves
 // nothing changed, so the next launch must not be refused.
 func TestRunForkedUnrestorableThreadIsEnded(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
+	testcpu.Target(t)
 	cmd := nobody.Command(t, nobody.Executable(t))
 	cmd.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=nice5twice")
 	out, err := cmd.CombinedOutput()

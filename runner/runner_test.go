@@ -5,11 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
@@ -33,9 +33,7 @@ func TestMain(m *testing.M) {
 
 func config(t *testing.T) Config {
 	t.Helper()
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
+	testcpu.Target(t) // skips unless a CPU is left off the target
 	topo, err := topology.Read("/")
 	if err != nil {
 		t.Fatal(err)

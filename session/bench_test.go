@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 )
 
@@ -13,7 +14,7 @@ import (
 func BenchmarkBeginFinish(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	opts := Options{CPU: runtime.NumCPU() - 1, Ladder: CustomLadder(nil, 0, nice(-5), nil)}
+	opts := Options{CPU: testcpu.Usable(b).Last(), Ladder: CustomLadder(nil, 0, nice(-5), nil)}
 	for b.Loop() {
 		s, err := Begin(opts)
 		if err != nil {
@@ -31,7 +32,7 @@ func BenchmarkBeginFinish(b *testing.B) {
 func BenchmarkRawCalls(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu := cpuset.Of(runtime.NumCPU() - 1)
+	cpu := cpuset.Of(testcpu.Usable(b).Last())
 	for b.Loop() {
 		mask, _ := sched.GetAffinity(0)
 		attr, _ := sched.GetAttr(0)

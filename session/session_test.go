@@ -7,12 +7,21 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 )
 
-func gettid() int              { return sched.Gettid() }
-func getNice() (int, error)    { return sched.GetNice(0) }
-func lastCPU() int             { return runtime.NumCPU() - 1 }
+func gettid() int           { return sched.Gettid() }
+func getNice() (int, error) { return sched.GetNice(0) }
+
+// lastCPU is the highest CPU the test may use (online and in its mask).
+func lastCPU() int {
+	usable, err := testcpu.UsableNow()
+	if err != nil || usable.IsEmpty() {
+		return 0
+	}
+	return usable.Last()
+}
 func requireRoot(t *testing.T) { t.Helper(); requireLinux(t); requireKernelPrivilege(t) }
 func requireLinux(t *testing.T) {
 	t.Helper()
@@ -170,7 +179,7 @@ func TestNotAcceptedDoesNotRun(t *testing.T) {
 
 func TestSoftMode(t *testing.T) {
 	requireLinux(t)
-	all := cpuset.Range(0, runtime.NumCPU()-1)
+	all := testcpu.Usable(t)
 	rule := SoftRule
 	rep, err := Run(Options{CPU: lastCPU(), CPUs: all, Mode: Soft, Ladder: None, Accept: &rule}, func(s *Session) error {
 		_, err := s.Observe()
@@ -186,8 +195,8 @@ func TestSoftMode(t *testing.T) {
 
 func TestRefreshReassertsDrift(t *testing.T) {
 	requireRoot(t)
-	if runtime.NumCPU() < 2 {
-		t.Skip("needs 2 CPUs to widen a mask")
+	if testcpu.Usable(t).Len() < 2 {
+		t.Skip("needs 2 usable CPUs to widen a mask")
 	}
 	onLockedThread(func() {
 		s, err := Begin(Options{CPU: lastCPU(), Ladder: CustomLadder(nil, 0, nice(-5), nil)})
@@ -196,7 +205,7 @@ func TestRefreshReassertsDrift(t *testing.T) {
 		}
 		defer s.Finish()
 		// Something else widens the mask and resets the nice value.
-		sched.SetAffinity(0, cpuset.Range(0, runtime.NumCPU()-1))
+		sched.SetAffinity(0, testcpu.Usable(t))
 		sched.SetNice(0, 0)
 		n, err := s.Refresh()
 		if err != nil || n != 2 {

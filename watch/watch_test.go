@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 )
 
@@ -25,7 +26,11 @@ func TestMain(m *testing.M) {
 }
 
 func busyChild() {
-	all := cpuset.Range(0, runtime.NumCPU()-1)
+	all, err := testcpu.UsableNow()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	for range 3 {
 		go func() {
 			runtime.LockOSThread()
@@ -44,9 +49,7 @@ func busyChild() {
 }
 
 func TestWatcherPullsBackWidenedThreads(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
+	cpu := testcpu.Target(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +61,7 @@ func TestWatcherPullsBackWidenedThreads(t *testing.T) {
 	}
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
-	target := cpuset.Of(runtime.NumCPU() - 1)
+	target := cpuset.Of(cpu)
 	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Target: target, Maintain: true, Avoid: target})
 	if err != nil {
 		t.Fatal(err)

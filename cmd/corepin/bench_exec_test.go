@@ -4,15 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"testing"
+
+	"corepin.dev/corepin/internal/testcpu"
 )
 
-// BenchmarkExecTrue is corepin exec of /bin/true on the last CPU as the
+// BenchmarkExecTrue is corepin exec of /bin/true on the default target as the
 // command line runs it, flag parsing and target selection included, but
 // not the process's own start.
 func BenchmarkExecTrue(b *testing.B) {
-	args := []string{"exec", "-q", "--cpu", fmt.Sprint(runtime.NumCPU() - 1), "--", "true"}
+	args := []string{"exec", "-q", "--cpu", fmt.Sprint(testcpu.Target(b)), "--", "true"}
 	for b.Loop() {
 		if code := runWith(context.Background(), io.Discard, io.Discard, args); code != 0 {
 			b.Fatalf("exit %d", code)

@@ -15,16 +15,16 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/sched"
 )
 
+// requireExec returns the CPU corepin chooses by default, skipping unless
+// another CPU is left for corepin's own threads.
 func requireExec(t *testing.T) int {
 	t.Helper()
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
-	return runtime.NumCPU() - 1
+	return testcpu.Target(t)
 }
 
 func readReport(t *testing.T, path string) launch.Report {
@@ -182,7 +182,11 @@ func TestExecForwardsSignals(t *testing.T) {
 // with COREPIN_EXEC_HELPER=widen it runs three busy threads that set their
 // masks to every CPU after 300 ms.
 func widenHelper() {
-	all := cpuset.Range(0, runtime.NumCPU()-1)
+	all, err := testcpu.UsableNow()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	done := make(chan struct{})
 	for range 3 {
 		go func() {
