@@ -20,15 +20,18 @@ const Schema = "corepin.run/v1"
 
 // Run is one invocation of corepin run: the content of run.json.
 type Run struct {
-	Schema      string             `json:"schema"`
-	Started     time.Time          `json:"started"`
-	Finished    *time.Time         `json:"finished"`
-	Interrupted bool               `json:"interrupted"`
-	Host        Host               `json:"host"`
-	Topology    *topology.Topology `json:"topology"`
-	Target      Target             `json:"target"`
-	Options     Options            `json:"options"`
-	Benchmarks  []Benchmark        `json:"benchmarks"`
+	Schema      string     `json:"schema"`
+	Started     time.Time  `json:"started"`
+	Finished    *time.Time `json:"finished"`
+	Interrupted bool       `json:"interrupted"`
+	// StoppedEarly says why the run ended before its last benchmark run
+	// without being interrupted: its target went offline.
+	StoppedEarly string             `json:"stopped_early,omitempty"`
+	Host         Host               `json:"host"`
+	Topology     *topology.Topology `json:"topology"`
+	Target       Target             `json:"target"`
+	Options      Options            `json:"options"`
+	Benchmarks   []Benchmark        `json:"benchmarks"`
 	// Score is 1000 × the geometric mean of the ratios; null unless every
 	// benchmark has a reference time and passed its checks.
 	Score    *float64 `json:"score"`

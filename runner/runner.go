@@ -45,6 +45,10 @@ type Config struct {
 	// files (SPEC-like runs of minutes), as the first seed records.
 	TelemetryPeriod time.Duration
 	WatchPeriod     time.Duration
+	// WaitOnline is how long a run waits, before each benchmark run, for
+	// a target that went offline to come back; 0 stops the run early at
+	// once, with the reason, instead of running elsewhere.
+	WaitOnline time.Duration
 
 	Topology      *topology.Topology
 	Target        topology.Target
@@ -133,12 +137,21 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	}
 	jobs := cfg.jobs(benches)
 	cfg.Events.Start(len(jobs))
+	var offline []string // what the target's going offline did to the run
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			run.Interrupted = true
 			break
 		}
 		b := benches[j.bench]
+		warning, stop := cfg.awaitTarget(ctx, fmt.Sprintf("run %d of %s", j.index+1, b.name))
+		if warning != "" {
+			offline = append(offline, warning)
+		}
+		if stop {
+			run.StoppedEarly = warning
+			break
+		}
 		cfg.Events.RunStarted(b.name, j.index, len(run.Benchmarks[j.bench].Runs), j.warmup)
 		rec := cfg.runOnce(ctx, folder, b, j)
 		if ctx.Err() != nil && rec.Error != "" {
@@ -155,6 +168,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	}
 	cfg.Events.Finish()
 	finish(run)
+	run.Warnings = append(run.Warnings, offline...)
 	return run, folder, folder.Save(run)
 }
 
@@ -172,6 +186,9 @@ func finish(run *results.Run) {
 		b.Summarize()
 	}
 	run.ComputeScore()
+	if run.StoppedEarly != "" {
+		run.Score = nil // a score of some of the runs describes no machine
+	}
 	now := time.Now()
 	run.Finished = &now
 	run.Warnings = []string{}

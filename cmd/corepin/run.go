@@ -10,6 +10,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/suite"
@@ -25,6 +26,7 @@ func newRunCmd() *command {
 		isolation, out        string
 		only                  listValue
 		telemetryP, watchP    time.Duration
+		waitOnline            time.Duration
 	)
 	cmd := &command{
 		use:   "run [SUITE.toml]",
@@ -87,7 +89,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		}
 		run, folder, err := runner.Run(in.ctx, runner.Config{
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
-			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
+			TelemetryPeriod: telemetryP, WatchPeriod: watchP, WaitOnline: waitOnline,
 			Topology: topo, Target: target, Mode: mode, Ladder: ladder, AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept,
 			OutDir: out, Version: buildVersion().Version, Events: events,
 		})
@@ -108,6 +110,8 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		switch {
 		case run.Interrupted:
 			return &exitError{code: 130, err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
+		case run.StoppedEarly != "":
+			return &exitError{code: launch.ExitNoLongerHeld, err: fmt.Errorf("%s; finished runs are in %s", run.StoppedEarly, folder.Path)}
 		case !allValid(run):
 			return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
 		}
@@ -122,6 +126,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.StringVar(&isolation, "isolation", runner.Process, "process (a child started on target, as corepin exec does) or thread (a session thread; built-ins only)")
 	f.DurationVar(&telemetryP, "telemetry", 0, "telemetry period (default 100ms for built-ins, 1s for suite files)")
 	f.DurationVar(&watchP, "watch", 100*time.Millisecond, "watcher period; 0 turns it off")
+	f.DurationVar(&waitOnline, "wait-online", 0, "when the target CPU is offline before a run, wait this long for it to come back (default: stop early at once, exit 124)")
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
 	f.BoolVar(&quiet, "quiet", false, "print only the results folder")
@@ -198,6 +203,9 @@ func (e *lineEvents) RunDone(bench string, rec *results.RunRecord) {
 	fmt.Fprintf(e.w, "[%d/%d] %s %s %d: %s\n", e.done, e.total, bench, kind, rec.Index, state)
 }
 func (e *lineEvents) Finish() {}
+
+// Note prints a passing note, such as a wait for an offline CPU.
+func (e *lineEvents) Note(s string) { fmt.Fprintln(e.w, "corepin: "+s) }
 
 // barEvents draws a progress bar with the benchmark, run and ETA.
 type barEvents struct {
