@@ -832,7 +832,12 @@ func uclampOf(ctx context.Context, pid int) (min, max int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if _, err := fmt.Sscanf(out[strings.Index(out, "min:"):], "min: %d, max: %d", &min, &max); err != nil {
+	// "sh (115) util_clamp: min: 1024 max: 1024" (util-linux 2.38)
+	i := strings.Index(out, "min:")
+	if i < 0 {
+		return 0, 0, fmt.Errorf("uclampset -p %d: unexpected output %q", pid, out)
+	}
+	if _, err := fmt.Sscanf(strings.ReplaceAll(out[i:], ",", ""), "min: %d max: %d", &min, &max); err != nil {
 		return 0, 0, fmt.Errorf("uclampset -p %d: unexpected output %q", pid, out)
 	}
 	return min, max, nil
