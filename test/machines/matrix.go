@@ -83,7 +83,6 @@ func buildFor(ctx context.Context, arch string, tests []string) (build, error) {
 		return build{}, err
 	}
 	var bins []testBinary
-	var pkgs []string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, pdir, ok := strings.Cut(line, " ")
 		if !ok {
@@ -91,7 +90,6 @@ func buildFor(ctx context.Context, arch string, tests []string) (build, error) {
 		}
 		name := strings.ReplaceAll(strings.TrimPrefix(pkg, "corepin.dev/corepin/"), "/", "_") + ".test"
 		bins = append(bins, testBinary{Pkg: pkg, Dir: pdir, Bin: filepath.Join(testDir, name)})
-		pkgs = append(pkgs, pkg)
 	}
 	// One go test -c per package, so that packages of the same name (two
 	// main packages) do not clash; go's build cache makes them cheap.

@@ -114,8 +114,6 @@ func (l cpuList) minus(m cpuList) cpuList {
 	return out
 }
 
-func (l cpuList) within(m cpuList) bool { return len(l.minus(m)) == 0 }
-
 // sysfs reads a file under /sys/devices/system/cpu, trimmed; ok is false
 // when it is missing.
 func sysCPU(rel string) (string, bool) {
