@@ -70,8 +70,9 @@ type Spec struct {
 	Ladder        session.Ladder `json:"ladder"`
 	AllowRealtime bool           `json:"allow_realtime"`
 	QoS           *qos.Level     `json:"qos,omitempty"`
-	Accept        string         `json:"accept"` // a session rule, "exact" by default
-	Args          []string       `json:"args"`   // the command and its arguments
+	Accept        string         `json:"accept"`         // a session rule, "exact" by default
+	Node          *int           `json:"node,omitempty"` // the target's NUMA node, for the report
+	Args          []string       `json:"args"`           // the command and its arguments
 }
 
 // message is one JSON value the launcher writes on the report pipe.

@@ -97,6 +97,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep.Target.Node = cfg.Spec.Node
 	if cmd == nil { // refused, or the command could not be started
 		return rep, nil
 	}

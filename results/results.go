@@ -55,6 +55,7 @@ type Target struct {
 	Mode     string     `json:"mode"`
 	ExactCPU int        `json:"exact_cpu"`
 	SoftCPUs cpuset.Set `json:"soft_cpus"`
+	Node     *int       `json:"node,omitempty"` // the NUMA node of every soft CPU
 	Why      string     `json:"why"`
 }
 

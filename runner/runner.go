@@ -310,7 +310,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 	run := &results.Run{
 		Schema: results.Schema, Started: time.Now(), Host: host, Topology: cfg.Topology,
 		Target: results.Target{Spec: cfg.Target.Spec, Mode: string(cfg.Mode), ExactCPU: cfg.Target.ExactCPU,
-			SoftCPUs: cfg.Target.SoftCPUs, Why: cfg.Target.Why},
+			SoftCPUs: cfg.Target.SoftCPUs, Node: cfg.Target.Node, Why: cfg.Target.Why},
 		Options: results.Options{Quick: cfg.Quick, Runs: cfg.Runs, Warmup: cfg.warmups(), Isolation: cfg.Isolation,
 			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Ladder.Name,
 			Realtime: cfg.AllowRealtime},

@@ -67,7 +67,7 @@ executable, 127 when it is not found).`,
 		rep, err := launch.Run(context.WithoutCancel(in.ctx), launch.Config{
 			Spec: launch.Spec{
 				CPU: target.ExactCPU, CPUs: target.SoftCPUs, Mode: mode, Ladder: ladder,
-				AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept, Args: args,
+				AllowRealtime: sf.realtime, QoS: level, Accept: sf.accept, Args: args, Node: target.Node,
 			},
 			Stdin: in.stdin, Stdout: in.stdout, Stderr: in.stderr,
 			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Launcher: launcher,

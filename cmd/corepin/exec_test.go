@@ -18,6 +18,7 @@ import (
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/topology"
 )
 
 // requireExec returns the CPU corepin chooses by default, skipping unless
@@ -266,5 +267,34 @@ func TestExecUnprivileged(t *testing.T) {
 				t.Errorf("as nobody: %d EPERM steps, read-back %+v, exit %d", eperm, rep.Readback, rep.ExitCode())
 			}
 		})
+	}
+}
+
+// A soft target keeps to one NUMA node, and the report records it.
+func TestExecReportRecordsTheNode(t *testing.T) {
+	requireExec(t)
+	topo, err := topology.Read("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := topo.Select("prime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if target.Node == nil {
+		t.Skip("this machine's NUMA nodes are unknown")
+	}
+	report := filepath.Join(t.TempDir(), "r.json")
+	if _, errOut, code := corepin(t, "exec", "-q", "--mode", "soft", "--report", report, "--", "true"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rep := readReport(t, report)
+	if rep.Target.Node == nil || *rep.Target.Node != *target.Node {
+		t.Fatalf("report node %v, want %d", rep.Target.Node, *target.Node)
+	}
+	for _, c := range rep.Target.CPUs.CPUs() {
+		if n := topo.NodeOf(c); n == nil || *n != *target.Node {
+			t.Errorf("soft CPU %d is in node %v, not %d", c, n, *target.Node)
+		}
 	}
 }
