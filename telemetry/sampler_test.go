@@ -213,7 +213,20 @@ func TestBusyCPUOnThisMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	// Until the sampler has five readings of the busy CPU (about a second
+	// on an idle machine; a loaded one delays the sampler's thread).
+	for ctx.Err() == nil {
+		snap, n := s.Snapshot(), 0
+		for _, smp := range snap.Samples {
+			if smp.CPU == busy && smp.UtilPct != nil {
+				n++
+			}
+		}
+		if n >= 5 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	series := s.Stop()
 	var n int
 	var sum float64

@@ -1,8 +1,10 @@
 package watch
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,25 +28,30 @@ func TestMain(m *testing.M) {
 }
 
 func busyChild() {
-	all, err := testcpu.UsableNow()
+	all, err := testcpu.OnlineNow()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Three threads widen their masks after 0.2 s of CPU time and spin
+	// for 0.5 s more (CPU time: on a loaded machine they still do that much
+	// work); then the helper says so and waits for its stdin to close.
+	done := make(chan struct{})
 	for range 3 {
 		go func() {
 			runtime.LockOSThread()
-			start := time.Now()
-			widened := false
-			for time.Since(start) < 10*time.Second {
-				if !widened && time.Since(start) > 300*time.Millisecond {
-					sched.SetAffinity(0, all)
-					widened = true
-				}
-			}
+			testcpu.Spin(200 * time.Millisecond)
+			sched.SetAffinity(0, all)
+			testcpu.Spin(500 * time.Millisecond)
+			done <- struct{}{}
+			select {} // stay, so the test can read the thread's mask
 		}()
 	}
-	time.Sleep(10 * time.Second)
+	for range 3 {
+		<-done
+	}
+	fmt.Println("done")
+	io.Copy(io.Discard, os.Stdin)
 	os.Exit(0)
 }
 
@@ -56,17 +63,28 @@ func TestWatcherPullsBackWidenedThreads(t *testing.T) {
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "COREPIN_WATCH_HELPER=busy")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
-	defer cmd.Process.Kill()
+	defer stdin.Close()
 	target := cpuset.Of(cpu)
 	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Target: target, Maintain: true, Avoid: target})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	// Wait for the helper's "done": its threads did their work.
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "done\n" {
+		t.Fatalf("the helper said %q, %v", line, err)
+	}
 	res := w.Stop()
 	if res.Reasserts == 0 {
 		t.Error("no re-assertion although the threads widened their masks")

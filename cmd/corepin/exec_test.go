@@ -181,9 +181,10 @@ func TestExecForwardsSignals(t *testing.T) {
 
 // The test binary doubles as a busy program that widens its own affinity:
 // with COREPIN_EXEC_HELPER=widen it runs three busy threads that set their
-// masks to every CPU after 300 ms.
+// masks to every CPU after 0.2 s of CPU time and spin for 0.5 s more (CPU
+// time, not wall time: on a loaded machine they still do that much work).
 func widenHelper() {
-	all, err := testcpu.UsableNow()
+	all, err := testcpu.OnlineNow()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -192,12 +193,9 @@ func widenHelper() {
 	for range 3 {
 		go func() {
 			runtime.LockOSThread()
-			start := time.Now()
-			for time.Since(start) < 300*time.Millisecond {
-			}
+			testcpu.Spin(200 * time.Millisecond)
 			sched.SetAffinity(0, all)
-			for time.Since(start) < 2*time.Second {
-			}
+			testcpu.Spin(500 * time.Millisecond)
 			done <- struct{}{}
 		}()
 	}

@@ -70,3 +70,14 @@ func UsableNow() (cpuset.Set, error) {
 	}
 	return topo.Usable(), nil
 }
+
+// OnlineNow is every online CPU, for a helper process that widens its own
+// mask as a program resetting its affinity would (its inherited mask is the
+// pin it escapes, so Usable would not widen it).
+func OnlineNow() (cpuset.Set, error) {
+	topo, err := topology.ReadForSelection("/")
+	if err != nil {
+		return cpuset.Set{}, err
+	}
+	return topo.Online, nil
+}
