@@ -23,6 +23,14 @@ import (
 type build struct {
 	corepin, tool string
 	manifest      string // test binaries, "" when none were built
+	testDir       string // their folder, this run's own
+}
+
+// remove deletes the run's test binaries.
+func (b build) remove() {
+	if b.testDir != "" {
+		os.RemoveAll(b.testDir)
+	}
 }
 
 // moduleRoot is the folder of corepin's go.mod.
@@ -77,11 +85,13 @@ func buildFor(ctx context.Context, arch string, tests []string) (build, error) {
 	if err != nil {
 		return build{}, fmt.Errorf("go list %s: %w", strings.Join(tests, " "), err)
 	}
-	testDir := filepath.Join(dir, "tests")
-	os.RemoveAll(testDir)
-	if err := os.MkdirAll(testDir, 0o755); err != nil {
+	// A folder of this run's own: two runs from one tree must not delete
+	// each other's binaries.
+	testDir, err := os.MkdirTemp(dir, "tests-")
+	if err != nil {
 		return build{}, err
 	}
+	b.testDir = testDir
 	var bins []testBinary
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, pdir, ok := strings.Cut(line, " ")
@@ -95,10 +105,11 @@ func buildFor(ctx context.Context, arch string, tests []string) (build, error) {
 	// main packages) do not clash; go's build cache makes them cheap.
 	for _, bin := range bins {
 		if err := gobuild("test", "-c", "-o", bin.Bin, bin.Pkg); err != nil {
+			b.remove()
 			return build{}, err
 		}
 	}
-	b.manifest = filepath.Join(dir, "tests.json")
+	b.manifest = filepath.Join(testDir, "tests.json")
 	data, _ := json.MarshalIndent(bins, "", "  ")
 	return b, os.WriteFile(b.manifest, data, 0o644)
 }
@@ -192,6 +203,7 @@ func cmdTest(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	defer b.remove()
 	_, status, err := bootChecks(ctx, s, *kern, b, nil, *flags, os.Stdout)
 	if err != nil {
 		return fail("%v", err)
@@ -235,6 +247,11 @@ func cmdMatrix(ctx context.Context, args []string) int {
 		}
 	}
 	builds := map[string]build{}
+	defer func() {
+		for _, b := range builds {
+			b.remove()
+		}
+	}()
 	var rows []matrixRow
 	code := 0
 	for _, n := range names {
