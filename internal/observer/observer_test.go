@@ -2,6 +2,9 @@ package observer
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -66,7 +69,9 @@ func TestLoopKeepsOffAndCallsInOrder(t *testing.T) {
 }
 
 // A process confined to one core (taskset -c 6,7 on an SMT machine) has
-// only the target's sibling left: the loop goes there and says so.
+// only the target's sibling left: the loop goes there and says so. The
+// test binary, started from a thread confined to the core (a child
+// inherits the mask of the thread that forks it), is that process.
 func TestLoopTakesASiblingWhenNoOtherCore(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux")
@@ -75,25 +80,53 @@ func TestLoopTakesASiblingWhenNoOtherCore(t *testing.T) {
 	if core.Len() < 2 {
 		t.Skipf("CPU %s has no SMT sibling", avoid)
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, _ := sched.GetAffinity(0)
-	if err := sched.SetAffinity(0, core); err != nil {
-		t.Fatal(err)
-	}
-	defer sched.SetAffinity(0, orig)
-	// The loop's thread is created from this one and inherits its mask.
-	l, err := Start(context.Background(), time.Hour, avoid, Funcs{Tick: func() {}})
+	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out []byte
+	runtime.LockOSThread()
+	orig, _ := sched.GetAffinity(0)
+	if err = sched.SetAffinity(0, core); err == nil {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "COREPIN_OBSERVER_HELPER="+avoid.String())
+		out, err = cmd.CombinedOutput()
+	}
+	sched.SetAffinity(0, orig)
+	runtime.UnlockOSThread()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := fmt.Sprintf("on %s shared=false oncore=true note=the watcher runs on CPUs %s, SMT siblings of the work's CPUs %s: there is no other core it may use\n",
+		core.Difference(avoid), core.Difference(avoid), avoid)
+	if string(out) != want {
+		t.Errorf("confined to the core %s, the helper says\n%s\nwant\n%s", core, out, want)
+	}
+}
+
+// siblingHelper starts a loop avoiding the CPUs in its argument and says
+// where it went.
+func siblingHelper(avoid string) {
+	set, err := cpuset.Parse(avoid)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	l, err := Start(context.Background(), time.Hour, set, Funcs{Tick: func() {}})
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
 	l.Stop()
-	if l.Shared || !l.OnCore || !l.CPUs.Equal(core.Difference(avoid)) {
-		t.Errorf("on %s (shared %v, on core %v), want the sibling %s", l.CPUs, l.Shared, l.OnCore, core.Difference(avoid))
+	fmt.Printf("on %s shared=%v oncore=%v note=%s\n", l.CPUs, l.Shared, l.OnCore, l.SharedNote("watcher"))
+	os.Exit(0)
+}
+
+func TestMain(m *testing.M) {
+	if avoid := os.Getenv("COREPIN_OBSERVER_HELPER"); avoid != "" {
+		siblingHelper(avoid)
 	}
-	if note := l.SharedNote("watcher"); !strings.Contains(note, "SMT siblings of the work's CPUs "+avoid.String()) {
-		t.Errorf("note %q", note)
-	}
+	os.Exit(m.Run())
 }
 
 func TestLoopSharesWhenNoOtherCPU(t *testing.T) {
