@@ -84,6 +84,17 @@ type message struct {
 	Failed    string          `json:"failed,omitempty"`
 }
 
+// init keeps the main goroutine on the process's main thread when this
+// program runs as the launcher: a goroutine locked during init stays on
+// the main thread through main, whereas one locked only in Main may have
+// moved to another thread by then, and an execve from a thread that is not
+// the main one makes the session's thread another than the command's.
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == Arg {
+		runtime.LockOSThread()
+	}
+}
+
 // Main is the launcher. It never returns: it execs the command or exits.
 func Main() {
 	runtime.LockOSThread() // the session's thread is the one that execs
