@@ -11,29 +11,32 @@
 # median of the per-round ratios).
 #
 # The commands:
-#   corepin exec                 as `go build` makes it, forked start (the default)
+#   corepin exec --replace       corepin sets up its own thread and becomes the command
+#   corepin exec                 as `go build` makes it (static), forked start, watcher, report
 #   corepin exec --launcher      the same, through the re-executed launcher
-#   corepin exec (CGO_ENABLED=0) built with cgo off explicitly (the default build is static too)
 #   launchfloor                  the least a Go launcher can do (bench/launchfloor)
 #   taskset + chrt               the baseline
+#
+# The target CPU is the one corepin selects (corepin topo), so that the
+# figures hold on any machine shape.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-200}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/corepin" ./cmd/corepin
-CGO_ENABLED=0 go build -o "$tmp/corepin-static" ./cmd/corepin
-CGO_ENABLED=0 go build -o "$tmp/launchfloor" ./bench/launchfloor
-cpu=$(( $(nproc) - 1 ))
+go build -o "$tmp/launchfloor" ./bench/launchfloor
+file "$tmp/corepin" 2>/dev/null | grep -q 'statically linked' || echo "note: corepin is not statically linked here"
+cpu=$("$tmp/corepin" topo --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["exact_cpu"])')
 
 python3 - "$runs" "$cpu" "$tmp" <<'PY'
 import os, statistics, sys, time, shutil
 runs, cpu, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 true = shutil.which("true")
 cmds = [
-    ("corepin exec", [f"{tmp}/corepin", "exec", "-q", "--cpu", cpu, "--", "true"]),
-    ("corepin exec --launcher", [f"{tmp}/corepin", "exec", "-q", "--launcher", "--cpu", cpu, "--", "true"]),
-    ("corepin exec (static)", [f"{tmp}/corepin-static", "exec", "-q", "--cpu", cpu, "--", "true"]),
+    ("corepin exec --replace", [f"{tmp}/corepin", "exec", "--replace", "-q", "--cpu", cpu, "--", true]),
+    ("corepin exec", [f"{tmp}/corepin", "exec", "-q", "--cpu", cpu, "--", true]),
+    ("corepin exec --launcher", [f"{tmp}/corepin", "exec", "-q", "--launcher", "--cpu", cpu, "--", true]),
     ("launchfloor", [f"{tmp}/launchfloor", cpu, "true"]),
     ("taskset + chrt", [shutil.which("taskset"), "-c", cpu, shutil.which("chrt"), "-o", "0", true]),
 ]
@@ -55,11 +58,13 @@ for _ in range(runs):
 base = times["taskset + chrt"]
 mb = statistics.median(base)
 print(f"{runs} rounds, target CPU {cpu}")
-print(f"{'command':26} {'median ms':>10} {'÷ baseline':>11} {'paired':>8}")
+floor = times["launchfloor"]
+print(f"{'command':26} {'median ms':>10} {'÷ baseline':>11} {'paired':>8} {'÷ floor':>8}")
 for name, _ in cmds:
     t = times[name]
     paired = statistics.median(a / b for a, b in zip(t, base))
-    print(f"{name:26} {statistics.median(t):10.3f} {statistics.median(t)/mb:11.2f} {paired:8.2f}")
+    vs_floor = statistics.median(a / b for a, b in zip(t, floor))
+    print(f"{name:26} {statistics.median(t):10.3f} {statistics.median(t)/mb:11.2f} {paired:8.2f} {vs_floor:8.2f}")
 PY
 
 # The watcher's own CPU time per followed thread per second, at 100 ms,

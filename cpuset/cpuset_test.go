@@ -135,8 +135,8 @@ func TestJSON(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, seed := range []string{"0-3,8-11", "", "3-1", "1,,2", "0-65536", "6-7,10-11\n"} {
-		f.Add(seed)
+	for _, text := range []string{"0-3,8-11", "", "3-1", "1,,2", "0-65536", "6-7,10-11\n"} {
+		f.Add(text)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		if len(in) > 64 && strings.Count(in, "-") > 0 {
@@ -159,8 +159,8 @@ func FuzzParse(f *testing.F) {
 }
 
 func FuzzParseMask(f *testing.F) {
-	for _, seed := range []string{"ff,ffffffff", "0", "00000003\n", "1,00000000"} {
-		f.Add(seed)
+	for _, text := range []string{"ff,ffffffff", "0", "00000003\n", "1,00000000"} {
+		f.Add(text)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := ParseMask(in)

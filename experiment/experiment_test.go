@@ -9,14 +9,14 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/topology"
 )
 
-// The test binary doubles as the competing process.
+// The test binary doubles as the competing process: it answers corepin's
+// helper verbs.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == SpinArg {
-		SpinMain()
-	}
+	launch.Dispatch(os.Args)
 	os.Exit(m.Run())
 }
 

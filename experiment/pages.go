@@ -5,34 +5,34 @@ import (
 	"html/template"
 	"sort"
 
-	"corepin.dev/corepin/report"
+	"corepin.dev/corepin/page"
 )
 
 // QoSPage is the QoS experiment as an HTML page: a bar chart of the median
 // times per level, loaded and unloaded, and the read-back of each level.
-func (r *QoSResult) Page() *report.Simple {
-	p := &report.Simple{
+func (r *QoSResult) Page() *page.Simple {
+	p := &page.Simple{
 		Title:    "corepin experiment qos",
 		Subtitle: fmt.Sprintf("A key thread computes %s on CPU %d beside %d CPU-bound processes, at each QoS level.", r.Work, r.CPU, r.Load),
-		Facts: []report.Fact{
+		Facts: []page.Fact{
 			{Label: "Runs", Value: fmt.Sprintf("%d per level and condition, levels interleaved in random order, after one warm-up", r.Runs)},
 			{Label: "Ratio under load", Value: fmtRatio(r.RatioLoaded, r.Low, r.High)},
 			{Label: "Ratio without load", Value: fmtRatio(r.RatioUnloaded, r.Low, r.High)},
-			{Label: "The seed", Value: fmt.Sprintf("fib(34) on a phone: %.1f ms at background, %.1f ms at user-interactive, %.2f×", r.Seed["background_ms"], r.Seed["user_interactive_ms"], r.Seed["ratio"])},
+			{Label: "Published (HarmonyOS phone)", Value: fmt.Sprintf("fib(34) under heavy load: %.1f ms at background, %.1f ms at user-interactive, %.2f×", r.Published["background_ms"], r.Published["user_interactive_ms"], r.Published["ratio"])},
 		},
 		Notes: r.Notes,
 	}
-	var bars []report.Bar
+	var bars []page.Bar
 	for i, lv := range r.Levels {
 		if lv.MedianMsLoaded != nil {
-			bars = append(bars, report.Bar{Label: lv.Name + " · loaded", Value: *lv.MedianMsLoaded, Color: report.Palette[1]})
+			bars = append(bars, page.Bar{Label: lv.Name + " · loaded", Value: *lv.MedianMsLoaded, Color: page.Color(1)})
 		}
 		if lv.MedianMsUnloaded != nil {
-			bars = append(bars, report.Bar{Label: lv.Name + " · unloaded", Value: *lv.MedianMsUnloaded, Color: report.Palette[0]})
+			bars = append(bars, page.Bar{Label: lv.Name + " · unloaded", Value: *lv.MedianMsUnloaded, Color: page.Color(0)})
 		}
 		_ = i
 	}
-	table := report.Table{Header: []string{"Level", "Median loaded / ms", "Median unloaded / ms", "Ladder step", "Read back", "Restored"}}
+	table := page.Table{Header: []string{"Level", "Median loaded / ms", "Median unloaded / ms", "Ladder step", "Read back", "Restored"}}
 	for _, lv := range r.Levels {
 		table.Rows = append(table.Rows, []string{lv.Name, fmtOpt(lv.MedianMsLoaded), fmtOpt(lv.MedianMsUnloaded), lv.Accepted, lv.Readback, fmt.Sprint(lv.Restored)})
 	}
@@ -42,43 +42,40 @@ func (r *QoSResult) Page() *report.Simple {
 			notes = append(notes, lv.Name+": "+n)
 		}
 	}
-	p.Sections = []report.SimpleSection{{
+	p.Sections = []page.SimpleSection{{
 		Title:  "Median time of the key thread",
-		Charts: []template.HTML{report.BarChart{Title: "Median time per level · ms (shorter is better)", Unit: "ms", Bars: bars}.SVG()},
+		Charts: []template.HTML{page.BarChart{Title: "Median time per level · ms (shorter is better)", Unit: "ms", Bars: bars}.SVG()},
 		Table:  table,
 		Notes:  notes,
 	}}
 	return p
 }
 
-// Page is the partition experiment as an HTML page: the table shaped like
-// the book's, a bar chart against the ideal, and a timeline per strategy.
-func (r *PartitionResult) Page() *report.Simple {
-	p := &report.Simple{
+// Page is the partition experiment as an HTML page: the table beside the
+// published i7-1260P times, a bar chart against the ideal, and a timeline
+// per strategy.
+func (r *PartitionResult) Page() *page.Simple {
+	p := &page.Simple{
 		Title:    "corepin experiment partition",
 		Subtitle: fmt.Sprintf("%d elements × %d iterations of a few bit operations each, one worker per CPU on CPUs %s, barrier per iteration.", r.Size, r.Iterations, r.CPUs),
-		Facts: []report.Fact{
+		Facts: []page.Fact{
 			{Label: "Fast and slow CPUs", Value: fmt.Sprintf("fast %s, slow %s", r.FastCPUs, r.SlowCPUs)},
 			{Label: "How", Value: r.How},
 			{Label: "One worker alone", Value: fmt.Sprintf("%.1f ms on a fast CPU, %.1f ms on a slow CPU (medians)", r.SingleMs, r.SingleSlowMs)},
 			{Label: "Ideal", Value: fmt.Sprintf("%.1f ms: every CPU busy until the end, in proportion to its speed", r.IdealMs)},
-			{Label: "Pinned static / best dynamic", Value: fmt.Sprintf("%.2f× (the book: 864/517 = %.2f×)", r.PinnedOverBest, 864.0/517)},
+			{Label: "Pinned static / best dynamic", Value: fmt.Sprintf("%.2f× (published, i7-1260P: 864/517 = %.2f×)", r.PinnedOverBest, publishedPinnedOverBest)},
 		},
 		Notes: r.Notes,
 	}
-	table := report.Table{Header: []string{"Strategy", "Median / ms", "× ideal", "The book (i7-1260P) / ms"}}
-	bars := []report.Bar{{Label: "ideal", Value: r.IdealMs, Color: "#57606a"}}
+	table := page.Table{Header: []string{"Strategy", "Median / ms", "× ideal", "Published i7-1260P / ms"}}
+	bars := []page.Bar{{Label: "ideal", Value: r.IdealMs, Color: "#57606a"}}
 	for _, row := range r.Rows {
-		book := "-"
-		if v, ok := r.Book[row.Label()]; ok {
-			book = fmt.Sprintf("%.0f", v)
-		}
-		table.Rows = append(table.Rows, []string{row.Label(), fmt.Sprintf("%.1f", row.MedianMs), fmt.Sprintf("%.2f", row.VsIdeal), book})
-		bars = append(bars, report.Bar{Label: row.Label(), Value: row.MedianMs, Note: fmt.Sprintf("(%.2f× ideal)", row.VsIdeal)})
+		table.Rows = append(table.Rows, []string{row.Label(), fmt.Sprintf("%.1f", row.MedianMs), fmt.Sprintf("%.2f", row.VsIdeal), r.published(row)})
+		bars = append(bars, page.Bar{Label: row.Label(), Value: row.MedianMs, Note: fmt.Sprintf("(%.2f× ideal)", row.VsIdeal)})
 	}
-	p.Sections = append(p.Sections, report.SimpleSection{
+	p.Sections = append(p.Sections, page.SimpleSection{
 		Title:  "Median time per strategy",
-		Charts: []template.HTML{report.BarChart{Title: "Median time · ms (shorter is better)", Unit: "ms", Bars: bars}.SVG()},
+		Charts: []template.HTML{page.BarChart{Title: "Median time · ms (shorter is better)", Unit: "ms", Bars: bars}.SVG()},
 		Table:  table,
 	})
 	labels := make([]string, 0, len(r.Timelines))
@@ -87,14 +84,14 @@ func (r *PartitionResult) Page() *report.Simple {
 	}
 	sort.Slice(labels, func(i, j int) bool { return rowOrder(r, labels[i]) < rowOrder(r, labels[j]) })
 	cpuColor := map[int]string{}
-	var legend []report.Line
+	var legend []page.Line
 	for i, c := range r.CPUs.CPUs() {
-		cpuColor[c] = report.Palette[i%len(report.Palette)]
+		cpuColor[c] = page.Color(i)
 		name := fmt.Sprintf("CPU %d", c)
 		if r.SlowCPUs.Contains(c) {
 			name += " (slow)"
 		}
-		legend = append(legend, report.Line{Name: name, Color: cpuColor[c]})
+		legend = append(legend, page.Line{Name: name, Color: cpuColor[c]})
 	}
 	var charts []template.HTML
 	for _, l := range labels {
@@ -112,15 +109,15 @@ func (r *PartitionResult) Page() *report.Simple {
 		for w := range rows {
 			rows[w] = fmt.Sprintf("worker %d", w)
 		}
-		var spans []report.Span
+		var spans []page.Span
 		for _, c := range chunks {
-			spans = append(spans, report.Span{Row: c.Worker, Start: float64(c.Start-t0) / 1e6, End: float64(c.End-t0) / 1e6,
+			spans = append(spans, page.Span{Row: c.Worker, Start: float64(c.Start-t0) / 1e6, End: float64(c.End-t0) / 1e6,
 				Color: cpuColor[c.CPUStart], Title: fmt.Sprintf("iteration %d, [%d, %d) on CPU %d→%d", c.Iteration, c.Lo, c.Hi, c.CPUStart, c.CPUEnd)})
 		}
-		charts = append(charts, report.Timeline{Title: l + ": chunks by worker, coloured by CPU", Rows: rows, Spans: spans,
+		charts = append(charts, page.Timeline{Title: l + ": chunks by worker, coloured by CPU", Rows: rows, Spans: spans,
 			XLabel: "time / ms", Legend: legend}.SVG())
 	}
-	p.Sections = append(p.Sections, report.SimpleSection{Title: "Timelines (the last run of each strategy)", Charts: charts,
+	p.Sections = append(p.Sections, page.SimpleSection{Title: "Timelines (the last run of each strategy)", Charts: charts,
 		Notes: []string{"Each bar is one chunk, from its start to its end; gaps are workers waiting at the barrier."}})
 	return p
 }

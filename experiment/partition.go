@@ -12,7 +12,8 @@ import (
 	"corepin.dev/corepin/topology"
 )
 
-// PartitionConfig is the third seed's experiment: a parallel loop of a few
+// PartitionConfig is the partition experiment (after the task scheduling
+// example of docs/experiments.md): a parallel loop of a few
 // bit operations per 32-bit element of a large array, repeated with a
 // barrier per iteration, under pinned static, static and dynamic
 // partitioning on fast and slow cores.
@@ -68,9 +69,10 @@ type PartitionResult struct {
 	PinnedOverBest float64 `json:"pinned_static_over_best_dynamic"`
 	// Timelines holds the last run's chunks of each row, by row label.
 	Timelines map[string][]partition.Chunk `json:"timelines"`
-	// Book are the seed's figures (Bakhvalov, i7-1260P, 2 P + 2 E cores).
-	Book  map[string]float64 `json:"book_ms"`
-	Notes []string           `json:"notes"`
+	// PublishedMs are the published times of each strategy on an Intel
+	// Core i7-1260P with 2 P and 2 E cores (see publishedPartition).
+	PublishedMs map[string]float64 `json:"published_i7_1260p_ms"`
+	Notes       []string           `json:"notes"`
 }
 
 // Label names a row: "pinned-static", "static", "dynamic/128".
@@ -91,7 +93,7 @@ func RunPartition(cfg PartitionConfig) (*PartitionResult, error) {
 	}
 	res := &PartitionResult{CPUs: cfg.CPUs, Size: cfg.Size, Iterations: cfg.Iterations, Runs: cfg.Runs,
 		Timelines: map[string][]partition.Chunk{}, Notes: []string{},
-		Book: map[string]float64{"pinned-static": 864, "static": 567, "dynamic/4": 570, "dynamic/16": 541, "dynamic/128": 517, "dynamic/1024": 560}}
+		PublishedMs: publishedPartition()}
 	if err := res.chooseSlow(cfg); err != nil {
 		return nil, err
 	}
@@ -234,7 +236,7 @@ func (res *PartitionResult) chooseSlow(cfg PartitionConfig) error {
 	return nil
 }
 
-// bitOps is the seed's kernel: a few bit operations on every element.
+// bitOps is the experiment's kernel: a few bit operations on every element.
 func bitOps(a []uint32) {
 	for i, x := range a {
 		for range 4 {

@@ -10,18 +10,20 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
 
-// The test binary doubles as the launcher.
+// The test binary doubles as the launcher: it answers corepin's helper
+// verbs.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == Arg {
-		Main()
-	}
+	Dispatch(os.Args)
 	if os.Getenv("COREPIN_LAUNCH_HELPER") == "nice5twice" {
 		os.Exit(niceFiveTwice())
 	}
@@ -38,9 +40,9 @@ func niceFiveTwice() int {
 			fmt.Println("error:", err)
 			return 1
 		}
-		rep, err := Run(context.Background(), Config{Spec: Spec{
-			CPU: usable.Last(), Ladder: session.CustomLadder(nil, 0, &five, nil), Args: []string{"true"},
-		}})
+		rep, err := Run(context.Background(), Config{
+			Request: session.Request{CPU: usable.Last(), Ladder: session.CustomLadder(nil, 0, &five, nil)}, Args: []string{"true"},
+		})
 		if err != nil {
 			fmt.Println("error:", err)
 			return 1
@@ -64,7 +66,7 @@ func BenchmarkLaunchTrue(b *testing.B) {
 			cpu := testcpu.Target(b)
 			for b.Loop() {
 				rep, err := Run(context.Background(), Config{
-					Spec:        Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"true"}},
+					Request: session.Request{CPU: cpu, Ladder: session.GeekbenchLadder()}, Args: []string{"true"},
 					WatchPeriod: 100e6, Launcher: launcher,
 				})
 				if err != nil || rep.ExitCode() != 0 || rep.Start != name {
@@ -105,8 +107,9 @@ func TestRunQoSGoesThroughTheLauncher(t *testing.T) {
 	level := qos.UserInteractive
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
-		Spec:   Spec{CPU: testcpu.Usable(t).Last(), Ladder: session.QoSLadder(level), QoS: &level, Accept: "any", Args: []string{"sh", "-c", "echo $$"}},
-		Stdout: &out,
+		Request: session.Request{CPU: testcpu.Usable(t).Last(), Ladder: session.QoSLadder(level), QoS: &level, Accept: session.AnyRule()},
+		Args:    []string{"sh", "-c", "echo $$"},
+		Stdout:  &out,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -127,8 +130,9 @@ func TestRunForkedPutsTheThreadBack(t *testing.T) {
 	cpu := testcpu.Target(t)
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
-		Spec:   Spec{CPU: cpu, Ladder: session.Geekbench, Args: []string{"grep", "Cpus_allowed_list", "/proc/self/status"}},
-		Stdout: &out,
+		Request: session.Request{CPU: cpu, Ladder: session.GeekbenchLadder()},
+		Args:    []string{"grep", "Cpus_allowed_list", "/proc/self/status"},
+		Stdout:  &out,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -159,5 +163,75 @@ func TestRunForkedUnrestorableThreadIsEnded(t *testing.T) {
 	want := "start=fork exit=0 restored=false nice=5"
 	if len(lines) != 2 || lines[0] != want || lines[1] != want {
 		t.Errorf("as nobody, two launches with nice 5 printed\n%s\nwant twice %q", out, want)
+	}
+}
+
+// In process, the work runs on a session thread of this process: the report
+// says so, every other thread keeps off the target meanwhile, and
+// everything is put back.
+func TestRunThread(t *testing.T) {
+	cpu := testcpu.Target(t)
+	var tid int
+	var onTarget []int
+	others := 0
+	rep, err := RunThread(context.Background(), ThreadConfig{
+		Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, WatchPeriod: 10 * time.Millisecond,
+	}, func(s *session.Session) error {
+		tid = s.TID()
+		entries, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			other, err := strconv.Atoi(e.Name())
+			if err != nil || other == tid {
+				continue
+			}
+			mask, err := sched.GetAffinity(other)
+			if err != nil {
+				continue // the thread ended
+			}
+			others++
+			if mask.Contains(cpu) {
+				onTarget = append(onTarget, other)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Start != StartThread || rep.TID != tid || !rep.Readback.ExactAtReadback || !rep.Restore.OK || rep.Child.PID != os.Getpid() {
+		t.Errorf("report: start %q, tid %d (work on %d), readback %+v, restore %+v", rep.Start, rep.TID, tid, rep.Readback, rep.Restore)
+	}
+	if others == 0 || len(onTarget) > 0 || !rep.Parent.Restored {
+		t.Errorf("during the work, of %d other threads %v could run on the target %d; restored %v", others, onTarget, cpu, rep.Parent.Restored)
+	}
+	if rep.Watch == nil || len(rep.Watch.Threads) != 1 {
+		t.Errorf("watch: %+v (%s)", rep.Watch, rep.WatchError)
+	}
+}
+
+func TestStartPinned(t *testing.T) {
+	cpu := testcpu.Usable(t).Last()
+	p, err := StartPinned(cpu, exec.Command("sleep", "30"), exec.Command("sleep", "30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := p.Processes()
+	for _, proc := range procs {
+		mask, err := sched.GetAffinity(proc.Pid)
+		if err != nil || !mask.Equal(cpuset.Of(cpu)) {
+			t.Errorf("process %d: mask %s, %v; want %d", proc.Pid, mask, err, cpu)
+		}
+	}
+	p.Stop()
+	for _, proc := range procs {
+		if sched.ProcessAlive(proc.Pid) {
+			t.Errorf("process %d still runs after Stop", proc.Pid)
+		}
+	}
+	if _, err := StartPinned(cpu, exec.Command("/nonexistent/program")); err == nil {
+		t.Error("a program that does not exist was started")
 	}
 }

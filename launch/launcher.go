@@ -32,19 +32,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
-
-// Arg is the reserved first argument that makes corepin the launcher. A
-// program that embeds the launcher checks for it first thing in main:
-//
-//	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
-//		launch.Main()
-//	}
-const Arg = "__corepin-launch"
 
 const (
 	specEnv  = "COREPIN_LAUNCH_SPEC"
@@ -62,24 +52,18 @@ const (
 	ExitNotFound      = 127
 )
 
-// Spec is what the launcher is asked to do.
-type Spec struct {
-	CPU           int            `json:"cpu"`
-	CPUs          cpuset.Set     `json:"cpus"`
-	Mode          session.Mode   `json:"mode"`
-	Ladder        session.Ladder `json:"ladder"`
-	AllowRealtime bool           `json:"allow_realtime"`
-	QoS           *qos.Level     `json:"qos,omitempty"`
-	Accept        string         `json:"accept"`         // a session rule, "exact" by default
-	Node          *int           `json:"node,omitempty"` // the target's NUMA node, for the report
-	Args          []string       `json:"args"`           // the command and its arguments
+// spec is what the launcher is asked to do: the request, whole, and the
+// command.
+type spec struct {
+	Request session.Request `json:"request"`
+	Args    []string        `json:"args"` // the command and its arguments
 }
 
 // message is one JSON value the launcher writes on the report pipe.
 type message struct {
 	Report    *session.Report `json:"report,omitempty"`
 	Refused   string          `json:"refused,omitempty"`
-	ExecErrno string          `json:"exec_errno,omitempty"`
+	ExecErrno sched.Errno     `json:"exec_errno,omitempty"`
 	ExecError string          `json:"exec_error,omitempty"`
 	Failed    string          `json:"failed,omitempty"`
 }
@@ -95,7 +79,15 @@ func init() {
 	}
 }
 
-// Main is the launcher. It never returns: it execs the command or exits.
+// Main is the launcher, which corepin runs when its first argument is Arg.
+// A program that embeds the launcher calls Dispatch first thing in main:
+//
+//	func main() {
+//		launch.Dispatch(os.Args)
+//		...
+//	}
+//
+// Main never returns: it execs the command or exits.
 func Main() {
 	runtime.LockOSThread() // the session's thread is the one that execs
 	pipe := os.NewFile(reportFD, "corepin-report")
@@ -104,7 +96,7 @@ func Main() {
 
 func launch(pipe *os.File) int {
 	send := func(m message) { json.NewEncoder(pipe).Encode(m) }
-	var spec Spec
+	var spec spec
 	if err := json.Unmarshal([]byte(os.Getenv(specEnv)), &spec); err != nil {
 		send(message{Failed: "reading the launch spec: " + err.Error()})
 		return 1
@@ -114,12 +106,7 @@ func launch(pipe *os.File) int {
 		send(message{Failed: "no command to run"})
 		return 1
 	}
-	opts, err := spec.options()
-	if err != nil {
-		send(message{Failed: err.Error()})
-		return 1
-	}
-	s, err := session.Begin(opts)
+	s, err := session.Begin(spec.Request)
 	if err != nil {
 		send(message{Failed: err.Error()})
 		return 1
@@ -160,35 +147,16 @@ func innermost(err error) string {
 	return err.Error()
 }
 
-// options turns the spec into session options.
-func (spec Spec) options() (session.Options, error) {
-	rule := session.ExactRule
-	if spec.Mode == session.Soft {
-		rule = session.SoftRule
-	}
-	if spec.Accept != "" {
-		var err error
-		if rule, err = session.ParseRule(spec.Accept); err != nil {
-			return session.Options{}, err
-		}
-	}
-	return session.Options{
-		CPU: spec.CPU, CPUs: spec.CPUs, Mode: spec.Mode, Ladder: spec.Ladder,
-		AllowRealtime: spec.AllowRealtime, QoS: spec.QoS, Accept: &rule,
-	}, nil
-}
-
 // execErrno names why a command could not be run and the shell's exit
 // code for it: 127 when it is not there, 126 when it is not executable.
-func execErrno(err error) (string, int) {
-	var errno syscall.Errno
+func execErrno(err error) (sched.Errno, int) {
 	switch {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
-		return "ENOENT", ExitNotFound
-	case errors.As(err, &errno):
-		return sched.ErrnoName(errno), ExitNotExecutable
+		return sched.Errno(syscall.ENOENT), ExitNotFound
+	case sched.ErrnoOf(err) != 0:
+		return sched.ErrnoOf(err), ExitNotExecutable
 	case errors.Is(err, fs.ErrPermission):
-		return "EACCES", ExitNotExecutable
+		return sched.Errno(syscall.EACCES), ExitNotExecutable
 	}
-	return "", ExitNotExecutable
+	return 0, ExitNotExecutable
 }

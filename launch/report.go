@@ -1,7 +1,10 @@
 package launch
 
 import (
+	"syscall"
+
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
@@ -11,7 +14,7 @@ import (
 type Report struct {
 	session.Report
 	Command []string      `json:"command"`
-	Start   string        `json:"start"` // StartFork or StartLauncher
+	Start   string        `json:"start"` // StartFork, StartLauncher or StartThread
 	Child   ChildReport   `json:"child"`
 	Watch   *watch.Result `json:"watch"`
 	// WatchError says why there is no watch result.
@@ -20,9 +23,9 @@ type Report struct {
 	// Broken is NoLongerHeld in words, for readers of the JSON.
 	Broken string `json:"no_longer_held,omitempty"`
 	// Refused, ExecError and ExecErrno say why the command did not run.
-	Refused   string `json:"refused,omitempty"`
-	ExecError string `json:"exec_error,omitempty"`
-	ExecErrno string `json:"exec_errno,omitempty"`
+	Refused   string      `json:"refused,omitempty"`
+	ExecError string      `json:"exec_error,omitempty"`
+	ExecErrno sched.Errno `json:"exec_errno,omitempty"`
 }
 
 // How the command was started.
@@ -33,6 +36,9 @@ const (
 	// StartLauncher: corepin ran again as the launcher, set up its own
 	// thread and became the command.
 	StartLauncher = "launcher"
+	// StartThread: the work is Go code that ran on a session thread of
+	// corepin itself (RunThread).
+	StartThread = "thread"
 )
 
 // ChildReport is the command's end and resource use.
@@ -61,7 +67,7 @@ func (r *Report) ExitCode() int {
 	switch {
 	case r.Refused != "":
 		return ExitRefused
-	case r.ExecErrno == "ENOENT":
+	case r.ExecErrno == sched.Errno(syscall.ENOENT):
 		return ExitNotFound
 	case r.ExecError != "":
 		return ExitNotExecutable

@@ -9,23 +9,24 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
-	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/topology"
 	"corepin.dev/corepin/watch"
 )
 
 // Config is a command to run and how to run it.
 type Config struct {
-	Spec Spec
+	// Request is where and how the command runs.
+	Request session.Request
+	// Args is the command and its arguments.
+	Args []string
 	// Launcher starts the command through the re-executed launcher even
 	// when forking it from a prepared thread would do; a QoS level always
 	// goes through the launcher.
@@ -45,6 +46,11 @@ type Config struct {
 	WatchPeriod time.Duration
 	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command.
 	ForwardSignals bool
+	// Root is the folder holding proc/, where corepin lists its own
+	// threads; the live system by default.
+	Root fsroot.Root
+	// Node is the target's NUMA node, recorded in the report.
+	Node *int
 }
 
 // signalNumber returns the number of a signal named like "SIGTERM".
@@ -59,18 +65,18 @@ func signalNumber(name string) int {
 // corepin itself failed; a command that could not start, was refused or
 // failed is described in the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	if len(cfg.Spec.Args) == 0 {
+	if len(cfg.Args) == 0 {
 		return nil, errors.New("no command to run")
+	}
+	if err := cfg.Request.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Grace == 0 {
 		cfg.Grace = 2 * time.Second
 	}
-	target := cfg.Spec.CPUs
-	if cfg.Spec.Mode != session.Soft || target.IsEmpty() {
-		target = cpuset.Of(cfg.Spec.CPU)
-	}
-	rep := &Report{Command: cfg.Spec.Args}
-	restoreParent := keepOff(target, &rep.Parent)
+	target := cfg.Request.Mask()
+	rep := &Report{Command: cfg.Args}
+	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 
 	// Subscribe to the signals before the command exists: one that comes
@@ -87,7 +93,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var cmd *exec.Cmd
 	var err error
 	started := time.Now()
-	if cfg.Spec.QoS == nil && !cfg.Launcher {
+	if cfg.Request.QoS == nil && !cfg.Launcher {
 		rep.Start = StartFork
 		cmd, err = startForked(cfg, rep)
 	} else {
@@ -97,7 +103,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Target.Node = cfg.Spec.Node
+	rep.Target.Node = cfg.Node
 	if cmd == nil { // refused, or the command could not be started
 		return rep, nil
 	}
@@ -107,7 +113,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	var watcher *watch.Watcher
 	if cfg.WatchPeriod > 0 {
-		if watcher, err = watch.Start(ctx, watchOptions(rep, target, cfg.WatchPeriod)); err != nil {
+		if watcher, err = watch.Start(ctx, watchOptions(&rep.Report, rep.Child.PID, target, cfg.WatchPeriod)); err != nil {
 			rep.WatchError = err.Error() // a command that ended at once leaves nothing to watch
 		}
 	}
@@ -143,7 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else if cfg.WatchPeriod == 0 {
 		// No watcher: read back once at the end, while the threads of the
 		// command are still there to read.
-		res := watch.ReadOnce(watchOptions(rep, target, 0))
+		res := watch.ReadOnce(watchOptions(&rep.Report, rep.Child.PID, target, 0))
 		rep.Watch = &res
 	}
 	rep.Broken = rep.NoLongerHeld()
@@ -156,7 +162,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	fillChild(&rep.Child, cmd.ProcessState, wall)
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return rep, fmt.Errorf("waiting for %s: %w", cfg.Spec.Args[0], waitErr)
+		return rep, fmt.Errorf("waiting for %s: %w", cfg.Args[0], waitErr)
 	}
 	return rep, nil
 }
@@ -167,41 +173,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // them too. Go forks from the calling thread, and a locked goroutine stays
 // on its thread. The read-back is the forking thread's, taken just before
 // the fork. This saves the launcher's own start, which costs more than the
-// rest of a launch.
-//
-// Afterwards the session puts the thread back. Where that fails (a nice
-// raised without the privilege to lower it again) the goroutine exits
-// still locked and the runtime ends the thread with its changes, so
-// nothing is left behind and later launches are not refused.
+// rest of a launch. The thread is then put back, or destroyed where that
+// fails, as session.Run decides.
 func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
-	opts, err := cfg.Spec.options()
-	if err != nil {
-		return nil, err
-	}
-	cmd := command(cfg, cfg.Spec.Args[0], cfg.Spec.Args[1:]...)
-	var startErr error
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		s, err := session.Begin(opts)
-		if err != nil {
-			runtime.UnlockOSThread() // nothing was changed
-			done <- err
-			return
-		}
-		if s.Accepted() {
-			startErr = cmd.Start()
-		}
-		restored := s.Finish().OK
-		rep.Report = s.Report()
-		if restored {
-			runtime.UnlockOSThread()
-		}
-		done <- nil // when not restored, the thread ends with this goroutine
-	}()
-	if err := <-done; err != nil {
+	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
+	sr, startErr, err := forkOnTarget(cfg.Request, func() error { return cmd.Start() }, nil)
+	if sr == nil {
 		return nil, err // no session: nothing was changed or started
 	}
+	rep.Report = *sr
 	switch {
 	case !rep.Accept.OK:
 		rep.Refused = rep.Accept.Why
@@ -213,6 +193,37 @@ func startForked(cfg Config, rep *Report) (*exec.Cmd, error) {
 	}
 	rep.Child.Started = true
 	return cmd, nil
+}
+
+// forkOnTarget is how corepin forks anything on target: a session for req
+// on a new locked thread (session.Run) and, when its rule accepts, start on
+// that thread, so that what start forks begins as a copy of it. When hold
+// is not nil the thread stays until hold is closed, and then stop runs on
+// it: a child's parent-death signal fires when the thread that forked it
+// ends, so the thread must outlive the children. The returned error is
+// start's in startErr, the session's in err; the report is nil when no
+// session began.
+func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *session.Report, startErr, err error) {
+	rep, err = session.Run(req, func(*session.Session) error {
+		startErr = start()
+		if hold != nil {
+			hold.started <- startErr
+			<-hold.release
+			hold.stop()
+		}
+		return startErr
+	})
+	if errors.Is(err, session.ErrNotAccepted) || errors.Is(err, session.ErrRestoreFailed) || (err != nil && startErr != nil) {
+		err = nil // the report says what happened
+	}
+	return rep, startErr, err
+}
+
+// holder keeps a forking thread alive for its children (see forkOnTarget).
+type holder struct {
+	started chan error
+	release chan struct{}
+	stop    func()
 }
 
 // startLauncher starts corepin again as the launcher, which runs the
@@ -228,7 +239,7 @@ func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
 		}
 		cfg.Self = self
 	}
-	specJSON, err := json.Marshal(cfg.Spec)
+	specJSON, err := json.Marshal(spec{Request: cfg.Request, Args: cfg.Args})
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +248,7 @@ func startLauncher(cfg Config, rep *Report) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("making the report pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Spec.Args...)...)
+	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Args...)...)
 	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
@@ -307,15 +318,15 @@ func readMessages(r io.Reader, rep *Report) error {
 	return nil
 }
 
-// watchOptions keeps the command's threads on what its launcher thread read
+// watchOptions keeps the work's threads on what its session's thread read
 // back: the mask, and the attributes of the accepted ladder step.
-func watchOptions(rep *Report, target cpuset.Set, period time.Duration) watch.Options {
-	opts := watch.Options{PID: rep.Child.PID, Period: period, Target: target, Avoid: target, Maintain: true, Children: true}
-	if !rep.Readback.CPUs.IsEmpty() {
-		opts.Target = rep.Readback.CPUs
+func watchOptions(sr *session.Report, pid int, target cpuset.Set, period time.Duration) watch.Options {
+	opts := watch.Options{PID: pid, Period: period, Mask: target, Avoid: target, Maintain: true, Children: true}
+	if !sr.Readback.CPUs.IsEmpty() {
+		opts.Mask = sr.Readback.CPUs
 	}
-	if rep.Ladder.AcceptedStep > 0 {
-		rb := rep.Readback
+	if sr.Ladder.AcceptedStep > 0 {
+		rb := sr.Readback
 		opts.Want = &sched.Attr{Policy: rb.Policy, Priority: rb.Priority, Nice: rb.Nice}
 	}
 	return opts
@@ -356,60 +367,4 @@ func fillChild(c *ChildReport, ps *os.ProcessState, wall time.Duration) {
 		code := ps.ExitCode()
 		c.ExitCode = &code
 	}
-}
-
-// keepOff moves every thread of this process off the target CPUs and
-// their SMT siblings for the run (off the target alone when no other core
-// is allowed) and returns a function that puts each back. Threads created
-// in the meantime inherit the reduced mask from their creator; they get the
-// process's original mask on the way back.
-func keepOff(target cpuset.Set, pr *ParentReport) func() error {
-	orig, err := sched.GetAffinity(0)
-	if err != nil {
-		pr.Note = "could not read corepin's own mask: " + err.Error()
-		return func() error { return nil }
-	}
-	core, _ := topology.CoreSiblings("/", target)
-	off, onCore, err := sched.OffCPUs(orig, target, core)
-	if err != nil {
-		pr.Note = "corepin's threads may run only on the target CPUs " + orig.String() + "; they stay there"
-		return func() error { return nil }
-	}
-	if onCore {
-		pr.Note = fmt.Sprintf("corepin's threads run on CPUs %s, SMT siblings of the target %s: no other core is allowed to them", off, target)
-	}
-	prev := map[int]cpuset.Set{}
-	for _, tid := range ownThreads() {
-		if m, err := sched.GetAffinity(tid); err == nil && sched.SetAffinity(tid, off) == nil {
-			prev[tid] = m
-		}
-	}
-	pr.CPUs = off
-	return func() error {
-		var first error
-		for _, tid := range ownThreads() {
-			m, ok := prev[tid]
-			if !ok {
-				m = orig
-			}
-			if err := sched.SetAffinity(tid, m); err != nil && first == nil && sched.ThreadAlive(tid) {
-				first = err
-			}
-		}
-		return first
-	}
-}
-
-func ownThreads() []int {
-	entries, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil
-	}
-	var tids []int
-	for _, e := range entries {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
-	}
-	return tids
 }

@@ -1,5 +1,5 @@
 // Package partition is a parallel-for over [0, n) with the strategies of
-// the third seed's experiment: static (one equal contiguous block per
+// the partition experiment: static (one equal contiguous block per
 // worker), dynamic (chunks handed out from a shared atomic counter) and
 // guided (chunks that shrink with the work left). There is one locked
 // worker thread per chosen CPU, optionally pinned to it; every iteration

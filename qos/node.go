@@ -1,6 +1,33 @@
 package qos
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"errors"
+
+	"corepin.dev/corepin/fsroot"
+)
+
+// ErrNoNode is returned where the kernel has no QoS node: any kernel that
+// is not HarmonyOS/OpenHarmony's, and every system that is not Linux. It
+// wraps errors.ErrUnsupported on every system, as corepin's errors for
+// what a machine lacks do.
+var ErrNoNode error = noNodeError{}
+
+// noNodeError is ErrNoNode: a type rather than fmt.Errorf, so that nothing
+// is formatted when the program starts.
+type noNodeError struct{}
+
+func (noNodeError) Error() string {
+	return "no HarmonyOS QoS node (" + NodePath + "): " + errors.ErrUnsupported.Error()
+}
+func (noNodeError) Unwrap() error { return errors.ErrUnsupported }
+
+// HasNode reports whether the system under root has the QoS node for the
+// thread that reads it (NodePath).
+func HasNode(root fsroot.Root) bool {
+	_, err := root.Stat(NodePath)
+	return err == nil
+}
 
 // The HarmonyOS/OpenHarmony kernel exposes QoS as an ioctl on a per-thread
 // proc file (kernel_linux_common_modules, qos_auth/auth_ctl/qos_ctrl.c).

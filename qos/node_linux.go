@@ -8,17 +8,12 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/fsroot"
 )
 
-// ErrNoNode is returned where the kernel has no QoS node (any kernel that
-// is not HarmonyOS/OpenHarmony's).
-var ErrNoNode = errors.New("no HarmonyOS QoS node (" + NodePath + ")")
-
 // NodeAvailable reports whether the calling thread's QoS node exists.
-func NodeAvailable() bool {
-	_, err := os.Stat(NodePath)
-	return err == nil
-}
+func NodeAvailable() bool { return HasNode(fsroot.Host) }
 
 // control sends one request on the calling thread's node. x/sys has no
 // wrapper for an ioctl with a caller-made struct; this is the one raw

@@ -2,14 +2,6 @@
 
 package qos
 
-import (
-	"errors"
-	"fmt"
-)
-
-// ErrNoNode is returned where the kernel has no QoS node.
-var ErrNoNode = fmt.Errorf("no HarmonyOS QoS node: %w", errors.ErrUnsupported)
-
 // NodeAvailable is false outside Linux.
 func NodeAvailable() bool { return false }
 

@@ -2,6 +2,7 @@ package qos
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 )
 
@@ -71,7 +72,10 @@ func TestNodeAbsentHere(t *testing.T) {
 	if NodeAvailable() {
 		t.Skip("this kernel has a HarmonyOS QoS node")
 	}
-	if err := Set(UserInteractive); err != ErrNoNode {
+	if !errors.Is(ErrNoNode, errors.ErrUnsupported) {
+		t.Error("ErrNoNode does not wrap errors.ErrUnsupported")
+	}
+	if err := Set(UserInteractive); err != ErrNoNode || !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("Set without a node = %v, want ErrNoNode", err)
 	}
 	if _, known, err := Get(); known || err != ErrNoNode {

@@ -30,46 +30,46 @@ type Comparison struct {
 }
 
 // Compare compares the counted runs of each benchmark of two runs.
-func Compare(old, new *Run) Comparison {
+func Compare(before, after *Run) Comparison {
 	var c Comparison
 	byName := map[string]*Benchmark{}
-	for i := range old.Benchmarks {
-		byName[old.Benchmarks[i].Name] = &old.Benchmarks[i]
+	for i := range before.Benchmarks {
+		byName[before.Benchmarks[i].Name] = &before.Benchmarks[i]
 	}
 	seen := map[string]bool{}
-	for i := range new.Benchmarks {
-		nb := &new.Benchmarks[i]
+	for i := range after.Benchmarks {
+		nb := &after.Benchmarks[i]
 		seen[nb.Name] = true
 		c.Deltas = append(c.Deltas, compareOne(byName[nb.Name], nb))
 	}
-	for i := range old.Benchmarks {
-		if ob := &old.Benchmarks[i]; !seen[ob.Name] {
+	for i := range before.Benchmarks {
+		if ob := &before.Benchmarks[i]; !seen[ob.Name] {
 			c.Deltas = append(c.Deltas, compareOne(ob, nil))
 		}
 	}
-	c.OldScore, c.NewScore = old.Score, new.Score
-	if old.Score != nil && new.Score != nil && *old.Score > 0 {
-		ch := *new.Score / *old.Score - 1
+	c.OldScore, c.NewScore = before.Score, after.Score
+	if before.Score != nil && after.Score != nil && *before.Score > 0 {
+		ch := *after.Score / *before.Score - 1
 		c.ScoreChange = &ch
 	}
 	return c
 }
 
-func compareOne(old, new *Benchmark) Delta {
+func compareOne(before, after *Benchmark) Delta {
 	d := Delta{Alpha: benchmath.DefaultThresholds.CompareAlpha, Warnings: []string{}}
-	if old != nil {
-		d.Name, d.Old = old.Name, &old.Stats
+	if before != nil {
+		d.Name, d.Old = before.Name, &before.Stats
 	}
-	if new != nil {
-		d.Name, d.New = new.Name, &new.Stats
+	if after != nil {
+		d.Name, d.New = after.Name, &after.Stats
 	}
-	if old == nil || new == nil || old.MedianS == 0 {
+	if before == nil || after == nil || before.MedianS == 0 {
 		return d
 	}
-	ch := new.MedianS/old.MedianS - 1
+	ch := after.MedianS/before.MedianS - 1
 	d.Change = &ch
-	s1 := benchmath.NewSample(countedTimes(old), &benchmath.DefaultThresholds)
-	s2 := benchmath.NewSample(countedTimes(new), &benchmath.DefaultThresholds)
+	s1 := benchmath.NewSample(countedTimes(before), &benchmath.DefaultThresholds)
+	s2 := benchmath.NewSample(countedTimes(after), &benchmath.DefaultThresholds)
 	cmp := benchmath.AssumeNothing.Compare(s1, s2)
 	if !math.IsNaN(cmp.P) {
 		p := cmp.P

@@ -6,11 +6,15 @@
 package results
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
 )
 
@@ -51,12 +55,17 @@ type Host struct {
 
 // Target is where the benchmarks ran.
 type Target struct {
-	Spec     string     `json:"spec"`
-	Mode     string     `json:"mode"`
-	ExactCPU int        `json:"exact_cpu"`
-	SoftCPUs cpuset.Set `json:"soft_cpus"`
-	Node     *int       `json:"node,omitempty"` // the NUMA node of every soft CPU
-	Why      string     `json:"why"`
+	Spec     string       `json:"spec"`
+	Mode     session.Mode `json:"mode"`
+	ExactCPU int          `json:"exact_cpu"`
+	SoftCPUs cpuset.Set   `json:"soft_cpus"`
+	Node     *int         `json:"node,omitempty"` // the NUMA node of every soft CPU
+	Why      string       `json:"why"`
+}
+
+// CPUs is the mask the work was kept on, as the request computes it.
+func (t Target) CPUs() cpuset.Set {
+	return session.Request{CPU: t.ExactCPU, Group: t.SoftCPUs, Mode: t.Mode}.Mask()
 }
 
 // Options are the run's settings.
@@ -83,8 +92,56 @@ type Benchmark struct {
 	Valid bool `json:"valid"`
 	Stats
 	Ratio    *float64    `json:"ratio"` // reference / median
-	Warnings []string    `json:"warnings"`
+	Warnings []Warning   `json:"warnings"`
 	Runs     []RunRecord `json:"runs"`
+}
+
+// Warning is something a reader of a benchmark's results must know: about
+// one run (Run is its index) or about the benchmark as a whole (Run is
+// NoRun). Warnings are grouped and compared by Text; the run is said once,
+// where a warning is shown.
+type Warning struct {
+	Run  int
+	Text string
+}
+
+// NoRun is the Run of a warning about the benchmark as a whole.
+const NoRun = -1
+
+// String is the warning as run.json and summary.csv write it: "run 3:
+// text", or the text alone.
+func (w Warning) String() string {
+	if w.Run == NoRun {
+		return w.Text
+	}
+	return "run " + strconv.Itoa(w.Run) + ": " + w.Text
+}
+
+// MarshalText writes the warning as String does, as run.json always has.
+func (w Warning) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
+
+// UnmarshalText reads a warning as run.json holds it; the file format's
+// "run N: " prefix gives the run.
+func (w *Warning) UnmarshalText(b []byte) error {
+	*w = Warning{Run: NoRun, Text: string(b)}
+	rest, ok := strings.CutPrefix(string(b), "run ")
+	if !ok {
+		return nil
+	}
+	n, text, ok := strings.Cut(rest, ": ")
+	if run, err := strconv.Atoi(n); ok && err == nil && run >= 0 {
+		*w = Warning{Run: run, Text: text}
+	}
+	return nil
+}
+
+// WarningTexts are the warnings as they are shown, run included.
+func WarningTexts(ws []Warning) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.String()
+	}
+	return out
 }
 
 // Stats summarise the counted runs' times.
@@ -131,11 +188,11 @@ type RunRecord struct {
 
 // TelemetryStats summarise a run's samples of the target CPUs.
 type TelemetryStats struct {
-	Samples     int      `json:"samples"`
-	FreqSource  string   `json:"freq_source"`
-	FreqMinMHz  *float64 `json:"freq_min_mhz"`
-	FreqMaxMHz  *float64 `json:"freq_max_mhz"`
-	FreqMeanMHz *float64 `json:"freq_mean_mhz"`
-	UtilMeanPct *float64 `json:"util_mean_pct"`   // of the target CPUs
-	Notes       []string `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
+	Samples     int              `json:"samples"`
+	FreqSource  string           `json:"freq_source"`
+	FreqMinMHz  *float64         `json:"freq_min_mhz"`
+	FreqMaxMHz  *float64         `json:"freq_max_mhz"`
+	FreqMeanMHz *float64         `json:"freq_mean_mhz"`
+	UtilMeanPct *float64         `json:"util_mean_pct"`   // of the target CPUs
+	Notes       []telemetry.Note `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
 }

@@ -76,7 +76,7 @@ func TestWarnings(t *testing.T) {
 
 func hasWarning(b Benchmark, s string) bool {
 	for _, w := range b.Warnings {
-		if strings.Contains(w, s) {
+		if strings.Contains(w.String(), s) {
 			return true
 		}
 	}
@@ -190,5 +190,28 @@ func TestCompare(t *testing.T) {
 	}
 	if byName["gone"].New != nil || byName["new"].Old != nil || len(c.Deltas) != 4 {
 		t.Errorf("deltas %+v", c.Deltas)
+	}
+}
+
+// Warnings are typed: grouping goes by the text, so a text that itself
+// begins with "run " is never cut, and the run is said once where a
+// warning is shown.
+func TestWarningsAreGroupedByText(t *testing.T) {
+	r := &Run{Benchmarks: []Benchmark{
+		{Name: "a", Warnings: []Warning{{Run: 1, Text: "watcher: lost a thread"}, {Run: NoRun, Text: "run times vary: rerun"}}},
+		{Name: "b", Warnings: []Warning{{Run: 4, Text: "watcher: lost a thread"}}},
+	}}
+	got := r.GroupedWarnings()
+	want := []string{"every benchmark: watcher: lost a thread", "a: run times vary: rerun"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("grouped:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, w := range []Warning{{Run: 3, Text: "a: b"}, {Run: NoRun, Text: "run times vary: rerun"}, {Run: 0, Text: "x"}} {
+		data, _ := w.MarshalText()
+		var back Warning
+		back.UnmarshalText(data)
+		if back != w && w.Run != NoRun {
+			t.Errorf("%+v read back as %+v", w, back)
+		}
 	}
 }

@@ -96,9 +96,12 @@ const (
 	ResidencyWarn = 0.99 // share of running samples on the target
 )
 
-func (b *Benchmark) warnings(times []float64) []string {
-	w := []string{}
-	add := func(format string, a ...any) { w = append(w, fmt.Sprintf(format, a...)) }
+func (b *Benchmark) warnings(times []float64) []Warning {
+	w := []Warning{}
+	add := func(format string, a ...any) { w = append(w, Warning{Run: NoRun, Text: fmt.Sprintf(format, a...)}) }
+	addRun := func(run int, format string, a ...any) {
+		w = append(w, Warning{Run: run, Text: fmt.Sprintf(format, a...)})
+	}
 	if !b.Valid {
 		add("output check failed or a run did not finish: the benchmark is invalid")
 	}
@@ -117,10 +120,10 @@ func (b *Benchmark) warnings(times []float64) []string {
 		}
 		t := r.Telemetry
 		if t.FreqMinMHz != nil && t.FreqMaxMHz != nil && *t.FreqMaxMHz > 0 && (*t.FreqMaxMHz-*t.FreqMinMHz) / *t.FreqMaxMHz > FreqWarn {
-			add("run %d: the target's frequency varied %.0f%% (%.0f-%.0f MHz)", r.Index, 100*(*t.FreqMaxMHz-*t.FreqMinMHz) / *t.FreqMaxMHz, *t.FreqMinMHz, *t.FreqMaxMHz)
+			addRun(r.Index, "the target's frequency varied %.0f%% (%.0f-%.0f MHz)", 100*(*t.FreqMaxMHz-*t.FreqMinMHz) / *t.FreqMaxMHz, *t.FreqMinMHz, *t.FreqMaxMHz)
 		}
 		for _, n := range t.Notes {
-			add("run %d: telemetry: %s", r.Index, n)
+			addRun(r.Index, "telemetry: %s", n)
 		}
 		sch := r.Scheduling
 		if sch == nil {
@@ -128,22 +131,24 @@ func (b *Benchmark) warnings(times []float64) []string {
 		}
 		if sch.Watch != nil {
 			for _, e := range sch.Watch.Errors {
-				add("run %d: watcher: %s", r.Index, e)
+				addRun(r.Index, "watcher: %s", e)
 			}
 		}
 		if sch.Watch != nil && sch.Watch.OnTargetRatio != nil && *sch.Watch.OnTargetRatio < ResidencyWarn {
-			add("run %d: the work was on the target for only %.1f%% of its running samples", r.Index, 100**sch.Watch.OnTargetRatio)
+			addRun(r.Index, "the work was on the target for only %.1f%% of its running samples", 100**sch.Watch.OnTargetRatio)
 		}
 		if msg := weakerStep(sch); msg != "" {
-			add("run %d: %s", r.Index, msg)
+			addRun(r.Index, "%s", msg)
 		}
 		switch {
 		case sch.Restore.OK || !sch.Restore.Done:
 		case sch.Start == launch.StartFork:
 			// Nothing is left changed: the thread was ended instead.
-			add("run %d: corepin's thread that started the command could not be put back, so it was ended (%s)", r.Index, sch.Restore.Failure())
+			addRun(r.Index, "corepin's thread that started the command could not be put back, so it was ended (%s)", sch.Restore.Failure())
+		case sch.Start == launch.StartThread:
+			addRun(r.Index, "the work's thread could not be put back, so it was ended (%s)", sch.Restore.Failure())
 		default:
-			add("run %d: the scheduling restore failed (%s)", r.Index, sch.Restore.Failure())
+			addRun(r.Index, "the scheduling restore failed (%s)", sch.Restore.Failure())
 		}
 	}
 	return dedupe(w)
@@ -165,23 +170,13 @@ func weakerStep(rep interface{ AcceptedStepInfo() (int, int, string) }) string {
 	return ""
 }
 
-// withoutRun drops a warning's "run N: " prefix, leaving what happened.
-func withoutRun(warn string) string {
-	if rest, ok := strings.CutPrefix(warn, "run "); ok {
-		if _, after, ok := strings.Cut(rest, ": "); ok {
-			return after
-		}
-	}
-	return warn
-}
-
 // dedupe keeps the first of identical warnings that differ only by run.
-func dedupe(w []string) []string {
-	out := []string{}
+func dedupe(w []Warning) []Warning {
+	out := []Warning{}
 	seen := map[string]bool{}
 	for _, s := range w {
-		if key := withoutRun(s); !seen[key] {
-			seen[key] = true
+		if !seen[s.Text] {
+			seen[s.Text] = true
 			out = append(out, s)
 		}
 	}
@@ -216,7 +211,7 @@ func (r *Run) GroupedWarnings() []string {
 	who := map[string][]string{}
 	for _, b := range r.Benchmarks {
 		for _, warn := range b.Warnings {
-			text := withoutRun(warn)
+			text := warn.Text
 			if _, seen := who[text]; !seen {
 				order = append(order, text)
 			}

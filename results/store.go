@@ -61,19 +61,18 @@ func (f *Folder) WriteFile(rel string, write func(io.Writer) error) error {
 	return atomicfile.Write(filepath.Join(f.Path, rel), write)
 }
 
-// Save writes run.json, summary.csv and bench.txt.
+// Save writes run.json, summary.csv and bench.txt, each atomically and
+// flushed to the disk.
 func (f *Folder) Save(r *Run) error {
-	if err := f.WriteFile("run.json", func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}); err != nil {
-		return err
-	}
-	if err := f.WriteFile("summary.csv", r.WriteSummaryCSV); err != nil {
-		return err
-	}
-	return f.WriteFile("bench.txt", r.WriteBenchFormat)
+	return atomicfile.WriteFiles(
+		atomicfile.File{Path: filepath.Join(f.Path, "run.json"), Write: func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		}},
+		atomicfile.File{Path: filepath.Join(f.Path, "summary.csv"), Write: r.WriteSummaryCSV},
+		atomicfile.File{Path: filepath.Join(f.Path, "bench.txt"), Write: r.WriteBenchFormat},
+	)
 }
 
 // Load reads a results folder's run.json (or a run.json given directly).
@@ -105,7 +104,7 @@ func (r *Run) WriteSummaryCSV(w io.Writer) error {
 			ratio = fmtF(*b.Ratio)
 		}
 		cw.Write([]string{b.Name, strconv.FormatBool(b.Valid), strconv.Itoa(b.N), fmtF(b.MedianS), fmtF(b.CILowS), fmtF(b.CIHighS),
-			fmtF(b.MinS), fmtF(b.MaxS), fmtF(b.CV), fmtF(b.ReferenceS), ratio, strings.Join(b.Warnings, "; ")})
+			fmtF(b.MinS), fmtF(b.MaxS), fmtF(b.CV), fmtF(b.ReferenceS), ratio, strings.Join(WarningTexts(b.Warnings), "; ")})
 	}
 	cw.Flush()
 	return cw.Error()

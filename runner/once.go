@@ -21,8 +21,8 @@ import (
 // runOnce runs one job with the sampler around it.
 func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench, j job) results.RunRecord {
 	rec := results.RunRecord{Index: j.index, Warmup: j.warmup, Started: time.Now(), Checks: []suite.Outcome{}}
-	target := cfg.targetCPUs()
-	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target})
+	target := cfg.Request.Mask()
+	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target, Root: cfg.Root})
 	if err != nil {
 		rec.Error = "telemetry: " + err.Error()
 		return rec
@@ -30,7 +30,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	sampler.Mark("start")
 	switch {
 	case b.workload != nil && cfg.Isolation == Thread:
-		cfg.runThread(b, &rec)
+		cfg.runThread(ctx, b, &rec)
 	case b.workload != nil:
 		cfg.runWorkloadProcess(ctx, b, &rec)
 	default:
@@ -46,20 +46,14 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	return rec
 }
 
-func (cfg *Config) spec(args []string) launch.Spec {
-	return launch.Spec{
-		CPU: cfg.Target.ExactCPU, CPUs: cfg.Target.SoftCPUs, Mode: cfg.Mode, Ladder: cfg.Ladder,
-		AllowRealtime: cfg.AllowRealtime, QoS: cfg.QoS, Accept: cfg.Accept, Args: args,
-	}
-}
-
 // runWorkloadProcess starts corepin again as the workload, on target
 // through the launch package, with GOMAXPROCS=1 so the Go runtime does not spread the single
 // thread's work.
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
 	var stdout, stderr bytes.Buffer
 	rep, err := launch.Run(ctx, launch.Config{
-		Spec:   cfg.spec([]string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())}),
+		Request: cfg.Request, Self: cfg.Self,
+		Args:   []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
 		Env:    append(os.Environ(), "GOMAXPROCS=1"),
 		Stdout: &stdout, Stderr: &stderr, WatchPeriod: cfg.WatchPeriod,
 	})
@@ -75,31 +69,20 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 	rec.Checks = append(rec.Checks, suite.Outcome{What: "built-in answer check", Passed: res.Valid, Detail: res.Why})
 }
 
-// runThread runs a built-in workload on a session thread inside corepin.
-func (cfg *Config) runThread(b bench, rec *results.RunRecord) {
-	rule := session.ExactRule
-	if cfg.Mode == session.Soft {
-		rule = session.SoftRule
-	}
-	if cfg.Accept != "" {
-		var err error
-		if rule, err = session.ParseRule(cfg.Accept); err != nil {
-			rec.Error = err.Error()
-			return
-		}
-	}
+// runThread runs a built-in workload on a session thread inside corepin,
+// started by launch as every work is: corepin's other threads keep off the
+// target while it runs, and the watcher follows the thread.
+func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) {
 	var res workloads.Result
 	var werr error
-	rep, err := session.Run(session.Options{
-		CPU: cfg.Target.ExactCPU, CPUs: cfg.Target.SoftCPUs, Mode: cfg.Mode, Ladder: cfg.Ladder,
-		AllowRealtime: cfg.AllowRealtime, QoS: cfg.QoS, Accept: &rule,
-	}, func(s *session.Session) error {
+	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.Request, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root}, func(s *session.Session) error {
 		res, werr = b.workload.Run(cfg.size())
 		_, oerr := s.Observe()
 		return oerr
 	})
+	rec.Scheduling = rep
 	if rep != nil {
-		rec.Scheduling = &launch.Report{Report: *rep}
+		rec.UserS, rec.SysS = rep.Child.UserS, rep.Child.SysS
 	}
 	switch {
 	case err != nil:
@@ -142,13 +125,21 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	var stdout, stderr bytes.Buffer
 	rep, err := launch.Run(ctx, launch.Config{
-		Spec: cfg.spec(append([]string{cmdPath}, c.Args...)), Dir: dir, Env: env, Stdin: stdin,
-		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod,
+		Request: cfg.Request, Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
+		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root,
 	})
 	rec.StdoutFile = filepath.Join("outputs", fmt.Sprintf("%s-%d.stdout", b.name, rec.Index))
-	os.MkdirAll(filepath.Join(folder.Path, "outputs"), 0o755)
-	folder.WriteFile(rec.StdoutFile, func(w io.Writer) error { _, err := w.Write(stdout.Bytes()); return err })
+	keepErr := keepOutput(folder, rec.StdoutFile, stdout.Bytes())
+	if keepErr != nil {
+		rec.StdoutFile = "" // no file to point to
+	}
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
+		return
+	}
+	if keepErr != nil {
+		// The output is the evidence of the check: a run without it is
+		// not a result.
+		rec.Error = keepErr.Error()
 		return
 	}
 	rec.WallS = rep.Child.WallS
@@ -158,6 +149,17 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 		rec.Checks = append(rec.Checks, o)
 		rec.Valid = rec.Valid && o.Passed
 	}
+}
+
+// keepOutput writes a command's standard output into the results folder.
+func keepOutput(folder *results.Folder, rel string, out []byte) error {
+	if err := os.MkdirAll(filepath.Join(folder.Path, filepath.Dir(rel)), 0o755); err != nil {
+		return fmt.Errorf("keeping the output: %w", err)
+	}
+	if err := folder.WriteFile(rel, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
+		return fmt.Errorf("keeping the output: %w", err)
+	}
+	return nil
 }
 
 // record keeps the launch report and says whether the command ran to

@@ -17,7 +17,7 @@ type Noter interface{ Note(string) }
 
 // onlinePath is the kernel's list of online CPUs under the topology's root.
 func (cfg *Config) onlinePath() string {
-	root := "/"
+	root := cfg.Root.String()
 	if cfg.Topology != nil && cfg.Topology.Root != "" {
 		root = cfg.Topology.Root
 	}
@@ -34,7 +34,7 @@ func (cfg *Config) targetOffline() string {
 		return ""
 	}
 	online, err := cpuset.Parse(strings.TrimSpace(string(data)))
-	target := cfg.targetCPUs()
+	target := cfg.Request.Mask()
 	if err != nil || target.IsEmpty() || !online.Intersect(target).IsEmpty() {
 		return ""
 	}

@@ -26,7 +26,7 @@ func offlineRoot(t *testing.T, cfg *Config) func() {
 			t.Error(err)
 		}
 	}
-	write(online.Difference(cfg.targetCPUs()).String())
+	write(online.Difference(cfg.Request.Mask()).String())
 	topo := *cfg.Topology
 	topo.Root = root
 	cfg.Topology = &topo

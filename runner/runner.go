@@ -16,8 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
@@ -42,7 +41,7 @@ type Config struct {
 	Shuffle   bool
 	// TelemetryPeriod is the sampler's period; 0 picks 100 ms for the
 	// built-in suite (whose runs last about a second) and 1 s for suite
-	// files (SPEC-like runs of minutes), as the first seed records.
+	// files (SPEC-like runs of minutes).
 	TelemetryPeriod time.Duration
 	WatchPeriod     time.Duration
 	// WaitOnline is how long a run waits, before each benchmark run, for
@@ -50,14 +49,16 @@ type Config struct {
 	// once, with the reason, instead of running elsewhere.
 	WaitOnline time.Duration
 
-	Topology      *topology.Topology
-	Target        topology.Target
-	Mode          session.Mode
-	Ladder        session.Ladder
-	AllowRealtime bool
-	QoS           *qos.Level
-	Accept        string
+	Topology *topology.Topology
+	// Target is the selection the request was made from (its spec and why
+	// it was chosen), kept for the record.
+	Target topology.Target
+	// Request is where and how every run runs.
+	Request session.Request
 
+	// Root is the folder holding proc/ and sys/ for the host facts and
+	// corepin's own threads; the live system by default.
+	Root    fsroot.Root
 	OutDir  string // the results folders go under it
 	Self    string // the corepin executable (launcher and workloads)
 	Version string // corepin's version, for the record
@@ -106,6 +107,9 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	}
 	if cfg.Isolation != Process && cfg.Isolation != Thread {
 		return nil, nil, fmt.Errorf("unknown isolation %q (want process or thread)", cfg.Isolation)
+	}
+	if err := cfg.Request.Validate(); err != nil {
+		return nil, nil, err
 	}
 	if cfg.Suite != nil && cfg.Isolation == Thread {
 		return nil, nil, fmt.Errorf("--isolation thread runs built-in workloads only; suite commands are processes")
@@ -309,18 +313,18 @@ func (cfg *Config) size() workloads.Size {
 func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 	run := &results.Run{
 		Schema: results.Schema, Started: time.Now(), Host: host, Topology: cfg.Topology,
-		Target: results.Target{Spec: cfg.Target.Spec, Mode: string(cfg.Mode), ExactCPU: cfg.Target.ExactCPU,
-			SoftCPUs: cfg.Target.SoftCPUs, Node: cfg.Target.Node, Why: cfg.Target.Why},
+		Target: results.Target{Spec: cfg.Target.Spec, Mode: cfg.Request.ModeOrDefault(), ExactCPU: cfg.Request.CPU,
+			SoftCPUs: cfg.Request.Group, Node: cfg.Target.Node, Why: cfg.Target.Why},
 		Options: results.Options{Quick: cfg.Quick, Runs: cfg.Runs, Warmup: cfg.warmups(), Isolation: cfg.Isolation,
-			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Ladder.Name,
-			Realtime: cfg.AllowRealtime},
+			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Request.Ladder.Name(),
+			Realtime: cfg.Request.AllowRealtime},
 		Benchmarks: []results.Benchmark{}, Warnings: []string{},
 	}
 	if cfg.Suite != nil {
 		run.Options.Suite = cfg.Suite.Path
 	}
 	for _, b := range benches {
-		rb := results.Benchmark{Name: b.name, Warnings: []string{}}
+		rb := results.Benchmark{Name: b.name, Warnings: []results.Warning{}}
 		if w := b.workload; w != nil {
 			rb.Kind, rb.Description, rb.ReferenceS = "builtin", w.Description, w.Reference[cfg.size()]
 		} else {
@@ -331,14 +335,6 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		run.Benchmarks = append(run.Benchmarks, rb)
 	}
 	return run
-}
-
-// targetCPUs is the mask the work is kept on.
-func (cfg *Config) targetCPUs() cpuset.Set {
-	if cfg.Mode == session.Soft {
-		return cfg.Target.SoftCPUs
-	}
-	return cpuset.Of(cfg.Target.ExactCPU)
 }
 
 func hostFacts(cfg Config) results.Host {
@@ -352,7 +348,7 @@ func hostFacts(cfg Config) results.Host {
 		h.CPUModel = cfg.Topology.Model
 	}
 	read := func(name string) string {
-		data, err := os.ReadFile(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpufreq/%s", cfg.Target.ExactCPU, name))
+		data, err := cfg.Root.ReadFile(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpufreq/%s", cfg.Request.CPU, name))
 		if err != nil {
 			return ""
 		}

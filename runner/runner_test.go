@@ -2,32 +2,33 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
 	"corepin.dev/corepin/workloads"
 )
 
 // The test binary doubles as corepin's launcher and workload command, so
-// the runner can use it as Self.
+// the runner can use it as Self: it answers corepin's helper verbs.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "__corepin-launch":
-			launchMain()
-		case WorkloadCommand:
-			os.Exit(workloadMain(os.Args[2:]))
-		}
-	}
+	launch.Dispatch(os.Args)
 	os.Exit(m.Run())
 }
 
@@ -43,8 +44,9 @@ func config(t *testing.T) Config {
 		t.Fatal(err)
 	}
 	return Config{
-		Topology: topo, Target: target, Mode: session.Exact, Ladder: session.Geekbench,
-		Quick: true, Runs: 2, Warmup: 0, WatchPeriod: 20 * time.Millisecond, OutDir: t.TempDir(),
+		Topology: topo, Target: target,
+		Request: session.Request{CPU: target.ExactCPU, Group: target.SoftCPUs, Mode: session.Exact, Ladder: session.GeekbenchLadder()},
+		Quick:   true, Runs: 2, Warmup: 0, WatchPeriod: 20 * time.Millisecond, OutDir: t.TempDir(),
 	}
 }
 
@@ -63,8 +65,8 @@ func TestBuiltinProcessRun(t *testing.T) {
 			t.Errorf("%s: valid %v, n %d, ratio %v, warnings %v", b.Name, b.Valid, b.N, b.Ratio, b.Warnings)
 		}
 		for _, r := range b.Runs {
-			if r.Scheduling == nil || r.Scheduling.Readback.CPU != cfg.Target.ExactCPU {
-				t.Errorf("%s run %d: read-back CPU is not the target %d", b.Name, r.Index, cfg.Target.ExactCPU)
+			if r.Scheduling == nil || r.Scheduling.Readback.CPU != cfg.Request.CPU {
+				t.Errorf("%s run %d: read-back CPU is not the target %d", b.Name, r.Index, cfg.Request.CPU)
 			}
 			data, err := os.ReadFile(filepath.Join(folder.Path, r.TelemetryCSV))
 			if err != nil || strings.Count(string(data), "\n") < 2 {
@@ -204,7 +206,7 @@ func TestInterrupt(t *testing.T) {
 		t.Errorf("saved run: %v %+v", err, back)
 	}
 	// The machine's state is put back: this process's mask is whole again.
-	if out, err := exec.Command("grep", "Cpus_allowed_list", "/proc/self/status").Output(); err == nil && strings.Contains(string(out), "\t"+string(rune('0'+cfg.Target.ExactCPU))+"\n") {
+	if out, err := exec.Command("grep", "Cpus_allowed_list", "/proc/self/status").Output(); err == nil && strings.Contains(string(out), "\t"+string(rune('0'+cfg.Request.CPU))+"\n") {
 		t.Errorf("a child inherited a pinned mask: %s", out)
 	}
 }
@@ -224,7 +226,8 @@ func (c *cancelOn) RunStarted(bench string, _, _ int, _ bool) {
 
 func TestShuffleInterleaves(t *testing.T) {
 	cfg := Config{Runs: 3, Warmup: 1, Shuffle: true}
-	benches := []bench{{name: "a", workload: &workloads.Fib}, {name: "b", workload: &workloads.Fib}}
+	fib, _ := workloads.ByName("fib")
+	benches := []bench{{name: "a", workload: &fib}, {name: "b", workload: &fib}}
 	jobs := cfg.jobs(benches)
 	if len(jobs) != 8 {
 		t.Fatalf("%d jobs", len(jobs))
@@ -234,5 +237,159 @@ func TestShuffleInterleaves(t *testing.T) {
 		if pair[0].bench == pair[1].bench || pair[0].index != round || pair[1].index != round {
 			t.Errorf("round %d: %+v", round, pair)
 		}
+	}
+}
+
+// With --isolation thread the work runs inside corepin, so every other
+// thread of corepin (the runtime's, the sampler's, the watcher's) must read
+// back a mask without the target CPU while it runs. The probe workload
+// looks, from the measured thread, at every thread of the process.
+func TestThreadIsolationKeepsCorepinOffTheTarget(t *testing.T) {
+	cfg := config(t)
+	cfg.Isolation = Thread
+	folder, err := results.Create(t.TempDir(), "host", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := cfg.Request.CPU
+	probe := workloads.New("probe", "reads every thread's mask", nil, func(workloads.Size) (workloads.Result, error) {
+		self := sched.Gettid()
+		var bad []string
+		threads := 0
+		entries, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			return workloads.Result{}, err
+		}
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join("/proc/self/task", e.Name(), "status"))
+			if err != nil {
+				continue // the thread ended
+			}
+			mask, err := allowedList(string(data))
+			if err != nil {
+				return workloads.Result{}, err
+			}
+			threads++
+			tid, _ := strconv.Atoi(e.Name())
+			switch {
+			case tid == self && !mask.Equal(cpuset.Of(target)):
+				bad = append(bad, fmt.Sprintf("the measured thread %d has mask %s", tid, mask))
+			case tid != self && mask.Contains(target):
+				bad = append(bad, fmt.Sprintf("thread %d has mask %s", tid, mask))
+			}
+		}
+		why := strings.Join(bad, "; ")
+		if threads < 2 {
+			why = "fewer than two threads listed"
+		}
+		return workloads.Result{Valid: why == "", Why: why, Summary: fmt.Sprintf("%d threads", threads)}, nil
+	})
+	rec := cfg.runOnce(context.Background(), folder, bench{name: "probe", workload: &probe}, job{})
+	if rec.Error != "" {
+		t.Fatal(rec.Error)
+	}
+	if !rec.Valid {
+		t.Errorf("while the work ran on CPU %d: %s", target, rec.Checks[0].Detail)
+	}
+	if rec.Scheduling == nil || rec.Scheduling.Start != launch.StartThread || rec.Scheduling.Parent.CPUs.Contains(target) || !rec.Scheduling.Parent.Restored {
+		t.Errorf("scheduling report: %+v", rec.Scheduling)
+	}
+	if w := rec.Scheduling.Watch; w == nil || len(w.Threads) != 1 || w.Threads[0].TID != rec.Scheduling.TID {
+		t.Errorf("the watcher did not follow the work's thread alone: %+v", w)
+	}
+}
+
+// allowedList reads Cpus_allowed_list from a /proc status file.
+func allowedList(status string) (cpuset.Set, error) {
+	for _, line := range strings.Split(status, "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return cpuset.Parse(strings.TrimSpace(v))
+		}
+	}
+	return cpuset.Set{}, fmt.Errorf("no Cpus_allowed_list in %q", status)
+}
+
+// The host facts are read under the configured root.
+func TestHostFactsOnAFixture(t *testing.T) {
+	dir := t.TempDir()
+	cpufreq := filepath.Join(dir, "sys/devices/system/cpu/cpu3/cpufreq")
+	if err := os.MkdirAll(cpufreq, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(cpufreq, "scaling_governor"), []byte("schedutil\n"), 0o644)
+	os.WriteFile(filepath.Join(cpufreq, "scaling_driver"), []byte("intel_pstate\n"), 0o644)
+	h := hostFacts(Config{Root: fsroot.Root(dir), Request: session.Request{CPU: 3}})
+	if h.Governor != "schedutil" || h.Driver != "intel_pstate" {
+		t.Errorf("host facts under %s: %+v", dir, h)
+	}
+}
+
+// The rough-frequency note is said beside the chart, not in every run's
+// record; which note it is comes from its kind, not its words.
+func TestTelemetryNotesByKind(t *testing.T) {
+	s := &telemetry.Series{Notes: []telemetry.Note{
+		{Kind: telemetry.NoteRoughFrequency, Text: `frequency from "cpu MHz" of /proc/cpuinfo: a rough value`},
+		{Kind: telemetry.NoteGap, Text: "t=0.1s: CPU 1 has no frequency reading: a gap (cpu MHz unknown)"},
+	}}
+	st := summarizeTelemetry(s, cpuset.Of(1))
+	if len(st.Notes) != 1 || st.Notes[0].Kind != telemetry.NoteGap {
+		t.Errorf("kept notes %+v, want the gap alone", st.Notes)
+	}
+}
+
+// A command's output that cannot be kept in the results folder makes the
+// run an error, not a silent success without its evidence.
+func TestUnwritableOutputIsAnError(t *testing.T) {
+	cfg := config(t)
+	s, err := suite.Load(writeSuite(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Suite = s
+	folder, err := results.Create(t.TempDir(), "host", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// outputs/ cannot be made: a file has its name.
+	if err := os.WriteFile(filepath.Join(folder.Path, "outputs"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := bench{name: s.Benchmarks[0].Name, command: &s.Benchmarks[0]}
+	var rec results.RunRecord
+	cfg.runCommand(context.Background(), folder, b, &rec)
+	if rec.Error == "" || !strings.Contains(rec.Error, "keeping the output") || rec.StdoutFile != "" {
+		t.Errorf("error %q, stdout file %q; want the write error and no file", rec.Error, rec.StdoutFile)
+	}
+}
+
+// Config.Self is the program that acts as launcher and workload: it must
+// be the one that is started, not this process's own executable.
+func TestSelfIsPassedOn(t *testing.T) {
+	cfg := config(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "started")
+	self := filepath.Join(dir, "corepin-wrapper")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$1\" >> %q\nexec %q \"$@\"\n", log, exe)
+	if err := os.WriteFile(self, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Self = self
+	level := qos.UserInteractive // a QoS level goes through the launcher
+	cfg.Request.QoS, cfg.Request.Ladder, cfg.Request.Accept = &level, session.QoSLadder(level), session.AnyRule()
+	cfg.Only, cfg.Runs = []string{"fib"}, 1
+	run, _, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(log)
+	if !strings.Contains(string(data), launch.Arg) {
+		t.Errorf("the launcher was not started through Self %s; it saw %q", self, data)
+	}
+	if r := run.Benchmarks[0].Runs[0]; r.Error != "" || r.Scheduling.Start != launch.StartLauncher {
+		t.Errorf("run: %q, start %q", r.Error, r.Scheduling.Start)
 	}
 }

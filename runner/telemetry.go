@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"strings"
-
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/telemetry"
@@ -13,7 +11,7 @@ func summarizeTelemetry(s *telemetry.Series, target cpuset.Set) results.Telemetr
 	st := results.TelemetryStats{FreqSource: telemetry.SourceNone}
 	for _, n := range s.Notes {
 		// The rough-frequency note is said once, beside the chart.
-		if !strings.Contains(n, "cpu MHz") {
+		if n.Kind != telemetry.NoteRoughFrequency {
 			st.Notes = append(st.Notes, n)
 		}
 	}

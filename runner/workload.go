@@ -1,7 +1,10 @@
 package runner
 
-// WorkloadCommand is the (hidden) corepin subcommand that runs one built-in
-// workload in a process of its own and prints its result as JSON:
+import "corepin.dev/corepin/launch"
+
+// WorkloadCommand is the reserved first argument that makes corepin run one
+// built-in workload in a process of its own and print its result as JSON
+// (launch.WorkloadArg, answered by launch.Dispatch):
 //
 //	corepin workload NAME --size quick|full
-const WorkloadCommand = "workload"
+const WorkloadCommand = launch.WorkloadArg

@@ -3,12 +3,13 @@ package sched
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 // onThrowawayThread runs f on a new locked thread that is destroyed when f
@@ -25,17 +26,27 @@ func onThrowawayThread(f func()) {
 	<-done
 }
 
-// Uclamp reports whether per-task utilisation clamping works here. The
-// read-back cannot tell (a kernel without uclamp reads 0/0). The kernel
-// creates the sched_util_clamp_min sysctl exactly when it has uclamp
-// (CONFIG_UCLAMP_TASK), so that answers without a system call; only where
-// /proc/sys cannot be read is a clamp tried on a throwaway thread.
-var Uclamp = sync.OnceValue(func() Feature {
-	if _, err := os.Stat("/proc/sys/kernel/sched_util_clamp_min"); err == nil {
+// Uclamp reports whether per-task utilisation clamping works here (see
+// UclampAt). The answer is found once per process.
+func Uclamp() Feature { return hostUclamp() }
+
+var hostUclamp = sync.OnceValue(func() Feature { return UclampAt(fsroot.Host) })
+
+// UclampAt reports whether per-task utilisation clamping works on the
+// system under root. The read-back cannot tell (a kernel without uclamp
+// reads 0/0). The kernel creates the sched_util_clamp_min sysctl exactly
+// when it has uclamp (CONFIG_UCLAMP_TASK), so that answers without a
+// system call; only where /proc/sys cannot be read on the live system is a
+// clamp tried on a throwaway thread.
+func UclampAt(root fsroot.Root) Feature {
+	if _, err := root.Stat("/proc/sys/kernel/sched_util_clamp_min"); err == nil {
 		return Feature{true, "/proc/sys/kernel/sched_util_clamp_min exists"}
 	}
-	if _, err := os.Stat("/proc/sys/kernel/pid_max"); err == nil {
+	if _, err := root.Stat("/proc/sys/kernel/pid_max"); err == nil {
 		return Feature{false, "no /proc/sys/kernel/sched_util_clamp_min: the kernel was built without CONFIG_UCLAMP_TASK (sched_setattr with UTIL_CLAMP fails with EOPNOTSUPP)"}
+	}
+	if !root.IsHost() {
+		return Feature{false, "unknown: " + root.Path("/proc/sys/kernel") + " cannot be read"}
 	}
 	var err error
 	onThrowawayThread(func() { err = SetUclamp(0, 0, UclampMax, false) })
@@ -47,36 +58,50 @@ var Uclamp = sync.OnceValue(func() Feature {
 	default:
 		return Feature{false, "a uclamp request on a probe thread failed: " + err.Error()}
 	}
-})
+}
 
 // Realtime reports whether this process may put a thread under SCHED_FIFO.
 // Root is not enough: with CONFIG_RT_GROUP_SCHED a cpu cgroup whose
-// rt_runtime_us is 0 refuses it, so the answer comes from a real request.
-var Realtime = sync.OnceValue(func() Feature {
+// rt_runtime_us is 0 refuses it, so the answer comes from a real request,
+// made once per process; RealtimeFacts is the evidence beside it.
+func Realtime() Feature { return hostRealtime() }
+
+var hostRealtime = sync.OnceValue(func() Feature {
 	var err error
 	onThrowawayThread(func() {
 		err = SetAttr(0, Attr{Policy: FIFO, Priority: 1, Flags: FlagResetOnFork})
 	})
-	facts := []string{capFact(), rlimitFact(unix.RLIMIT_RTPRIO, "RLIMIT_RTPRIO")}
-	if rt := rtRuntimeFact(); rt != "" {
-		facts = append(facts, rt)
-	}
+	facts := RealtimeFacts(fsroot.Host)
 	if err != nil {
 		return Feature{false, "SCHED_FIFO 1 on a probe thread: " + errnoName(err) + "; " + strings.Join(facts, ", ")}
 	}
 	return Feature{true, "SCHED_FIFO 1 on a probe thread was accepted; " + strings.Join(facts, ", ")}
 })
 
+// RealtimeFacts are what allows or refuses realtime to this process on the
+// system under root: CAP_SYS_NICE (from /proc/self/status),
+// RLIMIT_RTPRIO, and the RT runtime of its cpu cgroup where there is one.
+func RealtimeFacts(root fsroot.Root) []string {
+	facts := []string{CapSysNiceFact(root), rlimitFact(unix.RLIMIT_RTPRIO, "RLIMIT_RTPRIO")}
+	if rt := RTRuntimeFact(root); rt != "" {
+		facts = append(facts, rt)
+	}
+	return facts
+}
+
 // NiceLowering reports whether this process may lower a thread's nice value
-// (and so restore one it raised): CAP_SYS_NICE or a large RLIMIT_NICE.
-var NiceLowering = sync.OnceValue(func() Feature {
+// (and so restore one it raised): CAP_SYS_NICE or a large RLIMIT_NICE. The
+// answer comes from a real request, made once per process.
+func NiceLowering() Feature { return hostNiceLowering() }
+
+var hostNiceLowering = sync.OnceValue(func() Feature {
 	var err error
 	onThrowawayThread(func() {
 		if err = SetNice(0, 1); err == nil {
 			err = SetNice(0, -1)
 		}
 	})
-	facts := capFact() + ", " + rlimitFact(unix.RLIMIT_NICE, "RLIMIT_NICE")
+	facts := CapSysNiceFact(fsroot.Host) + ", " + rlimitFact(unix.RLIMIT_NICE, "RLIMIT_NICE")
 	if err != nil {
 		return Feature{false, "nice 1 then -1 on a probe thread: " + errnoName(err) + "; " + facts}
 	}
@@ -84,8 +109,11 @@ var NiceLowering = sync.OnceValue(func() Feature {
 })
 
 // Slice reports whether a fair thread may request its own EEVDF slice
-// through sched_attr.sched_runtime (Linux 6.12 and later).
-var Slice = sync.OnceValue(func() Feature {
+// through sched_attr.sched_runtime (Linux 6.12 and later), from a real
+// request made once per process.
+func Slice() Feature { return hostSlice() }
+
+var hostSlice = sync.OnceValue(func() Feature {
 	var got Attr
 	var err error
 	onThrowawayThread(func() {
@@ -103,9 +131,10 @@ var Slice = sync.OnceValue(func() Feature {
 	}
 })
 
-// capFact says whether the process has CAP_SYS_NICE.
-func capFact() string {
-	data, err := os.ReadFile("/proc/self/status")
+// CapSysNiceFact says whether the process has CAP_SYS_NICE, from CapEff
+// of /proc/self/status under root.
+func CapSysNiceFact(root fsroot.Root) string {
+	data, err := root.ReadFile("/proc/self/status")
 	if err != nil {
 		return "capabilities unknown"
 	}
@@ -132,10 +161,11 @@ func rlimitFact(resource int, name string) string {
 	return fmt.Sprintf("%s=%d", name, lim.Cur)
 }
 
-// rtRuntimeFact reads the RT runtime of the process's cpu cgroup (v1 with
-// CONFIG_RT_GROUP_SCHED); a 0 there refuses realtime even to root.
-func rtRuntimeFact() string {
-	data, err := os.ReadFile("/proc/self/cgroup")
+// RTRuntimeFact reads the RT runtime of the process's cpu cgroup (v1 with
+// CONFIG_RT_GROUP_SCHED) under root; a 0 there refuses realtime even to
+// root. It is "" where there is none.
+func RTRuntimeFact(root fsroot.Root) string {
+	data, err := root.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return ""
 	}
@@ -145,7 +175,7 @@ func rtRuntimeFact() string {
 			continue
 		}
 		for _, mount := range []string{"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"} {
-			v, err := os.ReadFile(mount + parts[2] + "/cpu.rt_runtime_us")
+			v, err := root.ReadFile(mount + parts[2] + "/cpu.rt_runtime_us")
 			if err == nil {
 				return "cgroup " + parts[2] + " cpu.rt_runtime_us=" + strings.TrimSpace(string(v))
 			}
@@ -162,26 +192,15 @@ func errnoName(err error) string {
 	return err.Error()
 }
 
-// ErrnoName returns the symbolic name of the errno inside err ("EPERM"),
-// or "" when err holds none. Errno 95 is named EOPNOTSUPP, as the
-// scheduler's source returns it (x/sys prefers its alias ENOTSUP).
-func ErrnoName(err error) string {
-	var errno unix.Errno
-	if !errors.As(err, &errno) {
-		return ""
-	}
-	if errno == unix.EOPNOTSUPP {
-		return "EOPNOTSUPP"
-	}
-	return unix.ErrnoName(errno)
-}
-
 // DefaultSlice returns the EEVDF base slice a fair thread gets when it asks
 // for none (0 before Linux 6.12, where sched_runtime means nothing for fair
 // threads). A captured slice that differs from it was asked for, and must
 // be written back on restore; any other must be restored as 0, or the
-// restore would pin the default as a custom slice.
-var DefaultSlice = sync.OnceValue(func() uint64 {
+// restore would pin the default as a custom slice. It is found once per
+// process.
+func DefaultSlice() uint64 { return hostDefaultSlice() }
+
+var hostDefaultSlice = sync.OnceValue(func() uint64 {
 	var a Attr
 	onThrowawayThread(func() {
 		if SetAttr(0, Attr{Policy: Normal}) == nil {

@@ -99,3 +99,23 @@ type Attr struct {
 	UtilMin  uint32 `json:"util_min"`
 	UtilMax  uint32 `json:"util_max"`
 }
+
+// ParsePolicyPriority reads a policy with its priority as chrt(1) takes
+// them on corepin's command line: "fifo:10", "rr:1", or a policy without a
+// priority ("other", "batch", "idle"). The priority's range is checked where
+// the request is validated.
+func ParsePolicyPriority(s string) (Policy, int, error) {
+	name, prioText, hasPrio := strings.Cut(s, ":")
+	p, err := ParsePolicy(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !hasPrio {
+		return p, 0, nil
+	}
+	prio, err := strconv.Atoi(strings.TrimSpace(prioText))
+	if err != nil {
+		return 0, 0, fmt.Errorf("policy %q: the priority must be a number", s)
+	}
+	return p, prio, nil
+}

@@ -58,8 +58,8 @@ func SetAttr(tid int, a Attr) error {
 // SetUclamp changes only a thread's uclamp, keeping its policy and
 // parameters (KEEP_ALL). resetOnFork must be the thread's current
 // RESET_ON_FORK bit.
-func SetUclamp(tid int, min, max uint32, resetOnFork bool) error {
-	a := Attr{Flags: FlagKeepAll | FlagUtilClamp, UtilMin: min, UtilMax: max}
+func SetUclamp(tid int, lo, hi uint32, resetOnFork bool) error {
+	a := Attr{Flags: FlagKeepAll | FlagUtilClamp, UtilMin: lo, UtilMax: hi}
 	if resetOnFork {
 		a.Flags |= FlagResetOnFork
 	}

@@ -6,28 +6,35 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
 )
 
 // Rule decides from a report whether the work may run: a base rule and any
 // number of further requirements, written "exact", "soft",
-// "any+uclamp-min>=1024", "soft+qos=user-interactive+step<=2".
+// "any+uclamp-min>=1024", "soft+qos=user-interactive+step<=2". The zero
+// Rule is no rule: a Request without one uses its mode's.
 type Rule struct {
-	Base string        // exact, soft or any
-	Reqs []requirement // all must hold
+	base string        // exact, soft or any
+	reqs []requirement // all must hold
 }
 
-// The base rules.
-var (
-	// Exact: the capture is complete and the thread reads back exactly on
-	// its one target CPU.
-	ExactRule = Rule{Base: "exact"}
-	// SoftRule: the thread is on the target group, and a ladder that was
-	// given found a step that held.
-	SoftRule = Rule{Base: "soft"}
-	// Any accepts whatever the kernel allowed; the report still says what
-	// that was.
-	Any = Rule{Base: "any"}
-)
+// ExactRule holds when the capture is complete and the thread reads back
+// exactly on its one target CPU.
+func ExactRule() Rule { return Rule{base: "exact"} }
+
+// SoftRule holds when the thread is on the target group, and a ladder that
+// was given found a step that held.
+func SoftRule() Rule { return Rule{base: "soft"} }
+
+// AnyRule accepts whatever the kernel allowed; the report still says what
+// that was.
+func AnyRule() Rule { return Rule{base: "any"} }
+
+// IsZero reports whether the rule is the zero Rule, which is no rule.
+func (r Rule) IsZero() bool { return r.base == "" }
+
+// Base is the rule's first part: exact, soft or any ("" for no rule).
+func (r Rule) Base() string { return r.base }
 
 type requirement struct {
 	key, op, value string
@@ -36,8 +43,8 @@ type requirement struct {
 // ParseRule reads a rule.
 func ParseRule(text string) (Rule, error) {
 	parts := strings.Split(strings.TrimSpace(text), "+")
-	r := Rule{Base: strings.TrimSpace(parts[0])}
-	switch r.Base {
+	r := Rule{base: strings.TrimSpace(parts[0])}
+	switch r.base {
 	case "exact", "soft", "any":
 	default:
 		return Rule{}, fmt.Errorf("acceptance rule %q: the first part must be exact, soft or any", text)
@@ -47,7 +54,7 @@ func ParseRule(text string) (Rule, error) {
 		if err != nil {
 			return Rule{}, fmt.Errorf("acceptance rule %q: %w", text, err)
 		}
-		r.Reqs = append(r.Reqs, req)
+		r.reqs = append(r.reqs, req)
 	}
 	return r, nil
 }
@@ -65,13 +72,23 @@ func parseRequirement(p string) (requirement, error) {
 				return req, fmt.Errorf("%s needs a number, have %q", key, value)
 			}
 		case "qos":
-			if _, err := qos.Parse(value); err != nil || op != "=" {
-				return req, fmt.Errorf("want qos=LEVEL: %v", err)
+			if op != "=" {
+				return req, fmt.Errorf("want qos=LEVEL, have qos%s%s", op, value)
+			}
+			if _, err := qos.Parse(value); err != nil {
+				return req, fmt.Errorf("qos=%s: %w", value, err)
 			}
 		case "policy":
 			if op != "=" {
-				return req, fmt.Errorf("want policy=NAME")
+				return req, fmt.Errorf("want policy=NAME, have policy%s%s", op, value)
 			}
+			// The read-back is compared by name, so the name must be one
+			// a read-back can have: the policy's own spelling.
+			p, err := sched.ParsePolicy(value)
+			if err != nil {
+				return req, fmt.Errorf("policy=%s: %w", value, err)
+			}
+			req.value = p.String()
 		default:
 			return req, fmt.Errorf("unknown requirement %q (uclamp-min, uclamp-max, step, nice, qos, policy)", key)
 		}
@@ -81,17 +98,34 @@ func parseRequirement(p string) (requirement, error) {
 }
 
 func (r Rule) String() string {
-	s := r.Base
-	for _, q := range r.Reqs {
+	s := r.base
+	for _, q := range r.reqs {
 		s += "+" + q.key + q.op + q.value
 	}
 	return s
 }
 
+// MarshalText writes the rule as ParseRule reads it ("" for no rule).
+func (r Rule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a rule; "" is no rule.
+func (r *Rule) UnmarshalText(b []byte) error {
+	if len(strings.TrimSpace(string(b))) == 0 {
+		*r = Rule{}
+		return nil
+	}
+	q, err := ParseRule(string(b))
+	if err != nil {
+		return err
+	}
+	*r = q
+	return nil
+}
+
 // Check applies the rule to a report and says why it holds or not.
 func (r Rule) Check(rep *Report) (bool, string) {
 	rb := rep.Readback
-	switch r.Base {
+	switch r.base {
 	case "exact":
 		if !rep.Capture.Complete {
 			return false, "the capture is incomplete: " + strings.Join(rep.Capture.Missing, "; ")
@@ -107,7 +141,7 @@ func (r Rule) Check(rep *Report) (bool, string) {
 			return false, "no step of ladder " + rep.Ladder.Name + " held"
 		}
 	}
-	for _, q := range r.Reqs {
+	for _, q := range r.reqs {
 		if ok, why := q.check(rep); !ok {
 			return false, why
 		}
@@ -117,7 +151,7 @@ func (r Rule) Check(rep *Report) (bool, string) {
 
 func (r Rule) summary(rep *Report) string {
 	rb := rep.Readback
-	s := fmt.Sprintf("%s: on CPU %d with mask %s, %s", r.Base, rb.CPU, rb.CPUs, rb.Policy)
+	s := fmt.Sprintf("%s: on CPU %d with mask %s, %s", r.base, rb.CPU, rb.CPUs, rb.Policy)
 	if rb.Policy.Realtime() {
 		s += fmt.Sprintf(":%d", rb.Priority)
 	} else {
@@ -166,8 +200,11 @@ func (q requirement) check(rep *Report) (bool, string) {
 		}
 	case "qos":
 		want, _ := qos.Parse(q.value)
-		if rb.QoS == nil || *rb.QoS != want.String() {
+		switch {
+		case rb.QoS == nil:
 			return fail("QoS reads back as unknown")
+		case *rb.QoS != want.String():
+			return fail("QoS reads back as " + *rb.QoS)
 		}
 	case "policy":
 		if rb.Policy.String() != q.value {

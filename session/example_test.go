@@ -20,11 +20,10 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	rule := session.ExactRule
-	report, err := session.Run(session.Options{
+	report, err := session.Run(session.Request{
 		CPU:    target.ExactCPU,
-		Ladder: session.Geekbench,
-		Accept: &rule,
+		Ladder: session.GeekbenchLadder(),
+		Accept: session.ExactRule(),
 	}, func(s *session.Session) error {
 		sum := 0
 		for i := range 1_000_000 {
@@ -42,7 +41,7 @@ func Example() {
 
 // A long run re-asserts what drifted at its own boundaries.
 func ExampleSession_Refresh() {
-	_, _ = session.Run(session.Options{CPU: 0, Ladder: session.None}, func(s *session.Session) error {
+	_, _ = session.Run(session.Request{CPU: 0, Ladder: session.AffinityOnly()}, func(s *session.Session) error {
 		for range 3 {
 			// ... one timed chunk of work ...
 			if _, err := s.Refresh(); err != nil {

@@ -44,11 +44,11 @@ type helperResult struct {
 	ThreadGone   bool `json:"thread_gone"`
 	DirtyRuns    int  `json:"dirty_runs"`
 	RunsOnOldTID int  `json:"runs_on_old_tid"`
-	Tainted      bool `json:"tainted"`
+	LaterBegan   bool `json:"later_began"`
 }
 
 func helperGeekbench() any {
-	rep, err := Run(Options{CPU: 0, Ladder: Geekbench, AllowRealtime: true}, func(*Session) error { return nil })
+	rep, err := Run(Request{CPU: 0, Ladder: GeekbenchLadder(), AllowRealtime: true}, func(*Session) error { return nil })
 	res := helperResult{Report: rep}
 	if err != nil {
 		res.Err = err.Error()
@@ -61,8 +61,9 @@ func helperGeekbench() any {
 // destroyed rather than reused.
 func helperUnrestorable() any {
 	five := 5
-	rep, err := Run(Options{CPU: 0, Ladder: CustomLadder(nil, 0, &five, nil)}, func(*Session) error { return nil })
-	res := helperResult{Report: rep, Tainted: Tainted() != nil}
+	rep, err := Run(Request{CPU: 0, Ladder: CustomLadder(nil, 0, &five, nil)}, func(*Session) error { return nil })
+	_, laterErr := Run(Request{CPU: 0, Ladder: AffinityOnly()}, func(*Session) error { return nil })
+	res := helperResult{Report: rep, LaterBegan: laterErr == nil}
 	if err != nil {
 		res.Err = err.Error()
 	}

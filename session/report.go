@@ -62,10 +62,10 @@ type Snapshot struct {
 
 // AffinityResult is the affinity request.
 type AffinityResult struct {
-	Asked cpuset.Set `json:"asked"`
-	OK    bool       `json:"ok"`
-	Errno string     `json:"errno,omitempty"`
-	Error string     `json:"error,omitempty"`
+	Asked cpuset.Set  `json:"asked"`
+	OK    bool        `json:"ok"`
+	Errno sched.Errno `json:"errno,omitempty"`
+	Error string      `json:"error,omitempty"`
 }
 
 // LadderResult is the scheduling-attribute requests, step by step.
@@ -80,12 +80,12 @@ type LadderResult struct {
 // StepResult is one step: what it asked, what the kernel answered, whether
 // the read-back matched.
 type StepResult struct {
-	Step     int    `json:"step"`
-	Asked    string `json:"asked"`
-	Errno    string `json:"errno,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Skipped  string `json:"skipped,omitempty"`
-	Accepted bool   `json:"accepted"`
+	Step     int         `json:"step"`
+	Asked    string      `json:"asked"`
+	Errno    sched.Errno `json:"errno,omitempty"`
+	Error    string      `json:"error,omitempty"`
+	Skipped  string      `json:"skipped,omitempty"`
+	Accepted bool        `json:"accepted"`
 	// Mismatch says what differed in the read-back of a step the kernel
 	// took without error.
 	Mismatch string `json:"mismatch,omitempty"`
@@ -93,11 +93,11 @@ type StepResult struct {
 
 // QoSResult is a request on the HarmonyOS QoS node.
 type QoSResult struct {
-	Requested string  `json:"requested"`
-	Backend   string  `json:"backend"` // "harmonyos-node" or "linux-sched" (via the ladder)
-	Effective *string `json:"effective"`
-	Errno     string  `json:"errno,omitempty"`
-	Error     string  `json:"error,omitempty"`
+	Requested string      `json:"requested"`
+	Backend   string      `json:"backend"` // "harmonyos-node" or "linux-sched" (via the ladder)
+	Effective *string     `json:"effective"`
+	Errno     sched.Errno `json:"errno,omitempty"`
+	Error     string      `json:"error,omitempty"`
 }
 
 // Readback is what the kernel reports now.
@@ -142,9 +142,9 @@ type RestoreResult struct {
 
 // RestoreStep is one restore and its verification.
 type RestoreStep struct {
-	What     string `json:"what"` // qos, attributes, affinity
-	OK       bool   `json:"ok"`
-	Errno    string `json:"errno,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Mismatch string `json:"mismatch,omitempty"`
+	What     string      `json:"what"` // qos, attributes, affinity
+	OK       bool        `json:"ok"`
+	Errno    sched.Errno `json:"errno,omitempty"`
+	Error    string      `json:"error,omitempty"`
+	Mismatch string      `json:"mismatch,omitempty"`
 }

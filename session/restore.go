@@ -29,7 +29,7 @@ func (s *Session) Finish() RestoreResult {
 	if s.changed.attr || s.changed.uclamp {
 		step := RestoreStep{What: "attributes"}
 		if err := s.restoreAttributes(); err != nil {
-			step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+			step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
 		} else if m := s.attributesMismatch(); m != "" {
 			step.Mismatch = m
 		} else {
@@ -58,7 +58,7 @@ func (s *Session) finishQoS() RestoreStep {
 		err = qos.Leave()
 	}
 	if err != nil {
-		step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+		step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
 		return step
 	}
 	level, known, err := qos.Get()
@@ -77,7 +77,7 @@ func (s *Session) finishAffinity() RestoreStep {
 	step := RestoreStep{What: "affinity"}
 	want := s.report.Capture.CPUs
 	if err := sched.SetAffinity(0, want); err != nil {
-		step.Errno, step.Error = sched.ErrnoName(err), err.Error()
+		step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
 		return step
 	}
 	got, err := sched.GetAffinity(0)
@@ -94,8 +94,9 @@ func (s *Session) finishAffinity() RestoreStep {
 
 // restoreAttributes writes the captured attributes back. Two traps: a
 // captured fair thread reports its current EEVDF slice, and writing that
-// back would pin it as a custom slice, so the slice is written as 0 unless
-// the capture shows one that was asked for; and uclamp goes in a call of
+// back would pin it as a custom slice, so the slice is written as 0 and
+// set again only when the capture shows one that was asked for; and uclamp
+// goes in a call of
 // its own, reset to the system default where the capture had the default.
 func (s *Session) restoreAttributes() error {
 	c := s.report.Capture
@@ -110,12 +111,21 @@ func (s *Session) restoreAttributes() error {
 		a.Runtime, a.Deadline, a.Period = c.Attr.Runtime, c.Attr.Deadline, c.Attr.Period
 	default:
 		a.Nice = c.Attr.Nice
-		if c.Attr.Runtime != sched.DefaultSlice() {
-			a.Runtime = c.Attr.Runtime
-		}
 	}
 	if err := sched.SetAttr(0, a); err != nil {
 		return err
+	}
+	// Written as 0, a fair thread's slice is the default; the captured one
+	// is written back only when it differs from what that reads back as
+	// (a slice that was asked for). Reading it here, on the thread itself,
+	// spares a probe on a thread of its own.
+	if fair := !c.Attr.Policy.Realtime() && c.Attr.Policy != sched.Deadline; fair && c.Attr.Runtime != 0 {
+		if now, err := sched.GetAttr(0); err == nil && now.Runtime != c.Attr.Runtime {
+			a.Runtime = c.Attr.Runtime
+			if err := sched.SetAttr(0, a); err != nil {
+				return err
+			}
+		}
 	}
 	if c.Attr.Policy.Realtime() && c.Nice != 0 {
 		if err := sched.SetNice(0, c.Nice); err != nil {
@@ -123,11 +133,11 @@ func (s *Session) restoreAttributes() error {
 		}
 	}
 	if s.changed.uclamp && sched.Uclamp().Supported {
-		min, max := c.Attr.UtilMin, c.Attr.UtilMax
-		if min == 0 && max == sched.UclampMax {
-			min, max = sched.UclampReset, sched.UclampReset
+		lo, hi := c.Attr.UtilMin, c.Attr.UtilMax
+		if lo == 0 && hi == sched.UclampMax {
+			lo, hi = sched.UclampReset, sched.UclampReset
 		}
-		if err := sched.SetUclamp(0, min, max, a.Flags != 0); err != nil {
+		if err := sched.SetUclamp(0, lo, hi, a.Flags != 0); err != nil {
 			return err
 		}
 	}

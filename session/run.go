@@ -1,51 +1,31 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"sync"
 )
-
-var taint struct {
-	sync.Mutex
-	why string
-}
-
-// Tainted returns ErrTainted, with the reason, after a restore failed in
-// this process; nil otherwise.
-func Tainted() error {
-	taint.Lock()
-	defer taint.Unlock()
-	if taint.why == "" {
-		return nil
-	}
-	return fmt.Errorf("%w (%s)", ErrTainted, taint.why)
-}
-
-// ClearTaint lets new sessions begin again after a failed restore was
-// dealt with.
-func ClearTaint() {
-	taint.Lock()
-	taint.why = ""
-	taint.Unlock()
-}
-
-func setTaint(why string) {
-	taint.Lock()
-	taint.why = why
-	taint.Unlock()
-}
 
 // Run runs fn on a new locked thread under a session: Begin, the
 // acceptance check, fn (a panic in it is recovered into the report),
-// Finish. The thread goes back to the Go scheduler only when the restore
-// was verified; otherwise its goroutine exits still locked, so the runtime
-// destroys the thread, and new sessions are refused until ClearTaint.
+// Finish.
 //
-// The error is fn's, ErrNotAccepted, ErrRestoreFailed or ErrTainted; the
-// report is returned in every case where a session began.
-func Run(opts Options, fn func(*Session) error) (*Report, error) {
+// Run is where corepin decides what happens to a thread whose restore
+// failed (a nice value raised without the privilege to lower it again, a
+// mask a cpuset no longer allows): the thread is destroyed. Its goroutine
+// exits still locked, so the runtime ends the thread with its changes (the
+// main thread, which the runtime never ends, is wedged instead, which
+// serves as well). Nothing changed is left behind and no later goroutine
+// can run on it, so the process is not tainted: later sessions begin as
+// usual, and the report and ErrRestoreFailed say what happened. Every
+// starter in corepin (launch's forked start, its in-process thread, the
+// experiments) goes through Run for that reason.
+//
+// The error is fn's, ErrNotAccepted, ErrRestoreFailed (joined with fn's
+// error when fn failed too) or a validation error; the report is returned
+// in every case where a session began.
+func Run(req Request, fn func(*Session) error) (*Report, error) {
 	type outcome struct {
 		report *Report
 		err    error
@@ -53,7 +33,7 @@ func Run(opts Options, fn func(*Session) error) (*Report, error) {
 	done := make(chan outcome, 1)
 	go func() {
 		runtime.LockOSThread()
-		s, err := Begin(opts)
+		s, err := Begin(req)
 		if err != nil {
 			runtime.UnlockOSThread() // nothing was changed
 			done <- outcome{nil, err}
@@ -68,8 +48,8 @@ func Run(opts Options, fn func(*Session) error) (*Report, error) {
 		res := s.Finish()
 		rep := s.Report()
 		if !res.OK {
-			setTaint(fmt.Sprintf("thread %d: %s", s.tid, res.Failure()))
-			done <- outcome{&rep, fmt.Errorf("%w: %s", ErrRestoreFailed, res.Failure())}
+			restoreErr := fmt.Errorf("%w: %s", ErrRestoreFailed, res.Failure())
+			done <- outcome{&rep, errors.Join(restoreErr, fnErr)}
 			return // still locked: the thread dies with the goroutine
 		}
 		runtime.UnlockOSThread()

@@ -5,7 +5,7 @@
 //
 // A session lives on one OS thread. Begin must be called on a goroutine that
 // has called runtime.LockOSThread, and everything after it on that same
-// goroutine. The order is the first seed's:
+// goroutine. The order is the one benchmark ports on phones follow:
 //
 //	capture   affinity, policy, priority, nice, flags, uclamp, QoS
 //	request   affinity first, then the ladder of attributes, then QoS
@@ -28,37 +28,10 @@ import (
 	"corepin.dev/corepin/sched"
 )
 
-// Mode says how strictly the thread is placed.
-type Mode string
-
-const (
-	// Exact asks for a one-CPU mask: the thread may run nowhere else.
-	Exact Mode = "exact"
-	// Soft asks for the target group's CPUs and lets the kernel choose
-	// among them.
-	Soft Mode = "soft"
-)
-
-// Options say where the thread goes and what it asks for.
-type Options struct {
-	CPU  int        // the exact target CPU
-	CPUs cpuset.Set // the soft target group; empty means {CPU}
-	Mode Mode       // Exact unless set
-	// Ladder is the scheduling attributes to try, in order.
-	Ladder Ladder
-	// AllowRealtime lets ladder steps ask for FIFO or RR; without it they
-	// are recorded as skipped. Realtime threads can starve the machine.
-	AllowRealtime bool
-	// QoS, when set, is requested on the HarmonyOS QoS node where the
-	// kernel has one. Elsewhere use QoSLadder for the level's setting.
-	QoS *qos.Level
-	// Accept decides whether the workload may run; nil means Any.
-	Accept *Rule
-}
-
 // Session is a thread's scheduling, from capture to restore.
 type Session struct {
-	opts     Options
+	req      Request
+	rule     Rule
 	tid      int
 	target   cpuset.Set
 	accepted *Step      // the ladder step that held, if any
@@ -70,9 +43,6 @@ type Session struct {
 
 // Errors of the package.
 var (
-	// ErrTainted is returned by Begin after a restore failed in this
-	// process, until ClearTaint is called.
-	ErrTainted = errors.New("a previous session could not restore its thread; call session.ClearTaint once that is dealt with")
 	// ErrNotAccepted is returned by Run when the acceptance rule refused.
 	ErrNotAccepted = errors.New("scheduling not accepted")
 	// ErrRestoreFailed is returned by Run when a restore failed; the
@@ -87,33 +57,14 @@ var (
 // goroutine must be locked to its thread. The returned session holds the
 // report; call Accepted before running the work and Finish at the end,
 // whatever happens in between.
-func Begin(opts Options) (*Session, error) {
-	if err := Tainted(); err != nil {
+func Begin(req Request) (*Session, error) {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.Mode == "" {
-		opts.Mode = Exact
-	}
-	if opts.Mode != Exact && opts.Mode != Soft {
-		return nil, fmt.Errorf("unknown session mode %q (want exact or soft)", opts.Mode)
-	}
-	if opts.CPU < 0 {
-		return nil, fmt.Errorf("target CPU %d is not a CPU", opts.CPU)
-	}
-	if err := opts.Ladder.Validate(); err != nil {
-		return nil, err
-	}
-	if opts.Accept == nil {
-		rule := Any
-		opts.Accept = &rule
-	}
-	s := &Session{opts: opts, tid: sched.Gettid(), lastCPU: -1}
-	s.target = cpuset.Of(opts.CPU)
-	if opts.Mode == Soft && !opts.CPUs.IsEmpty() {
-		s.target = opts.CPUs
-	}
+	req.Mode = req.ModeOrDefault()
+	s := &Session{req: req, rule: req.Rule(), tid: sched.Gettid(), lastCPU: -1, target: req.Mask()}
 	s.report.TID = s.tid
-	s.report.Target = TargetReport{Mode: opts.Mode, CPU: opts.CPU, CPUs: s.target}
+	s.report.Target = TargetReport{Mode: req.Mode, CPU: req.CPU, CPUs: s.target}
 	s.report.Capture = capture()
 	s.requestAffinity()
 	s.requestLadder()
@@ -121,8 +72,8 @@ func Begin(opts Options) (*Session, error) {
 	s.report.Readback = s.readback()
 	s.lastCPU = s.report.Readback.CPU
 	s.mask = s.report.Readback.CPUs
-	ok, why := opts.Accept.Check(&s.report)
-	s.report.Accept = AcceptResult{Rule: opts.Accept.String(), OK: ok, Why: why}
+	ok, why := s.rule.Check(&s.report)
+	s.report.Accept = AcceptResult{Rule: s.rule.String(), OK: ok, Why: why}
 	return s, nil
 }
 
@@ -189,7 +140,7 @@ func capture() Snapshot {
 func (s *Session) requestAffinity() {
 	s.report.Affinity.Asked = s.target
 	if err := sched.SetAffinity(0, s.target); err != nil {
-		s.report.Affinity.Errno, s.report.Affinity.Error = sched.ErrnoName(err), err.Error()
+		s.report.Affinity.Errno, s.report.Affinity.Error = sched.ErrnoOf(err), err.Error()
 		return
 	}
 	s.changed.affinity = true
@@ -197,14 +148,15 @@ func (s *Session) requestAffinity() {
 }
 
 func (s *Session) requestLadder() {
-	s.report.Ladder = LadderResult{Name: s.opts.Ladder.Name, Steps: []StepResult{}}
-	for i, step := range s.opts.Ladder.Steps {
+	s.report.Ladder = LadderResult{Name: s.req.Ladder.name, Steps: []StepResult{}}
+	for i, step := range s.req.Ladder.steps {
 		r := s.try(step)
 		r.Step = i + 1
 		s.report.Ladder.Steps = append(s.report.Ladder.Steps, r)
 		if r.Accepted {
 			s.report.Ladder.AcceptedStep = i + 1
-			s.accepted = &s.opts.Ladder.Steps[i]
+			accepted := step.clone()
+			s.accepted = &accepted
 			return
 		}
 	}
@@ -216,13 +168,13 @@ func (s *Session) requestLadder() {
 // with.
 func (s *Session) try(step Step) StepResult {
 	r := StepResult{Asked: step.String()}
-	if step.Realtime() && !s.opts.AllowRealtime {
+	if step.Realtime() && !s.req.AllowRealtime {
 		r.Skipped = "realtime is not allowed (enable it explicitly)"
 		return r
 	}
 	err := s.apply(step)
 	if err != nil {
-		r.Errno, r.Error = sched.ErrnoName(err), err.Error()
+		r.Errno, r.Error = sched.ErrnoOf(err), err.Error()
 	} else if mismatch := s.matches(step); mismatch != "" {
 		r.Mismatch = mismatch
 	} else {
@@ -240,14 +192,14 @@ func (s *Session) try(step Step) StepResult {
 // apply sends a step: policy and nice in one call, uclamp in a call of its
 // own, because a kernel without uclamp refuses a combined request whole.
 func (s *Session) apply(step Step) error {
-	cap := s.report.Capture.Attr
-	keepFlags := cap.Flags & sched.FlagResetOnFork
+	captured := s.report.Capture.Attr
+	keepFlags := captured.Flags & sched.FlagResetOnFork
 	if step.Policy != nil || step.Nice != nil {
 		a := sched.Attr{Flags: keepFlags}
 		if step.Policy != nil {
 			a.Policy, a.Priority = *step.Policy, step.Priority
 		} else {
-			a.Policy = fairPolicy(cap.Policy)
+			a.Policy = fairPolicy(captured.Policy)
 		}
 		if step.Nice != nil && !a.Policy.Realtime() {
 			a.Nice = *step.Nice
@@ -299,10 +251,10 @@ func (s *Session) matches(step Step) string {
 }
 
 func (s *Session) requestQoS() {
-	if s.opts.QoS == nil {
+	if s.req.QoS == nil {
 		return
 	}
-	level := *s.opts.QoS
+	level := *s.req.QoS
 	r := &QoSResult{Requested: level.String(), Backend: "harmonyos-node"}
 	s.report.QoS = r
 	if !qos.NodeAvailable() {
@@ -311,13 +263,13 @@ func (s *Session) requestQoS() {
 		return
 	}
 	if !s.report.Capture.QoSKnown {
-		// The seed's rule: without knowing the old level there is nothing
+		// Without knowing the old level there is nothing
 		// to restore to, so the level is not changed.
 		r.Error = "the thread's current QoS could not be read; not changed"
 		return
 	}
 	if err := qos.Set(level); err != nil {
-		r.Errno, r.Error = sched.ErrnoName(err), err.Error()
+		r.Errno, r.Error = sched.ErrnoOf(err), err.Error()
 		return
 	}
 	s.changed.qos = true
@@ -355,7 +307,7 @@ func (s *Session) readback() Readback {
 			}
 		}
 	}
-	rb.ExactAtReadback = rb.CPUs.Equal(cpuset.Of(s.opts.CPU)) && rb.CPU == s.opts.CPU
+	rb.ExactAtReadback = rb.CPUs.Equal(cpuset.Of(s.req.CPU)) && rb.CPU == s.req.CPU
 	rb.InTargetGroup = !rb.CPUs.IsEmpty() && rb.CPUs.IsSubsetOf(s.target) && s.target.Contains(rb.CPU)
 	return rb
 }

@@ -36,6 +36,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -183,7 +184,7 @@ func (s *Suite) validate() error {
 		switch {
 		case b.Name == "":
 			return fail("%s: name is missing", where)
-		case !validName.MatchString(b.Name):
+		case !validName().MatchString(b.Name):
 			return fail("%s: a name may hold letters, digits, '.', '_' and '-' only", where)
 		case seen[b.Name]:
 			return fail("%s: the name is used twice", where)
@@ -202,7 +203,9 @@ func (s *Suite) validate() error {
 	return nil
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+// validName is compiled on first use, not at start: corepin exec, which
+// never reads a suite, starts without it.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]+$`) })
 
 func (c Check) validate() error {
 	kinds := 0

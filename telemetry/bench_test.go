@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"corepin.dev/corepin/fsroot"
 	"fmt"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func BenchmarkSample96(b *testing.B) {
 		tr.write(freqPath(cpu, "scaling_cur_freq"), fmt.Sprint(2300000+cpu))
 	}
 	tr.write("proc/stat", "cpu 1 2 3 4\n"+strings.Join(lines, "\n")+"\n")
-	s, err := newSampler(Options{Root: tr.root})
+	s, err := newSampler(Options{Root: fsroot.Root(tr.root)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 // t_s,cpu,util_pct,freq_mhz,freq_source. An unknown value is an empty field.
 func (s *Series) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"t_s", "cpu", "util_pct", "freq_mhz", "freq_source"})
+	cw.Write(csvHeader)
 	for _, smp := range s.Samples {
 		cw.Write([]string{
 			strconv.FormatFloat(smp.T, 'f', 3, 64),

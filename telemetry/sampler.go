@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/observer"
 )
 
@@ -24,7 +25,7 @@ const MinPeriod = 50 * time.Millisecond
 
 // Options configure a sampler.
 type Options struct {
-	Root   string        // folder holding sys/ and proc/; "/" by default
+	Root   fsroot.Root   // folder holding sys/ and proc/; the live system by default
 	Period time.Duration // 1 s by default
 	CPUs   cpuset.Set    // CPUs to record; all CPUs in /proc/stat when empty
 	Avoid  cpuset.Set    // CPUs the sampler's thread must not run on
@@ -42,7 +43,7 @@ type Series struct {
 	// Sources lists the frequency sources seen, so that a chart can say
 	// "no frequency source" instead of drawing zeros.
 	Sources []string `json:"freq_sources"`
-	Notes   []string `json:"notes,omitempty"`
+	Notes   []Note   `json:"notes,omitempty"`
 	// SamplerCPUs is where the sampler's thread was allowed to run.
 	SamplerCPUs cpuset.Set `json:"sampler_cpus"`
 }
@@ -116,7 +117,7 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 	s.mu.Lock()
 	s.series.SamplerCPUs = s.loop.CPUs
 	if note := s.loop.SharedNote("sampler"); note != "" {
-		s.note(note)
+		s.note(NoteShared, note)
 	}
 	s.mu.Unlock()
 	return s, nil
@@ -125,7 +126,7 @@ func Start(ctx context.Context, opts Options) (*Sampler, error) {
 // newSampler checks the options and takes the baseline reading.
 func newSampler(opts Options) (*Sampler, error) {
 	if opts.Root == "" {
-		opts.Root = "/"
+		opts.Root = fsroot.Host
 	}
 	if opts.Period == 0 {
 		opts.Period = time.Second
@@ -133,10 +134,10 @@ func newSampler(opts Options) (*Sampler, error) {
 	if opts.Period < MinPeriod {
 		return nil, fmt.Errorf("telemetry period %v is shorter than the minimum %v", opts.Period, MinPeriod)
 	}
-	s := &Sampler{opts: opts, start: time.Now(), gaps: map[int]bool{}, src: map[int]string{}, files: newFiles(opts.Root)}
+	s := &Sampler{opts: opts, start: time.Now(), gaps: map[int]bool{}, src: map[int]string{}, files: newFiles(opts.Root.String())}
 	s.series = Series{Started: s.start, Period: opts.Period.Seconds(), Samples: []Sample{}}
 	if opts.Thermal {
-		s.zones = findThermalZones(opts.Root)
+		s.zones = findThermalZones(opts.Root.String())
 	}
 	if err := s.baseline(); err != nil {
 		return nil, err
@@ -145,20 +146,20 @@ func newSampler(opts Options) (*Sampler, error) {
 }
 
 func (s *Sampler) baseline() error {
-	data, err := os.ReadFile(filepath.Join(s.opts.Root, "proc/stat"))
+	data, err := os.ReadFile(filepath.Join(s.opts.Root.String(), "proc/stat"))
 	if err != nil {
 		return fmt.Errorf("starting telemetry: %w", err)
 	}
 	prev, bad := parseProcStat(string(data))
 	if len(prev) == 0 {
-		return fmt.Errorf("starting telemetry: no per-CPU line in %s", filepath.Join(s.opts.Root, "proc/stat"))
+		return fmt.Errorf("starting telemetry: no per-CPU line in %s", filepath.Join(s.opts.Root.String(), "proc/stat"))
 	}
 	s.prev = prev
 	for cpu := range prev {
-		s.throttle = s.throttle || readThrottles(s.opts.Root, cpu) >= 0
+		s.throttle = s.throttle || readThrottles(s.opts.Root.String(), cpu) >= 0
 	}
 	for _, b := range bad {
-		s.note("malformed /proc/stat line skipped: " + b)
+		s.note(NoteMalformed, "malformed /proc/stat line skipped: "+b)
 	}
 	return nil
 }
@@ -188,7 +189,8 @@ func (s *Sampler) Snapshot() Series {
 	return out
 }
 
-func (s *Sampler) note(n string) {
+func (s *Sampler) note(kind NoteKind, text string) {
+	n := Note{Kind: kind, Text: text}
 	for _, have := range s.series.Notes {
 		if have == n {
 			return
@@ -200,16 +202,16 @@ func (s *Sampler) note(n string) {
 // sample takes one reading of every CPU of interest.
 func (s *Sampler) sample() {
 	t := time.Since(s.start).Seconds()
-	data, err := s.files.read(filepath.Join(s.opts.Root, "proc/stat"))
+	data, err := s.files.read(filepath.Join(s.opts.Root.String(), "proc/stat"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
-		s.note(fmt.Sprintf("t=%.1fs: reading /proc/stat: %v", t, err))
+		s.note(NoteUnreadable, fmt.Sprintf("t=%.1fs: reading /proc/stat: %v", t, err))
 		return
 	}
 	cur, bad := parseProcStat(string(data))
 	for _, b := range bad {
-		s.note("malformed /proc/stat line skipped: " + b)
+		s.note(NoteMalformed, "malformed /proc/stat line skipped: "+b)
 	}
 	cpus := s.opts.CPUs
 	if cpus.IsEmpty() {
@@ -222,7 +224,7 @@ func (s *Sampler) sample() {
 	var cpuinfo map[int]float64
 	cpuinfoMHz := func() map[int]float64 {
 		if cpuinfo == nil {
-			cpuinfo = readCpuinfoMHz(s.opts.Root)
+			cpuinfo = readCpuinfoMHz(s.opts.Root.String())
 		}
 		return cpuinfo
 	}
@@ -240,21 +242,21 @@ func (s *Sampler) sample() {
 			}
 		}
 		if !hasCur && !s.gaps[cpu] {
-			s.note(fmt.Sprintf("t=%.1fs: CPU %d left /proc/stat (offline): a gap", t, cpu))
+			s.note(NoteGap, fmt.Sprintf("t=%.1fs: CPU %d left /proc/stat (offline): a gap", t, cpu))
 		}
 		s.gaps[cpu] = !hasCur
-		if mhz, src := readFreq(s.files, s.opts.Root, cpu, cpuinfoMHz, s.src[cpu]); src != SourceNone {
+		if mhz, src := readFreq(s.files, s.opts.Root.String(), cpu, cpuinfoMHz, s.src[cpu]); src != SourceNone {
 			smp.FreqMHz, smp.FreqSource = &mhz, src
 			s.src[cpu] = src
 			s.addSource(src)
 		} else {
 			smp.FreqSource = SourceNone
 			if hasCur && len(s.series.Sources) > 0 {
-				s.note(fmt.Sprintf("t=%.1fs: CPU %d has no frequency reading: a gap", t, cpu))
+				s.note(NoteGap, fmt.Sprintf("t=%.1fs: CPU %d has no frequency reading: a gap", t, cpu))
 			}
 		}
 		if s.throttle {
-			if n := readThrottles(s.opts.Root, cpu); n >= 0 {
+			if n := readThrottles(s.opts.Root.String(), cpu); n >= 0 {
 				smp.Throttles = &n
 			}
 		}
@@ -282,6 +284,6 @@ func (s *Sampler) addSource(src string) {
 	}
 	s.series.Sources = append(s.series.Sources, src)
 	if src == SourceProcCpuinfo {
-		s.note(`frequency from "cpu MHz" of /proc/cpuinfo: a rough value (in a VM often the host's nominal clock)`)
+		s.note(NoteRoughFrequency, `frequency from "cpu MHz" of /proc/cpuinfo: a rough value (in a VM often the host's nominal clock)`)
 	}
 }

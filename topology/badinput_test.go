@@ -125,8 +125,8 @@ func FuzzReadTree(f *testing.F) {
 		"sys/devices/system/node/node0/cpulist",
 		"proc/cpuinfo",
 	}
-	for i, seed := range []string{"0-13", "1024", "12-13", "3000", "ff", "processor : 1\nmodel name : x"} {
-		f.Add(uint8(i), seed)
+	for i, text := range []string{"0-13", "1024", "12-13", "3000", "ff", "processor : 1\nmodel name : x"} {
+		f.Add(uint8(i), text)
 	}
 	root := copyTree(f, machineRoot("sgu-al10"))
 	f.Fuzz(func(t *testing.T, which uint8, content string) {

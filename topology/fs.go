@@ -13,16 +13,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
-// FS is a directory that holds sys/ and proc/, normally "/". Tests point it
-// at a fixture tree; nothing in corepin reads /sys or /proc through a global.
-type FS string
-
-// Path joins p to the root.
-func (f FS) Path(p ...string) string {
-	return filepath.Join(append([]string{string(f)}, p...)...)
-}
+// FS is a directory that holds sys/ and proc/, normally "/": corepin's one
+// root type (see package fsroot). Tests point it at a fixture tree; nothing
+// in corepin reads /sys or /proc through a global.
+type FS = fsroot.Root
 
 // FileError says which file could not be used and why. It unwraps to the
 // underlying error, so errors.Is(err, fs.ErrNotExist) still works.
@@ -53,7 +50,7 @@ func (f *reader) linkInside(p string) bool {
 		return true // not a link (or not there): nothing to check
 	}
 	if filepath.IsAbs(target) {
-		return f.FS == "/"
+		return f.FS.IsHost()
 	}
 	rel, err := filepath.Rel(string(f.FS), filepath.Join(filepath.Dir(f.Path(p)), target))
 	return err == nil && !strings.HasPrefix(rel, "..")

@@ -40,7 +40,7 @@ type cluster struct {
 
 var machines = []machine{
 	{
-		// HarmonyOS phone of the first seed: the super-big core has two
+		// A HarmonyOS phone (Huawei SGU-AL10): the super-big core has two
 		// hardware threads, CPU12/13, at 2.75 GHz.
 		name: "sgu-al10", capacity: true, cpufreq: true, model: "",
 		clusters: []cluster{

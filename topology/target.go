@@ -150,6 +150,25 @@ func (t *Topology) selectSpec(spec string) (Target, error) {
 	return t.selectCPUs(spec, cpus, usable)
 }
 
+// SelectCPUs chooses the given CPUs as the target, with the same checks
+// as Select: each must exist, be online and be allowed to this process.
+func (t *Topology) SelectCPUs(cpus cpuset.Set) (Target, error) {
+	spec := cpus.String()
+	if cpus.IsEmpty() {
+		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no CPU given"}
+	}
+	usable := t.Usable()
+	if usable.IsEmpty() {
+		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no online CPU is allowed to this process"}
+	}
+	target, err := t.selectCPUs(spec, cpus, usable)
+	if err != nil {
+		return target, err
+	}
+	t.keepToNode(&target, false, false)
+	return target, nil
+}
+
 // firstUsableGroup returns the fastest (or slowest) group that has a usable
 // CPU, so that a process confined by taskset or a cpuset still gets the best
 // of what it may use.

@@ -116,7 +116,7 @@ func read(root string, full bool) (*Topology, error) {
 	if root == "" {
 		root = "/"
 	}
-	fsys := FS(root)
+	fsys := FS(root) // corepin's one root type
 	if st, err := os.Stat(fsys.Path(cpuDir)); err != nil || !st.IsDir() {
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("reading topology under %s: %w: %s is missing", root, ErrNotSysfs, fsys.Path(cpuDir))

@@ -2,8 +2,6 @@ package watch
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
@@ -48,7 +46,7 @@ func residency(running, onTarget int) Residency {
 // onlineCPUs reads the machine's online list under the watcher's root; ok
 // is false when it cannot be read (a fixture without sys/).
 func (w *Watcher) onlineCPUs() (cpuset.Set, bool) {
-	data, err := os.ReadFile(filepath.Join(w.opts.Root, "sys", "devices", "system", "cpu", "online"))
+	data, err := w.opts.Root.ReadFile("/sys/devices/system/cpu/online")
 	if err != nil {
 		return cpuset.Set{}, false
 	}
@@ -59,25 +57,25 @@ func (w *Watcher) onlineCPUs() (cpuset.Set, bool) {
 // targetGone reports whether no target CPU is online now.
 func (w *Watcher) targetGone() bool {
 	online, ok := w.onlineCPUs()
-	return ok && !w.opts.Target.IsEmpty() && online.Intersect(w.opts.Target).IsEmpty()
+	return ok && !w.opts.Mask.IsEmpty() && online.Intersect(w.opts.Mask).IsEmpty()
 }
 
 // checkOnline notes, at each sample, when the target went offline and
 // when it came back. now is the sample's time in clock ticks since boot.
 func (w *Watcher) checkOnline(now uint64) {
-	if w.opts.Target.IsEmpty() {
+	if w.opts.Mask.IsEmpty() {
 		return
 	}
 	online, ok := w.onlineCPUs()
 	if !ok {
 		return
 	}
-	gone := online.Intersect(w.opts.Target).IsEmpty()
+	gone := online.Intersect(w.opts.Mask).IsEmpty()
 	at := w.secondsSinceStart(now)
 	switch {
 	case gone && w.offline == nil:
 		running, onTarget := w.totals()
-		w.offline = &Offline{CPUs: w.opts.Target, AtS: at, Seen: online, Before: residency(running, onTarget)}
+		w.offline = &Offline{CPUs: w.opts.Mask, AtS: at, Seen: online, Before: residency(running, onTarget)}
 	case !gone && w.offline != nil && w.offline.OnlineAgainS == nil:
 		w.offline.OnlineAgainS = &at
 	}
@@ -115,9 +113,6 @@ func (w *Watcher) offlineResult() *Offline {
 // --watch 0 calls it when the command has ended (before it is reaped), so
 // that even an unwatched run says when its target went away.
 func ReadOnce(opts Options) Result {
-	if opts.Root == "" {
-		opts.Root = "/"
-	}
 	opts.Maintain = false
 	w := &Watcher{opts: opts, threads: map[key]*thread{}}
 	w.res.Threads = []ThreadStat{}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // A fixture machine whose target CPU 3 goes offline between samples and
@@ -19,7 +20,7 @@ func TestTargetGoesOffline(t *testing.T) {
 	}
 	online := func(s string) { os.WriteFile(filepath.Join(cpuDir, "online"), []byte(s+"\n"), 0o644) }
 	uptime := func(s string) { os.WriteFile(filepath.Join(root, "proc", "uptime"), []byte(s+" 0.00\n"), 0o644) }
-	w := &Watcher{opts: Options{PID: 100, Root: root, Target: cpuset.Of(3)}, threads: map[key]*thread{}}
+	w := &Watcher{opts: Options{PID: 100, Root: fsroot.Root(root), Mask: cpuset.Of(3)}, threads: map[key]*thread{}}
 
 	online("0-3")
 	fakeProc(t, root, 100, 100, 10, 500, 3)
@@ -65,12 +66,12 @@ func TestReadOnceSeesAnOfflineTarget(t *testing.T) {
 	os.MkdirAll(cpuDir, 0o755)
 	os.WriteFile(filepath.Join(cpuDir, "online"), []byte("0-2\n"), 0o644)
 	fakeProc(t, root, 100, 100, 10, 500, 1)
-	res := ReadOnce(Options{PID: 100, Root: root, Target: cpuset.Of(3)})
+	res := ReadOnce(Options{PID: 100, Root: fsroot.Root(root), Mask: cpuset.Of(3)})
 	if o := res.TargetOffline; o == nil || !o.AtEnd || res.Samples != 1 || len(res.Threads) != 1 || res.Threads[0].LastCPU != 1 {
 		t.Errorf("ReadOnce = %+v (offline %+v)", res, o)
 	}
 	os.WriteFile(filepath.Join(cpuDir, "online"), []byte("0-3\n"), 0o644)
-	if res := ReadOnce(Options{PID: 100, Root: root, Target: cpuset.Of(3)}); res.TargetOffline != nil {
+	if res := ReadOnce(Options{PID: 100, Root: fsroot.Root(root), Mask: cpuset.Of(3)}); res.TargetOffline != nil {
 		t.Errorf("an online target recorded as offline: %+v", res.TargetOffline)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/observer"
 	"corepin.dev/corepin/sched"
 )
@@ -32,21 +33,25 @@ import (
 type Options struct {
 	PID    int
 	Period time.Duration // 100 ms by default
-	// Target is the CPU mask threads are kept on; residency is measured
-	// against it.
-	Target cpuset.Set
+	// Mask is the CPU mask threads are kept on (the target's); residency
+	// is measured against it.
+	Mask cpuset.Set
 	// Want is the policy, priority and nice value threads are kept at;
 	// nil leaves attributes alone.
 	Want *sched.Attr
-	// Maintain re-asserts Target and Want on threads that drifted; without
+	// Maintain re-asserts Mask and Want on threads that drifted; without
 	// it the watcher only observes.
 	Maintain bool
 	// Avoid is where the watcher's own thread must not run (the target).
 	Avoid cpuset.Set
 	// Children follows the process's descendants too.
 	Children bool
-	// Root is the folder holding proc/; "/" by default.
-	Root string
+	// TIDs, when given, are the only threads of PID that are followed: the
+	// work's thread when the work runs inside corepin, whose other threads
+	// are corepin's own.
+	TIDs []int
+	// Root is the folder holding proc/; the live system by default.
+	Root fsroot.Root
 }
 
 // Result is what a watcher saw and did.
@@ -119,13 +124,10 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	if opts.Period == 0 {
 		opts.Period = 100 * time.Millisecond
 	}
-	if opts.Root == "" {
-		opts.Root = "/"
-	}
 	if opts.PID <= 0 {
 		return nil, fmt.Errorf("watching: %d is not a process id", opts.PID)
 	}
-	if _, err := os.Stat(filepath.Join(opts.Root, "proc", strconv.Itoa(opts.PID), "task")); err != nil {
+	if _, err := opts.Root.Stat(filepath.Join("proc", strconv.Itoa(opts.PID), "task")); err != nil {
 		return nil, fmt.Errorf("watching process %d: %w", opts.PID, err)
 	}
 	w := &Watcher{opts: opts, threads: map[key]*thread{}}
@@ -212,9 +214,15 @@ func (w *Watcher) sample() {
 	for _, t := range w.threads {
 		t.seen = false
 	}
-	for _, pid := range w.processes() {
-		for _, tid := range w.tasks(pid) {
-			w.sampleThread(pid, tid)
+	if len(w.opts.TIDs) > 0 {
+		for _, tid := range w.opts.TIDs {
+			w.sampleThread(w.opts.PID, tid)
+		}
+	} else {
+		for _, pid := range w.processes() {
+			for _, tid := range w.tasks(pid) {
+				w.sampleThread(pid, tid)
+			}
 		}
 	}
 	w.lastTicks = now
@@ -222,7 +230,7 @@ func (w *Watcher) sample() {
 
 // uptimeTicks reads the time since boot in clock ticks; 0 when unknown.
 func (w *Watcher) uptimeTicks() uint64 {
-	data, err := os.ReadFile(filepath.Join(w.opts.Root, "proc", "uptime"))
+	data, err := w.opts.Root.ReadFile("/proc/uptime")
 	if err != nil {
 		return 0
 	}
@@ -238,7 +246,7 @@ func (w *Watcher) uptimeTicks() uint64 {
 }
 
 func (w *Watcher) procPath(parts ...string) string {
-	return filepath.Join(append([]string{w.opts.Root, "proc"}, parts...)...)
+	return w.opts.Root.Path(append([]string{"proc"}, parts...)...)
 }
 
 // processes returns the PID and, when following children, its descendants
@@ -311,7 +319,7 @@ func (w *Watcher) sampleThread(pid, tid int) {
 	if ticks := st.CPUTicks(); ticks > t.lastTicks {
 		t.Running++
 		t.Compute = true
-		if w.opts.Target.Contains(st.Processor) {
+		if w.opts.Mask.Contains(st.Processor) {
 			t.OnTarget++
 		}
 		if st.Processor != t.LastCPU {
@@ -351,11 +359,11 @@ func (w *Watcher) maintain(t *thread, pid int, k key) {
 	}
 	// Once the target has gone offline the work runs elsewhere; a mask of
 	// offline CPUs cannot be set (EINVAL), so it is not asked for again.
-	if !w.opts.Target.IsEmpty() && w.offline == nil {
+	if !w.opts.Mask.IsEmpty() && w.offline == nil {
 		fix("affinity", func() (bool, error) {
 			mask, err := sched.GetAffinity(k.tid)
-			return mask.IsSubsetOf(w.opts.Target), err
-		}, func() error { return sched.SetAffinity(k.tid, w.opts.Target) })
+			return mask.IsSubsetOf(w.opts.Mask), err
+		}, func() error { return sched.SetAffinity(k.tid, w.opts.Mask) })
 	}
 	if want := w.opts.Want; want != nil {
 		fix("attributes", func() (bool, error) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 )
@@ -77,7 +78,7 @@ func TestWatcherPullsBackWidenedThreads(t *testing.T) {
 	defer cmd.Wait()
 	defer stdin.Close()
 	target := cpuset.Of(cpu)
-	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Target: target, Maintain: true, Avoid: target})
+	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Mask: target, Maintain: true, Avoid: target})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func fakeProc(t *testing.T, root string, pid, tid int, ticks, start uint64, cpu 
 func TestReusedTIDIsANewThread(t *testing.T) {
 	root := t.TempDir()
 	fakeProc(t, root, 100, 101, 50, 1000, 1)
-	w := &Watcher{opts: Options{PID: 100, Root: root, Target: cpuset.Of(1)}, threads: map[key]*thread{}}
+	w := &Watcher{opts: Options{PID: 100, Root: fsroot.Root(root), Mask: cpuset.Of(1)}, threads: map[key]*thread{}}
 	w.sample()
 	fakeProc(t, root, 100, 101, 80, 1000, 1) // ran 0.3 s on CPU 1
 	w.sample()
@@ -164,7 +165,7 @@ func TestThreadBornBetweenSamplesCounts(t *testing.T) {
 	uptime := func(s string) { os.WriteFile(filepath.Join(root, "proc", "uptime"), []byte(s+" 0.00\n"), 0o644) }
 	fakeProc(t, root, 100, 100, 5, 1000, 1)
 	uptime("10.00") // 1000 ticks
-	w := &Watcher{opts: Options{PID: 100, Root: root, Target: cpuset.Of(1)}, threads: map[key]*thread{}}
+	w := &Watcher{opts: Options{PID: 100, Root: fsroot.Root(root), Mask: cpuset.Of(1)}, threads: map[key]*thread{}}
 	w.sample()
 	// A compute thread starts after that sample and has run 8 ticks on the
 	// target by the next one.

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// Compress is a file-compression round trip (Geekbench's File Compression):
+// builtinCompress is a file-compression round trip (Geekbench's File Compression):
 // DEFLATE a generated text and inflate it back.
-var Compress = Workload{
+var builtinCompress = Workload{
 	Name:        "compress",
 	Description: "DEFLATE round trip of 16 MiB of generated text (quick: 2 MiB)",
 	Reference:   map[Size]float64{Full: 1.09, Quick: 0.148},

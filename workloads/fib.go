@@ -2,9 +2,10 @@ package workloads
 
 import "fmt"
 
-// Fib is the second seed's key-thread work: naive recursive Fibonacci,
-// all calls and branches.
-var Fib = Workload{
+// builtinFib is the QoS experiment's key-thread work, as in the HarmonyOS
+// high-load example (docs/experiments.md): naive recursive Fibonacci, all
+// calls and branches.
+var builtinFib = Workload{
 	Name:        "fib",
 	Description: "recursive Fibonacci, fib(40) (quick: fib(32))",
 	Reference:   map[Size]float64{Full: 0.607, Quick: 0.013},

@@ -2,11 +2,11 @@ package workloads
 
 import "fmt"
 
-// GameTree is a full minimax search of tic-tac-toe, repeated: a game-tree
+// builtinGameTree is a full minimax search of tic-tac-toe, repeated: a game-tree
 // search with a known node count (549,946 positions including the root,
 // 255,168 finished games) and a known value (a draw), like a chess
 // engine's perft.
-var GameTree = Workload{
+var builtinGameTree = Workload{
 	Name:        "gametree",
 	Description: "full tic-tac-toe minimax, 549,946 nodes, 40 times (quick: 4 times)",
 	Reference:   map[Size]float64{Full: 0.853, Quick: 0.0833},

@@ -5,9 +5,9 @@ import (
 	"fmt"
 )
 
-// Graph is a shortest-path kernel over a sparse random road-like network,
+// builtinGraph is a shortest-path kernel over a sparse random road-like network,
 // the pointer-chasing, branchy work of SPEC's 505.mcf.
-var Graph = Workload{
+var builtinGraph = Workload{
 	Name:        "graph",
 	Description: "Dijkstra from 8 sources on a 200k-node sparse graph (quick: 25k nodes)",
 	Reference:   map[Size]float64{Full: 0.969, Quick: 0.0933},

@@ -6,9 +6,9 @@ import (
 	"reflect"
 )
 
-// JSON encodes and decodes a generated set of records: reflection, string
+// builtinJSON encodes and decodes a generated set of records: reflection, string
 // handling and allocation, as in Geekbench's structured-data work.
-var JSON = Workload{
+var builtinJSON = Workload{
 	Name:        "json",
 	Description: "encode and decode 40k generated records, twice (quick: 5k)",
 	Reference:   map[Size]float64{Full: 0.802, Quick: 0.107},

@@ -5,9 +5,9 @@ import (
 	"math"
 )
 
-// LBM is a lattice-Boltzmann D2Q9 fluid stencil with a circular obstacle, the
+// builtinLBM is a lattice-Boltzmann D2Q9 fluid stencil with a circular obstacle, the
 // kind of work of SPEC's 519.lbm: streaming memory, floating point.
-var LBM = Workload{
+var builtinLBM = Workload{
 	Name:        "lbm",
 	Description: "lattice-Boltzmann D2Q9 flow past a cylinder, 256x128 for 250 steps (quick: 128x64, 200)",
 	Reference:   map[Size]float64{Full: 0.93, Quick: 0.179},

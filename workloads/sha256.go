@@ -6,9 +6,9 @@ import (
 	"fmt"
 )
 
-// SHA256 hashes a generated buffer many times over, as cryptographic
+// builtinSHA256 hashes a generated buffer many times over, as cryptographic
 // workloads do.
-var SHA256 = Workload{
+var builtinSHA256 = Workload{
 	Name:        "sha256",
 	Description: "SHA-256 of 1 GiB of generated data (quick: 128 MiB)",
 	Reference:   map[Size]float64{Full: 0.69, Quick: 0.0914},

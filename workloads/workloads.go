@@ -12,6 +12,7 @@ package workloads
 
 import (
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -30,6 +31,12 @@ type Workload struct {
 	// Reference is the time in seconds on the reference machine, per size.
 	Reference map[Size]float64
 	run       func(Size) (Result, error)
+}
+
+// New makes a workload of run, for a program (or a test) that brings its
+// own: Run times it and checks nothing more than run says.
+func New(name, description string, reference map[Size]float64, run func(Size) (Result, error)) Workload {
+	return Workload{Name: name, Description: description, Reference: maps.Clone(reference), run: run}
 }
 
 // Result is what a workload computed and whether it was right.
@@ -51,9 +58,15 @@ func (w Workload) Run(size Size) (Result, error) {
 	return r, err
 }
 
-// All returns the built-in workloads in suite order.
+// All returns the built-in workloads in suite order. Each call returns
+// new copies: changing one (its reference times, say) changes nothing for
+// anyone else.
 func All() []Workload {
-	return []Workload{Fib, Compress, LBM, Graph, GameTree, JSON, SHA256}
+	all := []Workload{builtinFib, builtinCompress, builtinLBM, builtinGraph, builtinGameTree, builtinJSON, builtinSHA256}
+	for i := range all {
+		all[i].Reference = maps.Clone(all[i].Reference)
+	}
+	return all
 }
 
 // ByName finds a built-in workload.

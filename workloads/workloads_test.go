@@ -40,10 +40,21 @@ func TestChecksCatchWrongAnswers(t *testing.T) {
 	if nodes == 549_946 {
 		t.Error("the node count does not depend on the position")
 	}
-	if _, err := Fib.Run("huge"); err == nil || !strings.Contains(err.Error(), "unknown size") {
+	if _, err := builtinFib.Run("huge"); err == nil || !strings.Contains(err.Error(), "unknown size") {
 		t.Errorf("unknown size: %v", err)
 	}
 	if _, ok := ByName("nope"); ok {
 		t.Error("ByName found a workload that does not exist")
+	}
+}
+
+// The built-in workloads are handed out as copies: changing one changes
+// nothing for the next caller.
+func TestAllReturnsCopies(t *testing.T) {
+	first := All()
+	first[0].Reference[Quick] = 99
+	first[0].Name = "changed"
+	if again := All(); again[0].Name != "fib" || again[0].Reference[Quick] == 99 {
+		t.Errorf("a change to a returned workload reached the next caller: %+v", again[0])
 	}
 }

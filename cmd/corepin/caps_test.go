@@ -9,25 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"corepin.dev/corepin/experiment"
+	"corepin.dev/corepin/caps"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/runner"
 )
 
 // TestMain lets the test binary be corepin itself: with COREPIN_AS_CLI set
 // it runs the command line it was given. Tests use this to run corepin as
 // another user.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == launch.Arg {
-		launch.Main()
-	}
-	if len(os.Args) > 1 && os.Args[1] == experiment.SpinArg {
-		experiment.SpinMain()
-	}
-	if len(os.Args) > 1 && os.Args[1] == runner.WorkloadCommand {
-		os.Exit(runWithSignals(os.Args[1:]))
-	}
+	launch.Dispatch(os.Args) // the helper verbs, as main answers them
 	if os.Getenv("COREPIN_EXEC_HELPER") == "widen" {
 		widenHelper()
 	}
@@ -37,9 +28,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func capsJSON(t *testing.T, out string) capabilities {
+func capsJSON(t *testing.T, out string) caps.Capabilities {
 	t.Helper()
-	var c capabilities
+	var c caps.Capabilities
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatalf("caps --json printed %q: %v", out, err)
 	}

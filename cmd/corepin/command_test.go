@@ -1,38 +1,17 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"corepin.dev/corepin/internal/cli"
 )
 
 // check parses a command line as corepin would, without running it.
-func check(args []string) error {
-	cmd, rest, err := newRootCmd().resolve(args)
-	if err != nil {
-		return err
-	}
-	if cmd.raw {
-		return nil
-	}
-	pos, _, err := cmd.parse(rest)
-	if errors.Is(err, errHelp) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if cmd.run == nil && len(pos) > 0 {
-		return fmt.Errorf("unknown command %q for %q", pos[0], cmd.path())
-	}
-	if cmd.args != nil {
-		return cmd.args(pos)
-	}
-	return nil
-}
+func check(args []string) error { return newRootCmd().Check(args) }
 
 // shellWords splits a command line as a POSIX shell would, for the quoting
 // examples use: single and double quotes and backslashes. A redirection or
@@ -85,12 +64,10 @@ func shellWords(line string) ([]string, error) {
 	return words, nil
 }
 
-// commands lists every command of the table, hidden ones included.
-func allCommands(c *command) []*command {
-	list := []*command{c}
-	for _, s := range c.commands {
-		list = append(list, allCommands(s)...)
-	}
+// allCommands lists every command of the table, hidden ones included.
+func allCommands(root *cli.Command) []*cli.Command {
+	var list []*cli.Command
+	root.Walk(func(c *cli.Command) { list = append(list, c) })
 	return list
 }
 
@@ -100,23 +77,23 @@ func allCommands(c *command) []*command {
 func TestExamplesParse(t *testing.T) {
 	n := 0
 	for _, c := range allCommands(newRootCmd()) {
-		for _, line := range strings.Split(c.example, "\n") {
+		for _, line := range strings.Split(c.Example, "\n") {
 			line = strings.TrimSpace(line)
 			if line == "" {
 				continue
 			}
 			words, err := shellWords(line)
 			if err != nil {
-				t.Errorf("%s example: %v", c.path(), err)
+				t.Errorf("%s example: %v", c.Path(), err)
 				continue
 			}
 			if len(words) == 0 || words[0] != "corepin" {
-				t.Errorf("%s example %q does not start with corepin", c.path(), line)
+				t.Errorf("%s example %q does not start with corepin", c.Path(), line)
 				continue
 			}
 			n++
 			if err := check(words[1:]); err != nil {
-				t.Errorf("%s example %q: %v", c.path(), line, err)
+				t.Errorf("%s example %q: %v", c.Path(), line, err)
 			}
 		}
 	}
@@ -194,7 +171,7 @@ func checkSynopsis(line string) error {
 	for i, w := range words {
 		words[i] = strings.Trim(w, "[]")
 	}
-	cmd, rest, err := newRootCmd().resolve(names)
+	cmd, rest, err := newRootCmd().Find(names)
 	if err != nil {
 		return err
 	}
@@ -205,12 +182,8 @@ func checkSynopsis(line string) error {
 		if !strings.HasPrefix(w, "-") || w == "--" {
 			continue
 		}
-		name := strings.TrimLeft(strings.SplitN(w, "=", 2)[0], "-")
-		if long, ok := cmd.aliases[name]; ok {
-			name = long
-		}
-		if name != "help" && (cmd.fs == nil || cmd.fs.Lookup(name) == nil) {
-			return fmt.Errorf("%s has no flag %s", cmd.path(), w)
+		if name := strings.TrimLeft(strings.SplitN(w, "=", 2)[0], "-"); !cmd.HasFlag(name) {
+			return fmt.Errorf("%s has no flag %s", cmd.Path(), w)
 		}
 	}
 	return nil
@@ -262,20 +235,20 @@ func TestParse(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	for _, c := range allCommands(newRootCmd()) {
-		if c.hidden || c.parent == nil {
+		if c.Hidden || c.Parent() == nil {
 			continue
 		}
-		args := append(strings.Fields(strings.TrimPrefix(c.path(), "corepin ")), "--help")
+		args := append(strings.Fields(strings.TrimPrefix(c.Path(), "corepin ")), "--help")
 		out, errOut, code := corepin(t, args...)
-		if code != 0 || errOut != "" || !strings.Contains(out, "Usage:\n  "+c.path()) || !strings.Contains(out, "-h, --help") {
+		if code != 0 || errOut != "" || !strings.Contains(out, "Usage:\n  "+c.Path()) || !strings.Contains(out, "-h, --help") {
 			t.Errorf("corepin %s: exit %d, stderr %q, help:\n%s", strings.Join(args, " "), code, errOut, out)
 		}
 		viaHelp, _, code := corepin(t, append([]string{"help"}, args[:len(args)-1]...)...)
 		if code != 0 || viaHelp != out {
 			t.Errorf("corepin help %s differs from --help", strings.Join(args[:len(args)-1], " "))
 		}
-		if c.run != nil && c.example == "" && c.name() != "help" {
-			t.Errorf("%s has no example", c.path())
+		if c.Run != nil && c.Example == "" && c.Name() != "help" {
+			t.Errorf("%s has no example", c.Path())
 		}
 	}
 	out, _, code := corepin(t)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,15 @@ import (
 func requireExec(t *testing.T) int {
 	t.Helper()
 	return testcpu.Target(t)
+}
+
+// skipInShort skips the tests that run whole benchmark suites or
+// experiments, which the race detector's -short run leaves out.
+func skipInShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a whole suite or experiment; not in -short")
+	}
 }
 
 func readReport(t *testing.T, path string) launch.Report {
@@ -228,8 +238,13 @@ func TestExecWatcherPullsBack(t *testing.T) {
 			continue
 		}
 		busy++
-		if th.OnTargetRatio == nil || *th.OnTargetRatio < 0.9 {
-			t.Errorf("thread %d: on target %v of %d running samples", th.TID, th.OnTargetRatio, th.Running)
+		// Between widening its mask and being pulled back a thread may be
+		// seen off the target, once or, on a loaded machine, twice;
+		// never for the rest of its run.
+		if th.OnTargetRatio == nil {
+			t.Errorf("thread %d: no residency over %d running samples", th.TID, th.Running)
+		} else if off := math.Round(float64(th.Running) * (1 - *th.OnTargetRatio)); off > 2 {
+			t.Errorf("thread %d: %.0f of %d running samples off the target", th.TID, off, th.Running)
 		}
 	}
 	if busy < 3 {
@@ -254,7 +269,7 @@ func TestExecUnprivileged(t *testing.T) {
 			rep := readReport(t, report)
 			eperm := 0
 			for _, st := range rep.Ladder.Steps {
-				if st.Errno == "EPERM" {
+				if st.Errno == sched.Errno(syscall.EPERM) {
 					eperm++
 				}
 				if st.Accepted {
@@ -293,6 +308,63 @@ func TestExecReportRecordsTheNode(t *testing.T) {
 	for _, c := range rep.Target.CPUs.CPUs() {
 		if n := topo.NodeOf(c); n == nil || *n != *target.Node {
 			t.Errorf("soft CPU %d is in node %v, not %d", c, n, *target.Node)
+		}
+	}
+}
+
+// TestExecReplace checks that with --replace the command is corepin's own
+// process, on the requested CPU at the requested nice value, and that
+// corepin's exit status is the command's.
+func TestExecReplace(t *testing.T) {
+	cpu := requireExec(t)
+	exe, _ := os.Executable()
+	report := filepath.Join(t.TempDir(), "r.json")
+	// Nice 5 needs no privilege; the shell prints its PID, mask and nice.
+	script := `echo $$; grep Cpus_allowed_list /proc/$$/status; cut -d' ' -f19 /proc/$$/stat; exit 7`
+	cmd := cliCommand(t, exe, "exec", "--replace", "-q", "--cpu", fmt.Sprint(cpu), "--nice", "5", "--report", report, "--", "sh", "-c", script)
+	out, err := cmd.Output()
+	if code := cmd.ProcessState.ExitCode(); code != 7 {
+		t.Fatalf("exit %d (%v), want the command's 7\n%s", code, err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("output %q", out)
+	}
+	if lines[0] != fmt.Sprint(cmd.Process.Pid) {
+		t.Errorf("the command ran as PID %s, corepin was %d", lines[0], cmd.Process.Pid)
+	}
+	if want := "Cpus_allowed_list:\t" + cpuset.Of(cpu).String(); lines[1] != want {
+		t.Errorf("mask line %q, want %q", lines[1], want)
+	}
+	if lines[2] != "5" {
+		t.Errorf("nice %s, want 5", lines[2])
+	}
+	rep := readReport(t, report)
+	if rep.Start != launch.StartReplace || rep.Child.PID != cmd.Process.Pid || !rep.Readback.ExactAtReadback || rep.Readback.Nice != 5 {
+		t.Errorf("report: start %q, pid %d, read-back %+v", rep.Start, rep.Child.PID, rep.Readback)
+	}
+	if rep.Child.ExitCode != nil || rep.Child.WallS != 0 {
+		t.Errorf("the report has figures nobody measured: %+v", rep.Child)
+	}
+}
+
+func TestExecReplaceFailures(t *testing.T) {
+	requireExec(t)
+	exe, _ := os.Executable()
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"exec", "--replace", "-q", "--", "/no/such/program"}, 127},
+		{[]string{"exec", "--replace", "-q", "--accept", "exact+policy=batch", "--", "true"}, 125},
+		{[]string{"exec", "--replace", "--launcher", "--", "true"}, exitUsage},
+		{[]string{"exec", "--replace", "--timeout", "1s", "--", "true"}, exitUsage},
+	}
+	for _, tt := range tests {
+		cmd := cliCommand(t, exe, tt.args...)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != tt.code {
+			t.Errorf("corepin %s: exit %d, want %d\n%s", strings.Join(tt.args, " "), code, tt.code, out)
 		}
 	}
 }

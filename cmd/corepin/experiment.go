@@ -7,36 +7,46 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/qos"
-	"corepin.dev/corepin/report"
 	"corepin.dev/corepin/topology"
 )
 
-func newExperimentCmd() *command {
-	cmd := &command{
-		use:   "experiment",
-		short: "Run the seeds' experiments: QoS under heavy load, static versus dynamic partitioning",
-		args:  noArgs,
+func newExperimentCmd() *cli.Command {
+	cmd := &cli.Command{
+		Use:   "experiment",
+		Short: "Run the scheduling experiments: QoS under heavy load, static versus dynamic partitioning",
+		Long: `Run one of corepin's two scheduling experiments on this machine, each beside
+the published figures it follows (docs/experiments.md cites them).`,
+		Example: `  corepin experiment qos --quick
+  corepin experiment partition --quick --json`,
+		Args: cli.NoArgs,
 	}
-	cmd.add(newQoSExperimentCmd(), newPartitionExperimentCmd())
+	cmd.AddCommand(newQoSExperimentCmd(), newPartitionExperimentCmd())
 	return cmd
+}
+
+// An experimentResult is a result with its views.
+type experimentResult interface {
+	WriteText(io.Writer) error
+	Page() *page.Simple
 }
 
 // writeExperiment prints the text table or JSON, and with --out writes
 // NAME.json and NAME.html into the folder.
-func writeExperiment(in *invocation, name string, v any, page *report.Simple, asJSON bool, out string, text func(io.Writer)) error {
-	w := in.stdout
+func writeExperiment(in *cli.Invocation, name string, res experimentResult, asJSON bool, out string) error {
+	w := in.Stdout
 	if asJSON {
-		if err := writeJSON(w, v); err != nil {
+		if err := writeJSON(w, res); err != nil {
 			return err
 		}
-	} else {
-		text(w)
+	} else if err := res.WriteText(w); err != nil {
+		return err
 	}
 	if out == "" {
 		return nil
@@ -44,42 +54,44 @@ func writeExperiment(in *invocation, name string, v any, page *report.Simple, as
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := writeJSONFile(filepath.Join(out, name+".json"), v); err != nil {
+	if err := writeJSONFile(filepath.Join(out, name+".json"), res); err != nil {
 		return err
 	}
 	html := filepath.Join(out, name+".html")
-	if err := atomicfile.Write(html, page.Render); err != nil {
+	if err := atomicfile.Write(html, res.Page().Render); err != nil {
 		return err
 	}
-	fmt.Fprintln(in.stderr, "wrote", filepath.Join(out, name+".json"), "and", html)
+	fmt.Fprintln(in.Stderr, "wrote", filepath.Join(out, name+".json"), "and", html)
 	return nil
 }
 
-func newQoSExperimentCmd() *command {
+func newQoSExperimentCmd() *cli.Command {
 	var (
-		tf                  targetFlags
-		low, high, levels   string
-		work, out           string
-		load, runs          int
-		noLoad, asJSON, qck bool
+		tf                    targetFlags
+		low, high, levels     string
+		work, out             string
+		load, runs            int
+		noLoad, asJSON, quick bool
 	)
-	cmd := &command{
-		use:   "qos",
-		short: "A key thread under heavy load at a low versus a high QoS level",
-		long: `The second seed's experiment: CPU-bound processes (--load, default 2) keep
+	cmd := &cli.Command{
+		Use:   "qos",
+		Short: "A key thread under heavy load at a low versus a high QoS level",
+		Long: `CPU-bound processes (--load, default 2) keep
 the target CPU busy while a key thread pinned to the same CPU computes
 Fibonacci at each QoS level, through the session library (the level is read
 back and restored, as always); then the same without the load. Levels are
-interleaved in a new random order in every run.
+interleaved in a new random order in every run. The published figures
+beside the result are fib(34) on a HarmonyOS phone under heavy load: 726.8 ms
+at background, 323.9 ms at user-interactive.
 
 On a kernel without the HarmonyOS QoS node a level is its Linux setting
 (policy, nice, uclamp; see corepin caps): without CAP_SYS_NICE the high
 levels cannot lower nice, and the read-back says so.`,
-		example: `  corepin experiment qos
+		Example: `  corepin experiment qos
   corepin experiment qos --levels all --runs 7 --out qos-results
   corepin experiment qos --quick --json`,
-		args: noArgs,
-		run: func(in *invocation, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			_, target, err := tf.resolve("/")
 			if err != nil {
 				return err
@@ -92,39 +104,39 @@ levels cannot lower nice, and the read-back says so.`,
 				lo, err1 := qos.Parse(low)
 				hi, err2 := qos.Parse(high)
 				if err1 != nil || err2 != nil {
-					return usageError{fmt.Errorf("--level-low/--level-high: %v", firstErr(err1, err2))}
+					return usageError{Err: fmt.Errorf("--level-low/--level-high: %v", firstErr(err1, err2))}
 				}
 				if lo == hi {
-					return usageError{fmt.Errorf("--level-low and --level-high are both %s", lo)}
+					return usageError{Err: fmt.Errorf("--level-low and --level-high are both %s", lo)}
 				}
 				lv = []qos.Level{lo, hi}
 			default:
-				return usageError{fmt.Errorf("--levels %q: the only value is all", levels)}
+				return usageError{Err: fmt.Errorf("--levels %q: the only value is all", levels)}
 			}
 			fibN, err := parseWork(work)
 			if err != nil {
 				return err
 			}
-			if qck {
-				if !in.changed("work") {
+			if quick {
+				if !in.Changed("work") {
 					fibN = 30
 				}
-				if !in.changed("runs") {
+				if !in.Changed("runs") {
 					runs = 3
 				}
 			}
 			if runs < 1 || load < 0 {
-				return usageError{fmt.Errorf("--runs must be at least 1 and --load not negative")}
+				return usageError{Err: fmt.Errorf("--runs must be at least 1 and --load not negative")}
 			}
 			res, err := experiment.RunQoS(experiment.QoSConfig{CPU: target.ExactCPU, Levels: lv, Load: load, Fib: fibN, Runs: runs, NoLoad: noLoad})
 			if err != nil {
 				return err
 			}
-			return writeExperiment(in, "experiment-qos", res, res.Page(), asJSON, out, func(w io.Writer) { printQoS(w, res) })
+			return writeExperiment(in, "experiment-qos", res, asJSON, out)
 		},
 	}
 	tf.register(cmd)
-	f := cmd.flags()
+	f := cmd.Flags()
 	f.StringVar(&low, "level-low", "background", "the low QoS `level`")
 	f.StringVar(&high, "level-high", "user-interactive", "the high QoS `level`")
 	f.StringVar(&levels, "levels", "", "all: every level, lowest first")
@@ -134,7 +146,7 @@ levels cannot lower nice, and the read-back says so.`,
 	f.BoolVar(&noLoad, "no-load", false, "run only without the load")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&out, "out", "", "also write experiment-qos.json and .html into this `folder`")
-	f.BoolVar(&qck, "quick", false, "fib:30 and 3 runs")
+	f.BoolVar(&quick, "quick", false, "fib:30 and 3 runs")
 	return cmd
 }
 
@@ -142,7 +154,7 @@ func parseWork(w string) (int, error) {
 	name, n, ok := strings.Cut(w, ":")
 	v, err := strconv.Atoi(n)
 	if !ok || name != "fib" || err != nil || v < 1 || v > 50 {
-		return 0, usageError{fmt.Errorf("--work %q: want fib:N with N from 1 to 50", w)}
+		return 0, usageError{Err: fmt.Errorf("--work %q: want fib:N with N from 1 to 50", w)}
 	}
 	return v, nil
 }
@@ -156,46 +168,16 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-func printQoS(w io.Writer, r *experiment.QoSResult) {
-	fmt.Fprintf(w, "Key thread: %s on CPU %d; load: %d CPU-bound processes on the same CPU; %d runs each.\n\n", r.Work, r.CPU, r.Load, r.Runs)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEVEL\tLOADED MS\tUNLOADED MS\tSTEP\tREAD BACK")
-	for _, lv := range r.Levels {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", lv.Name, fmtPtr(lv.MedianMsLoaded), fmtPtr(lv.MedianMsUnloaded), lv.Accepted, lv.Readback)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%s / %s: %s under load, %s without (the seed: %.2f under load)\n", r.Low, r.High, fmtX(r.RatioLoaded), fmtX(r.RatioUnloaded), r.Seed["ratio"])
-	for _, lv := range r.Levels {
-		for _, n := range lv.Notes {
-			fmt.Fprintf(w, "note: %s: %s\n", lv.Name, n)
-		}
-	}
-}
-
-func fmtPtr(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", *v)
-}
-
-func fmtX(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f×", *v)
-}
-
-func newPartitionExperimentCmd() *command {
+func newPartitionExperimentCmd() *cli.Command {
 	var (
 		cpus, slow, chunks, out    string
 		slowdown, size, iter, runs int
-		asJSON, qck                bool
+		asJSON, quick              bool
 	)
-	cmd := &command{
-		use:   "partition",
-		short: "Pinned static, static and dynamic partitioning of a parallel loop on fast and slow cores",
-		long: `The third seed's experiment: a loop of a few bit operations per 32-bit element
+	cmd := &cli.Command{
+		Use:   "partition",
+		Short: "Pinned static, static and dynamic partitioning of a parallel loop on fast and slow cores",
+		Long: `A loop of a few bit operations per 32-bit element
 of a large array, one worker per CPU, a barrier per iteration, under pinned
 static, static and dynamic partitioning with each chunk count (and dynamic
 with pinned workers), against the ideal time the CPUs' speeds allow.
@@ -204,12 +186,14 @@ On a hybrid machine the topology's fast and slow cores are used as they
 are. On equal cores, slow cores are emulated: --slowdown F puts F-1
 competing CPU-bound processes of equal weight on each --slow-cpus CPU, so a
 worker there gets about 1/F of it. Without --slow-cpus on such a machine the
-upper half of the CPUs is slowed, and the output says so.`,
-		example: `  corepin experiment partition
+upper half of the CPUs is slowed, and the output says so. The published
+times beside the result are the same loop on an Intel Core i7-1260P with two
+P cores and two E cores.`,
+		Example: `  corepin experiment partition
   corepin experiment partition --cpus 0-3 --slow-cpus 2-3 --slowdown 2 --out part-results
   corepin experiment partition --quick --json`,
-		args: noArgs,
-		run: func(in *invocation, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			topo, err := topology.Read("/")
 			if err != nil {
 				return err
@@ -217,41 +201,41 @@ upper half of the CPUs is slowed, and the output says so.`,
 			set := topo.Usable()
 			if cpus != "" {
 				if set, err = cpuset.Parse(cpus); err != nil {
-					return usageError{fmt.Errorf("--cpus: %w", err)}
+					return usageError{Err: fmt.Errorf("--cpus: %w", err)}
 				}
 				if !set.IsSubsetOf(topo.Usable()) {
-					return usageError{fmt.Errorf("--cpus %s: only CPUs %s are online and allowed", set, topo.Usable())}
+					return usageError{Err: fmt.Errorf("--cpus %s: only CPUs %s are online and allowed", set, topo.Usable())}
 				}
 			}
 			slowSet, err := cpuset.Parse(slow)
 			if err != nil {
-				return usageError{fmt.Errorf("--slow-cpus: %w", err)}
+				return usageError{Err: fmt.Errorf("--slow-cpus: %w", err)}
 			}
 			var counts []int
 			for _, c := range strings.Split(chunks, ",") {
 				n, err := strconv.Atoi(strings.TrimSpace(c))
 				if err != nil || n < 1 {
-					return usageError{fmt.Errorf("--chunks %q: want positive numbers such as 4,16,128", chunks)}
+					return usageError{Err: fmt.Errorf("--chunks %q: want positive numbers such as 4,16,128", chunks)}
 				}
 				counts = append(counts, n)
 			}
-			if qck {
-				if !in.changed("size") {
+			if quick {
+				if !in.Changed("size") {
 					size = 1 << 20
 				}
-				if !in.changed("runs") {
+				if !in.Changed("runs") {
 					runs = 3
 				}
 			}
 			res, err := experiment.RunPartition(experiment.PartitionConfig{CPUs: set, SlowCPUs: slowSet, Slowdown: slowdown,
 				Chunks: counts, Size: size, Iterations: iter, Runs: runs, Topology: topo})
 			if err != nil {
-				return usageError{err}
+				return usageError{Err: err}
 			}
-			return writeExperiment(in, "experiment-partition", res, res.Page(), asJSON, out, func(w io.Writer) { printPartition(w, res) })
+			return writeExperiment(in, "experiment-partition", res, asJSON, out)
 		},
 	}
-	f := cmd.flags()
+	f := cmd.Flags()
 	f.StringVar(&cpus, "cpus", "", "one worker on each of these CPUs (default: all usable)")
 	f.StringVar(&slow, "slow-cpus", "", "emulate these CPUs as slow")
 	f.IntVar(&slowdown, "slowdown", 3, "slow CPUs run at about 1/F: F-1 competing processes each")
@@ -261,23 +245,6 @@ upper half of the CPUs is slowed, and the output says so.`,
 	f.IntVar(&runs, "runs", 5, "runs per strategy, interleaved")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&out, "out", "", "also write experiment-partition.json and .html into this `folder`")
-	f.BoolVar(&qck, "quick", false, "a 1M-element array and 3 runs")
+	f.BoolVar(&quick, "quick", false, "a 1M-element array and 3 runs")
 	return cmd
-}
-
-func printPartition(w io.Writer, r *experiment.PartitionResult) {
-	fmt.Fprintf(w, "Workers on CPUs %s: fast %s, slow %s.\n%s.\n\n", r.CPUs, r.FastCPUs, r.SlowCPUs, r.How)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STRATEGY\tMEDIAN MS\t× IDEAL\tTHE BOOK MS")
-	for _, row := range r.Rows {
-		book := "-"
-		if v, ok := r.Book[row.Label()]; ok {
-			book = fmt.Sprintf("%.0f", v)
-		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.2f\t%s\n", row.Label(), row.MedianMs, row.VsIdeal, book)
-	}
-	fmt.Fprintf(tw, "ideal\t%.1f\t1.00\t-\n", r.IdealMs)
-	tw.Flush()
-	fmt.Fprintf(w, "\none worker alone: %.1f ms on a fast CPU, %.1f ms on a slow one\n", r.SingleMs, r.SingleSlowMs)
-	fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (the book: %.2f×)\n", r.BestDynamic.Label(), r.PinnedOverBest, 864.0/517)
 }

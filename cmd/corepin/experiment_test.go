@@ -13,6 +13,7 @@ import (
 )
 
 func TestExperimentQoSQuick(t *testing.T) {
+	skipInShort(t)
 	requireExec(t)
 	dir := t.TempDir()
 	out, errOut, code := corepin(t, "experiment", "qos", "--quick", "--json", "--out", dir)
@@ -54,6 +55,7 @@ func TestExperimentQoSQuick(t *testing.T) {
 }
 
 func TestExperimentPartitionQuick(t *testing.T) {
+	skipInShort(t)
 	requireExec(t)
 	dir := t.TempDir()
 	out, errOut, code := corepin(t, "experiment", "partition", "--quick", "--json", "--out", dir)

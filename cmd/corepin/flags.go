@@ -1,11 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
@@ -21,34 +21,34 @@ type targetFlags struct {
 	crossNode bool
 }
 
-func (f *targetFlags) register(cmd *command) {
-	cmd.flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
-	cmd.flags().IntVar(&f.cpu, "cpu", -1, "run on this `CPU` (overrides --target)")
-	cmd.flags().StringVar(&f.cpus, "cpus", "", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
-	cmd.flags().BoolVar(&f.crossNode, "cross-node", false, "let a soft target span NUMA nodes (by default it keeps to the exact CPU's node)")
-	cmd.complete("target", "prime", "big", "little", "group:0", "group:1")
+func (f *targetFlags) register(cmd *cli.Command) {
+	cmd.Flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
+	cmd.Flags().IntVar(&f.cpu, "cpu", -1, "run on this `CPU` (overrides --target)")
+	cmd.Flags().StringVar(&f.cpus, "cpus", "", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
+	cmd.Flags().BoolVar(&f.crossNode, "cross-node", false, "let a soft target span NUMA nodes (by default it keeps to the exact CPU's node)")
+	cmd.Complete("target", "prime", "big", "little", "group:0", "group:1")
 }
 
-// spec turns the flags into a topology target spec.
-func (f *targetFlags) spec() (string, error) {
+// cpuSet is the set --cpu or --cpus name, empty when neither was given.
+func (f *targetFlags) cpuSet() (cpuset.Set, error) {
 	switch {
 	case f.cpu >= 0 && f.cpus != "":
-		return "", usageError{fmt.Errorf("--cpu and --cpus cannot be combined")}
+		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu and --cpus cannot be combined")}
 	case f.cpu >= 0:
-		return fmt.Sprint(f.cpu), nil
+		return cpuset.Of(f.cpu), nil
 	case f.cpu < -1:
-		return "", usageError{fmt.Errorf("--cpu %d: a CPU number is 0 or more", f.cpu)}
+		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu %d: a CPU number is 0 or more", f.cpu)}
 	case f.cpus != "":
 		s, err := cpuset.Parse(f.cpus)
 		if err != nil {
-			return "", usageError{fmt.Errorf("--cpus: %w", err)}
+			return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpus: %w", err)}
 		}
 		if s.IsEmpty() {
-			return "", usageError{fmt.Errorf("--cpus: the list is empty")}
+			return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpus: the list is empty")}
 		}
-		return s.String(), nil
+		return s, nil
 	}
-	return f.target, nil
+	return cpuset.Set{}, nil
 }
 
 // resolve reads the topology and selects the target.
@@ -56,14 +56,24 @@ func (f *targetFlags) resolve(root string) (*topology.Topology, topology.Target,
 	return f.resolveWith(topology.Read, root)
 }
 
-// resolveQuick is resolve for commands that start work at once: it reads
-// only what selection needs.
-func (f *targetFlags) resolveQuick() (*topology.Topology, topology.Target, error) {
-	return f.resolveWith(topology.ReadForSelection, "/")
+// resolveQuick selects the target for commands that start work at once,
+// reading only what selection needs: for one CPU named by --cpu, only the
+// machine's CPU lists.
+func (f *targetFlags) resolveQuick() (topology.Target, error) {
+	if f.cpu >= 0 && f.cpus == "" {
+		target, err := topology.SelectOne("/", f.cpu)
+		var se *topology.SelectError
+		if errors.As(err, &se) {
+			return target, usageError{Err: err}
+		}
+		return target, err
+	}
+	_, target, err := f.resolveWith(topology.ReadForSelection, "/")
+	return target, err
 }
 
 func (f *targetFlags) resolveWith(read func(string) (*topology.Topology, error), root string) (*topology.Topology, topology.Target, error) {
-	spec, err := f.spec()
+	cpus, err := f.cpuSet()
 	if err != nil {
 		return nil, topology.Target{}, err
 	}
@@ -71,9 +81,14 @@ func (f *targetFlags) resolveWith(read func(string) (*topology.Topology, error),
 	if err != nil {
 		return nil, topology.Target{}, err
 	}
-	target, err := topo.SelectWith(spec, topology.SelectOptions{CrossNode: f.crossNode})
+	var target topology.Target
+	if cpus.IsEmpty() {
+		target, err = topo.SelectWith(f.target, topology.SelectOptions{CrossNode: f.crossNode})
+	} else {
+		target, err = topo.SelectCPUs(cpus)
+	}
 	if err != nil {
-		return nil, topology.Target{}, usageError{err} // a CPU that cannot be used is a wrong command line
+		return nil, topology.Target{}, usageError{Err: err} // a CPU that cannot be used is a wrong command line
 	}
 	return topo, target, nil
 }
@@ -91,8 +106,8 @@ type schedFlags struct {
 	accept   string
 }
 
-func (f *schedFlags) register(cmd *command) {
-	fl := cmd.flags()
+func (f *schedFlags) register(cmd *cli.Command) {
+	fl := cmd.Flags()
 	fl.StringVar(&f.ladder, "ladder", "geekbench", "fallback ladder of scheduling attributes: geekbench, spec or none")
 	fl.StringVar(&f.policy, "policy", "", "ask for exactly this `policy`: fifo:PRIO, rr:PRIO, other, batch or idle")
 	fl.IntVar(&f.nice, "nice", 0, "ask for exactly this nice `value` (-20..19)")
@@ -101,85 +116,89 @@ func (f *schedFlags) register(cmd *command) {
 	fl.BoolVar(&f.realtime, "realtime", false, "allow the ladder's realtime (FIFO/RR) steps, which can starve the machine (implied by --policy fifo|rr)")
 	fl.StringVar(&f.mode, "mode", "exact", "exact (one CPU) or soft (the target group)")
 	fl.StringVar(&f.accept, "accept", "", "run only if this `rule` holds: exact, soft or any, with +uclamp-min>=N, +qos=L, +step<=N, +nice<=N, +policy=P (default: the mode's rule)")
-	cmd.complete("ladder", "geekbench", "spec", "none")
-	cmd.complete("mode", "exact", "soft")
-	cmd.complete("policy", "fifo:", "rr:", "other", "batch", "idle")
-	cmd.complete("qos", "background", "utility", "default", "user-initiated", "deadline-request", "user-interactive")
+	cmd.Complete("ladder", "geekbench", "spec", "none")
+	cmd.Complete("mode", "exact", "soft")
+	cmd.Complete("policy", "fifo:", "rr:", "other", "batch", "idle")
+	cmd.Complete("qos", "background", "utility", "default", "user-initiated", "deadline-request", "user-interactive")
 }
 
-// build turns the flags into a ladder, a QoS request and a mode. Explicit
-// --policy, --nice or --uclamp make a one-step custom ladder; --qos alone
-// makes the level's ladder (and asks the HarmonyOS node where there is one).
-func (f *schedFlags) build(in *invocation) (session.Ladder, *qos.Level, session.Mode, error) {
-	mode := session.Mode(f.mode)
-	if mode != session.Exact && mode != session.Soft {
-		return session.Ladder{}, nil, "", usageError{fmt.Errorf("--mode %q: want exact or soft", f.mode)}
+// request builds the one request of a command from the flags and the
+// selected target.
+func (f *schedFlags) request(in *cli.Invocation, target topology.Target) (session.Request, error) {
+	req, err := f.build(in)
+	if err != nil {
+		return session.Request{}, err
+	}
+	req.CPU, req.Group = target.ExactCPU, target.SoftCPUs
+	if err := req.Validate(); err != nil {
+		return session.Request{}, usageError{Err: err}
+	}
+	return req, nil
+}
+
+// build turns the flags into the scheduling part of a request: a ladder,
+// a QoS level, a mode and a rule. Explicit --policy, --nice or --uclamp
+// make a one-step custom ladder; --qos alone makes the level's ladder (and
+// asks the HarmonyOS node where there is one).
+func (f *schedFlags) build(in *cli.Invocation) (session.Request, error) {
+	var req session.Request
+	var err error
+	if req.Mode, err = session.ParseMode(f.mode); err != nil {
+		return req, usageError{Err: fmt.Errorf("--mode: %w", err)}
 	}
 	if f.accept != "" {
-		if _, err := session.ParseRule(f.accept); err != nil {
-			return session.Ladder{}, nil, "", usageError{err}
+		if req.Accept, err = session.ParseRule(f.accept); err != nil {
+			return req, usageError{Err: err}
 		}
 	}
-	var level *qos.Level
 	if f.qos != "" {
 		l, err := qos.Parse(f.qos)
 		if err != nil {
-			return session.Ladder{}, nil, "", usageError{fmt.Errorf("--qos: %w", err)}
+			return req, usageError{Err: fmt.Errorf("--qos: %w", err)}
 		}
-		level = &l
+		req.QoS = &l
 	}
-	custom := in.changed("policy") || in.changed("nice") || in.changed("uclamp")
-	if custom && in.changed("ladder") {
-		return session.Ladder{}, nil, "", usageError{fmt.Errorf("--ladder cannot be combined with --policy, --nice or --uclamp")}
+	req.AllowRealtime = f.realtime
+	custom := in.Changed("policy") || in.Changed("nice") || in.Changed("uclamp")
+	if custom && in.Changed("ladder") {
+		return req, usageError{Err: fmt.Errorf("--ladder cannot be combined with --policy, --nice or --uclamp")}
 	}
-	var ladder session.Ladder
 	switch {
 	case custom:
 		var p *sched.Policy
 		prio := 0
 		if f.policy != "" {
-			name, prioText, hasPrio := strings.Cut(f.policy, ":")
-			pol, err := sched.ParsePolicy(name)
+			pol, pr, err := sched.ParsePolicyPriority(f.policy)
 			if err != nil {
-				return session.Ladder{}, nil, "", usageError{fmt.Errorf("--policy: %w", err)}
-			}
-			if hasPrio {
-				if prio, err = strconv.Atoi(prioText); err != nil {
-					return session.Ladder{}, nil, "", usageError{fmt.Errorf("--policy %q: the priority must be a number", f.policy)}
-				}
+				return req, usageError{Err: fmt.Errorf("--policy: %w", err)}
 			}
 			// Ladders try realtime only when allowed; asking for it by
 			// name is that permission.
-			if pol.Realtime() {
-				f.realtime = true
-			}
-			p = &pol
+			req.AllowRealtime = req.AllowRealtime || pol.Realtime()
+			p, prio = &pol, pr
 		}
 		var n *int
-		if in.changed("nice") {
+		if in.Changed("nice") {
 			n = &f.nice
 		}
 		var c *session.Clamp
 		if f.uclamp != "" {
-			lo, hi, ok := strings.Cut(f.uclamp, ":")
-			min, err1 := strconv.ParseUint(lo, 10, 32)
-			max, err2 := strconv.ParseUint(hi, 10, 32)
-			if !ok || err1 != nil || err2 != nil {
-				return session.Ladder{}, nil, "", usageError{fmt.Errorf("--uclamp %q: want MIN:MAX", f.uclamp)}
+			clamp, err := session.ParseClamp(f.uclamp)
+			if err != nil {
+				return req, usageError{Err: fmt.Errorf("--uclamp: %w", err)}
 			}
-			c = &session.Clamp{Min: uint32(min), Max: uint32(max)}
+			c = &clamp
 		}
-		ladder = session.CustomLadder(p, prio, n, c)
-	case level != nil && !in.changed("ladder"):
-		ladder = session.QoSLadder(*level)
+		req.Ladder = session.CustomLadder(p, prio, n, c)
+	case req.QoS != nil && !in.Changed("ladder"):
+		req.Ladder = session.QoSLadder(*req.QoS)
 	default:
-		var err error
-		if ladder, err = session.NamedLadder(f.ladder); err != nil {
-			return session.Ladder{}, nil, "", usageError{fmt.Errorf("--ladder: %w", err)}
+		if req.Ladder, err = session.NamedLadder(f.ladder); err != nil {
+			return req, usageError{Err: fmt.Errorf("--ladder: %w", err)}
 		}
 	}
-	if err := ladder.Validate(); err != nil {
-		return session.Ladder{}, nil, "", usageError{err}
+	if err := req.Ladder.Validate(); err != nil {
+		return req, usageError{Err: err}
 	}
-	return ladder, level, mode, nil
+	return req, nil
 }

@@ -1,3 +1,9 @@
+// The runtime's periodic re-check of GOMAXPROCS would wake a corepin thread
+// every second during a measurement; corepin's CPUs are fixed by the
+// affinity it sets, so the value found at start stands.
+//
+//go:debug updatemaxprocs=0
+
 // Command corepin puts a chosen CPU core under the thread that does the
 // work, proves it with read-backs, keeps it there for the whole run and
 // restores everything afterwards.
@@ -8,11 +14,8 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 
-	"corepin.dev/corepin/experiment"
 	"corepin.dev/corepin/launch"
 )
 
@@ -24,23 +27,16 @@ import (
 func init() { runtime.LockOSThread() }
 
 func main() {
-	// The launcher is dispatched before anything else, so that starting a
+	// The helper processes (the launcher, a competing process, one
+	// workload) are dispatched before anything else, so that starting a
 	// command costs as little as possible.
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case launch.Arg:
-			launch.Main()
-		case experiment.SpinArg:
-			experiment.SpinMain()
-		}
-	}
+	launch.Dispatch(os.Args)
 	os.Exit(runWithSignals(os.Args[1:]))
 }
 
 // runWithSignals runs the command line with a context that Ctrl-C and
-// SIGTERM cancel, so that every command stops cleanly and keeps its data.
+// SIGTERM cancel, so that every command stops cleanly and keeps its data
+// (exec handles them itself: it forwards them to the command or becomes it).
 func runWithSignals(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return run(ctx, args)
+	return runCommandLine(context.Background(), os.Stdout, os.Stderr, args, true)
 }

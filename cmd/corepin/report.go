@@ -5,50 +5,51 @@ import (
 	"io"
 
 	"corepin.dev/corepin/internal/atomicfile"
-	"corepin.dev/corepin/report"
+	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
 )
 
-// writeReport writes report.html into the results folder.
-func writeReport(dir string, run *results.Run) error {
-	_, err := report.WriteFile(dir, run)
+// writePage writes report.html, the HTML page, into the results folder.
+func writePage(dir string, run *results.Run) error {
+	_, err := page.WriteFile(dir, run)
 	return err
 }
 
-func newReportCmd() *command {
+func newReportCmd() *cli.Command {
 	var out string
-	cmd := &command{
-		use:   "report RESULTS_DIR",
-		short: "Write the HTML report of a results folder",
-		long: `Write a self-contained HTML page for a results folder: the host, the target
+	cmd := &cli.Command{
+		Use:   "report RESULTS_DIR",
+		Short: "Write the HTML report of a results folder",
+		Long: `Write a self-contained HTML page for a results folder: the host, the target
 and the scheduling read back, every warning, a table of the benchmarks, a
 heatmap of all CPUs, and for each benchmark the target CPUs' frequency and
 utilisation curves with their data. corepin run writes it as report.html.`,
-		example: `  corepin report corepin-results/20261130-150000-myhost
+		Example: `  corepin report corepin-results/20261130-150000-myhost
   corepin report corepin-results/20261130-150000-myhost --out /tmp/page.html`,
-		args: func(args []string) error {
+		Args: func(args []string) error {
 			if len(args) != 1 {
-				return usageError{fmt.Errorf("want one results folder")}
+				return usageError{Err: fmt.Errorf("want one results folder")}
 			}
 			return nil
 		},
-		run: func(in *invocation, args []string) error {
+		Run: func(in *cli.Invocation, args []string) error {
 			run, err := results.Load(args[0])
 			if err != nil {
 				return err
 			}
 			path := out
 			if path == "" {
-				if path, err = report.WriteFile(args[0], run); err != nil {
+				if path, err = page.WriteFile(args[0], run); err != nil {
 					return err
 				}
-			} else if err := atomicfile.Write(path, func(w io.Writer) error { return report.Write(w, run, args[0]) }); err != nil {
+			} else if err := atomicfile.Write(path, func(w io.Writer) error { return page.Write(w, run, args[0]) }); err != nil {
 				return err
 			}
-			fmt.Fprintln(in.stdout, path)
+			fmt.Fprintln(in.Stdout, path)
 			return nil
 		},
 	}
-	cmd.flags().StringVar(&out, "out", "", "write the page to this `file` (default RESULTS_DIR/report.html)")
+	cmd.Flags().StringVar(&out, "out", "", "write the page to this `file` (default RESULTS_DIR/report.html)")
 	return cmd
 }

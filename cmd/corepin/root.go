@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"corepin.dev/corepin/internal/cli"
 )
 
 // Exit codes shared by every subcommand.
@@ -16,9 +18,7 @@ const (
 )
 
 // usageError marks an error in the command line itself.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
+type usageError = cli.UsageError
 
 // exitError carries an exit code chosen by a subcommand (a child's status).
 type exitError struct {
@@ -33,13 +33,18 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
-// run executes the command line and returns the process's exit code.
-func run(ctx context.Context, args []string) int {
-	return runWith(ctx, os.Stdout, os.Stderr, args)
+// runWith runs the command line in this process, as the tests do: signals
+// are left alone.
+func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
+	return runCommandLine(ctx, stdout, stderr, args, false)
 }
 
-func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
-	err := newRootCmd().execute(ctx, os.Stdin, stdout, stderr, args)
+// runCommandLine runs the command line; with signals, SIGINT and SIGTERM
+// cancel the context of every command that does not handle them itself.
+func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
+	root := newRootCmd()
+	root.CancelOnSignals = signals
+	err := root.Execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
 		return exitOK
 	}
@@ -53,9 +58,9 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 	fmt.Fprintf(stderr, "corepin: %v\n", err)
 	var ue usageError
 	if errors.As(err, &ue) {
-		var ce *commandError
-		if errors.As(err, &ce) && ce.cmd.parent != nil {
-			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ce.cmd.path())
+		var ce *cli.CommandError
+		if errors.As(err, &ce) && ce.Cmd.Parent() != nil {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ce.Cmd.Path())
 		} else {
 			fmt.Fprintln(stderr, "Run 'corepin help' for usage.")
 		}
@@ -65,29 +70,29 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 }
 
 // newRootCmd is the command table.
-func newRootCmd() *command {
-	root := &command{
-		use:   "corepin",
-		short: "Run work on the CPU core you choose, and prove it",
-		long: `corepin makes the CPU core you choose actually reach the thread that does
+func newRootCmd() *cli.Command {
+	root := &cli.Command{
+		Use:   "corepin",
+		Short: "Run work on the CPU core you choose, and prove it",
+		Long: `corepin makes the CPU core you choose actually reach the thread that does
 the work, proves it with read-backs, keeps it there for the whole run, and
 restores everything afterwards.`,
 	}
-	root.add(
-		newRunCmd(),
-		newCompareCmd(),
-		newReportCmd(),
-		newExperimentCmd(),
-		newWorkloadCmd(),
-		newTopoCmd(),
-		newCapsCmd(),
-		newTelemetryCmd(),
-		newExecCmd(),
-		newWatchCmd(),
-		newVersionCmd(),
-		newCompletionCmd(),
-		newHelpCmd(root),
-		newCompleteCmd(root),
+	// Each command is built only when it runs or a help lists it.
+	root.AddCommand(
+		cli.Lazy("run", newRunCmd),
+		cli.Lazy("compare", newCompareCmd),
+		cli.Lazy("report", newReportCmd),
+		cli.Lazy("experiment", newExperimentCmd),
+		cli.Lazy("topo", newTopoCmd),
+		cli.Lazy("caps", newCapsCmd),
+		cli.Lazy("telemetry", newTelemetryCmd),
+		cli.Lazy("exec", newExecCmd),
+		cli.Lazy("watch", newWatchCmd),
+		cli.Lazy("version", newVersionCmd),
+		cli.CompletionCommand(root),
+		cli.HelpCommand(root),
+		cli.CompleteCommand(root),
 	)
 	return root
 }

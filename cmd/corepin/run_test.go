@@ -21,6 +21,7 @@ func lastLine(s string) string {
 }
 
 func TestRunQuick(t *testing.T) {
+	skipInShort(t)
 	cpu := requireExec(t)
 	out, errOut, code := corepin(t, "run", "--quick", "--runs", "2", "--warmup", "0", "--out", t.TempDir())
 	if code != 0 {

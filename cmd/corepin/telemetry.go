@@ -5,27 +5,26 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"golang.org/x/term"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/telemetry"
 )
 
-func newTelemetryCmd() *command {
+func newTelemetryCmd() *cli.Command {
 	var (
 		interval, duration    time.Duration
 		cpus, avoid           string
 		format, out, thermalF string
 	)
-	cmd := &command{
-		use:   "telemetry",
-		short: "Sample every CPU's utilisation and frequency, raw, with the source named",
-		long: `Sample every CPU's utilisation (from /proc/stat) and frequency (from the best
+	cmd := &cli.Command{
+		Use:   "telemetry",
+		Short: "Sample every CPU's utilisation and frequency, raw, with the source named",
+		Long: `Sample every CPU's utilisation (from /proc/stat) and frequency (from the best
 source present: cpuinfo_avg_freq, scaling_cur_freq, cpuinfo_cur_freq,
 /proc/cpuinfo, or none) at a fixed interval. Nothing is smoothed or filled
 in: a CPU that goes offline is a gap, and a machine without a frequency
@@ -33,32 +32,32 @@ source says so.
 
 On a terminal without --format a live table refreshes in place; Ctrl-C ends
 the capture and writes what was recorded.`,
-		example: `  corepin telemetry --duration 10s --format csv --out cpu.csv
+		Example: `  corepin telemetry --duration 10s --format csv --out cpu.csv
   corepin telemetry --interval 200ms --cpus 0-3 --avoid 3`,
-		args: noArgs,
-		run: func(in *invocation, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			opts := telemetry.Options{Period: interval, Thermal: thermalF != ""}
 			var err error
 			if opts.CPUs, err = cpuset.Parse(cpus); err != nil {
-				return usageError{fmt.Errorf("--cpus: %w", err)}
+				return usageError{Err: fmt.Errorf("--cpus: %w", err)}
 			}
 			if opts.Avoid, err = cpuset.Parse(avoid); err != nil {
-				return usageError{fmt.Errorf("--avoid: %w", err)}
+				return usageError{Err: fmt.Errorf("--avoid: %w", err)}
 			}
 			if interval < telemetry.MinPeriod {
-				return usageError{fmt.Errorf("--interval %v is shorter than %v", interval, telemetry.MinPeriod)}
+				return usageError{Err: fmt.Errorf("--interval %v is shorter than %v", interval, telemetry.MinPeriod)}
 			}
 			switch format {
 			case "", "table", "csv", "json":
 			default:
-				return usageError{fmt.Errorf("--format %q: want table, csv or json", format)}
+				return usageError{Err: fmt.Errorf("--format %q: want table, csv or json", format)}
 			}
-			stdout := in.stdout
+			stdout := in.Stdout
 			live := format == "" && out == "" && isTerminal(stdout)
 			if format == "" {
 				format = "table"
 			}
-			ctx := in.ctx
+			ctx := in.Ctx
 			if duration > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, duration)
@@ -72,7 +71,7 @@ the capture and writes what was recorded.`,
 			case live:
 				showLive(ctx, stdout, s, interval)
 			case duration == 0:
-				fmt.Fprintf(in.stderr, "corepin: recording every %v until Ctrl-C\n", interval)
+				fmt.Fprintf(in.Stderr, "corepin: recording every %v until Ctrl-C\n", interval)
 				<-ctx.Done()
 			default:
 				<-ctx.Done()
@@ -81,7 +80,7 @@ the capture and writes what was recorded.`,
 			return writeSeries(stdout, series, format, out, thermalF)
 		},
 	}
-	f := cmd.flags()
+	f := cmd.Flags()
 	f.DurationVar(&interval, "interval", time.Second, "time between samples (at least 50ms)")
 	f.DurationVar(&duration, "duration", 0, "stop after this long (default: until Ctrl-C)")
 	f.StringVar(&cpus, "cpus", "", "record only these CPUs (a `list`; default all)")
@@ -110,29 +109,13 @@ func showLive(ctx context.Context, w io.Writer, s *telemetry.Sampler, interval t
 		}
 		snap := s.Snapshot()
 		var b strings.Builder
-		writeLatest(&b, &snap)
+		snap.WriteLatest(&b)
 		if lines > 0 {
 			fmt.Fprintf(w, "\x1b[%dA\x1b[J", lines) // back up over the last table
 		}
 		fmt.Fprint(w, b.String())
 		lines = strings.Count(b.String(), "\n")
 	}
-}
-
-// writeLatest prints the newest sample of every CPU.
-func writeLatest(w io.Writer, series *telemetry.Series) {
-	latest := map[int]telemetry.Sample{}
-	for _, smp := range series.Samples {
-		latest[smp.CPU] = smp
-	}
-	cpus := seriesCPUs(series)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "CPU\tUTIL %\tMHZ\tSOURCE\t")
-	for _, c := range cpus {
-		smp := latest[c]
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t\n", c, fmtOpt(smp.UtilPct, "%.1f"), fmtOpt(smp.FreqMHz, "%.0f"), smp.FreqSource)
-	}
-	tw.Flush()
 }
 
 func writeSeries(stdout io.Writer, series *telemetry.Series, format, out, thermalF string) error {
@@ -152,7 +135,7 @@ func writeSeries(stdout io.Writer, series *telemetry.Series, format, out, therma
 	case "json":
 		err = writeJSON(w, series)
 	default:
-		err = writeTable(w, series)
+		err = series.WriteTable(w)
 	}
 	if err != nil {
 		return err
@@ -168,63 +151,4 @@ func writeSeries(stdout io.Writer, series *telemetry.Series, format, out, therma
 		}
 	}
 	return nil
-}
-
-// writeTable prints one row per sample instant, CPUs across.
-func writeTable(w io.Writer, series *telemetry.Series) error {
-	cpus := seriesCPUs(series)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "T S\t")
-	for _, c := range cpus {
-		fmt.Fprintf(tw, "CPU%d %%\tCPU%d MHZ\t", c, c)
-	}
-	fmt.Fprintln(tw)
-	for i := 0; i < len(series.Samples); {
-		t := series.Samples[i].T
-		row := map[int]telemetry.Sample{}
-		for ; i < len(series.Samples) && series.Samples[i].T == t; i++ {
-			row[series.Samples[i].CPU] = series.Samples[i]
-		}
-		fmt.Fprintf(tw, "%.2f\t", t)
-		for _, c := range cpus {
-			smp, ok := row[c]
-			if !ok {
-				fmt.Fprint(tw, "-\t-\t")
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t%s\t", fmtOpt(smp.UtilPct, "%.1f"), fmtOpt(smp.FreqMHz, "%.0f"))
-		}
-		fmt.Fprintln(tw)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	sources := "none (this machine reports no CPU frequency)"
-	if len(series.Sources) > 0 {
-		sources = strings.Join(series.Sources, ", ")
-	}
-	fmt.Fprintf(w, "\nfrequency source: %s; sampler ran on CPUs %s\n", sources, series.SamplerCPUs)
-	for _, n := range series.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	return nil
-}
-
-func fmtOpt(v *float64, f string) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf(f, *v)
-}
-
-// seriesCPUs lists the CPUs that have samples, in order.
-func seriesCPUs(series *telemetry.Series) []int {
-	var cpus []int
-	for _, smp := range series.Samples {
-		if !slices.Contains(cpus, smp.CPU) {
-			cpus = append(cpus, smp.CPU)
-		}
-	}
-	slices.Sort(cpus)
-	return cpus
 }

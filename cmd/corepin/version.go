@@ -6,6 +6,8 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"corepin.dev/corepin/internal/cli"
 )
 
 // versionInfo is what "corepin version" prints, from the build info.
@@ -42,18 +44,18 @@ func buildVersion() versionInfo {
 	return v
 }
 
-func newVersionCmd() *command {
+func newVersionCmd() *cli.Command {
 	var asJSON bool
-	cmd := &command{
-		use:   "version",
-		short: "Print corepin's version and the revision it was built from",
-		example: `  corepin version
+	cmd := &cli.Command{
+		Use:   "version",
+		Short: "Print corepin's version and the revision it was built from",
+		Example: `  corepin version
   corepin version --json`,
-		args: noArgs,
-		run: func(in *invocation, _ []string) error {
+		Args: cli.NoArgs,
+		Run: func(in *cli.Invocation, _ []string) error {
 			v := buildVersion()
 			if asJSON {
-				return writeJSON(in.stdout, v)
+				return writeJSON(in.Stdout, v)
 			}
 			rev := v.Revision
 			if rev == "" {
@@ -61,11 +63,11 @@ func newVersionCmd() *command {
 			} else if v.Modified {
 				rev += " (modified)"
 			}
-			fmt.Fprintf(in.stdout, "corepin %s, %s, %s %s\n", v.Version, rev, v.Go, v.Platform)
+			fmt.Fprintf(in.Stdout, "corepin %s, %s, %s %s\n", v.Version, rev, v.Go, v.Platform)
 			return nil
 		},
 	}
-	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 

@@ -3,18 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
-	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
 
-func newWatchCmd() *command {
+func newWatchCmd() *cli.Command {
 	var (
 		tf       targetFlags
 		sf       schedFlags
@@ -23,26 +21,26 @@ func newWatchCmd() *command {
 		duration time.Duration
 		asJSON   bool
 	)
-	cmd := &command{
-		use:   "watch PID",
-		short: "Show where each thread of a running process runs; with --maintain, keep them on the target",
-		long: `Follow the threads of a running process and its children: where each one
+	cmd := &cli.Command{
+		Use:   "watch PID",
+		Short: "Show where each thread of a running process runs; with --maintain, keep them on the target",
+		Long: `Follow the threads of a running process and its children: where each one
 runs, how much CPU it takes, how often it moves. Without --maintain nothing
 is changed. With --maintain, threads are kept on the target (--cpu, --cpus
 or --target) and, given --policy/--nice, at those attributes, until the
 process exits or Ctrl-C.`,
-		example: `  corepin watch 1234
+		Example: `  corepin watch 1234
   corepin watch --maintain --cpu 3 --nice -10 1234`,
-		args: func(args []string) error {
+		Args: func(args []string) error {
 			if len(args) != 1 {
-				return usageError{fmt.Errorf("want one process id")}
+				return usageError{Err: fmt.Errorf("want one process id")}
 			}
 			if pid, err := strconv.Atoi(args[0]); err != nil || pid <= 0 {
-				return usageError{fmt.Errorf("%q is not a process id", args[0])}
+				return usageError{Err: fmt.Errorf("%q is not a process id", args[0])}
 			}
 			return nil
 		},
-		run: func(in *invocation, args []string) error {
+		Run: func(in *cli.Invocation, args []string) error {
 			pid, _ := strconv.Atoi(args[0])
 			opts := watch.Options{PID: pid, Period: period, Children: true}
 			if maintain {
@@ -50,19 +48,15 @@ process exits or Ctrl-C.`,
 				if err != nil {
 					return err
 				}
-				opts.Maintain = true
-				opts.Target = cpuset.Of(target.ExactCPU)
-				if sf.mode == string(session.Soft) {
-					opts.Target = target.SoftCPUs
-				}
-				opts.Avoid = opts.Target
-				if want, err := wantedAttr(in, &sf); err != nil {
+				req, err := sf.request(in, target)
+				if err != nil {
 					return err
-				} else {
-					opts.Want = want
 				}
+				opts.Maintain = true
+				opts.Mask, opts.Avoid = req.Mask(), req.Mask()
+				opts.Want = wantedAttr(in, req)
 			}
-			ctx := in.ctx
+			ctx := in.Ctx
 			if duration > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, duration)
@@ -81,56 +75,26 @@ process exits or Ctrl-C.`,
 			}
 			res := w.Stop()
 			if asJSON {
-				return writeJSON(in.stdout, res)
+				return writeJSON(in.Stdout, res)
 			}
-			printWatch(in.stdout, &res, opts.Target)
-			return nil
+			return res.WriteText(in.Stdout, opts.Mask)
 		},
 	}
 	tf.register(cmd)
 	sf.register(cmd)
-	cmd.flags().BoolVar(&maintain, "maintain", false, "keep the threads on the target (and at --policy/--nice)")
-	cmd.flags().DurationVar(&period, "period", 100*time.Millisecond, "time between samples")
-	cmd.flags().DurationVar(&duration, "duration", 0, "stop after this long (default: until the process exits or Ctrl-C)")
-	cmd.flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&maintain, "maintain", false, "keep the threads on the target (and at --policy/--nice)")
+	cmd.Flags().DurationVar(&period, "period", 100*time.Millisecond, "time between samples")
+	cmd.Flags().DurationVar(&duration, "duration", 0, "stop after this long (default: until the process exits or Ctrl-C)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
 // wantedAttr is the policy and nice value to maintain, from --policy and
-// --nice; nil when neither was given.
-func wantedAttr(in *invocation, sf *schedFlags) (*sched.Attr, error) {
-	if !in.changed("policy") && !in.changed("nice") {
-		return nil, nil
+// --nice (the request's one-step ladder); nil when neither was given.
+func wantedAttr(in *cli.Invocation, req session.Request) *sched.Attr {
+	if !in.Changed("policy") && !in.Changed("nice") {
+		return nil
 	}
-	ladder, _, _, err := sf.build(in)
-	if err != nil {
-		return nil, err
-	}
-	step := ladder.Steps[0]
-	a := &sched.Attr{Policy: sched.Normal}
-	if step.Policy != nil {
-		a.Policy, a.Priority = *step.Policy, step.Priority
-	}
-	if step.Nice != nil {
-		a.Nice = *step.Nice
-	}
-	return a, nil
-}
-
-func printWatch(w io.Writer, res *watch.Result, target cpuset.Set) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PID\tTID\tNAME\tCPU S\tLAST CPU\tRUNNING\tON TARGET\tMIGRATIONS\tRE-ASSERTED")
-	for _, t := range res.Threads {
-		on := "-"
-		if t.OnTargetRatio != nil && !target.IsEmpty() {
-			on = fmt.Sprintf("%.0f%%", 100**t.OnTargetRatio)
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.2f\t%d\t%d\t%s\t%d\t%d\n", t.PID, t.TID, t.Name, t.CPUSeconds, t.LastCPU, t.Running, on, t.Migrations, t.Reasserts)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%d samples every %d ms, %d migrations, %d re-assertions; watcher on CPUs %s\n",
-		res.Samples, res.PeriodMs, res.Migrations, res.Reasserts, res.WatcherCPUs)
-	for _, e := range res.Errors {
-		fmt.Fprintln(w, "error:", e)
-	}
+	a := req.Ladder.Step(0).Attr()
+	return &a
 }

@@ -2,9 +2,11 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +27,69 @@ func TestWrite(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v", st.Mode())
+	}
+}
+
+// The file is flushed before the rename and its folder after it, or a
+// power cut can leave an empty file where the old one was.
+func TestWriteFlushesFileThenFolder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	var synced []string
+	orig := fsync
+	defer func() { fsync = orig }()
+	fsync = func(f *os.File) error {
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		_, renamed := os.Stat(path)
+		kind := "file"
+		if st.IsDir() {
+			kind = "folder"
+		}
+		synced = append(synced, fmt.Sprintf("%s renamed=%v", kind, renamed == nil))
+		return orig(f)
+	}
+	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "{}"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(synced, ", "); got != "file renamed=false, folder renamed=true" {
+		t.Errorf("flushes: %s; want the file before the rename and the folder after", got)
+	}
+	fsync = func(*os.File) error { return errors.New("EIO") }
+	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err == nil {
+		t.Error("a failed flush was not reported")
+	}
+	if data, _ := os.ReadFile(path); string(data) != "{}" {
+		t.Errorf("after a failed flush the file holds %q", data)
+	}
+}
+
+// Several files in one folder are flushed each, and the folder once.
+func TestWriteFilesFlushesTheFolderOnce(t *testing.T) {
+	dir := t.TempDir()
+	var files, folders int
+	orig := fsync
+	defer func() { fsync = orig }()
+	fsync = func(f *os.File) error {
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			folders++
+		} else {
+			files++
+		}
+		return orig(f)
+	}
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	err := WriteFiles(File{filepath.Join(dir, "a"), write("a")}, File{filepath.Join(dir, "b"), write("b")}, File{filepath.Join(dir, "c"), write("c")})
+	if err != nil || files != 3 || folders != 1 {
+		t.Errorf("%v: %d file flushes, %d folder flushes; want 3 and 1", err, files, folders)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if data, _ := os.ReadFile(filepath.Join(dir, name)); string(data) != name {
+			t.Errorf("%s holds %q", name, data)
+		}
 	}
 }

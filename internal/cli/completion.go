@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -7,18 +7,32 @@ import (
 	"strings"
 )
 
-// The shells ask corepin itself what to complete: each script calls the
-// hidden "corepin __complete WORD..." with the words typed so far, the last
-// one partial, and offers the lines it prints (files when it prints none).
-var completionScripts = map[string]string{
-	"bash": `# corepin completion for bash: source <(corepin completion bash)
+// The shells ask the program itself what to complete: each script calls
+// the hidden "PROGRAM __complete WORD..." with the words typed so far, the
+// last one partial, and offers the lines it prints (files when it prints
+// none). The scripts are written for corepin; CompletionCommand puts in
+// the root's name.
+func completionScript(shell string) (string, bool) {
+	switch shell {
+	case "bash":
+		return bashCompletion, true
+	case "zsh":
+		return zshCompletion, true
+	case "fish":
+		return fishCompletion, true
+	}
+	return "", false
+}
+
+const bashCompletion = `# corepin completion for bash: source <(corepin completion bash)
 _corepin() {
 	local IFS=$'\n'
 	COMPREPLY=($(corepin __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
 }
 complete -o default -F _corepin corepin
-`,
-	"zsh": `#compdef corepin
+`
+
+const zshCompletion = `#compdef corepin
 # corepin completion for zsh: source <(corepin completion zsh)
 _corepin() {
 	local -a choices
@@ -27,44 +41,47 @@ _corepin() {
 	if (( ${#choices} )); then compadd -- $choices; else _files; fi
 }
 compdef _corepin corepin
-`,
-	"fish": `# corepin completion for fish: corepin completion fish | source
-complete -c corepin -a '(corepin __complete (commandline -opc)[2..-1] (commandline -ct))'
-`,
-}
+`
 
-func newCompletionCmd() *command {
-	return &command{
-		use:   "completion bash|zsh|fish",
-		short: "Print the shell completion script for bash, zsh or fish",
-		long: `Print the completion script for bash, zsh or fish. Load it in the current
+const fishCompletion = `# corepin completion for fish: corepin completion fish | source
+complete -c corepin -a '(corepin __complete (commandline -opc)[2..-1] (commandline -ct))'
+`
+
+// CompletionCommand prints the completion scripts of root's program; add
+// CompleteCommand(root) too, which answers them.
+func CompletionCommand(root *Command) *Command {
+	name := root.Name()
+	return &Command{
+		Use:   "completion bash|zsh|fish",
+		Short: "Print the shell completion script for bash, zsh or fish",
+		Long: `Print the completion script for bash, zsh or fish. Load it in the current
 shell with:
 
   source <(corepin completion bash)
   source <(corepin completion zsh)
   corepin completion fish | source`,
-		example: "  corepin completion bash > /etc/bash_completion.d/corepin",
-		args:    exactArgs(1, "want one shell: bash, zsh or fish"),
-		run: func(in *invocation, args []string) error {
-			script, ok := completionScripts[args[0]]
+		Example: "  corepin completion bash > /etc/bash_completion.d/corepin",
+		Args:    ExactArgs(1, "want one shell: bash, zsh or fish"),
+		Run: func(in *Invocation, args []string) error {
+			script, ok := completionScript(args[0])
 			if !ok {
-				return usageError{fmt.Errorf("no completion for %q: want bash, zsh or fish", args[0])}
+				return UsageError{fmt.Errorf("no completion for %q: want bash, zsh or fish", args[0])}
 			}
-			_, err := fmt.Fprint(in.stdout, script)
+			_, err := fmt.Fprint(in.Stdout, strings.ReplaceAll(script, "corepin", name))
 			return err
 		},
 	}
 }
 
-// newCompleteCmd answers the completion scripts.
-func newCompleteCmd(root *command) *command {
-	return &command{
-		use:    "__complete WORD...",
-		hidden: true,
-		raw:    true,
-		run: func(in *invocation, words []string) error {
+// CompleteCommand is the hidden command the completion scripts call.
+func CompleteCommand(root *Command) *Command {
+	return &Command{
+		Use:    "__complete WORD...",
+		Hidden: true,
+		Raw:    true,
+		Run: func(in *Invocation, words []string) error {
 			for _, w := range completions(root, words) {
-				fmt.Fprintln(in.stdout, w)
+				fmt.Fprintln(in.Stdout, w)
 			}
 			return nil
 		},
@@ -72,7 +89,7 @@ func newCompleteCmd(root *command) *command {
 }
 
 // completions are the candidates for the last of words.
-func completions(root *command, words []string) []string {
+func completions(root *Command, words []string) []string {
 	if len(words) == 0 {
 		words = []string{""}
 	}
@@ -96,7 +113,7 @@ func completions(root *command, words []string) []string {
 		cands = append(cands, "--help")
 	case len(cmd.commands) > 0:
 		for _, s := range cmd.visible() {
-			cands = append(cands, s.name())
+			cands = append(cands, s.Name())
 		}
 	}
 	var out []string
@@ -110,7 +127,7 @@ func completions(root *command, words []string) []string {
 }
 
 // flagName is the flag a word such as --cpu or -q names, or "".
-func flagName(cmd *command, word string) string {
+func flagName(cmd *Command, word string) string {
 	if !strings.HasPrefix(word, "-") || strings.Contains(word, "=") {
 		return ""
 	}
@@ -122,7 +139,7 @@ func flagName(cmd *command, word string) string {
 }
 
 // takesValue reports whether word is a flag whose value comes next.
-func takesValue(cmd *command, word string) bool {
+func takesValue(cmd *Command, word string) bool {
 	name := flagName(cmd, word)
 	if name == "" || cmd.fs == nil {
 		return false

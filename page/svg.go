@@ -1,4 +1,4 @@
-package report
+package page
 
 import (
 	"fmt"
@@ -37,8 +37,11 @@ type LineChart struct {
 	Height   int
 }
 
-// Palette of the series: distinct in colour and in print.
-var Palette = []string{"#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#bf3989", "#0a7ea4", "#57606a"}
+// palette of the series: distinct in colour and in print.
+var palette = [...]string{"#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#bf3989", "#0a7ea4", "#57606a"}
+
+// Color is the colour of series i, from a fixed palette that repeats.
+func Color(i int) string { return palette[i%len(palette)] }
 
 const (
 	marginLeft   = 62
@@ -116,7 +119,7 @@ func (c LineChart) SVG() template.HTML {
 	for i, l := range c.Lines {
 		color := l.Color
 		if color == "" {
-			color = Palette[i%len(Palette)]
+			color = Color(i)
 		}
 		dash := ""
 		if l.Dashed {
@@ -144,7 +147,7 @@ func (c LineChart) SVG() template.HTML {
 		l := c.Lines[i]
 		color := l.Color
 		if color == "" {
-			color = Palette[i%len(Palette)]
+			color = Color(i)
 		}
 		x -= float64(8*len(l.Name) + 34)
 		dash := ""
@@ -299,7 +302,7 @@ func (c BarChart) SVG() template.HTML {
 		y := float64(marginTop) + float64(i)*(barH+gap)
 		color := bar.Color
 		if color == "" {
-			color = Palette[i%len(Palette)]
+			color = Color(i)
 		}
 		bw := bar.Value / maxV * pw
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="tick" text-anchor="end">%s</text>`, left-8, y+barH-6, esc(bar.Label))

@@ -1,13 +1,13 @@
-package report
+package page
 
 import (
-	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
+
+	"corepin.dev/corepin/telemetry"
 )
 
 // sample is one row of a telemetry CSV.
@@ -19,8 +19,9 @@ type sample struct {
 	source string
 }
 
-// readCSV reads a telemetry CSV written by corepin; a missing or damaged
-// file gives no samples and a note, never a failed report.
+// readCSV reads a telemetry CSV written by corepin (telemetry.ReadCSV); a
+// missing or damaged file gives no samples and a note, never a failed
+// report.
 func readCSV(dir, rel string) ([]sample, error) {
 	if rel == "" {
 		return nil, nil
@@ -30,31 +31,23 @@ func readCSV(dir, rel string) ([]sample, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	series, err := telemetry.ReadCSV(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
-	var out []sample
-	for i, r := range rows {
-		if i == 0 || len(r) < 5 {
-			continue
-		}
-		t, err1 := strconv.ParseFloat(r[0], 64)
-		cpu, err2 := strconv.Atoi(r[1])
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		out = append(out, sample{t: t, cpu: cpu, util: parseOpt(r[2]), freq: parseOpt(r[3]), source: r[4]})
+	out := make([]sample, 0, len(series.Samples))
+	for _, s := range series.Samples {
+		out = append(out, sample{t: s.T, cpu: s.CPU, util: orNaN(s.UtilPct), freq: orNaN(s.FreqMHz), source: s.FreqSource})
 	}
 	return out, nil
 }
 
-func parseOpt(s string) float64 {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
+// orNaN is the value, or NaN for an unknown one.
+func orNaN(v *float64) float64 {
+	if v == nil {
 		return math.NaN()
 	}
-	return v
+	return *v
 }
 
 // instant is all CPUs' samples at one time.

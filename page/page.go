@@ -1,11 +1,11 @@
-// Package report turns a results folder into a self-contained HTML page:
+// Package page turns a results folder into a self-contained HTML page:
 // the run's facts and warnings, a table of the benchmarks, and for each
-// benchmark the first seed's two stacked charts — the target CPUs' average
+// benchmark two stacked charts — the target CPUs' average
 // reported frequency above, their utilisation below, raw samples, nothing
 // smoothed — with the data behind each chart one click away. The page has
 // no scripts, fonts or network references; every string from the results
 // is escaped.
-package report
+package page
 
 import (
 	"bytes"
@@ -135,12 +135,7 @@ func Build(run *results.Run, dir string) *Page {
 	return p
 }
 
-func targetCPUs(run *results.Run) []int {
-	if run.Target.Mode == "soft" && !run.Target.SoftCPUs.IsEmpty() {
-		return run.Target.SoftCPUs.CPUs()
-	}
-	return []int{run.Target.ExactCPU}
-}
+func targetCPUs(run *results.Run) []int { return run.Target.CPUs().CPUs() }
 
 func targetMaxMHz(run *results.Run, target []int) float64 {
 	m := 0.0
@@ -186,7 +181,7 @@ func schedulingFacts(run *results.Run) []Fact {
 				switch {
 				case st.Skipped != "":
 					tried = append(tried, fmt.Sprintf("%d %s: skipped", st.Step, st.Asked))
-				case st.Errno != "":
+				case st.Errno != 0:
 					tried = append(tried, fmt.Sprintf("%d %s: %s", st.Step, st.Asked, st.Errno))
 				case st.Mismatch != "":
 					tried = append(tried, fmt.Sprintf("%d %s: %s", st.Step, st.Asked, st.Mismatch))
@@ -258,7 +253,7 @@ func row(b results.Benchmark) Row {
 // section builds a benchmark's charts from its runs' telemetry, laid end
 // to end on the time each run started.
 func section(b results.Benchmark, i int, dir string, target []int, maxMHz float64, runStart time.Time) (Section, []sample) {
-	sec := Section{ID: fmt.Sprintf("b%d", i), Name: b.Name, Description: b.Description, Warnings: b.Warnings}
+	sec := Section{ID: fmt.Sprintf("b%d", i), Name: b.Name, Description: b.Description, Warnings: results.WarningTexts(b.Warnings)}
 	var first time.Time
 	for _, r := range b.Runs {
 		if !r.Started.IsZero() && (first.IsZero() || r.Started.Before(first)) {
@@ -310,7 +305,7 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 	if len(sources) == 0 {
 		sec.FreqNote = "This machine reports no CPU frequency (no cpufreq, no other source), so there is no frequency curve: nothing is drawn rather than zeros."
 	} else {
-		lines := []Line{{Name: "average reported frequency", Points: freq, Color: Palette[0]}}
+		lines := []Line{{Name: "average reported frequency", Points: freq, Color: Color(0)}}
 		yMax := 0.0
 		if maxMHz > 0 {
 			lines = append(lines, Line{Name: fmt.Sprintf("maximum %.2f GHz", maxMHz/1000), Dashed: true, Color: "#57606a",
@@ -331,7 +326,7 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 	}
 	var ulines []Line
 	for k, c := range target {
-		ulines = append(ulines, Line{Name: fmt.Sprintf("CPU %d", c), Points: utils[k], Color: Palette[(k+1)%len(Palette)]})
+		ulines = append(ulines, Line{Name: fmt.Sprintf("CPU %d", c), Points: utils[k], Color: Color(k + 1)})
 	}
 	sec.UtilChart = LineChart{Title: label + " utilisation · %", XLabel: "time in the benchmark window / s", YLabel: "%",
 		YMin: 0, YMax: 100, Lines: ulines, GapAfter: gap}.SVG()

@@ -1,0 +1,141 @@
+// Package caps says what a kernel and a user allow corepin to do: uclamp,
+// realtime policies, lowering nice, EEVDF slice requests, the HarmonyOS QoS
+// node, cpufreq, isolated CPUs and the CPUs allowed to the process. Each
+// answer carries its evidence: the file that says so, or a real request on
+// a throwaway thread where no file can (on the live system only).
+package caps
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/topology"
+)
+
+// Capabilities is what "corepin caps" reports.
+type Capabilities struct {
+	Kernel       string            `json:"kernel"`
+	UID          int               `json:"uid"`
+	Uclamp       bool              `json:"uclamp"`
+	Realtime     bool              `json:"realtime"`
+	NiceLowering bool              `json:"nice_lowering"`
+	Slice        bool              `json:"slice"`
+	QoSNode      bool              `json:"qos_node"`
+	Cpufreq      bool              `json:"cpufreq"`
+	Isolated     []int             `json:"isolated"`
+	AllowedCPUs  int               `json:"allowed_cpus"`
+	OnlineCPUs   int               `json:"online_cpus"`
+	Evidence     map[string]string `json:"evidence"`
+}
+
+// Read finds the capabilities of the system under root. Realtime, lowering
+// nice and slices are known only from a real request, which is made on the
+// live system alone; under another root they read as not allowed, with the
+// files' facts as the evidence.
+func Read(root fsroot.Root) (Capabilities, error) {
+	c := Capabilities{UID: os.Geteuid(), Evidence: map[string]string{}}
+	if data, err := root.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		c.Kernel = strings.TrimSpace(string(data))
+	}
+	set := func(key string, ok *bool, f sched.Feature) {
+		*ok = f.Supported
+		c.Evidence[key] = f.Evidence
+	}
+	set("uclamp", &c.Uclamp, sched.UclampAt(root))
+	if root.IsHost() {
+		set("realtime", &c.Realtime, sched.Realtime())
+		set("nice_lowering", &c.NiceLowering, sched.NiceLowering())
+		set("slice", &c.Slice, sched.Slice())
+	} else {
+		notHere := "unknown: only a request on " + root.String() + "'s own system can tell"
+		c.Evidence["realtime"] = notHere + "; " + strings.Join(sched.RealtimeFacts(root), ", ")
+		c.Evidence["nice_lowering"] = notHere + "; " + sched.CapSysNiceFact(root)
+		c.Evidence["slice"] = notHere
+	}
+	c.QoSNode = qos.HasNode(root)
+	c.Evidence["qos_node"] = qos.NodePath + " is missing"
+	if c.QoSNode {
+		c.Evidence["qos_node"] = qos.NodePath + " exists"
+	}
+	policies, _ := root.Glob("/sys/devices/system/cpu/cpufreq/policy*")
+	perCPU, _ := root.Glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq")
+	c.Cpufreq = len(policies)+len(perCPU) > 0
+	c.Evidence["cpufreq"] = fmt.Sprintf("%d cpufreq policies, %d per-CPU cpufreq folders", len(policies), len(perCPU))
+	topo, err := topology.ReadForSelection(root.String())
+	if err != nil {
+		return c, err
+	}
+	c.Isolated = topo.Isolated.CPUs()
+	c.OnlineCPUs = topo.Online.Len()
+	c.AllowedCPUs = topo.Usable().Len()
+	// What the files say, quoted, and apart from it what corepin made of them.
+	usable := topo.Usable().String()
+	if usable == "" {
+		usable = "-"
+	}
+	c.Evidence["isolated"] = fileSays(root, "/sys/devices/system/cpu/isolated", "")
+	c.Evidence["allowed_cpus"] = fmt.Sprintf("%s; %s; corepin computed allowed ∩ online = %s",
+		fileSays(root, "/proc/self/status", "Cpus_allowed_list"), fileSays(root, "/sys/devices/system/cpu/online", ""), usable)
+	return c, nil
+}
+
+// fileSays quotes a file under root, or one "Key:" line of it, as evidence:
+// `/sys/devices/system/cpu/isolated says "3"`.
+func fileSays(root fsroot.Root, path, key string) string {
+	data, err := root.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("%s cannot be read (%v)", root.Path(path), errors.Unwrap(err))
+	}
+	text := strings.TrimSpace(string(data))
+	if key == "" {
+		return fmt.Sprintf("%s says %q", root.Path(path), text)
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			return fmt.Sprintf("%s says %s %q", root.Path(path), key, strings.TrimSpace(v))
+		}
+	}
+	return fmt.Sprintf("%s has no %s line", root.Path(path), key)
+}
+
+// WriteText writes one line per capability: the name, yes or no, and the
+// evidence.
+func (c Capabilities) WriteText(w io.Writer) error {
+	kernel := c.Kernel
+	if kernel == "" {
+		kernel = "(release unknown)"
+	}
+	fmt.Fprintf(w, "kernel %s, running as uid %d\n\n", kernel, c.UID)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(name string, ok bool, key string) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, yesNo(ok), c.Evidence[key])
+	}
+	row("uclamp", c.Uclamp, "uclamp")
+	row("realtime", c.Realtime, "realtime")
+	row("lower nice", c.NiceLowering, "nice_lowering")
+	row("EEVDF slice", c.Slice, "slice")
+	row("HarmonyOS QoS", c.QoSNode, "qos_node")
+	row("cpufreq", c.Cpufreq, "cpufreq")
+	isolated := "-"
+	if len(c.Isolated) > 0 {
+		isolated = fmt.Sprint(c.Isolated)
+		isolated = strings.NewReplacer(" ", ",", "[", "", "]", "").Replace(isolated)
+	}
+	fmt.Fprintf(tw, "isolated CPUs\t%s\t%s\n", isolated, c.Evidence["isolated"])
+	fmt.Fprintf(tw, "allowed CPUs\t%d of %d\t%s\n", c.AllowedCPUs, c.OnlineCPUs, c.Evidence["allowed_cpus"])
+	return tw.Flush()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,79 @@
+package caps
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/qos"
+)
+
+// fixture copies a machine of the topology tests and adds the files caps
+// reads beside it.
+func fixture(t *testing.T, files map[string]string) fsroot.Root {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../topology/testdata/machines/sgu-al10")); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fsroot.Root(dir)
+}
+
+func TestReadFixture(t *testing.T) {
+	root := fixture(t, map[string]string{
+		"proc/sys/kernel/osrelease":            "5.10.43-harmony\n",
+		"proc/sys/kernel/sched_util_clamp_min": "1024\n",
+		"proc/self/status":                     "Name:\tcorepin\nCapEff:\t0000000000000000\n",
+		qos.NodePath:                           "",
+	})
+	c, err := Read(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Kernel != "5.10.43-harmony" || !c.Uclamp || !c.QoSNode || c.OnlineCPUs != 14 {
+		t.Errorf("caps of the fixture: %+v", c)
+	}
+	// Only a request on the machine itself can say; the files' facts are
+	// the evidence.
+	if c.Realtime || c.NiceLowering || c.Slice || !strings.Contains(c.Evidence["realtime"], "unknown") ||
+		!strings.Contains(c.Evidence["nice_lowering"], "no CAP_SYS_NICE") {
+		t.Errorf("requests on a fixture: %+v", c)
+	}
+	var text strings.Builder
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"kernel 5.10.43-harmony", "uclamp  ", "HarmonyOS QoS  yes", "allowed CPUs   14 of 14"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+}
+
+func TestReadWithoutUclamp(t *testing.T) {
+	root := fixture(t, map[string]string{"proc/sys/kernel/pid_max": "32768\n"})
+	c, err := Read(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Uclamp || !strings.Contains(c.Evidence["uclamp"], "CONFIG_UCLAMP_TASK") || c.QoSNode || c.Kernel != "" {
+		t.Errorf("caps: %+v", c)
+	}
+}
+
+func TestReadNotATree(t *testing.T) {
+	if _, err := Read(fsroot.Root(t.TempDir())); err == nil {
+		t.Error("an empty folder read as a system")
+	}
+}

@@ -1,0 +1,61 @@
+package experiment
+
+import "encoding/json"
+
+// The published figures each experiment is compared with. docs/experiments.md
+// cites them with author, title and section.
+
+// publishedQoS is fib(34) on a key thread of a HarmonyOS phone under heavy
+// load, at QOS_BACKGROUND and at QOS_USER_INTERACTIVE (HarmonyOS developer
+// documentation, "Setting Thread Priorities in High-Load Scenarios",
+// Summary).
+func publishedQoS() map[string]float64 {
+	return map[string]float64{"background_ms": 726.8, "user_interactive_ms": 323.9, "ratio": 726.8 / 323.9}
+}
+
+// publishedPartition is each strategy's time on an Intel Core i7-1260P with
+// two P cores (SMT off) and two E cores enabled (Bakhvalov, "Performance
+// Analysis and Tuning on Modern CPUs", section "Task Scheduling").
+func publishedPartition() map[string]float64 {
+	return map[string]float64{"pinned-static": 864, "static": 567, "dynamic/4": 570, "dynamic/16": 541, "dynamic/128": 517, "dynamic/1024": 560}
+}
+
+// publishedPinnedOverBest is pinned static over the best dynamic strategy
+// in publishedPartition.
+const publishedPinnedOverBest = 864.0 / 517
+
+// UnmarshalJSON also reads the key that earlier versions wrote the
+// published figures under.
+func (r *QoSResult) UnmarshalJSON(data []byte) error {
+	type plain QoSResult // without this method
+	var v struct {
+		plain
+		Earlier map[string]float64 `json:"seed"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*r = QoSResult(v.plain)
+	if r.Published == nil {
+		r.Published = v.Earlier
+	}
+	return nil
+}
+
+// UnmarshalJSON also reads the key that earlier versions wrote the
+// published figures under.
+func (r *PartitionResult) UnmarshalJSON(data []byte) error {
+	type plain PartitionResult // without this method
+	var v struct {
+		plain
+		Earlier map[string]float64 `json:"book_ms"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*r = PartitionResult(v.plain)
+	if r.PublishedMs == nil {
+		r.PublishedMs = v.Earlier
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package launch
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"corepin.dev/corepin/watch"
+)
+
+// SchedulingSummary is where and how the session's thread read back:
+// "CPU 1 (exact, mask 1), other nice -20 (ladder geekbench step 2)".
+func (rep *Report) SchedulingSummary() string {
+	rb := rep.Readback
+	var b strings.Builder
+	fmt.Fprintf(&b, "CPU %d (%s, mask %s), %s", rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
+	if rb.Policy.Realtime() {
+		fmt.Fprintf(&b, ":%d", rb.Priority)
+	} else {
+		fmt.Fprintf(&b, " nice %d", rb.Nice)
+	}
+	if rep.Ladder.AcceptedStep > 0 {
+		fmt.Fprintf(&b, " (ladder %s step %d)", rep.Ladder.Name, rep.Ladder.AcceptedStep)
+	} else if len(rep.Ladder.Steps) > 0 {
+		fmt.Fprintf(&b, " (no step of ladder %s held)", rep.Ladder.Name)
+	}
+	return b.String()
+}
+
+// Summary is the run in one line: where the command ran, its share on
+// target, its times and how it ended.
+func (rep *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s ran on %s", filepath.Base(rep.Command[0]), rep.SchedulingSummary())
+	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
+		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
+	}
+	if why := rep.NoLongerHeld(); why != "" {
+		b.WriteString("; " + why)
+	}
+	c := rep.Child
+	fmt.Fprintf(&b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)
+	if c.TimedOut {
+		b.WriteString("; timed out")
+	}
+	if !rep.Restore.OK && rep.Restore.Done {
+		b.WriteString("; corepin's thread that started it could not be put back, so it was ended")
+	}
+	return b.String()
+}
+
+func runningSamples(threads []watch.ThreadStat) int {
+	n := 0
+	for _, t := range threads {
+		n += t.Running
+	}
+	return n
+}

@@ -1,0 +1,171 @@
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+)
+
+// The verdicts of a Delta, in the one wording corepin uses for them, in
+// text, CSV and on the comparison page.
+const (
+	VerdictFaster       = "faster"
+	VerdictSlower       = "slower"
+	VerdictNoDifference = "no significant difference"
+	VerdictTooFew       = "too few runs to test"
+	VerdictOnlyInNew    = "only in the new run"
+	VerdictOnlyInOld    = "only in the old run"
+)
+
+// Verdict says what the delta shows: faster or slower (significant at the
+// delta's α), no significant difference, too few runs, or a benchmark only
+// one of the runs has.
+func (d Delta) Verdict() string {
+	switch {
+	case d.Old == nil:
+		return VerdictOnlyInNew
+	case d.New == nil:
+		return VerdictOnlyInOld
+	case d.P == nil || d.Change == nil:
+		return VerdictTooFew
+	case !d.Significant:
+		return VerdictNoDifference
+	case *d.Change < 0:
+		return VerdictFaster
+	}
+	return VerdictSlower
+}
+
+// TableHeader names the columns of Row.
+func (Comparison) TableHeader() []string {
+	return []string{"Benchmark", "Old median", "Old 95% CI", "New median", "New 95% CI", "Change", "p", "Verdict"}
+}
+
+// Row is the delta as the comparison's table shows it: name, both medians
+// and intervals, change, p-value and verdict; "-" where there is no value.
+func (d Delta) Row() []string {
+	return []string{d.Name, statMedian(d.Old), statInterval(d.Old), statMedian(d.New), statInterval(d.New),
+		optPercent(d.Change), optP(d.P), d.Verdict()}
+}
+
+// ScoreLine is the change of the score ("score 1000 → 1250 (+25.0%)"), or
+// "" when a run has no score.
+func (c Comparison) ScoreLine() string {
+	if c.ScoreChange == nil {
+		return ""
+	}
+	return fmt.Sprintf("score %.0f → %.0f (%+.1f%%)", *c.OldScore, *c.NewScore, 100**c.ScoreChange)
+}
+
+// Notes are the deltas' warnings, each with its benchmark.
+func (c Comparison) Notes() []string {
+	var notes []string
+	for _, d := range c.Deltas {
+		for _, w := range d.Warnings {
+			notes = append(notes, d.Name+": "+w)
+		}
+	}
+	return notes
+}
+
+// WriteText writes the comparison as an aligned table, the score line and
+// the notes.
+func (c Comparison) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	writeTabbed(tw, c.TableHeader(), true)
+	for _, d := range c.Deltas {
+		writeTabbed(tw, d.Row(), false)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if line := c.ScoreLine(); line != "" {
+		fmt.Fprintf(w, "\n%s\n", line)
+	}
+	for _, n := range c.Notes() {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
+
+func writeTabbed(w io.Writer, cells []string, upper bool) {
+	for i, c := range cells {
+		if upper {
+			c = upperASCII(c)
+		}
+		if i > 0 {
+			io.WriteString(w, "\t")
+		}
+		io.WriteString(w, c)
+	}
+	io.WriteString(w, "\n")
+}
+
+func upperASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+// WriteCSV writes one row per benchmark, numbers in seconds as read, empty
+// where there is no value, and the verdict in the same words as the text.
+func (c Comparison) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"name", "old_median_s", "old_ci_low_s", "old_ci_high_s", "new_median_s", "new_ci_low_s", "new_ci_high_s", "change", "p", "significant", "verdict"})
+	num := func(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
+	for _, d := range c.Deltas {
+		row := []string{d.Name, "", "", "", "", "", "", "", "", strconv.FormatBool(d.Significant), d.Verdict()}
+		for i, st := range []*Stats{d.Old, d.New} {
+			if st == nil {
+				continue
+			}
+			row[1+3*i] = num(st.MedianS)
+			if st.CIConf > 0 { // an interval that was not computed is not written
+				row[2+3*i], row[3+3*i] = num(st.CILowS), num(st.CIHighS)
+			}
+		}
+		if d.Change != nil {
+			row[7] = num(*d.Change)
+		}
+		if d.P != nil {
+			row[8] = num(*d.P)
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func statMedian(s *Stats) string {
+	if s == nil {
+		return "-"
+	}
+	return FormatSeconds(s.MedianS)
+}
+
+func statInterval(s *Stats) string {
+	if s == nil || s.CIConf == 0 {
+		return "-"
+	}
+	return FormatSeconds(s.CILowS) + " – " + FormatSeconds(s.CIHighS)
+}
+
+func optPercent(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", 100**v)
+}
+
+func optP(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *v)
+}
