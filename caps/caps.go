@@ -6,6 +6,7 @@
 package caps
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,12 +81,34 @@ func Read(root fsroot.Root) (Capabilities, error) {
 	c.Isolated = topo.Isolated.CPUs()
 	c.OnlineCPUs = topo.Online.Len()
 	c.AllowedCPUs = topo.Usable().Len()
-	c.Evidence["isolated"] = root.Path("/sys/devices/system/cpu/isolated")
-	c.Evidence["allowed_cpus"] = "online CPUs " + topo.Online.String()
-	if topo.Allowed != nil {
-		c.Evidence["allowed_cpus"] += ", Cpus_allowed_list of /proc/self/status " + topo.Allowed.String()
+	// What the files say, quoted, and apart from it what corepin made of them.
+	usable := topo.Usable().String()
+	if usable == "" {
+		usable = "-"
 	}
+	c.Evidence["isolated"] = fileSays(root, "/sys/devices/system/cpu/isolated", "")
+	c.Evidence["allowed_cpus"] = fmt.Sprintf("%s; %s; corepin computed allowed ∩ online = %s",
+		fileSays(root, "/proc/self/status", "Cpus_allowed_list"), fileSays(root, "/sys/devices/system/cpu/online", ""), usable)
 	return c, nil
+}
+
+// fileSays quotes a file under root, or one "Key:" line of it, as evidence:
+// `/sys/devices/system/cpu/isolated says "3"`.
+func fileSays(root fsroot.Root, path, key string) string {
+	data, err := root.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("%s cannot be read (%v)", root.Path(path), errors.Unwrap(err))
+	}
+	text := strings.TrimSpace(string(data))
+	if key == "" {
+		return fmt.Sprintf("%s says %q", root.Path(path), text)
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			return fmt.Sprintf("%s says %s %q", root.Path(path), key, strings.TrimSpace(v))
+		}
+	}
+	return fmt.Sprintf("%s has no %s line", root.Path(path), key)
 }
 
 // WriteText writes one line per capability: the name, yes or no, and the

@@ -1,12 +1,14 @@
 package experiment
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/topology"
 )
@@ -49,7 +51,8 @@ func TestChooseSlow(t *testing.T) {
 }
 
 func TestLoadIsPinnedAndStops(t *testing.T) {
-	l, err := startLoad("", cpuset.Of(0), 2)
+	first := testcpu.Usable(t).First()
+	l, err := startLoad("", cpuset.Of(first), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +61,8 @@ func TestLoadIsPinnedAndStops(t *testing.T) {
 	}
 	for _, p := range l.procs {
 		data, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid) + "/status")
-		if err != nil || !strings.Contains(string(data), "Cpus_allowed_list:\t0\n") {
-			t.Errorf("competing process %d is not pinned to CPU 0", p.Pid)
+		if err != nil || !strings.Contains(string(data), fmt.Sprintf("Cpus_allowed_list:\t%d\n", first)) {
+			t.Errorf("competing process %d is not pinned to CPU %d", p.Pid, first)
 		}
 	}
 	l.Stop()

@@ -1,15 +1,18 @@
 package launch
 
 import (
+	"fmt"
 	"strconv"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/topology"
 )
 
-// keepOff moves every thread of this process off the target CPUs for the
-// run and returns a function that puts each back. Threads created in the
+// keepOff moves every thread of this process off the target CPUs and
+// their SMT siblings for the run (off the target alone when no other core
+// is allowed) and returns a function that puts each back. Threads created in the
 // meantime inherit the reduced mask from their creator (the Go runtime
 // starts threads from a locked goroutine's thread through a template
 // thread, which is moved too); they get the process's original mask on the
@@ -21,10 +24,14 @@ func keepOff(root fsroot.Root, target cpuset.Set, pr *ParentReport) func() error
 		pr.Note = "could not read corepin's own mask: " + err.Error()
 		return func() error { return nil }
 	}
-	off := orig.Difference(target)
-	if off.IsEmpty() {
+	core, _ := topology.CoreSiblings(root.String(), target)
+	off, onCore, err := sched.OffCPUs(orig, target, core)
+	if err != nil {
 		pr.Note = "corepin's threads may run only on the target CPUs " + orig.String() + "; they stay there"
 		return func() error { return nil }
+	}
+	if onCore {
+		pr.Note = fmt.Sprintf("corepin's threads run on CPUs %s, SMT siblings of the target %s: no other core is allowed to them", off, target)
 	}
 	prev := map[int]cpuset.Set{}
 	tried := map[int]bool{}

@@ -14,10 +14,10 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/topology"
 )
 
 // The test binary doubles as the launcher: it answers corepin's helper
@@ -33,27 +33,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// primeCPU is the CPU corepin picks by default, as topology reads this
-// machine: a CPU the process may use, whatever the machine's shape.
-func primeCPU() int {
-	topo, err := topology.Read("/")
-	if err != nil {
-		panic(err)
-	}
-	target, err := topo.Select("prime")
-	if err != nil {
-		panic(err)
-	}
-	return target.ExactCPU
-}
-
 // niceFiveTwice launches twice with nice 5, which an unprivileged thread
 // can ask for but not undo, and prints what each launch reported.
 func niceFiveTwice() int {
 	five := 5
 	for range 2 {
+		usable, err := testcpu.UsableNow()
+		if err != nil {
+			fmt.Println("error:", err)
+			return 1
+		}
 		rep, err := Run(context.Background(), Config{
-			Request: session.Request{CPU: primeCPU(), Ladder: session.CustomLadder(nil, 0, &five, nil)}, Args: []string{"true"},
+			Request: session.Request{CPU: usable.Last(), Ladder: session.CustomLadder(nil, 0, &five, nil)}, Args: []string{"true"},
 		})
 		if err != nil {
 			fmt.Println("error:", err)
@@ -75,7 +66,7 @@ func BenchmarkLaunchTrue(b *testing.B) {
 			name = StartLauncher
 		}
 		b.Run(name, func(b *testing.B) {
-			cpu := primeCPU()
+			cpu := testcpu.Target(b)
 			for b.Loop() {
 				rep, err := Run(context.Background(), Config{
 					Request: session.Request{CPU: cpu, Ladder: session.GeekbenchLadder()}, Args: []string{"true"},
@@ -96,7 +87,7 @@ func BenchmarkTasksetChrt(b *testing.B) {
 	if err1 != nil || err2 != nil {
 		b.Skip("needs taskset and chrt")
 	}
-	cpu := primeCPU()
+	cpu := testcpu.Target(b)
 	for b.Loop() {
 		if err := exec.Command(taskset, "-c", strconv.Itoa(cpu), chrt, "-o", "0", "true").Run(); err != nil {
 			b.Fatal(err)
@@ -119,7 +110,7 @@ func TestRunQoSGoesThroughTheLauncher(t *testing.T) {
 	level := qos.UserInteractive
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
-		Request: session.Request{CPU: primeCPU(), Ladder: session.QoSLadder(level), QoS: &level, Accept: session.AnyRule()},
+		Request: session.Request{CPU: testcpu.Usable(t).Last(), Ladder: session.QoSLadder(level), QoS: &level, Accept: session.AnyRule()},
 		Args:    []string{"sh", "-c", "echo $$"},
 		Stdout:  &out,
 	})
@@ -139,10 +130,7 @@ func TestRunQoSGoesThroughTheLauncher(t *testing.T) {
 // Forked, the command starts as a copy of the session's thread: another
 // process, and that thread is put back afterwards.
 func TestRunForkedPutsTheThreadBack(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
-	cpu := primeCPU()
+	cpu := testcpu.Target(t)
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
 		Request: session.Request{CPU: cpu, Ladder: session.GeekbenchLadder()},
@@ -167,9 +155,7 @@ func TestRunForkedPutsTheThreadBack(t *testing.T) {
 // forked the command cannot be put back. It is ended instead, which leaves
 // nothing changed, so the next launch must not be refused.
 func TestRunForkedUnrestorableThreadIsEnded(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
+	testcpu.Target(t)
 	cmd := nobody.Command(t, nobody.Executable(t))
 	cmd.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=nice5twice")
 	out, err := cmd.CombinedOutput()
@@ -187,10 +173,7 @@ func TestRunForkedUnrestorableThreadIsEnded(t *testing.T) {
 // says so, every other thread keeps off the target meanwhile, and
 // everything is put back.
 func TestRunThread(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
-	cpu := primeCPU()
+	cpu := testcpu.Target(t)
 	var tid int
 	var onTarget []int
 	others := 0
@@ -233,10 +216,7 @@ func TestRunThread(t *testing.T) {
 }
 
 func TestStartPinned(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("needs Linux")
-	}
-	cpu := primeCPU()
+	cpu := testcpu.Usable(t).Last()
 	p, err := StartPinned(cpu, exec.Command("sleep", "30"), exec.Command("sleep", "30"))
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,11 @@ const (
 
 // Exit codes of the launcher, as shells use them.
 const (
-	ExitRefused       = 125 // the acceptance rule refused; the command never started
+	ExitRefused = 125 // the acceptance rule refused; the command never started
+	// ExitNoLongerHeld: the command ran, but the acceptance rule stopped
+	// holding during the run (every target CPU went offline); the
+	// command's own status is in the report.
+	ExitNoLongerHeld  = 124
 	ExitNotExecutable = 126
 	ExitNotFound      = 127
 )
@@ -69,6 +73,17 @@ type message struct {
 	// ExecElapsedNS is the launcher's age at that moment by the kernel's
 	// taskstats clock; 0 where corepin may not ask for it.
 	ExecElapsedNS int64 `json:"exec_elapsed_ns,omitempty"`
+}
+
+// init keeps the main goroutine on the process's main thread when this
+// program runs as the launcher: a goroutine locked during init stays on
+// the main thread through main, whereas one locked only in Main may have
+// moved to another thread by then, and an execve from a thread that is not
+// the main one makes the session's thread another than the command's.
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == Arg {
+		runtime.LockOSThread()
+	}
 }
 
 // Main is the launcher, which corepin runs when its first argument is Arg.

@@ -27,6 +27,8 @@ type Report struct {
 	// did not run.
 	Sharing  *Sharing  `json:"sharing,omitempty"`
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// Broken is NoLongerHeld in words, for readers of the JSON.
+	Broken string `json:"no_longer_held,omitempty"`
 	// Refused, ExecError and ExecErrno say why the command did not run.
 	Refused   string      `json:"refused,omitempty"`
 	ExecError string      `json:"exec_error,omitempty"`
@@ -89,12 +91,24 @@ func (r *Report) ExitCode() int {
 		return ExitNotFound
 	case r.ExecError != "":
 		return ExitNotExecutable
+	case r.NoLongerHeld() != "":
+		return ExitNoLongerHeld
 	case r.Child.Signal != nil:
 		return 128 + signalNumber(*r.Child.Signal)
 	case r.Child.ExitCode != nil:
 		return *r.Child.ExitCode
 	}
 	return 1
+}
+
+// NoLongerHeld says why the acceptance rule stopped holding during the
+// run ("CPU 3 went offline at 1.2 s; the work ran elsewhere from then on
+// (…)"), or "" when it held.
+func (r *Report) NoLongerHeld() string {
+	if r.Watch != nil && r.Watch.TargetOffline != nil {
+		return r.Watch.TargetOffline.String()
+	}
+	return ""
 }
 
 // AcceptedStepInfo returns the accepted ladder step, the first step that

@@ -63,6 +63,8 @@ type Config struct {
 	// Root is the folder holding proc/, where corepin lists its own
 	// threads; the live system by default.
 	Root fsroot.Root
+	// Node is the target's NUMA node, recorded in the report.
+	Node *int
 }
 
 // signalNumber returns the number of a signal named like "SIGTERM".
@@ -139,6 +141,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep.Target.Node = cfg.Node
 	if cmd == nil { // refused, or the command could not be started
 		return rep, nil
 	}
@@ -182,9 +185,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if watcher != nil {
 		res := watcher.Stop()
 		rep.Watch = &res
+	} else if cfg.WatchPeriod == 0 {
+		// No watcher: read back once at the end, while the threads of the
+		// command are still there to read.
+		res := watch.ReadOnce(watchOptions(&rep.Report, rep.Child.PID, target, 0))
+		rep.Watch = &res
 	}
 	tr.end(cfg.Grace)
 	tr.account()
+	rep.Broken = rep.NoLongerHeld()
 	waitErr := cmd.Wait()
 	releaseThread()
 	select {

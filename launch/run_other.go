@@ -31,6 +31,7 @@ type Config struct {
 	NoCgroup       bool
 	Observe        bool
 	Root           fsroot.Root
+	Node           *int
 }
 
 func signalNumber(string) int { return 0 }

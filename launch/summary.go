@@ -40,6 +40,9 @@ func (rep *Report) Summary() string {
 	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
 		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
 	}
+	if why := rep.NoLongerHeld(); why != "" {
+		b.WriteString("; " + why)
+	}
 	c := rep.Child
 	fmt.Fprintf(&b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)
 	if c.TimedOut {

@@ -1,14 +1,15 @@
 package partition
 
 import (
-	"runtime"
 	"sync/atomic"
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/testcpu"
 )
 
-func allCPUs() cpuset.Set { return cpuset.Range(0, runtime.NumCPU()-1) }
+// allCPUs is every CPU the test may use: online and in its mask.
+func allCPUs(t *testing.T) cpuset.Set { return testcpu.Usable(t) }
 
 // TestEveryElementOnce runs every strategy over sizes that do not divide
 // evenly, with more chunks than elements and with one worker, and checks
@@ -19,12 +20,12 @@ func TestEveryElementOnce(t *testing.T) {
 		n, chunks int
 		cpus      cpuset.Set
 	}{
-		{n: 1000, chunks: 7, cpus: allCPUs()},
-		{n: 1001, chunks: 16, cpus: allCPUs()},
-		{n: 5, chunks: 64, cpus: allCPUs()}, // more chunks than elements
-		{n: 97, chunks: 4, cpus: cpuset.Of(0)},
-		{n: 0, chunks: 4, cpus: allCPUs()},
-		{n: 3, chunks: 1, cpus: allCPUs()}, // fewer elements than... one chunk
+		{n: 1000, chunks: 7, cpus: allCPUs(t)},
+		{n: 1001, chunks: 16, cpus: allCPUs(t)},
+		{n: 5, chunks: 64, cpus: allCPUs(t)}, // more chunks than elements
+		{n: 97, chunks: 4, cpus: cpuset.Of(allCPUs(t).First())},
+		{n: 0, chunks: 4, cpus: allCPUs(t)},
+		{n: 3, chunks: 1, cpus: allCPUs(t)}, // fewer elements than... one chunk
 	} {
 		for _, s := range []Strategy{Static, Dynamic, Guided} {
 			for _, pin := range []bool{false, true} {
@@ -61,14 +62,14 @@ func TestEveryElementOnce(t *testing.T) {
 
 func TestChunkCounts(t *testing.T) {
 	count := func(s Strategy, chunks int) int {
-		res, err := Run(Options{N: 1024, CPUs: allCPUs(), Strategy: s, Chunks: chunks, Iterations: 1, Body: func(int, int) {}})
+		res, err := Run(Options{N: 1024, CPUs: allCPUs(t), Strategy: s, Chunks: chunks, Iterations: 1, Body: func(int, int) {}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return len(res.Timeline)
 	}
-	if got := count(Static, 0); got != runtime.NumCPU() {
-		t.Errorf("static: %d chunks, want one per worker (%d)", got, runtime.NumCPU())
+	if got, want := count(Static, 0), allCPUs(t).Len(); got != want {
+		t.Errorf("static: %d chunks, want one per worker (%d)", got, want)
 	}
 	if got := count(Dynamic, 16); got != 16 {
 		t.Errorf("dynamic with 16 chunks: %d", got)
@@ -81,7 +82,7 @@ func TestChunkCounts(t *testing.T) {
 func TestBarrierPerIteration(t *testing.T) {
 	var inFlight, worst atomic.Int32
 	var iteration atomic.Int32
-	res, err := Run(Options{N: 64, CPUs: allCPUs(), Strategy: Dynamic, Chunks: 64, Iterations: 5, Body: func(lo, hi int) {
+	res, err := Run(Options{N: 64, CPUs: allCPUs(t), Strategy: Dynamic, Chunks: 64, Iterations: 5, Body: func(lo, hi int) {
 		n := inFlight.Add(1)
 		if n > worst.Load() {
 			worst.Store(n)
@@ -113,12 +114,12 @@ func TestBarrierPerIteration(t *testing.T) {
 func TestInvalid(t *testing.T) {
 	body := func(int, int) {}
 	for _, o := range []Options{
-		{N: -1, CPUs: allCPUs(), Strategy: Static, Iterations: 1, Body: body},
+		{N: -1, CPUs: allCPUs(t), Strategy: Static, Iterations: 1, Body: body},
 		{N: 1, Strategy: Static, Iterations: 1, Body: body},
-		{N: 1, CPUs: allCPUs(), Strategy: "random", Iterations: 1, Body: body},
-		{N: 1, CPUs: allCPUs(), Strategy: Dynamic, Chunks: 0, Iterations: 1, Body: body},
-		{N: 1, CPUs: allCPUs(), Strategy: Static, Iterations: 0, Body: body},
-		{N: 1, CPUs: allCPUs(), Strategy: Static, Iterations: 1},
+		{N: 1, CPUs: allCPUs(t), Strategy: "random", Iterations: 1, Body: body},
+		{N: 1, CPUs: allCPUs(t), Strategy: Dynamic, Chunks: 0, Iterations: 1, Body: body},
+		{N: 1, CPUs: allCPUs(t), Strategy: Static, Iterations: 0, Body: body},
+		{N: 1, CPUs: allCPUs(t), Strategy: Static, Iterations: 1},
 	} {
 		if _, err := Run(o); err == nil {
 			t.Errorf("%+v accepted", o)

@@ -36,12 +36,15 @@ type Run struct {
 	State string `json:"state"`
 	// Writer is the process that writes the run, so that a later reader
 	// can tell a run in progress from one whose writer died.
-	Writer     *Writer            `json:"writer,omitempty"`
-	Host       Host               `json:"host"`
-	Topology   *topology.Topology `json:"topology"`
-	Target     Target             `json:"target"`
-	Options    Options            `json:"options"`
-	Benchmarks []Benchmark        `json:"benchmarks"`
+	Writer *Writer `json:"writer,omitempty"`
+	// StoppedEarly says why the run ended before its last benchmark run
+	// without being interrupted: its target went offline.
+	StoppedEarly string             `json:"stopped_early,omitempty"`
+	Host         Host               `json:"host"`
+	Topology     *topology.Topology `json:"topology"`
+	Target       Target             `json:"target"`
+	Options      Options            `json:"options"`
+	Benchmarks   []Benchmark        `json:"benchmarks"`
 	// Score is 1000 × the geometric mean of the ratios; null unless every
 	// benchmark has a reference time and passed its checks.
 	Score    *float64 `json:"score"`
@@ -68,6 +71,7 @@ type Target struct {
 	Mode     session.Mode `json:"mode"`
 	ExactCPU int          `json:"exact_cpu"`
 	SoftCPUs cpuset.Set   `json:"soft_cpus"`
+	Node     *int         `json:"node,omitempty"` // the NUMA node of every soft CPU
 	Why      string       `json:"why"`
 }
 

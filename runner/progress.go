@@ -44,6 +44,9 @@ func (e *lineEvents) RunDone(bench string, rec *results.RunRecord) {
 }
 func (e *lineEvents) Finish() {}
 
+// Note prints a passing note, such as a wait for an offline CPU.
+func (e *lineEvents) Note(s string) { fmt.Fprintln(e.w, "corepin: "+s) }
+
 // barEvents keeps one status line on the terminal: the run in progress, a
 // bar, the count and the time left. It is redrawn only when a run starts or
 // ends, so that nothing of corepin wakes up while a run is measured.

@@ -47,6 +47,10 @@ type Config struct {
 	// files (SPEC-like runs of minutes).
 	TelemetryPeriod time.Duration
 	WatchPeriod     time.Duration
+	// WaitOnline is how long a run waits, before each benchmark run, for
+	// a target that went offline to come back; 0 stops the run early at
+	// once, with the reason, instead of running elsewhere.
+	WaitOnline time.Duration
 
 	Topology *topology.Topology
 	// Target is the selection the request was made from (its spec and why
@@ -186,6 +190,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	jobs := cfg.jobs(benches)
 	cfg.Events.Start(len(jobs))
 	var failed error
+	var offline []string // what the target's going offline did to the run
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			run.Interrupted = true
@@ -193,6 +198,14 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 		b := benches[j.bench]
 		b.expectS = expectedSeconds(b, run.Benchmarks[j.bench].Runs)
+		warning, stop := cfg.awaitTarget(ctx, fmt.Sprintf("run %d of %s", j.index+1, b.name))
+		if warning != "" {
+			offline = append(offline, warning)
+		}
+		if stop {
+			run.StoppedEarly = warning
+			break
+		}
 		rb := &run.Benchmarks[j.bench]
 		of := rb.PlannedRuns
 		if j.warmup {
@@ -214,6 +227,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	}
 	cfg.Events.Finish()
 	finish(run)
+	run.Warnings = append(run.Warnings, offline...)
 	cfg.systemEnd(run)
 	if err := folder.Save(run); err != nil {
 		return run, folder, err
@@ -232,6 +246,9 @@ func finish(run *results.Run) {
 	run.Writer = nil
 	run.Warnings = []string{}
 	run.Settle()
+	if run.StoppedEarly != "" {
+		run.Score = nil // a score of some of the runs describes no machine
+	}
 	if run.Score == nil {
 		run.Warnings = append(run.Warnings, "no score: a benchmark is invalid, unfinished or has no reference time")
 	}
@@ -347,7 +364,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 	run := &results.Run{
 		Schema: results.Schema, Started: time.Now(), Host: host, Topology: cfg.Topology,
 		Target: results.Target{Spec: cfg.Target.Spec, Mode: cfg.Request.ModeOrDefault(), ExactCPU: cfg.Request.CPU,
-			SoftCPUs: cfg.Request.Group, Why: cfg.Target.Why},
+			SoftCPUs: cfg.Request.Group, Node: cfg.Target.Node, Why: cfg.Target.Why},
 		// The runs recorded are those used: the command line's, else the
 		// suite's, else the default (a benchmark's own runs are in its
 		// record).

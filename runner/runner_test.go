@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/results"
@@ -37,9 +37,7 @@ func TestMain(m *testing.M) {
 
 func config(t *testing.T) Config {
 	t.Helper()
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
+	testcpu.Target(t) // skips unless a CPU is left off the target
 	topo, err := topology.Read("/")
 	if err != nil {
 		t.Fatal(err)

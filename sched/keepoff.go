@@ -13,27 +13,51 @@ import (
 // carry on sharing the CPU and say so.
 var ErrNoOtherCPU = errors.New("no CPU to move to: every allowed CPU is to be avoided")
 
-// KeepOff moves the calling thread off the given CPUs, so that an observer
-// (the telemetry sampler, the watcher) never takes time from the work it
-// observes, and returns where the thread may now run. The goroutine must be
-// locked to its thread (see Throwaway). Outside Linux it does nothing.
-func KeepOff(avoid cpuset.Set) (cpuset.Set, error) {
+// Placement is where KeepOff put an observer's thread.
+type Placement struct {
+	CPUs cpuset.Set // where the thread may now run
+	// OnCore is set when the thread could keep off the avoided CPUs only,
+	// not off their whole cores: it runs on an SMT sibling of the work.
+	OnCore bool
+}
+
+// OffCPUs decides where a thread allowed on mask goes to keep off avoid:
+// off the whole cores (avoid and its SMT siblings, core) where any CPU is
+// left, else off avoid alone (onCore), else nowhere (ErrNoOtherCPU).
+func OffCPUs(mask, avoid, core cpuset.Set) (off cpuset.Set, onCore bool, err error) {
+	core = core.Union(avoid)
+	if off := mask.Difference(core); !off.IsEmpty() {
+		return off, false, nil
+	}
+	if off := mask.Difference(avoid); !off.IsEmpty() {
+		return off, true, nil
+	}
+	return mask, false, fmt.Errorf("keeping off CPUs %s: %w (allowed: %s)", avoid, ErrNoOtherCPU, mask)
+}
+
+// KeepOff moves the calling thread off the given CPUs and, where it can,
+// off their SMT siblings (core holds avoid and its siblings), so that an
+// observer (the telemetry sampler, the watcher) never takes time from the
+// work it observes, and returns where the thread may now run. The
+// goroutine must be locked to its thread (see Throwaway). Outside Linux it
+// does nothing.
+func KeepOff(avoid, core cpuset.Set) (Placement, error) {
 	mask, err := GetAffinity(0)
 	if errors.Is(err, errors.ErrUnsupported) {
-		return cpuset.Set{}, nil
+		return Placement{}, nil
 	}
 	if err != nil {
-		return cpuset.Set{}, err
+		return Placement{}, err
 	}
 	if avoid.IsEmpty() {
-		return mask, nil
+		return Placement{CPUs: mask}, nil
 	}
-	off := mask.Difference(avoid)
-	if off.IsEmpty() {
-		return mask, fmt.Errorf("keeping off CPUs %s: %w (allowed: %s)", avoid, ErrNoOtherCPU, mask)
+	off, onCore, err := OffCPUs(mask, avoid, core)
+	if err != nil {
+		return Placement{CPUs: mask}, err
 	}
 	if err := SetAffinity(0, off); err != nil {
-		return mask, fmt.Errorf("keeping off CPUs %s: %w", avoid, err)
+		return Placement{CPUs: mask}, fmt.Errorf("keeping off CPUs %s: %w", avoid, err)
 	}
-	return off, nil
+	return Placement{CPUs: off, OnCore: onCore}, nil
 }

@@ -2,13 +2,13 @@ package sched
 
 import (
 	"errors"
-	"runtime"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/testcpu"
 )
 
 func TestParsePolicy(t *testing.T) {
@@ -29,11 +29,8 @@ func TestParsePolicy(t *testing.T) {
 func onThread(f func()) { onThrowawayThread(f) }
 
 func TestAffinityRoundTrip(t *testing.T) {
-	if runtime.NumCPU() < 2 {
-		t.Skip("needs 2 CPUs")
-	}
+	last := testcpu.Target(t)
 	onThread(func() {
-		last := runtime.NumCPU() - 1
 		if err := SetAffinity(0, cpuset.Of(last)); err != nil {
 			t.Fatal(err)
 		}

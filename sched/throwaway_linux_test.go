@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/testcpu"
 )
 
 // With COREPIN_SCHED_HELPER=main the test binary pins and renices its own
@@ -19,7 +20,8 @@ func TestMain(m *testing.M) {
 		runtime.LockOSThread()
 		before, _ := GetAffinity(0)
 		done := Throwaway()
-		SetAffinity(0, cpuset.Of(runtime.NumCPU()-1))
+		usable, _ := testcpu.UsableNow()
+		SetAffinity(0, cpuset.Of(usable.Last()))
 		SetNice(0, 7)
 		done()
 		after, _ := GetAffinity(0)
@@ -31,9 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestThrowawayPutsTheMainThreadBack(t *testing.T) {
-	if runtime.NumCPU() < 2 {
-		t.Skip("needs 2 CPUs")
-	}
+	testcpu.Target(t)
 	if !NiceLowering().Supported {
 		t.Skip("needs CAP_SYS_NICE: without it nice 7 cannot be lowered back: " + NiceLowering().Evidence)
 	}

@@ -33,6 +33,9 @@ type TargetReport struct {
 	Mode Mode       `json:"mode"`
 	CPU  int        `json:"cpu"`  // the exact CPU
 	CPUs cpuset.Set `json:"cpus"` // the mask asked for: {CPU} or the group
+	// Node is the NUMA node holding every CPU of the mask, where the
+	// caller knows it (corepin exec records it from the topology).
+	Node *int `json:"node,omitempty"`
 }
 
 // Snapshot is a thread's scheduling state before the session changed it.

@@ -9,22 +9,20 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 )
 
 func gettid() int           { return sched.Gettid() }
 func getNice() (int, error) { return sched.GetNice(0) }
 
-// lastCPU is the highest CPU this process may use, as the kernel reports
-// it: on any machine shape (holes in the online list, taskset) a CPU a
-// session can ask for.
+// lastCPU is the highest CPU the test may use (online and in its mask).
 func lastCPU() int {
-	mask, err := sched.GetAffinity(0)
-	if err != nil || mask.IsEmpty() {
+	usable, err := testcpu.UsableNow()
+	if err != nil || usable.IsEmpty() {
 		return 0
 	}
-	cpus := mask.CPUs()
-	return cpus[len(cpus)-1]
+	return usable.Last()
 }
 func requireRoot(t *testing.T) { t.Helper(); requireLinux(t); requireKernelPrivilege(t) }
 func requireLinux(t *testing.T) {
@@ -184,7 +182,7 @@ func TestNotAcceptedDoesNotRun(t *testing.T) {
 
 func TestSoftMode(t *testing.T) {
 	requireLinux(t)
-	all := cpuset.Range(0, runtime.NumCPU()-1)
+	all := testcpu.Usable(t)
 	rep, err := Run(Request{CPU: lastCPU(), Group: all, Mode: Soft, Ladder: AffinityOnly()}, func(s *Session) error {
 		_, err := s.Observe()
 		return err
@@ -199,8 +197,8 @@ func TestSoftMode(t *testing.T) {
 
 func TestRefreshReassertsDrift(t *testing.T) {
 	requireRoot(t)
-	if runtime.NumCPU() < 2 {
-		t.Skip("needs 2 CPUs to widen a mask")
+	if testcpu.Usable(t).Len() < 2 {
+		t.Skip("needs 2 usable CPUs to widen a mask")
 	}
 	onLockedThread(func() {
 		s, err := Begin(Request{CPU: lastCPU(), Ladder: CustomLadder(nil, 0, nice(-5), nil)})
@@ -210,7 +208,7 @@ func TestRefreshReassertsDrift(t *testing.T) {
 		}
 		defer s.Finish()
 		// Something else widens the mask and resets the nice value.
-		sched.SetAffinity(0, cpuset.Range(0, runtime.NumCPU()-1))
+		sched.SetAffinity(0, testcpu.Usable(t))
 		sched.SetNice(0, 0)
 		n, err := s.Refresh()
 		if err != nil || n != 2 {

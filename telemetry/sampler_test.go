@@ -15,7 +15,9 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/topology"
 )
 
 // tree is a fixture root whose files a test changes between samples.
@@ -192,22 +194,15 @@ func FuzzParseProcStat(f *testing.F) {
 	})
 }
 
-// TestBusyCPUOnThisMachine pins a busy loop to the last CPU with taskset and
-// samples at 200 ms until that CPU has a few readings: it must read as
-// busy, and the sampler must never have run there.
+// TestBusyCPUOnThisMachine pins a busy loop to the default target with
+// taskset and samples at 200 ms until that CPU has a few readings: it must
+// read as busy, and the sampler must never have run on its core.
 func TestBusyCPUOnThisMachine(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
+	busy := testcpu.Target(t)
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
 		t.Skip("needs taskset (util-linux)")
 	}
-	mask, err := sched.GetAffinity(0)
-	if err != nil || mask.IsEmpty() {
-		t.Fatalf("reading this process's mask: %v", err)
-	}
-	busy := mask.CPUs()[mask.Len()-1] // the last CPU this process may use
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, taskset, "-c", fmt.Sprint(busy), "sh", "-c", "while :; do :; done")
@@ -239,8 +234,15 @@ func TestBusyCPUOnThisMachine(t *testing.T) {
 	if n < 5 || sum/float64(n) < 90 {
 		t.Errorf("CPU %d: %d samples averaging %.1f%% busy, want >= 90%%", busy, n, sum/float64(max(n, 1)))
 	}
+	core, err := topology.CoreSiblings("/", cpuset.Of(busy))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if series.SamplerCPUs.Contains(busy) || series.SamplerCPUs.IsEmpty() {
 		t.Errorf("sampler allowed on %s, which includes the avoided CPU %d", series.SamplerCPUs, busy)
+	}
+	if others := testcpu.Usable(t).Difference(core); !others.IsEmpty() && !series.SamplerCPUs.Intersect(core).IsEmpty() {
+		t.Errorf("sampler allowed on %s, which includes an SMT sibling of CPU %d (core %s)", series.SamplerCPUs, busy, core)
 	}
 	// The reported source is the one this machine really has.
 	src := series.Samples[0].FreqSource

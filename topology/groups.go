@@ -112,6 +112,36 @@ func (t *Topology) group() {
 		t.Groups = append(t.Groups, g)
 	}
 	t.inferKinds()
+	t.findLost()
+}
+
+// findLost gathers the offline CPUs whose capacity (which the kernel keeps
+// exporting for them) matches no online group into classes, fastest
+// first: what a machine that lost its big cluster to hotplug no longer has.
+func (t *Topology) findLost() {
+	online := map[int]bool{}
+	for _, g := range t.Groups {
+		if g.Capacity != nil {
+			online[*g.Capacity] = true
+		}
+	}
+	members := map[int][]int{}
+	var caps []int
+	for _, c := range t.CPUs {
+		if c.Online || c.Capacity == nil || c.CapacityDerived || online[*c.Capacity] {
+			continue
+		}
+		if _, ok := members[*c.Capacity]; !ok {
+			caps = append(caps, *c.Capacity)
+		}
+		members[*c.Capacity] = append(members[*c.Capacity], c.ID)
+	}
+	slices.SortFunc(caps, func(a, b int) int { return cmp.Compare(b, a) })
+	t.Lost = nil
+	for rank, capacity := range caps {
+		capacity := capacity
+		t.Lost = append(t.Lost, Group{Rank: rank, CPUs: cpuset.Of(members[capacity]...), Capacity: &capacity})
+	}
 }
 
 func kindRank(kind string) int {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/sysfstest"
 )
 
 var regen = flag.Bool("regen", false, "rewrite the synthetic machine trees under testdata/")
@@ -365,8 +366,88 @@ func TestSelectRespectsAllowed(t *testing.T) {
 	if got.ExactCPU != 10 || got.SoftCPUs.String() != "4-11" {
 		t.Errorf("prime under a 0-11 mask = %d / %s, want 10 / 4-11", got.ExactCPU, got.SoftCPUs)
 	}
-	if _, err := topo.Select("12"); err == nil || !strings.Contains(err.Error(), "outside this process's allowed CPUs") {
+	// With no cpuset to say the mask may widen, the inherited mask is the
+	// limit, and the refusal names it and its file.
+	if _, err := topo.Select("12"); err == nil || !strings.Contains(err.Error(), "outside the mask this process inherited 0-11 (Cpus_allowed_list of") {
 		t.Errorf("Select(12) under a 0-11 mask: %v", err)
+	}
+}
+
+// An isolcpus CPU: outside the inherited mask, inside the cpuset. It is a
+// valid target (a thread may widen its own mask within its cpuset), and the
+// reason says so; a CPU outside the cpuset is refused, naming its file.
+func TestSelectWidensWithinTheCpuset(t *testing.T) {
+	topo := readMachine(t, "phone-1-4-4")
+	allowed, cs := cpuset.MustParse("0-7"), cpuset.MustParse("0-8")
+	topo.Allowed, topo.Cpuset, topo.CpusetFile = &allowed, &cs, "/sys/fs/cgroup/cpuset.cpus.effective"
+	got, err := topo.Select("8")
+	if err != nil {
+		t.Fatalf("Select(8) inside the cpuset: %v", err)
+	}
+	if got.ExactCPU != 8 || !strings.Contains(got.Why, "outside the mask corepin inherited (0-7) but inside its cpuset 0-8 (/sys/fs/cgroup/cpuset.cpus.effective)") {
+		t.Errorf("Select(8) = %d, %q", got.ExactCPU, got.Why)
+	}
+	if got, _ := topo.Select("prime"); got.ExactCPU != 7 {
+		t.Errorf("prime chooses %d: the automatic choice stays within the inherited mask 0-7", got.ExactCPU)
+	}
+	cs = cpuset.MustParse("0-7")
+	if _, err := topo.Select("8"); err == nil || !strings.Contains(err.Error(), "CPU 8 is outside this process's cpuset 0-7 (/sys/fs/cgroup/cpuset.cpus.effective)") {
+		t.Errorf("Select(8) outside the cpuset: %v", err)
+	}
+}
+
+// withOffline copies a machine's tree with CPUs taken offline.
+func withOffline(t *testing.T, name string, off cpuset.Set) *Topology {
+	t.Helper()
+	root := copyTree(t, machineRoot(name))
+	orig, err := Read(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range off.CPUs() {
+		if err := os.WriteFile(filepath.Join(root, cpuDir, fmt.Sprintf("cpu%d", id), "online"), []byte("0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, cpuDir, "online"), []byte(orig.Online.Difference(off).String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	topo, err := Read(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
+}
+
+// A phone whose prime core is offline has lost its fastest class: big is
+// refused with the reason, prime says what it settled for, little works.
+func TestSelectLostBigCluster(t *testing.T) {
+	topo := withOffline(t, "phone-1-4-4", cpuset.Of(8))
+	if len(topo.Lost) != 1 || !topo.Lost[0].CPUs.Equal(cpuset.Of(8)) || *topo.Lost[0].Capacity != 1024 {
+		t.Fatalf("lost groups %+v, want CPU 8 of capacity 1024", topo.Lost)
+	}
+	if _, err := topo.Select("big"); err == nil || !strings.Contains(err.Error(), "the fastest CPUs of this machine (8, capacity 1024) are offline") {
+		t.Errorf("Select(big): %v", err)
+	}
+	if got, err := topo.Select("prime"); err != nil || got.ExactCPU != 7 || !strings.Contains(got.Why, "fastest CPUs 8 (capacity 1024) are offline") {
+		t.Errorf("Select(prime) = %d, %q, %v", got.ExactCPU, got.Why, err)
+	}
+	if got, err := topo.Select("little"); err != nil || got.ExactCPU != 3 {
+		t.Errorf("Select(little) = %d, %v", got.ExactCPU, err)
+	}
+	if _, err := topo.Select("group:2"); err == nil || !strings.Contains(err.Error(), "CPUs 8 (capacity 1024) are offline") {
+		t.Errorf("Select(group:2): %v", err)
+	}
+	if _, err := topo.Select("8"); err == nil || !strings.Contains(err.Error(), "CPU 8 is offline (") {
+		t.Errorf("Select(8): %v", err)
+	}
+
+	slow := withOffline(t, "phone-1-4-4", cpuset.Range(0, 3))
+	if _, err := slow.Select("little"); err == nil || !strings.Contains(err.Error(), "the slowest CPUs of this machine (0-3, capacity 300) are offline") {
+		t.Errorf("little with the little cluster offline: %v", err)
+	}
+	if got, err := slow.Select("big"); err != nil || got.ExactCPU != 8 {
+		t.Errorf("big with the little cluster offline = %d, %v", got.ExactCPU, err)
 	}
 }
 
@@ -385,8 +466,42 @@ func TestReadForSelectionChoosesAlike(t *testing.T) {
 		if a.ExactCPU != b.ExactCPU || !a.SoftCPUs.Equal(b.SoftCPUs) || a.Why != b.Why {
 			t.Errorf("%s: full read chooses %+v, selection read %+v", m.name, a, b)
 		}
-		if lite.CPUs[0].L3 != nil || lite.CPUs[0].Node != nil {
-			t.Errorf("%s: the selection read read caches or nodes", m.name)
+		if lite.CPUs[0].L3 != nil || lite.CPUs[0].Model != "" {
+			t.Errorf("%s: the selection read read caches or models", m.name)
 		}
+	}
+}
+
+// On a machine of several NUMA nodes a soft target keeps to the exact
+// CPU's node and records it, unless it may cross nodes; CPUs the user
+// listed are kept as given.
+func TestSelectKeepsToOneNode(t *testing.T) {
+	topo, err := Read(sysfstest.Unpack(t, "x86_64-epyc_7451"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := topo.Select("prime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := topo.NodeOf(got.ExactCPU)
+	if node == nil || got.Node == nil || *got.Node != *node {
+		t.Fatalf("prime: exact %d in node %v, target node %v", got.ExactCPU, node, got.Node)
+	}
+	for _, id := range got.SoftCPUs.CPUs() {
+		if n := topo.NodeOf(id); n == nil || *n != *node {
+			t.Errorf("soft CPU %d is in node %v, not %d", id, n, *node)
+		}
+	}
+	if got.SoftCPUs.Len() != 12 || !strings.Contains(got.Why, fmt.Sprintf("kept to NUMA node %d", *node)) {
+		t.Errorf("soft %s, why %q", got.SoftCPUs, got.Why)
+	}
+	cross, err := topo.SelectWith("prime", SelectOptions{CrossNode: true})
+	if err != nil || cross.SoftCPUs.Len() != 96 || cross.Node != nil {
+		t.Errorf("cross-node: soft %s node %v, %v", cross.SoftCPUs, cross.Node, err)
+	}
+	listed, err := topo.Select("0-11")
+	if err != nil || listed.SoftCPUs.Len() != 12 || listed.Node != nil || !strings.Contains(listed.Why, "span NUMA nodes") {
+		t.Errorf("a listed set across nodes: %s node %v, %q, %v", listed.SoftCPUs, listed.Node, listed.Why, err)
 	}
 }

@@ -12,7 +12,9 @@ import (
 // reads only the machine's CPU lists, not each CPU's topology: for paths
 // that start work on a CPU named by number and must start quickly, such as
 // corepin exec --cpu N. The target's Why and Group, which need the groups,
-// say only that the CPU was asked for.
+// say only that the CPU was asked for. A CPU outside the usable ones takes
+// the full reading, so that the refusal (or the widening of the inherited
+// mask within the cpuset) is SelectCPUs' own.
 func SelectOne(root string, cpu int) (Target, error) {
 	if root == "" {
 		root = "/"
@@ -22,18 +24,15 @@ func SelectOne(root string, cpu int) (Target, error) {
 		return Target{}, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
 	spec := strconv.Itoa(cpu)
-	usable := t.Usable()
-	switch {
-	case usable.IsEmpty():
-		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no online CPU is allowed to this process"}
-	case !t.Present.Contains(cpu):
-		return Target{}, &SelectError{Spec: spec, CPU: cpu,
-			Reason: fmt.Sprintf("does not exist (this machine has CPUs %s)", t.Present)}
-	case !t.Online.Contains(cpu):
-		return Target{}, &SelectError{Spec: spec, CPU: cpu, Reason: "is offline"}
-	case !usable.Contains(cpu):
-		return Target{}, &SelectError{Spec: spec, CPU: cpu,
-			Reason: fmt.Sprintf("is outside this process's allowed CPUs %s (taskset or cgroup cpuset)", usable)}
+	if !t.Usable().Contains(cpu) {
+		// A refusal, or a CPU the mask may widen to within the cpuset:
+		// rare, and worth the whole reading, whose reasons name the limit
+		// and its file.
+		full, err := ReadForSelection(root)
+		if err != nil {
+			return Target{}, err
+		}
+		return full.SelectCPUs(cpuset.Of(cpu))
 	}
 	target := Target{Spec: spec, ExactCPU: cpu, SoftCPUs: cpuset.Of(cpu), Why: fmt.Sprintf("CPU %d was asked for", cpu)}
 	if t.Isolated.Contains(cpu) {

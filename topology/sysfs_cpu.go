@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,8 +53,37 @@ func (t *Topology) readGlobal(f *reader) error {
 			return err
 		}
 		t.Allowed = allowed
+		if t.Cpuset, t.CpusetFile, err = readCpuset(f); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// readCpuset reads the effective CPUs of this process's cpuset: the path
+// from proc/self/cpuset, under cgroup v2 (cpuset.cpus.effective, also in
+// the hybrid layout's unified/) or v1 (cpuset.effective_cpus, then
+// cpuset.cpus). Nothing found is no error: the cpuset is unknown.
+func readCpuset(f *reader) (*cpuset.Set, string, error) {
+	path, ok, err := f.readString("proc/self/cpuset")
+	if !ok || err != nil || !strings.HasPrefix(path, "/") {
+		return nil, "", err
+	}
+	for _, p := range []string{
+		"sys/fs/cgroup" + path + "/cpuset.cpus.effective",
+		"sys/fs/cgroup/unified" + path + "/cpuset.cpus.effective",
+		"sys/fs/cgroup/cpuset" + path + "/cpuset.effective_cpus",
+		"sys/fs/cgroup/cpuset" + path + "/cpuset.cpus",
+	} {
+		s, ok, err := f.readList(p)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok && !s.IsEmpty() {
+			return &s, f.Path(p), nil
+		}
+	}
+	return nil, "", nil
 }
 
 // readAllowed reads Cpus_allowed_list from proc/self/status.
@@ -83,11 +113,13 @@ func (t *Topology) readCPUs(f *reader) error {
 	if len(ids) == 0 {
 		return fmt.Errorf("%w: no cpuN directory in %s", ErrNotSysfs, f.Path(cpuDir))
 	}
-	nodes, models := map[int]int{}, map[int]string{}
+	// Nodes are read for selection too: a soft target keeps to one.
+	nodes, err := readNodes(f)
+	if err != nil {
+		return err
+	}
+	models := map[int]string{}
 	if f.full {
-		if nodes, err = readNodes(f); err != nil {
-			return err
-		}
 		if models, err = readCPUInfo(f); err != nil {
 			return err
 		}
@@ -116,12 +148,15 @@ func (t *Topology) readCPUs(f *reader) error {
 		c.NohzFull = t.NohzFull.Contains(c.ID)
 		t.CPUs = append(t.CPUs, c)
 	}
+	// The machine's model; a big.LITTLE machine has several, named in the
+	// order of their first CPU ("Cortex-A510 + Cortex-A715 + Cortex-X3").
+	var names []string
 	for _, c := range t.CPUs {
-		if c.Model != "" {
-			t.Model = c.Model
-			break
+		if c.Model != "" && !slices.Contains(names, c.Model) {
+			names = append(names, c.Model)
 		}
 	}
+	t.Model = strings.Join(names, " + ")
 	if !t.Online.IsEmpty() {
 		return nil
 	}
@@ -403,7 +438,8 @@ func readPMUKinds(f *reader) (map[int]string, error) {
 
 // readCPUInfo maps each processor in proc/cpuinfo to its model name. The
 // key differs by architecture: "model name" on x86, "cpu" on PowerPC and
-// SPARC, "Model Name" on LoongArch; ARM has only part numbers.
+// SPARC, "Model Name" on LoongArch; ARM has only the implementer and part
+// numbers, which armModel decodes as lscpu does.
 func readCPUInfo(f *reader) (map[int]string, error) {
 	out := make(map[int]string)
 	file, err := f.open("proc/cpuinfo")
@@ -411,7 +447,9 @@ func readCPUInfo(f *reader) (map[int]string, error) {
 		return out, nil // unknown, not an error: many dumps lack it
 	}
 	defer file.Close()
-	cur := -1
+	type midr struct{ implementer, part int }
+	arm := map[int]*midr{}
+	cur := 0 // one-CPU ARM kernels print no processor line before the fields
 	sc := bufio.NewScanner(file)
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
@@ -425,13 +463,35 @@ func readCPUInfo(f *reader) (map[int]string, error) {
 				cur = n
 			}
 		case "model name", "Model Name", "cpu model", "cpu":
-			if cur >= 0 && out[cur] == "" && val != "" {
+			if out[cur] == "" && val != "" {
 				out[cur] = val
+			}
+		case "CPU implementer", "CPU part":
+			n, err := strconv.ParseInt(val, 0, 32)
+			if err != nil {
+				continue
+			}
+			m := arm[cur]
+			if m == nil {
+				m = &midr{-1, -1}
+				arm[cur] = m
+			}
+			if key == "CPU part" {
+				m.part = int(n)
+			} else {
+				m.implementer = int(n)
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, &FileError{Path: f.Path("proc/cpuinfo"), Err: err}
+	}
+	for id, m := range arm {
+		if out[id] == "" {
+			if name := armModel(m.implementer, m.part); name != "" {
+				out[id] = name
+			}
+		}
 	}
 	return out, nil
 }

@@ -20,7 +20,18 @@ type Target struct {
 	// (or the CPUs asked for), cut down to the usable CPUs.
 	SoftCPUs cpuset.Set `json:"soft_cpus"`
 	Group    *int       `json:"group"` // rank of the group of ExactCPU
-	Why      string     `json:"why"`
+	// Node is the NUMA node that holds ExactCPU and every soft CPU; nil
+	// when the nodes are unknown or the soft CPUs span several.
+	Node *int   `json:"node,omitempty"`
+	Why  string `json:"why"`
+}
+
+// SelectOptions change how Select chooses.
+type SelectOptions struct {
+	// CrossNode lets a soft target span NUMA nodes; by default a group is
+	// cut down to the exact CPU's node, since a thread that moves between
+	// nodes leaves its memory behind.
+	CrossNode bool
 }
 
 // SelectError says why a requested target cannot be used.
@@ -48,8 +59,60 @@ var ErrBadSpec = errors.New("unknown target")
 //	N or LIST       the CPU N, or the CPUs of a list such as "4-7"
 //
 // A CPU that does not exist, is offline or lies outside this process's
-// allowed CPUs is an error that names the CPU and the reason.
+// cpuset is an error that names the CPU, the limit and the file it comes
+// from. A CPU outside the mask this process inherited (taskset, an
+// isolcpus CPU that no inherited mask holds) but inside its cpuset is a
+// valid target: the kernel lets a thread widen its own mask within its
+// cpuset. prime, big, little and group:K choose among the usable CPUs
+// (online and in the inherited mask), and big and little are refused when
+// the fastest or slowest CPUs of the machine are all offline.
 func (t *Topology) Select(spec string) (Target, error) {
+	return t.SelectWith(spec, SelectOptions{})
+}
+
+// SelectWith is Select with options.
+func (t *Topology) SelectWith(spec string, o SelectOptions) (Target, error) {
+	target, err := t.selectSpec(spec)
+	if err != nil {
+		return target, err
+	}
+	t.keepToNode(&target, o.CrossNode, !isCPUList(spec))
+	return target, nil
+}
+
+// isCPUList reports whether spec names CPUs rather than a group.
+func isCPUList(spec string) bool {
+	s, err := cpuset.Parse(strings.TrimSpace(spec))
+	return err == nil && !s.IsEmpty()
+}
+
+// keepToNode cuts a group's soft CPUs down to the exact CPU's NUMA node
+// (a list of CPUs the user gave is kept as given) and records the node.
+func (t *Topology) keepToNode(target *Target, crossNode, fromGroup bool) {
+	node := t.NodeOf(target.ExactCPU)
+	if node == nil {
+		return
+	}
+	var same []int
+	for _, id := range target.SoftCPUs.CPUs() {
+		if n := t.NodeOf(id); n != nil && *n == *node {
+			same = append(same, id)
+		}
+	}
+	inNode := cpuset.Of(same...)
+	switch {
+	case inNode.Equal(target.SoftCPUs):
+		target.Node = node
+	case crossNode || !fromGroup:
+		target.Why += fmt.Sprintf(" The soft CPUs %s span NUMA nodes.", target.SoftCPUs)
+	default:
+		target.Why += fmt.Sprintf(" The soft CPUs are kept to NUMA node %d (CPUs %s of %s), the exact CPU's: memory stays near the work (--cross-node spans nodes).",
+			*node, inNode, target.SoftCPUs)
+		target.SoftCPUs, target.Node = inNode, node
+	}
+}
+
+func (t *Topology) selectSpec(spec string) (Target, error) {
 	spec = strings.TrimSpace(spec)
 	usable := t.Usable()
 	if usable.IsEmpty() {
@@ -60,14 +123,23 @@ func (t *Topology) Select(spec string) (Target, error) {
 		if spec == "" {
 			spec = "prime"
 		}
+		if lost := t.lostBeyond(false); lost != nil && spec == "big" {
+			return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: t.lostReason(lost, "fastest")}
+		}
 		return t.selectGroup(spec, t.firstUsableGroup(usable, false), usable)
 	case spec == "little":
+		if lost := t.lostBeyond(true); lost != nil {
+			return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: t.lostReason(lost, "slowest")}
+		}
 		return t.selectGroup(spec, t.firstUsableGroup(usable, true), usable)
 	case strings.HasPrefix(spec, "group:"):
 		k, err := strconv.Atoi(strings.TrimPrefix(spec, "group:"))
 		if err != nil || k < 0 || k >= len(t.Groups) {
-			return Target{}, &SelectError{Spec: spec, CPU: -1,
-				Reason: fmt.Sprintf("no such group (this machine has groups 0-%d)", len(t.Groups)-1)}
+			reason := fmt.Sprintf("no such group (this machine has groups 0-%d online)", len(t.Groups)-1)
+			if len(t.Lost) > 0 {
+				reason += "; " + t.lostList() + " offline"
+			}
+			return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: reason}
 		}
 		return t.selectGroup(spec, &t.Groups[k], usable)
 	}
@@ -89,7 +161,12 @@ func (t *Topology) SelectCPUs(cpus cpuset.Set) (Target, error) {
 	if usable.IsEmpty() {
 		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no online CPU is allowed to this process"}
 	}
-	return t.selectCPUs(spec, cpus, usable)
+	target, err := t.selectCPUs(spec, cpus, usable)
+	if err != nil {
+		return target, err
+	}
+	t.keepToNode(&target, false, false)
+	return target, nil
 }
 
 // firstUsableGroup returns the fastest (or slowest) group that has a usable
@@ -108,6 +185,57 @@ func (t *Topology) firstUsableGroup(usable cpuset.Set, slowest bool) *Group {
 	return nil
 }
 
+// lostBeyond returns the lost class faster than every online group (or,
+// slowest, slower than every one), or nil.
+func (t *Topology) lostBeyond(slowest bool) *Group {
+	if len(t.Lost) == 0 || len(t.Groups) == 0 {
+		return nil
+	}
+	if slowest {
+		lost, last := &t.Lost[len(t.Lost)-1], t.Groups[len(t.Groups)-1]
+		if last.Capacity != nil && *lost.Capacity < *last.Capacity {
+			return lost
+		}
+		return nil
+	}
+	lost, first := &t.Lost[0], t.Groups[0]
+	if first.Capacity != nil && *lost.Capacity > *first.Capacity {
+		return lost
+	}
+	return nil
+}
+
+func (t *Topology) lostReason(lost *Group, which string) string {
+	return fmt.Sprintf("the %s CPUs of this machine (%s, capacity %d) are offline (%s); the online groups are %s",
+		which, lost.CPUs, *lost.Capacity, onlineEvidence(t), t.groupList())
+}
+
+// lostList names the lost classes: "CPUs 2-3 (capacity 1024)".
+func (t *Topology) lostList() string {
+	var parts []string
+	for _, g := range t.Lost {
+		parts = append(parts, fmt.Sprintf("CPUs %s (capacity %d)", g.CPUs, *g.Capacity))
+	}
+	return strings.Join(parts, " and ") + " are"
+}
+
+func (t *Topology) groupList() string {
+	var parts []string
+	for _, g := range t.Groups {
+		p := fmt.Sprintf("%d (CPUs %s", g.Rank, g.CPUs)
+		if g.Capacity != nil {
+			p += fmt.Sprintf(", capacity %d", *g.Capacity)
+		}
+		parts = append(parts, p+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// onlineEvidence names the file the online list comes from.
+func onlineEvidence(t *Topology) string {
+	return fmt.Sprintf("%s says %s", FS(t.Root).Path(cpuDir, "online"), t.Online)
+}
+
 func (t *Topology) selectGroup(spec string, g *Group, usable cpuset.Set) (Target, error) {
 	if g == nil {
 		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no group has a usable CPU"}
@@ -123,21 +251,37 @@ func (t *Topology) selectGroup(spec string, g *Group, usable cpuset.Set) (Target
 	if !soft.Equal(g.CPUs) {
 		why += fmt.Sprintf("; only CPUs %s of it are allowed to this process", soft)
 	}
+	if (spec == "prime" || spec == "big") && g.Rank > 0 {
+		why += fmt.Sprintf("; the faster group 0 (CPUs %s) is outside this process's allowed CPUs %s", t.Groups[0].CPUs, usable)
+	}
+	if spec == "little" && g.Rank < len(t.Groups)-1 {
+		why += fmt.Sprintf("; the slower group %d (CPUs %s) is outside this process's allowed CPUs %s", len(t.Groups)-1, t.Groups[len(t.Groups)-1].CPUs, usable)
+	}
+	if lost := t.lostBeyond(false); lost != nil && spec == "prime" {
+		why += fmt.Sprintf("; the machine's fastest CPUs %s (capacity %d) are offline", lost.CPUs, *lost.Capacity)
+	}
 	return Target{Spec: spec, ExactCPU: exact, SoftCPUs: soft, Group: &rank, Why: why + "."}, nil
 }
 
 func (t *Topology) selectCPUs(spec string, cpus, usable cpuset.Set) (Target, error) {
+	var widened []int // outside the inherited mask, inside the cpuset
 	for _, id := range cpus.CPUs() {
 		c := t.CPU(id)
 		switch {
 		case c == nil:
 			return Target{}, &SelectError{Spec: spec, CPU: id,
-				Reason: fmt.Sprintf("does not exist (this machine has CPUs %s)", t.Present)}
+				Reason: fmt.Sprintf("does not exist (this machine has CPUs %s, %s)", t.Present, FS(t.Root).Path(cpuDir, "present"))}
 		case !c.Online:
-			return Target{}, &SelectError{Spec: spec, CPU: id, Reason: "is offline"}
-		case !usable.Contains(id):
+			return Target{}, &SelectError{Spec: spec, CPU: id, Reason: "is offline (" + onlineEvidence(t) + ")"}
+		case t.Cpuset != nil && !t.Cpuset.Contains(id):
 			return Target{}, &SelectError{Spec: spec, CPU: id,
-				Reason: fmt.Sprintf("is outside this process's allowed CPUs %s (taskset or cgroup cpuset)", usable)}
+				Reason: fmt.Sprintf("is outside this process's cpuset %s (%s)", t.Cpuset, t.CpusetFile)}
+		case !usable.Contains(id) && t.Cpuset == nil:
+			return Target{}, &SelectError{Spec: spec, CPU: id,
+				Reason: fmt.Sprintf("is outside the mask this process inherited %s (Cpus_allowed_list of %s: taskset), and its cpuset cannot be read to see whether the mask may widen",
+					usable, FS(t.Root).Path("proc/self/status"))}
+		case !usable.Contains(id):
+			widened = append(widened, id)
 		}
 	}
 	exact, how := t.bestCore(cpus)
@@ -156,6 +300,10 @@ func (t *Topology) selectCPUs(spec string, cpus, usable cpuset.Set) (Target, err
 	}
 	if t.CPU(exact).Isolated {
 		target.Why += "; it is isolated from the scheduler's load balancing (isolcpus)"
+	}
+	if len(widened) > 0 {
+		target.Why += fmt.Sprintf("; CPUs %s are outside the mask corepin inherited (%s) but inside its cpuset %s (%s), so the thread's mask is widened to them",
+			cpuset.Of(widened...), usable, t.Cpuset, t.CpusetFile)
 	}
 	return target, nil
 }

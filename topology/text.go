@@ -19,10 +19,23 @@ func (t *Topology) WriteText(w io.Writer, target Target) error {
 	if t.Allowed != nil {
 		fmt.Fprintf(w, ", allowed to this process %s", t.Allowed)
 	}
+	if t.Cpuset != nil && t.Allowed != nil && !t.Cpuset.Equal(*t.Allowed) {
+		fmt.Fprintf(w, ", cpuset %s", t.Cpuset)
+	}
 	if !t.Isolated.IsEmpty() {
 		fmt.Fprintf(w, ", isolated %s", t.Isolated)
 	}
 	fmt.Fprintln(w)
+	if sockets, nodes := t.Sockets(), t.Nodes(); len(sockets) > 1 || len(nodes) > 1 {
+		var parts []string
+		for _, n := range nodes {
+			parts = append(parts, fmt.Sprintf("node %d = CPUs %s", n.ID, n.CPUs))
+		}
+		fmt.Fprintf(w, "%d sockets, %d NUMA nodes: %s\n", len(sockets), len(nodes), strings.Join(parts, "; "))
+	}
+	for _, g := range t.Lost {
+		fmt.Fprintf(w, "Offline: CPUs %s (capacity %d), a class of CPUs no online group has\n", g.CPUs, *g.Capacity)
+	}
 	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -38,13 +51,13 @@ func (t *Topology) WriteText(w io.Writer, target Target) error {
 	fmt.Fprintln(w)
 
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CPU\tONLINE\tCORE\tCLUSTER\tSMT SIBLINGS\tMAX MHZ\tMIN MHZ\tCAPACITY\tKIND\tNODE")
+	fmt.Fprintln(tw, "CPU\tONLINE\tSOCKET\tCORE\tCLUSTER\tSMT SIBLINGS\tMAX MHZ\tMIN MHZ\tCAPACITY\tKIND\tNODE")
 	for _, c := range t.CPUs {
 		online := "yes"
 		if !c.Online {
 			online = "no"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, online, optInt(c.Core), optInt(c.Cluster),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, online, optInt(c.Package), optInt(c.Core), optInt(c.Cluster),
 			orDash(c.Siblings.String()), optMHz(c.MaxMHz), optMHz(c.MinMHz), optInt(c.Capacity), orDash(c.Kind), optInt(c.Node))
 	}
 	tw.Flush()

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 
 	"corepin.dev/corepin/cpuset"
 )
@@ -28,8 +29,17 @@ type Topology struct {
 	// Allowed is the calling process's affinity (Cpus_allowed_list of
 	// /proc/self/status); it is read only when Root is "/".
 	Allowed *cpuset.Set `json:"allowed,omitempty"`
-	CPUs    []CPU       `json:"cpus"`
-	Groups  []Group     `json:"groups"`
+	// Cpuset is the effective CPU list of this process's cpuset, read from
+	// CpusetFile; nil when it could not be read. It, not Allowed, is what
+	// the kernel holds a thread to: a thread may widen its own mask to any
+	// CPU of its cpuset (an isolcpus CPU that no inherited mask holds).
+	Cpuset     *cpuset.Set `json:"cpuset,omitempty"`
+	CpusetFile string      `json:"cpuset_file,omitempty"`
+	CPUs       []CPU       `json:"cpus"`
+	Groups     []Group     `json:"groups"`
+	// Lost are the capacity classes whose CPUs are all offline, fastest
+	// first (a phone's big cluster taken offline); they are no group.
+	Lost []Group `json:"lost_groups,omitempty"`
 	// Heterogeneous is true when the fastest and slowest groups differ in
 	// capacity by 1.5× or more, the threshold sched_ext's topology code uses
 	// to ignore binning noise.
@@ -97,8 +107,8 @@ var ErrNotSysfs = errors.New("not a sysfs tree")
 // Read reads the topology under root ("/" for the running machine).
 func Read(root string) (*Topology, error) { return read(root, true) }
 
-// ReadForSelection reads only what choosing a target needs: no caches,
-// NUMA nodes or model names. It is for paths that start work and must
+// ReadForSelection reads only what choosing a target needs: no caches or
+// model names. It is for paths that start work and must
 // start quickly, such as corepin exec.
 func ReadForSelection(root string) (*Topology, error) { return read(root, false) }
 
@@ -155,4 +165,49 @@ func (t *Topology) Usable() cpuset.Set {
 		u = u.Intersect(*t.Allowed)
 	}
 	return u
+}
+
+// Node is a NUMA node and its online CPUs.
+type Node struct {
+	ID   int        `json:"node"`
+	CPUs cpuset.Set `json:"cpus"`
+}
+
+// Nodes lists the NUMA nodes that hold online CPUs, in order; empty when
+// the nodes were not read.
+func (t *Topology) Nodes() []Node {
+	var out []Node
+	for _, c := range t.CPUs {
+		if !c.Online || c.Node == nil {
+			continue
+		}
+		i := slices.IndexFunc(out, func(n Node) bool { return n.ID == *c.Node })
+		if i < 0 {
+			out = append(out, Node{ID: *c.Node})
+			i = len(out) - 1
+		}
+		out[i].CPUs = out[i].CPUs.Union(cpuset.Of(c.ID))
+	}
+	slices.SortFunc(out, func(a, b Node) int { return a.ID - b.ID })
+	return out
+}
+
+// Sockets lists the physical packages of the online CPUs.
+func (t *Topology) Sockets() []int {
+	var out []int
+	for _, c := range t.CPUs {
+		if c.Online && c.Package != nil && !slices.Contains(out, *c.Package) {
+			out = append(out, *c.Package)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// NodeOf returns the NUMA node of cpu, or nil when it is not known.
+func (t *Topology) NodeOf(cpu int) *int {
+	if c := t.CPU(cpu); c != nil {
+		return c.Node
+	}
+	return nil
 }

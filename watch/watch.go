@@ -11,6 +11,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
@@ -90,6 +93,9 @@ type Result struct {
 	// missed its ticks cannot vouch for the residency it measured.
 	KeepUp KeepUp   `json:"keep_up"`
 	Errors []string `json:"errors,omitempty"`
+	// TargetOffline is set when every target CPU went offline during the
+	// run (see Offline).
+	TargetOffline *Offline `json:"target_offline,omitempty"`
 }
 
 // ThreadStat is one thread's record.
@@ -149,9 +155,11 @@ type Watcher struct {
 	buf       []byte
 	res       Result
 	// lastTicks is the time of the previous sample in clock ticks since
-	// boot (from /proc/uptime), to recognise threads born since then.
-	lastTicks uint64
-	last      bool // the last sample: read every thread's sched file
+	// boot (from /proc/uptime), to recognise threads born since then;
+	// firstTicks that of the first sample.
+	lastTicks, firstTicks uint64
+	offline               *Offline
+	last                  bool // the last sample: read every thread's sched file
 	// statOnly samples the way the watcher did before it read the
 	// scheduler's account: stat alone, opened afresh each time. The
 	// benchmark that prices the account compares against it.
@@ -294,6 +302,7 @@ func (w *Watcher) result() Result {
 		res.RunS, res.WaitS = &r, &wt
 	}
 	res.Errors = slices.Clone(w.res.Errors)
+	res.TargetOffline = w.offlineResult()
 	return res
 }
 
@@ -303,6 +312,10 @@ func (w *Watcher) sample() {
 	defer w.mu.Unlock()
 	w.res.Samples++
 	now := w.uptimeTicks()
+	if w.firstTicks == 0 {
+		w.firstTicks = now
+	}
+	w.checkOnline(now)
 	for _, t := range w.threads {
 		t.seen = false
 	}
@@ -534,13 +547,19 @@ func (w *Watcher) maintain(t *thread, pid int, k key) {
 			return
 		}
 		if err := set(); err != nil {
+			if what == "affinity" && errors.Is(err, unix.EINVAL) && w.targetGone() {
+				w.checkOnline(w.uptimeTicks()) // the CPU went offline since this sample began
+				return
+			}
 			w.addError(fmt.Sprintf("re-asserting %s on thread %d: %v", what, k.tid, err))
 			return
 		}
 		t.Reasserts++
 		w.res.Reasserts++
 	}
-	if !w.opts.Mask.IsEmpty() {
+	// Once the target has gone offline the work runs elsewhere; a mask of
+	// offline CPUs cannot be set (EINVAL), so it is not asked for again.
+	if !w.opts.Mask.IsEmpty() && w.offline == nil {
 		fix("affinity", func() (bool, error) {
 			mask, err := sched.GetAffinity(k.tid)
 			return mask.IsSubsetOf(w.opts.Mask), err

@@ -1,8 +1,10 @@
 package watch
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 )
 
@@ -29,51 +32,62 @@ func TestMain(m *testing.M) {
 }
 
 func busyChild() {
-	all := cpuset.Range(0, runtime.NumCPU()-1)
+	all, err := testcpu.OnlineNow()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// Three threads widen their masks after 0.2 s of CPU time and spin
+	// for 0.5 s more (CPU time: on a loaded machine they still do that much
+	// work); then the helper says so and waits for its stdin to close.
+	done := make(chan struct{})
 	for range 3 {
 		go func() {
 			runtime.LockOSThread()
-			start := time.Now()
-			widened := false
-			for time.Since(start) < 10*time.Second {
-				if !widened && time.Since(start) > 300*time.Millisecond {
-					sched.SetAffinity(0, all)
-					widened = true
-				}
-			}
+			testcpu.Spin(200 * time.Millisecond)
+			sched.SetAffinity(0, all)
+			testcpu.Spin(500 * time.Millisecond)
+			done <- struct{}{}
+			select {} // stay, so the test can read the thread's mask
 		}()
 	}
-	time.Sleep(10 * time.Second)
+	for range 3 {
+		<-done
+	}
+	fmt.Println("done")
+	io.Copy(io.Discard, os.Stdin)
 	os.Exit(0)
 }
 
 func TestWatcherPullsBackWidenedThreads(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux with 2 CPUs")
-	}
+	cpu := testcpu.Target(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "COREPIN_WATCH_HELPER=busy")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	target := cpuset.Of(lastAllowedCPU(t))
-	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Mask: target, Maintain: true, Avoid: target, Period: 50 * time.Millisecond})
+	defer stdin.Close()
+	target := cpuset.Of(cpu)
+	w, err := Start(context.Background(), Options{PID: cmd.Process.Pid, Mask: target, Maintain: true, Avoid: target})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Watch until the three threads have widened, been pulled back and
-	// run long enough to say where they ran, or until a deadline far
-	// beyond that on a loaded machine.
-	for deadline := time.Now().Add(9 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if res := w.Result(); res.Reasserts >= 3 && busyThreads(res, 40) >= 3 {
-			break
-		}
+	// Wait for the helper's "done": its threads did their work.
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "done\n" {
+		t.Fatalf("the helper said %q, %v", line, err)
 	}
 	res := w.Stop()
 	if res.Reasserts == 0 {
@@ -100,29 +114,6 @@ func TestWatcherPullsBackWidenedThreads(t *testing.T) {
 			t.Errorf("thread %d ends with mask %s", th.TID, mask)
 		}
 	}
-}
-
-// lastAllowedCPU is the highest CPU this process may use, as the kernel
-// reports it.
-func lastAllowedCPU(t *testing.T) int {
-	t.Helper()
-	mask, err := sched.GetAffinity(0)
-	if err != nil || mask.IsEmpty() {
-		t.Fatalf("reading this process's mask: %v", err)
-	}
-	cpus := mask.CPUs()
-	return cpus[len(cpus)-1]
-}
-
-// busyThreads counts the threads that used CPU in at least n samples.
-func busyThreads(res Result, n int) int {
-	busy := 0
-	for _, th := range res.Threads {
-		if th.Running >= n {
-			busy++
-		}
-	}
-	return busy
 }
 
 // fakeProc writes /proc/PID/task/TID/stat files under a fixture root.

@@ -6,22 +6,14 @@ import (
 	"io"
 	"testing"
 
-	"corepin.dev/corepin/topology"
+	"corepin.dev/corepin/internal/testcpu"
 )
 
-// BenchmarkExecTrue is corepin exec of /bin/true on the prime CPU as the
+// BenchmarkExecTrue is corepin exec of /bin/true on the default target as the
 // command line runs it, flag parsing and target selection included, but
 // not the process's own start.
 func BenchmarkExecTrue(b *testing.B) {
-	topo, err := topology.ReadForSelection("/")
-	if err != nil {
-		b.Fatal(err)
-	}
-	target, err := topo.Select("prime")
-	if err != nil {
-		b.Fatal(err)
-	}
-	args := []string{"exec", "-q", "--cpu", fmt.Sprint(target.ExactCPU), "--", "true"}
+	args := []string{"exec", "-q", "--cpu", fmt.Sprint(testcpu.Target(b)), "--", "true"}
 	for b.Loop() {
 		if code := runWith(context.Background(), io.Discard, io.Discard, args); code != 0 {
 			b.Fatalf("exit %d", code)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"corepin.dev/corepin/caps"
@@ -86,5 +87,36 @@ func TestCapsAsNobodyAgreesWithChrt(t *testing.T) {
 	}
 	if c.Realtime || c.NiceLowering {
 		t.Errorf("nobody may use realtime or lower nice: %+v", c)
+	}
+}
+
+// The evidence quotes what the kernel's files say, and apart from it what
+// corepin computed: a reader can tell the file from the conclusion.
+func TestCapsEvidenceQuotesTheFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux")
+	}
+	out, errOut, code := corepin(t, "caps", "--json")
+	if code != 0 {
+		t.Fatalf("caps: exit %d: %s", code, errOut)
+	}
+	c := capsJSON(t, out)
+	isolated, err := os.ReadFile("/sys/devices/system/cpu/isolated")
+	if err != nil {
+		t.Skipf("no isolated file: %v", err)
+	}
+	if want := strconv.Quote(strings.TrimSpace(string(isolated))); !strings.Contains(c.Evidence["isolated"], want) {
+		t.Errorf("isolated evidence %q does not quote the file's %s", c.Evidence["isolated"], want)
+	}
+	status, _ := os.ReadFile("/proc/self/status")
+	var allowed string
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			allowed = strings.TrimSpace(v)
+		}
+	}
+	ev := c.Evidence["allowed_cpus"]
+	if !strings.Contains(ev, "Cpus_allowed_list "+strconv.Quote(allowed)) || !strings.Contains(ev, "corepin computed") {
+		t.Errorf("allowed evidence %q: want the file's Cpus_allowed_list %q quoted and corepin's computation apart", ev, allowed)
 	}
 }

@@ -49,8 +49,9 @@ corepin's exit status is the command's own.
 
 Standard streams pass through, SIGINT, SIGTERM and SIGHUP are forwarded,
 and corepin exits with the command's status (128+N for a signal, 125 when
-the acceptance rule refused, 126 when the command is not executable, 127
-when it is not found).`,
+the acceptance rule refused, 124 when it stopped holding during the run
+because every target CPU went offline, 126 when the command is not
+executable, 127 when it is not found).`,
 		Example: `  corepin exec -- ./bench
   corepin exec --cpu 3 --ladder spec --realtime -- ./bench --size large
   corepin exec --cpus 4-7 --mode soft --report sched.json -- make -j4
@@ -118,7 +119,7 @@ when it is not found).`,
 			defer stop()
 		}
 		rep, err := launch.Run(context.WithoutCancel(in.Ctx), launch.Config{
-			Request: req, Args: args,
+			Request: req, Args: args, Node: target.Node,
 			Stdin: in.Stdin, Stdout: in.Stdout, Stderr: in.Stderr,
 			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Signals: signals, Launcher: launcher, Observe: observe,
 		})
@@ -136,6 +137,22 @@ when it is not found).`,
 		if !quiet {
 			fmt.Fprintln(in.Stderr, "corepin:", rep.Summary())
 			printWarnings(in.Stderr, execWarnings(rep))
+		}
+		if rep.NoLongerHeld() != "" {
+			status := "ended by a signal"
+			if c := rep.Child.ExitCode; c != nil {
+				status = fmt.Sprintf("exited %d", *c)
+			}
+			return &exitError{code: rep.ExitCode(), err: fmt.Errorf("the acceptance rule stopped holding during the run: CPU %s went offline (the command itself %s)",
+				rep.Watch.TargetOffline.CPUs, status)}
+		}
+		if rep.NoLongerHeld() != "" {
+			status := "ended by a signal"
+			if c := rep.Child.ExitCode; c != nil {
+				status = fmt.Sprintf("exited %d", *c)
+			}
+			return &exitError{code: rep.ExitCode(), err: fmt.Errorf("the acceptance rule stopped holding during the run: CPU %s went offline (the command itself %s)",
+				rep.Watch.TargetOffline.CPUs, status)}
 		}
 		if code := rep.ExitCode(); code != 0 {
 			return &exitError{code: code}

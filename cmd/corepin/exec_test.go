@@ -16,31 +16,17 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
 )
 
-// requireExec skips where commands cannot be started on a target, and
-// returns the CPU corepin chooses by default (the prime target), which the
-// tests then expect.
+// requireExec returns the CPU corepin chooses by default, skipping unless
+// another CPU is left for corepin's own threads.
 func requireExec(t *testing.T) int {
 	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("needs Linux")
-	}
-	topo, err := topology.ReadForSelection("/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if topo.Usable().Len() < 2 {
-		t.Skipf("needs 2 usable CPUs (this process may use %s)", topo.Usable())
-	}
-	target, err := topo.Select("prime")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return target.ExactCPU
+	return testcpu.Target(t)
 }
 
 // skipInShort skips the tests that run whole benchmark suites or
@@ -205,21 +191,21 @@ func TestExecForwardsSignals(t *testing.T) {
 
 // The test binary doubles as a busy program that widens its own affinity:
 // with COREPIN_EXEC_HELPER=widen it runs three busy threads that set their
-// masks to every CPU after 100 ms of CPU time and end after 700 ms of it.
-// CPU time, not wall time, so that a loaded machine only makes it slower.
+// masks to every CPU after 0.2 s of CPU time and spin for 0.5 s more (CPU
+// time, not wall time: on a loaded machine they still do that much work).
 func widenHelper() {
-	topo, err := topology.ReadForSelection("/")
+	all, err := testcpu.OnlineNow()
 	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	all := topo.Online // wider than the target corepin set
 	done := make(chan struct{})
 	for range 3 {
 		go func() {
 			runtime.LockOSThread()
-			spinUntil(100 * time.Millisecond)
+			testcpu.Spin(200 * time.Millisecond)
 			sched.SetAffinity(0, all)
-			spinUntil(700 * time.Millisecond)
+			testcpu.Spin(500 * time.Millisecond)
 			done <- struct{}{}
 		}()
 	}
@@ -227,16 +213,6 @@ func widenHelper() {
 		<-done
 	}
 	os.Exit(0)
-}
-
-// spinUntil keeps the calling thread busy until it has used d of CPU time.
-func spinUntil(d time.Duration) {
-	for {
-		used, err := sched.ThreadCPUTime(0)
-		if err != nil || used >= d {
-			return
-		}
-	}
 }
 
 func TestExecWatcherPullsBack(t *testing.T) {
@@ -306,6 +282,35 @@ func TestExecUnprivileged(t *testing.T) {
 				t.Errorf("as nobody: %d EPERM steps, read-back %+v, exit %d", eperm, rep.Readback, rep.ExitCode())
 			}
 		})
+	}
+}
+
+// A soft target keeps to one NUMA node, and the report records it.
+func TestExecReportRecordsTheNode(t *testing.T) {
+	requireExec(t)
+	topo, err := topology.Read("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := topo.Select("prime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if target.Node == nil {
+		t.Skip("this machine's NUMA nodes are unknown")
+	}
+	report := filepath.Join(t.TempDir(), "r.json")
+	if _, errOut, code := corepin(t, "exec", "-q", "--mode", "soft", "--report", report, "--", "true"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rep := readReport(t, report)
+	if rep.Target.Node == nil || *rep.Target.Node != *target.Node {
+		t.Fatalf("report node %v, want %d", rep.Target.Node, *target.Node)
+	}
+	for _, c := range rep.Target.CPUs.CPUs() {
+		if n := topo.NodeOf(c); n == nil || *n != *target.Node {
+			t.Errorf("soft CPU %d is in node %v, not %d", c, n, *target.Node)
+		}
 	}
 }
 

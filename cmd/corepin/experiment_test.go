@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/topology"
 )
 
 func TestExperimentQoSQuick(t *testing.T) {
@@ -66,9 +68,10 @@ func TestExperimentPartitionQuick(t *testing.T) {
 			Chunks   int     `json:"chunks"`
 			MedianMs float64 `json:"median_ms"`
 		} `json:"rows"`
-		IdealMs  float64 `json:"ideal_ms"`
-		Emulated bool    `json:"emulated"`
-		How      string  `json:"how"`
+		IdealMs  float64    `json:"ideal_ms"`
+		Emulated bool       `json:"emulated"`
+		How      string     `json:"how"`
+		SlowCPUs cpuset.Set `json:"slow_cpus"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
@@ -85,8 +88,22 @@ func TestExperimentPartitionQuick(t *testing.T) {
 			t.Errorf("no %s row", s)
 		}
 	}
-	if doc.IdealMs <= 0 || !doc.Emulated || !strings.Contains(doc.How, "upper half") {
-		t.Errorf("ideal %v, emulated %v, how %q", doc.IdealMs, doc.Emulated, doc.How)
+	// A machine with real slow cores (big.LITTLE, hybrid) uses them and
+	// emulates nothing; one of equal cores slows the upper half.
+	topo, err := topology.Read("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topo.Heterogeneous {
+		fastest := topo.Groups[0].CPUs
+		if doc.Emulated || !strings.Contains(doc.How, "slower cores") || doc.SlowCPUs.IsEmpty() || !doc.SlowCPUs.Intersect(fastest).IsEmpty() {
+			t.Errorf("real slow cores: emulated %v, slow %s (fastest group %s), how %q", doc.Emulated, doc.SlowCPUs, fastest, doc.How)
+		}
+	} else if !doc.Emulated || !strings.Contains(doc.How, "upper half") {
+		t.Errorf("equal cores: emulated %v, how %q", doc.Emulated, doc.How)
+	}
+	if doc.IdealMs <= 0 {
+		t.Errorf("ideal %v", doc.IdealMs)
 	}
 	html, err := os.ReadFile(filepath.Join(dir, "experiment-partition.html"))
 	if err != nil || strings.Count(string(html), `<svg class="chart"`) < 4 {

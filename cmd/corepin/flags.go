@@ -16,9 +16,10 @@ import (
 // targetFlags are the flags that choose where work runs; every command that
 // places work takes the same ones.
 type targetFlags struct {
-	target string
-	cpu    int
-	cpus   setString
+	target    string
+	cpu       int
+	cpus      setString
+	crossNode bool
 }
 
 // noCPU is --cpu's value when it is not given: -1 given is an error.
@@ -39,6 +40,7 @@ func (f *targetFlags) register(cmd *cli.Command) {
 	f.cpu = noCPU
 	cmd.Flags().IntVar(&f.cpu, "cpu", noCPU, "run on this `CPU` (overrides --target)")
 	cmd.Flags().Var(&f.cpus, "cpus", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
+	cmd.Flags().BoolVar(&f.crossNode, "cross-node", false, "let a soft target span NUMA nodes (by default it keeps to the exact CPU's node)")
 	cmd.Complete("target", "prime", "big", "little", "group:0", "group:1")
 }
 
@@ -96,7 +98,7 @@ func (f *targetFlags) resolveWith(read func(string) (*topology.Topology, error),
 	}
 	var target topology.Target
 	if cpus.IsEmpty() {
-		target, err = topo.Select(f.target)
+		target, err = topo.SelectWith(f.target, topology.SelectOptions{CrossNode: f.crossNode})
 	} else {
 		target, err = topo.SelectCPUs(cpus)
 	}

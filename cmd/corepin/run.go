@@ -7,6 +7,7 @@ import (
 
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/suite"
@@ -25,6 +26,7 @@ func newRunCmd() *cli.Command {
 		only                  cli.ListValue
 		telemetryP, watchP    time.Duration
 		tune                  tuneFlags
+		waitOnline            time.Duration
 	)
 	cmd := &cli.Command{
 		Use:   "run [SUITE.toml]",
@@ -108,7 +110,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		}()
 		run, folder, err = runner.Run(in.Ctx, runner.Config{
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
-			TelemetryPeriod: telemetryP, WatchPeriod: watchP,
+			TelemetryPeriod: telemetryP, WatchPeriod: watchP, WaitOnline: waitOnline,
 			Topology: topo, Target: target, Request: req,
 			MaxWait: maxWait, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst,
 			OutDir: out, Version: buildVersion().Version, Events: events, Tuned: tuned,
@@ -130,6 +132,8 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		switch {
 		case run.Interrupted:
 			return &exitError{code: interrupt.Code(in.Ctx), err: fmt.Errorf("interrupted; finished runs are in %s", folder.Path)}
+		case run.StoppedEarly != "":
+			return &exitError{code: launch.ExitNoLongerHeld, err: fmt.Errorf("%s; finished runs are in %s", run.StoppedEarly, folder.Path)}
 		case !run.AllValid():
 			return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
 		}
@@ -147,6 +151,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.StringVar(&isolation, "isolation", runner.Process, "process (a child started on target, as corepin exec does) or thread (a session thread; built-ins only)")
 	f.DurationVar(&telemetryP, "telemetry", 0, "telemetry period (default 100ms for built-ins, 1s for suite files)")
 	f.DurationVar(&watchP, "watch", 100*time.Millisecond, "watcher period; 0 turns it off")
+	f.DurationVar(&waitOnline, "wait-online", 0, "when the target CPU is offline before a run, wait this long for it to come back (default: stop early at once, exit 124)")
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
 	f.BoolVar(&quiet, "quiet", false, "print only the results folder")

@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // Command returns a command that runs name with args as nobody (uid and
 // gid 65534, no supplementary groups) through setpriv. It skips the test
-// where that is impossible: not root, or no setpriv.
+// where that is impossible: not root, no setpriv, or a setpriv that is not
+// util-linux's (busybox's has no --clear-groups).
 func Command(tb testing.TB, name string, args ...string) *exec.Cmd {
 	tb.Helper()
 	if os.Geteuid() != 0 {
@@ -21,7 +23,18 @@ func Command(tb testing.TB, name string, args ...string) *exec.Cmd {
 	if err != nil {
 		tb.Skip("needs setpriv (util-linux) to run a program as nobody")
 	}
+	if out, _ := exec.Command(setpriv, "--version").CombinedOutput(); !strings.Contains(string(out), "util-linux") {
+		tb.Skipf("needs util-linux's setpriv to run a program as nobody; %s is another (%s)", setpriv, firstLine(out))
+	}
 	return exec.Command(setpriv, append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", name}, args...)...)
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if s == "" {
+		return "it prints no version"
+	}
+	return s
 }
 
 // Executable copies the running test binary to a folder nobody may read

@@ -17,8 +17,26 @@ import (
 	"testing"
 )
 
-// Dir returns the folder that holds the dumps and their oracle files.
+// Dir returns the folder that holds the dumps and their oracle files,
+// found from the working directory as go test sets it (the package's
+// folder) up to the module's root, so that a test binary built elsewhere or
+// copied into a machine with another root still finds them. The source
+// path compiled into the binary is the last resort.
 func Dir() string {
+	const rel = "internal/sysfstest/testdata/sysfs"
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				if st, err := os.Stat(filepath.Join(dir, rel)); err == nil && st.IsDir() {
+					return filepath.Join(dir, rel)
+				}
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "testdata", "sysfs")
 }

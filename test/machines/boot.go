@@ -158,13 +158,18 @@ func writeShare(share string, g guestRun, bk bootKernel, argv []string) error {
 		fmt.Fprintf(&setup, "echo 0 > /sys/devices/system/cpu/cpu%d/online || die 'cannot take CPU %d offline'\n", c, c)
 	}
 	if c := g.shape.unplug; c >= 0 {
-		// Wait for a task pinned to CPU c alone, then take c offline 1 s
-		// later and bring it back 2 s after that; the times go to the share.
+		// Wait for a user task pinned to CPU c alone (kernel threads, which
+		// have no VmSize, are pinned to their CPU from boot), then take c
+		// offline 1 s later and bring it back 2 s after that; the times go
+		// to the share.
 		fmt.Fprintf(&setup, `(
-	while :; do
-		if grep -lx 'Cpus_allowed_list:	%[1]d' /proc/[0-9]*/task/*/status >/dev/null 2>&1; then break; fi
-		sleep 0.1
-	done
+	pinned() {
+		for f in $(grep -lx 'Cpus_allowed_list:	%[1]d' /proc/[0-9]*/task/*/status 2>/dev/null); do
+			grep -q '^VmSize:' $f 2>/dev/null && return 0
+		done
+		return 1
+	}
+	until pinned; do sleep 0.1; done
 	sleep 1
 	echo 0 > /sys/devices/system/cpu/cpu%[1]d/online && echo "offline $(cat /proc/uptime)" >> /host/tmp/machine/unplug.log
 	sleep 2

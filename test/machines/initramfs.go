@@ -15,7 +15,9 @@ import (
 // 9p, the guest's own proc, sys and dev over it, a tmpfs on /tmp and the
 // writable results share on /tmp/machine; runs the shape's setup.sh (as
 // busybox, outside the chroot), then the command chrooted into the host
-// root; writes the command's exit status to the share and powers off.
+// root; writes the command's exit status to the share and resets the
+// machine, which qemu's -no-reboot turns into its exit (a reset needs no
+// ACPI, which a small kernel may lack).
 const initScript = `#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys /dev /host /bin /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
@@ -26,7 +28,7 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 for m in $(cat /etc/modules); do
 	insmod /lib/modules/$m || echo "machine: insmod $m failed"
 done
-die() { echo "machine: $*"; poweroff -f; }
+die() { echo "machine: $*"; reboot -f; }
 opts=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o $opts,cache=loose,ro hostroot /host || die "cannot mount the host root"
 mount -t proc proc /host/proc
@@ -48,7 +50,7 @@ echo $? > /host/tmp/machine/status
 echo "@@machine-command-end@@"
 sync
 umount /host/tmp/machine
-poweroff -f
+reboot -f
 `
 
 // buildInitramfs writes (once per content) a gzip'd newc cpio archive with

@@ -6,6 +6,8 @@
 //
 //	go run ./test/machines shapes
 //	go run ./test/machines run -shape smt8 -- lscpu -e
+//	go run ./test/machines test -shape smt8            # the project's tests in a guest
+//	go run ./test/machines matrix                      # every shape × every check
 //
 // Kernels, the initramfs and the device trees are cached under
 // os.UserCacheDir()/corepin/machines. See README.md in this directory.
@@ -44,6 +46,10 @@ func init() {
 		{"shapes", "list the machine shapes and their kernels", cmdShapes},
 		{"fetch", "download and unpack the kernels (all, or -kernel NAME)", cmdFetch},
 		{"run", "boot a shape and run a command in it: run -shape NAME -- CMD ARGS…", cmdRun},
+		{"test", "run the project's test binaries in a shape: test -shape NAME [PKG…]", cmdTest},
+		{"check", "run the truth checks in a shape: check -shape NAME [CHECK…]", cmdCheck},
+		{"matrix", "run the truth checks on every shape and print shape × check", cmdMatrix},
+		{"guest", "(inside a guest) run checks and test binaries, write results.json", cmdGuest},
 	}
 }
 

@@ -36,8 +36,6 @@ func (s shape) cpus() int {
 	return n
 }
 
-func (s shape) arm64() bool { return kernels[s.kernel].arch == "arm64" }
-
 var shapes = map[string]shape{
 	"smt8": {
 		about:  "1 socket, 4 cores × 2 threads (siblings 0-1, 2-3, …)",

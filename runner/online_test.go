@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"corepin.dev/corepin/results"
+)
+
+// offlineRoot returns a root whose online list lacks the target, and a
+// function that brings the target back.
+func offlineRoot(t *testing.T, cfg *Config) func() {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "sys", "devices", "system", "cpu")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	online := cfg.Topology.Online
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(dir, "online"), []byte(s+"\n"), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	write(online.Difference(cfg.Request.Mask()).String())
+	topo := *cfg.Topology
+	topo.Root = root
+	cfg.Topology = &topo
+	return func() { write(online.String()) }
+}
+
+func TestOfflineTargetStopsTheRunEarly(t *testing.T) {
+	cfg := config(t)
+	cfg.Only, cfg.Runs, cfg.Warmup, cfg.Isolation = []string{"fib"}, 1, 0, Thread
+	offlineRoot(t, &cfg)
+	run, _, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(run.StoppedEarly, "is offline (") || !strings.Contains(run.StoppedEarly, "before run 1 of fib") || run.Score != nil {
+		t.Errorf("stopped early %q, score %v", run.StoppedEarly, run.Score)
+	}
+	if len(run.Benchmarks[0].Runs) != 0 {
+		t.Errorf("%d runs recorded on an offline target", len(run.Benchmarks[0].Runs))
+	}
+}
+
+// noteEvents brings the target back when the runner says it waits.
+type noteEvents struct {
+	noEvents
+	back  func()
+	notes []string
+}
+
+func (e *noteEvents) Note(s string) { e.notes = append(e.notes, s); e.back() }
+
+func TestOfflineTargetIsWaitedFor(t *testing.T) {
+	cfg := config(t)
+	cfg.Only, cfg.Runs, cfg.Warmup, cfg.Isolation = []string{"fib"}, 1, 0, Thread
+	ev := &noteEvents{back: offlineRoot(t, &cfg)}
+	cfg.Events, cfg.WaitOnline = ev, time.Minute
+	run, _, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.StoppedEarly != "" || len(run.Benchmarks[0].Runs) != 1 {
+		t.Fatalf("stopped early %q with %d runs", run.StoppedEarly, len(run.Benchmarks[0].Runs))
+	}
+	if len(ev.notes) != 1 || !strings.Contains(ev.notes[0], "waiting up to 1m0s") {
+		t.Errorf("notes %q", ev.notes)
+	}
+	if !hasWarning(run, "waited") {
+		t.Errorf("warnings %q: no word of the wait", run.Warnings)
+	}
+}
+
+func hasWarning(run *results.Run, s string) bool {
+	for _, w := range run.Warnings {
+		if strings.Contains(w, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,150 @@
+package main
+
+// The guest side: "machines guest" runs inside a booted shape, runs the
+// truth checks and the project's test binaries it is given, prints what it
+// finds and writes results.json to the share for the host.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// guestResults is what one boot reports back.
+type guestResults struct {
+	Shape   string        `json:"shape"`
+	Kernel  string        `json:"kernel"` // uname -r in the guest
+	Checks  []checkResult `json:"checks"`
+	Tests   []testResult  `json:"tests"`
+	Elapsed float64       `json:"elapsed_s"`
+}
+
+// A testBinary is one package's test binary and the folder it runs in, so
+// that it finds its testdata as under go test.
+type testBinary struct {
+	Pkg string `json:"pkg"`
+	Dir string `json:"dir"`
+	Bin string `json:"bin"`
+}
+
+type testResult struct {
+	Pkg     string  `json:"pkg"`
+	OK      bool    `json:"ok"`
+	Seconds float64 `json:"seconds"`
+	Output  string  `json:"output,omitempty"` // the end of a failing package's output
+}
+
+func cmdGuest(ctx context.Context, args []string) int {
+	fs := newFlags("guest")
+	corepin := fs.String("corepin", "", "the corepin binary to check")
+	checkList := fs.String("checks", "", "comma-separated checks to run")
+	manifest := fs.String("tests", "", "a JSON list of test binaries to run")
+	testFlags := fs.String("testflags", "", "extra flags for every test binary, space-separated")
+	if ok, code := parseFlags(fs, args); !ok {
+		return code
+	}
+	if os.Getenv("MACHINE_SHAPE") == "" {
+		fmt.Fprintln(os.Stderr, "machines guest: not inside a guest (no MACHINE_SHAPE)")
+		return exitUsage
+	}
+	start := time.Now()
+	res := guestResults{Shape: os.Getenv("MACHINE_SHAPE")}
+	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		res.Kernel = strings.TrimSpace(string(data))
+	}
+	s, _ := lookupShape(res.Shape)
+	fmt.Printf("== %s, kernel %s, CPUs online %s\n", res.Shape, res.Kernel, sysList("online"))
+	if *checkList != "" {
+		tmp, err := os.MkdirTemp("", "checks-")
+		if err != nil {
+			return fail("%v", err)
+		}
+		c := &checker{ctx: ctx, corepin: *corepin, shape: s, tmp: tmp}
+		for _, name := range strings.Split(*checkList, ",") {
+			r := runCheck(c, name)
+			fmt.Printf("%-8s %-7s %s\n", r.Check, r.Status, r.Evidence)
+			res.Checks = append(res.Checks, r)
+		}
+	}
+	if *manifest != "" {
+		tests, err := runTests(ctx, *manifest, strings.Fields(*testFlags))
+		if err != nil {
+			return fail("%v", err)
+		}
+		res.Tests = tests
+	}
+	res.Elapsed = time.Since(start).Seconds()
+	out := os.Getenv("MACHINE_OUT")
+	if out != "" {
+		data, _ := json.MarshalIndent(res, "", "  ")
+		if err := os.WriteFile(filepath.Join(out, "results.json"), data, 0o644); err != nil {
+			return fail("writing the results: %v", err)
+		}
+	}
+	for _, r := range res.Checks {
+		if r.Status == statusFailed {
+			return 1
+		}
+	}
+	for _, t := range res.Tests {
+		if !t.OK {
+			return 1
+		}
+	}
+	return 0
+}
+
+func runCheck(c *checker, name string) (r checkResult) {
+	for _, ch := range checks {
+		if ch.name == name {
+			defer func() {
+				if p := recover(); p != nil {
+					r = failed(name, "the check panicked: %v", p)
+				}
+			}()
+			r = ch.run(c)
+			r.Check = name
+			return r
+		}
+	}
+	return failed(name, "no such check")
+}
+
+// runTests runs each package's test binary in its folder, as go test does,
+// printing go test's lines.
+func runTests(ctx context.Context, manifest string, extra []string) ([]testResult, error) {
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		return nil, err
+	}
+	var bins []testBinary
+	if err := json.Unmarshal(data, &bins); err != nil {
+		return nil, fmt.Errorf("%s: %w", manifest, err)
+	}
+	var out []testResult
+	for _, b := range bins {
+		start := time.Now()
+		cctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+		cmd := exec.CommandContext(cctx, b.Bin, append([]string{"-test.timeout=14m"}, extra...)...)
+		cmd.Dir = b.Dir
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		err := cmd.Run()
+		cancel()
+		r := testResult{Pkg: b.Pkg, OK: err == nil, Seconds: time.Since(start).Seconds()}
+		if r.OK {
+			fmt.Printf("ok  \t%s\t%.1fs\n", b.Pkg, r.Seconds)
+		} else {
+			r.Output = tail(buf.String(), 60)
+			fmt.Printf("%s--- FAIL\t%s\t%.1fs (%v)\n", r.Output, b.Pkg, r.Seconds, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
