@@ -24,6 +24,10 @@ func SelectOne(root string, cpu int) (Target, error) {
 		return Target{}, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
 	spec := strconv.Itoa(cpu)
+	if cpu < 0 || cpu > cpuset.MaxCPU {
+		return Target{}, &SelectError{Spec: spec, CPU: cpu,
+			Reason: fmt.Sprintf("does not exist (this machine has CPUs %s, %s)", t.Present, FS(t.Root).Path(cpuDir, "present"))}
+	}
 	if !t.Usable().Contains(cpu) {
 		// A refusal, or a CPU the mask may widen to within the cpuset:
 		// rare, and worth the whole reading, whose reasons name the limit

@@ -105,7 +105,7 @@ func TestFaultSignalsLeaveOnlyCompletedRuns(t *testing.T) {
 		t.Run(fmt.Sprintf("%s-after-%d", unix.SignalName(tt.sig), tt.after), func(t *testing.T) {
 			out := t.TempDir()
 			tag := fmt.Sprintf("COREPIN_FAULT_TAG=%d-%s", os.Getpid(), t.Name())
-			cmd := corepinProcess(t, "run", "--quick", "--only", "fib,sha256", "--runs", "2", "--warmup", "0", "--out", out, "-q")
+			cmd := corepinProcess(t, "run", "--quick", "--only", "fib,sha256", "--runs", "2", "--warmup", "0", "--allow-sharing", "--out", out, "-q")
 			cmd.Env = append(cmd.Env, tag)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -198,7 +198,7 @@ func taggedProcesses(tag string) int {
 func TestFaultPipeToHead(t *testing.T) {
 	requireExec(t)
 	out := t.TempDir()
-	cmd := corepinProcess(t, "run", "--quick", "--only", "fib", "--runs", "2", "--warmup", "0", "--out", out)
+	cmd := corepinProcess(t, "run", "--quick", "--only", "fib", "--runs", "2", "--warmup", "0", "--allow-sharing", "--out", out)
 	r, w, _ := os.Pipe()
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
@@ -369,7 +369,7 @@ func TestFaultLargeOutputStaysSmall(t *testing.T) {
 	suite := filepath.Join(dir, "spew.toml")
 	os.WriteFile(suite, []byte(fmt.Sprintf("[[benchmark]]\nname = \"spew\"\ncmd = %q\nenv = { COREPIN_FAULT_HELPER = \"spew\", COREPIN_SPEW_MB = \"400\" }\n"+
 		"  [[benchmark.check]]\n  stdout = true\n  regex = \"^end$\"\n", exe)), 0o644)
-	cmd := corepinProcess(t, "run", suite, "--runs", "1", "--warmup", "0", "--out", filepath.Join(dir, "out"))
+	cmd := corepinProcess(t, "run", suite, "--runs", "1", "--warmup", "0", "--allow-sharing", "--out", filepath.Join(dir, "out"))
 	o, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, o)

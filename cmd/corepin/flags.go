@@ -49,6 +49,8 @@ func (f *targetFlags) cpuSet() (cpuset.Set, error) {
 	switch {
 	case f.cpu != noCPU && f.cpus.set:
 		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu and --cpus cannot be combined")}
+	case f.cpu > cpuset.MaxCPU:
+		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu %d: no machine has a CPU with that number (the highest corepin takes is %d)", f.cpu, cpuset.MaxCPU)}
 	case f.cpu >= 0:
 		return cpuset.Of(f.cpu), nil
 	case f.cpu != noCPU:

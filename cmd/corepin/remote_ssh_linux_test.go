@@ -267,7 +267,7 @@ func TestRemoteSSHRunQuick(t *testing.T) {
 	t.Parallel()
 	s := sshTarget(t)
 	dir := t.TempDir()
-	r := s.corepin(t, dir, "--on", s.spec, "run", "--quick")
+	r := s.corepin(t, dir, "--on", s.spec, "run", "--quick", "--allow-sharing")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s\nsshd: %s", r.code, r.stdout, r.stderr, s.log.String())
 	}
@@ -458,7 +458,7 @@ func TestRemoteSSHInterrupt(t *testing.T) {
 	s := sshTarget(t)
 	dir := t.TempDir()
 	suitePath, _ := gateSuite(t, dir, true)
-	cmd := s.onHost(t, dir, "--on", s.spec, "--keep-remote", "run", suitePath)
+	cmd := s.onHost(t, dir, "--on", s.spec, "--keep-remote", "run", suitePath, "--allow-sharing")
 	id, errOut, done := started(t, cmd, `^\[1/2\] first`)
 	cmd.Process.Signal(os.Interrupt)
 	<-done
@@ -488,7 +488,7 @@ func TestRemoteSSHLinkLost(t *testing.T) {
 	s := sshTarget(t)
 	dir := t.TempDir()
 	suitePath, gate := gateSuite(t, dir, false)
-	cmd := s.onHost(t, dir, "--on", s.spec, "run", suitePath)
+	cmd := s.onHost(t, dir, "--on", s.spec, "run", suitePath, "--allow-sharing")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	id, _, done := started(t, cmd, `run \S+ started on`)
 	// Break the link: the host's corepin and every ssh it started,
@@ -566,7 +566,7 @@ func TestRemoteSSHSeveral(t *testing.T) {
 	suitePath, gate := gateSuite(t, dir, true)
 	os.WriteFile(gate, nil, 0o644) // open from the start
 	other := strings.Replace(s.spec, "127.0.0.1", "localhost", 1)
-	r := s.corepin(t, dir, "--on", s.spec, "--on", other, "run", suitePath)
+	r := s.corepin(t, dir, "--on", s.spec, "--on", other, "run", suitePath, "--allow-sharing")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
