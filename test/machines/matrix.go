@@ -221,7 +221,8 @@ func kernelOf(s shape, override string) string {
 func cmdMatrix(ctx context.Context, args []string) int {
 	fs := newFlags("matrix")
 	only := fs.String("shapes", "", "comma-separated shapes (default: every shape whose kernel can be had)")
-	tests := fs.String("tests", "", "comma-separated shapes that also run the full test suite")
+	tests := fs.String("tests", "", "comma-separated shapes that also run the test suite")
+	packages := fs.String("packages", "./...", "comma-separated packages whose tests run in the -tests shapes")
 	verbose := fs.Bool("v", false, "show each guest's output as it runs")
 	if ok, code := parseFlags(fs, args); !ok {
 		return code
@@ -263,7 +264,7 @@ func cmdMatrix(ctx context.Context, args []string) int {
 		key := arch
 		var pkgs []string
 		if withTests[n] {
-			key, pkgs = arch+"+tests", []string{"./..."}
+			key, pkgs = arch+"+tests", strings.Split(*packages, ",")
 		}
 		b, ok := builds[key]
 		if !ok {
