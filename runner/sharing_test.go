@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 // there and spins until it is killed.
 func competitor() {
 	cpu, _ := strconv.Atoi(os.Getenv("COREPIN_COMPETE_CPU"))
+	runtime.LockOSThread() // the mask is this thread's: the loop must stay on it
 	if err := sched.SetAffinity(0, cpuset.Of(cpu)); err != nil {
 		os.Exit(1)
 	}

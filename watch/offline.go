@@ -114,7 +114,7 @@ func (w *Watcher) offlineResult() *Offline {
 // that even an unwatched run says when its target went away.
 func ReadOnce(opts Options) Result {
 	opts.Maintain = false
-	w := &Watcher{opts: opts, threads: map[key]*thread{}}
+	w := newWatcher(opts)
 	w.res.Threads = []ThreadStat{}
 	w.sample()
 	if w.offline != nil {

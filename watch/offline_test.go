@@ -20,7 +20,7 @@ func TestTargetGoesOffline(t *testing.T) {
 	}
 	online := func(s string) { os.WriteFile(filepath.Join(cpuDir, "online"), []byte(s+"\n"), 0o644) }
 	uptime := func(s string) { os.WriteFile(filepath.Join(root, "proc", "uptime"), []byte(s+" 0.00\n"), 0o644) }
-	w := &Watcher{opts: Options{PID: 100, Root: fsroot.Root(root), Mask: cpuset.Of(3)}, threads: map[key]*thread{}}
+	w := newWatcher(Options{PID: 100, Root: fsroot.Root(root), Mask: cpuset.Of(3)})
 
 	online("0-3")
 	fakeProc(t, root, 100, 100, 10, 500, 3)
