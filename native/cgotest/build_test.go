@@ -225,7 +225,7 @@ func TestExampleAsRoot(t *testing.T) {
 	cpu := requireTwoCPUs(t)
 	exe := example(t)
 	out := t.TempDir()
-	cmd := exec.Command(exe, "--out", out, "--runs", "2", "--work", "28", "--widen")
+	cmd := exec.Command(exe, "--out", out, "--runs", "2", "--work", "31", "--widen")
 	cmd.Env = append(os.Environ(), "COREPIN_EXAMPLE_HOLD=1")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
