@@ -363,6 +363,7 @@ func TestFaultBadInput(t *testing.T) {
 // TestFaultLargeOutputStaysSmall: a benchmark writing 400 MB to standard
 // output keeps corepin's memory under 100 MB.
 func TestFaultLargeOutputStaysSmall(t *testing.T) {
+	skipInShort(t) // the race detector's own memory would be in the figure
 	requireExec(t)
 	exe, _ := os.Executable()
 	dir := t.TempDir()
