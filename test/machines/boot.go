@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -177,14 +178,15 @@ func writeShare(share string, g guestRun, bk bootKernel, argv []string) error {
 ) &
 `, c)
 	}
-	if err := os.WriteFile(filepath.Join(share, "setup.sh"), []byte(setup.String()), 0o644); err != nil {
-		return err
-	}
-
 	dir := g.dir
 	if dir == "" {
 		dir = "/"
 	}
+	exposeHostTmp(&setup, dir)
+	if err := os.WriteFile(filepath.Join(share, "setup.sh"), []byte(setup.String()), 0o644); err != nil {
+		return err
+	}
+
 	var cmd strings.Builder
 	cmd.WriteString("cd " + shellQuote(dir) + " || exit 125\n")
 	env := []string{
@@ -332,4 +334,36 @@ func cmdRun(ctx context.Context, args []string) int {
 		return fail("%v", err)
 	}
 	return status
+}
+
+// exposeHostTmp makes the host's folders under /tmp that the command needs
+// (its working folder and the source tree) visible at the same paths in
+// the guest, whose /tmp is a tmpfs of its own: a checkout under /tmp, as
+// CI may make, is bound in read-only from beneath the guest's mounts.
+func exposeHostTmp(setup *strings.Builder, dir string) {
+	var paths []string
+	for _, p := range []string{dir, moduleRootOrEmpty()} {
+		if strings.HasPrefix(p, "/tmp/") && !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	// A bind without MS_REC shows the 9p tree alone, without the guest's
+	// tmpfs over its /tmp.
+	setup.WriteString("mkdir -p /hostbelow && mount -o bind /host /hostbelow || die 'cannot see beneath the guest mounts'\n")
+	for _, p := range paths {
+		fmt.Fprintf(setup, "mkdir -p %[1]s && mount -o bind %[2]s %[1]s || die 'cannot show %[3]s in the guest'\n",
+			shellQuote("/host"+p), shellQuote("/hostbelow"+p), p)
+	}
+}
+
+// moduleRootOrEmpty is corepin's source tree when the tool runs inside it.
+func moduleRootOrEmpty() string {
+	root, err := moduleRoot(context.Background())
+	if err != nil {
+		return ""
+	}
+	return root
 }
