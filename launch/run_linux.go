@@ -302,6 +302,7 @@ func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *s
 				hold.report <- s.Report()
 			}
 			hold.started <- startErr
+			waitOffTarget(req.Mask())
 			<-hold.release
 			hold.stop()
 		}
@@ -311,6 +312,20 @@ func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *s
 		err = nil // the report says what happened
 	}
 	return rep, startErr, err
+}
+
+// waitOffTarget moves the calling thread, held only so that it outlives
+// the command it forked, to where corepin's other threads are kept (the
+// main thread's mask, off the target's core), so that no corepin thread
+// shares the measured CPUs while the work runs. The session's restore
+// puts the thread's own mask back afterwards. Where the main thread is not
+// kept off the target (one CPU for all), the thread stays where it is.
+func waitOffTarget(target cpuset.Set) {
+	off, err := sched.GetAffinity(unix.Getpid())
+	if err != nil || off.IsEmpty() || !off.Intersect(target).IsEmpty() {
+		return
+	}
+	sched.SetAffinity(0, off)
 }
 
 // holder keeps a forking thread alive for its children (see forkOnTarget).
