@@ -30,7 +30,7 @@ func refuseUnmet(tf *targetFlags, req session.Request, target topology.Target) e
 	refuse := func(format string, a ...any) error {
 		return &exitError{code: exitRefused, err: fmt.Errorf(format, a...)}
 	}
-	if tf.cpu < 0 && !tf.cpus.set && tf.target == "little" && target.Group != nil && *target.Group == 0 {
+	if tf.cpu < 0 && !tf.cpus.set && tf.target == "little" && target.Group != nil && *target.Group == 0 && allOnline() {
 		return refuse("--target little: no core of this machine is slower than the others; CPU %d of the fastest group was chosen (--accept any runs there)", target.ExactCPU)
 	}
 	if tf.cpus.set && req.ModeOrDefault() == session.Exact {
@@ -39,4 +39,12 @@ func refuseUnmet(tf *targetFlags, req session.Request, target topology.Target) e
 		}
 	}
 	return nil
+}
+
+// allOnline says whether every present CPU is online. A machine whose
+// fastest cores went offline runs --target little on what is left: those
+// cores are still slower than the machine's own (topology says so).
+func allOnline() bool {
+	t, err := topology.ReadForSelection("/")
+	return err != nil || t.Online.Equal(t.Present)
 }
