@@ -1,6 +1,7 @@
 package system
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +54,7 @@ func TestGuests(t *testing.T) {
 	if r := os.Getenv("COREPIN_GUEST_RUN"); r != "" {
 		run = r
 	}
+	var failed []string
 	for _, shape := range shapes {
 		// One guest at a time: each keeps the host's CPUs busy.
 		cmd := exec.Command("go", "run", "../test/machines", "run", "-shape", shape, "--",
@@ -60,7 +62,31 @@ func TestGuests(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		t.Logf("guest %s:\n%s", shape, out)
 		if err != nil {
-			t.Errorf("in the guest %s: %v", shape, err)
+			failed = append(failed, fmt.Sprintf("in the guest %s: %v\n%s", shape, err, failures(string(out))))
 		}
 	}
+	// Said last, so that a log cut to its tail still shows why.
+	for _, f := range failed {
+		t.Error(f)
+	}
+}
+
+// failures is the part of a verbose test log that explains its failures:
+// each "--- FAIL" line with the lines logged just before it.
+func failures(log string) string {
+	lines := strings.Split(log, "\n")
+	var out []string
+	from := 0
+	for i, l := range lines {
+		if !strings.Contains(l, "--- FAIL") {
+			continue
+		}
+		start := max(from, i-25)
+		out = append(out, lines[start:i+1]...)
+		from = i + 1
+	}
+	if len(out) == 0 && len(lines) > 25 {
+		return strings.Join(lines[len(lines)-25:], "\n")
+	}
+	return strings.Join(out, "\n")
 }
