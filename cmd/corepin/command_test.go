@@ -256,6 +256,9 @@ func TestHelp(t *testing.T) {
 		if code != 0 || viaHelp != out {
 			t.Errorf("corepin help %s differs from --help", strings.Join(args[:len(args)-1], " "))
 		}
+		if strings.Contains(out, "(default -") {
+			t.Errorf("corepin %s shows an internal sentinel as a default:\n%s", strings.Join(args, " "), out)
+		}
 		if c.Run != nil && c.Example == "" && c.Name() != "help" {
 			t.Errorf("%s has no example", c.Path())
 		}

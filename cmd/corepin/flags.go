@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/cli"
@@ -17,13 +18,33 @@ import (
 // places work takes the same ones.
 type targetFlags struct {
 	target    string
-	cpu       int
+	cpu       cpuNumber
 	cpus      setString
 	crossNode bool
 }
 
 // noCPU is --cpu's value when it is not given: -1 given is an error.
 const noCPU = math.MinInt
+
+// cpuNumber is --cpu's value: a number, or noCPU, which help leaves out
+// rather than print as a default.
+type cpuNumber int
+
+func (c *cpuNumber) String() string {
+	if *c == noCPU {
+		return ""
+	}
+	return strconv.Itoa(int(*c))
+}
+
+func (c *cpuNumber) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a CPU number", v)
+	}
+	*c = cpuNumber(n)
+	return nil
+}
 
 // setString is a string flag that knows it was given, so that an empty
 // value given (--cpus ”) is refused rather than taken for none.
@@ -38,7 +59,7 @@ func (s *setString) Set(v string) error { s.value, s.set = v, true; return nil }
 func (f *targetFlags) register(cmd *cli.Command) {
 	cmd.Flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
 	f.cpu = noCPU
-	cmd.Flags().IntVar(&f.cpu, "cpu", noCPU, "run on this `CPU` (overrides --target)")
+	cmd.Flags().Var(&f.cpu, "cpu", "run on this `CPU` (overrides --target)")
 	cmd.Flags().Var(&f.cpus, "cpus", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
 	cmd.Flags().BoolVar(&f.crossNode, "cross-node", false, "let a soft target span NUMA nodes (by default it keeps to the exact CPU's node)")
 	cmd.Complete("target", "prime", "big", "little", "group:0", "group:1")
@@ -52,7 +73,7 @@ func (f *targetFlags) cpuSet() (cpuset.Set, error) {
 	case f.cpu > cpuset.MaxCPU:
 		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu %d: no machine has a CPU with that number (the highest corepin takes is %d)", f.cpu, cpuset.MaxCPU)}
 	case f.cpu >= 0:
-		return cpuset.Of(f.cpu), nil
+		return cpuset.Of(int(f.cpu)), nil
 	case f.cpu != noCPU:
 		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu %d: a CPU number is 0 or more", f.cpu)}
 	case f.cpus.set:
@@ -78,7 +99,7 @@ func (f *targetFlags) resolve(root string) (*topology.Topology, topology.Target,
 // machine's CPU lists.
 func (f *targetFlags) resolveQuick() (topology.Target, error) {
 	if f.cpu >= 0 && !f.cpus.set {
-		target, err := topology.SelectOne("/", f.cpu)
+		target, err := topology.SelectOne("/", int(f.cpu))
 		var se *topology.SelectError
 		if errors.As(err, &se) {
 			return target, usageError{Err: err}
