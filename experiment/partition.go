@@ -116,10 +116,10 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 	}
 	body := func(lo, hi int) { bitOps(data[lo:hi]) }
 	single := func(cpu int) (float64, error) {
-		r, err := partition.Run(partition.Options{N: cfg.Size, CPUs: cpuset.Of(cpu), Pin: true, Strategy: partition.Static, Iterations: cfg.Iterations, Body: body})
+		r, err := partition.Run(partition.Options{N: cfg.Size, CPUs: cpuset.Of(cpu), Pin: true, Strategy: partition.Static, Iterations: cfg.Iterations, Body: body, Context: ctx})
 		return ms(r.Elapsed), err
 	}
-	if _, err := single(res.FastCPUs.First()); err != nil { // warm the array and the caches
+	if _, err := single(res.FastCPUs.First()); err != nil && ctx.Err() == nil { // warm the array and the caches
 		return nil, err
 	}
 	// One worker alone on a fast and on a slow CPU, measured in every round
@@ -138,10 +138,16 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 			break
 		}
 		f, err := single(res.FastCPUs.First())
+		if ctx.Err() != nil {
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
 		s, err := single(res.SlowCPUs.First())
+		if ctx.Err() != nil {
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +158,7 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 				break // an unfinished round is not kept
 			}
 			r := &rows[i]
-			opts := partition.Options{N: cfg.Size, CPUs: cfg.CPUs, Iterations: cfg.Iterations, Body: body, Strategy: partition.Static}
+			opts := partition.Options{N: cfg.Size, CPUs: cfg.CPUs, Iterations: cfg.Iterations, Body: body, Strategy: partition.Static, Context: ctx}
 			switch r.Strategy {
 			case "pinned-static":
 				opts.Pin = true
@@ -162,6 +168,9 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 				opts.Strategy, opts.Chunks, opts.Pin = partition.Dynamic, r.Chunks, true
 			}
 			out, err := partition.Run(opts)
+			if ctx.Err() != nil {
+				break // cut short: the round is not kept
+			}
 			if err != nil {
 				return nil, err
 			}

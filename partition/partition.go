@@ -9,6 +9,7 @@
 package partition
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -40,6 +41,9 @@ type Options struct {
 	Iterations int
 	// Body processes [lo, hi); it is called from the worker threads.
 	Body func(lo, hi int)
+	// Context, when set, stops the run between chunks once it is done:
+	// Run then returns its error and no result.
+	Context context.Context
 }
 
 // Chunk is one piece of work as it ran.
@@ -74,6 +78,10 @@ func Run(opts Options) (Result, error) {
 	var barrier sync.WaitGroup
 	var ready sync.WaitGroup
 	var next atomic.Int64 // the next chunk (dynamic) or next element (guided)
+	var done <-chan struct{} // never ready without a context
+	if opts.Context != nil {
+		done = opts.Context.Done()
+	}
 	timelines := make([][]Chunk, workers)
 	errs := make([]error, workers)
 	t0 := time.Now()
@@ -94,7 +102,7 @@ func Run(opts Options) (Result, error) {
 				if it < 0 {
 					return
 				}
-				timelines[w] = opts.work(w, workers, it, tid, &next, t0, timelines[w])
+				timelines[w] = opts.work(w, workers, it, tid, &next, done, t0, timelines[w])
 				barrier.Done()
 			}
 		}()
@@ -112,6 +120,9 @@ func Run(opts Options) (Result, error) {
 	}
 	begin := time.Now()
 	for it := range opts.Iterations {
+		if isDone(done) {
+			return Result{}, opts.Context.Err()
+		}
 		next.Store(0)
 		barrier.Add(workers)
 		for w := range workers {
@@ -120,6 +131,9 @@ func Run(opts Options) (Result, error) {
 		barrier.Wait()
 	}
 	res := Result{Elapsed: time.Since(begin)}
+	if isDone(done) { // an iteration cut short is no time
+		return Result{}, opts.Context.Err()
+	}
 	for _, tl := range timelines {
 		res.Timeline = append(res.Timeline, tl...)
 	}
@@ -144,10 +158,21 @@ func (o Options) validate() error {
 	return nil
 }
 
-// work is one worker's part of one iteration.
-func (o Options) work(w, workers, it, tid int, next *atomic.Int64, t0 time.Time, tl []Chunk) []Chunk {
+// isDone says whether done is closed, without waiting.
+func isDone(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// work is one worker's part of one iteration; a stopped run hands out no
+// more chunks.
+func (o Options) work(w, workers, it, tid int, next *atomic.Int64, done <-chan struct{}, t0 time.Time, tl []Chunk) []Chunk {
 	run := func(lo, hi int) {
-		if lo >= hi {
+		if lo >= hi || isDone(done) {
 			return
 		}
 		c := Chunk{Iteration: it, Worker: w, TID: tid, Lo: lo, Hi: hi, Start: time.Since(t0)}
@@ -165,7 +190,7 @@ func (o Options) work(w, workers, it, tid int, next *atomic.Int64, t0 time.Time,
 		for {
 			i := int(next.Add(1) - 1)
 			lo := i * size
-			if lo >= o.N {
+			if lo >= o.N || isDone(done) {
 				break
 			}
 			run(lo, min(lo+size, o.N))
@@ -176,7 +201,7 @@ func (o Options) work(w, workers, it, tid int, next *atomic.Int64, t0 time.Time,
 		least := max(1, (o.N+o.Chunks-1)/o.Chunks)
 		for {
 			lo := int(next.Load())
-			if lo >= o.N {
+			if lo >= o.N || isDone(done) {
 				break
 			}
 			size := max(least, (o.N-lo)/(2*workers))

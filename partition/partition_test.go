@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 
@@ -123,6 +125,29 @@ func TestInvalid(t *testing.T) {
 	} {
 		if _, err := Run(o); err == nil {
 			t.Errorf("%+v accepted", o)
+		}
+	}
+}
+
+// TestContextStops: a context cancelled during a run stops it between
+// chunks: Run returns the context's error, no result, and hands out no
+// chunk after the one that saw the cancel.
+func TestContextStops(t *testing.T) {
+	for _, s := range []Strategy{Static, Dynamic, Guided} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var calls atomic.Int32
+		cpus := cpuset.Of(allCPUs(t).First()) // one worker: the order is known
+		res, err := Run(Options{N: 1000, CPUs: cpus, Strategy: s, Chunks: 100, Iterations: 50, Context: ctx,
+			Body: func(lo, hi int) {
+				if calls.Add(1) == 3 {
+					cancel()
+				}
+			}})
+		if !errors.Is(err, context.Canceled) || res.Elapsed != 0 || res.Timeline != nil {
+			t.Errorf("%s: cancelled run returned %v, %v", s, res.Elapsed, err)
+		}
+		if n := calls.Load(); n != 3 {
+			t.Errorf("%s: %d chunks ran after the cancel", s, n-3)
 		}
 	}
 }
