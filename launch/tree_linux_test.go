@@ -343,8 +343,12 @@ func TestRunCoverageOfShortWork(t *testing.T) {
 		switch {
 		case rep.Tree.Mechanism == MechanismCgroupV1 && (*c.Coverage < 0.95 || c.ResidencySource != "cpuacct" || *c.Residency < 0.99):
 			t.Errorf("with the exact account: %+v, residency %v", c, *c.Residency)
-		case rep.Tree.Mechanism == MechanismProcessGroup && (c.ResidencySource != "sampled" || *c.Coverage >= 0.8):
-			t.Errorf("sampled: coverage %.2f (%s), want under 0.8, the samples miss the short work", *c.Coverage, c.ResidencySource)
+		case rep.Tree.Mechanism == MechanismProcessGroup && (c.ResidencySource != "sampled" || *c.Coverage != *c.SampledCoverage || *c.Coverage >= 0.95):
+			t.Errorf("sampled: coverage %.2f (%s), want the samples' own, under 0.95: they miss short work", *c.Coverage, c.ResidencySource)
+		case rep.Tree.Mechanism == MechanismProcessGroup && *c.Coverage >= 0.8 && os.Getenv("MACHINE_SHAPE") == "":
+			// Under 0.8 a run is warned about. In an emulated guest the
+			// burst runs tens of times slower, and the samples see more.
+			t.Errorf("sampled: coverage %.2f, want under 0.8: the samples miss the short work", *c.Coverage)
 		}
 	}
 }
