@@ -77,7 +77,7 @@ func Run(opts Options) (Result, error) {
 	start := make([]chan int, workers) // iteration number, or -1 to stop
 	var barrier sync.WaitGroup
 	var ready sync.WaitGroup
-	var next atomic.Int64 // the next chunk (dynamic) or next element (guided)
+	var next atomic.Int64    // the next chunk (dynamic) or next element (guided)
 	var done <-chan struct{} // never ready without a context
 	if opts.Context != nil {
 		done = opts.Context.Done()
