@@ -190,6 +190,52 @@ func TestLauncherWallFromProcEvents(t *testing.T) {
 	}
 }
 
+// The listener is closed on every way out of a launcher start: after the
+// command ran, and when it could not be started.
+func TestLauncherClosesItsListener(t *testing.T) {
+	cpu := needsTwoCPUs(t)
+	before := connectorSockets(t)
+	for _, args := range [][]string{{"true"}, {"/nonexistent/program"}} {
+		rep, err := Run(context.Background(), Config{
+			Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: args, Launcher: true,
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", args[0], err)
+		}
+		if after := connectorSockets(t); after != before {
+			t.Errorf("%s (exit %d): %d netlink connector sockets open before, %d after", args[0], rep.ExitCode(), before, after)
+		}
+	}
+}
+
+// connectorSockets counts this process's NETLINK_CONNECTOR sockets.
+func connectorSockets(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := map[string]bool{}
+	for _, fd := range fds {
+		link, _ := os.Readlink("/proc/self/fd/" + fd.Name())
+		if inode, ok := strings.CutPrefix(link, "socket:["); ok {
+			mine[strings.TrimSuffix(inode, "]")] = true
+		}
+	}
+	table, err := os.ReadFile("/proc/self/net/netlink")
+	if err != nil {
+		t.Skipf("needs /proc/self/net/netlink: %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(table), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) >= 10 && f[1] == fmt.Sprint(unix.NETLINK_CONNECTOR) && mine[f[9]] {
+			n++
+		}
+	}
+	return n
+}
+
 // launchWall starts true through the launcher and prints where its wall
 // time came from, and whether this process may listen to process events.
 func launchWall() int {
