@@ -185,12 +185,9 @@ func eventFilter(pid int) []unix.SockFilter {
 // is missing or may have been lost.
 func (p *procEvents) span(pid int, execAt time.Duration) (wall time.Duration, ok bool) {
 	s := commandSpan{pid: pid, after: execAt}
-	p.drain(&s, unix.MSG_DONTWAIT)
+	p.drain(&s, 0)
 	if s.haveExec && !s.haveExit && !p.lost {
-		tv := unix.NsecToTimeval(time.Second.Nanoseconds())
-		if unix.SetsockoptTimeval(p.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv) == nil {
-			p.drain(&s, 0)
-		}
+		p.drain(&s, time.Second)
 	}
 	if p.lost {
 		return 0, false
@@ -198,10 +195,19 @@ func (p *procEvents) span(pid int, execAt time.Duration) (wall time.Duration, ok
 	return s.wall()
 }
 
-// drain reads messages into s until none is left (flags MSG_DONTWAIT),
-// or until s has the exit or the read times out (flags 0).
-func (p *procEvents) drain(s *commandSpan, flags int) {
-	for !(flags == 0 && s.haveExit) {
+// drain reads messages into s: those already received when wait is 0;
+// otherwise until s has the exit, or for at most wait.
+func (p *procEvents) drain(s *commandSpan, wait time.Duration) {
+	flags := unix.MSG_DONTWAIT
+	deadline := time.Now().Add(wait)
+	if wait > 0 {
+		tv := unix.NsecToTimeval(wait.Nanoseconds())
+		if unix.SetsockoptTimeval(p.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv) != nil {
+			return
+		}
+		flags = 0
+	}
+	for wait == 0 || (!s.haveExit && time.Now().Before(deadline)) {
 		n, _, err := unix.Recvfrom(p.fd, p.buf, flags)
 		if errors.Is(err, unix.ENOBUFS) {
 			p.lost = true
