@@ -21,8 +21,8 @@ import (
 // before its exec) has that teardown inside it, a cost of corepin, not of
 // the command.
 //
-// Listening needs CAP_NET_ADMIN on most kernels, and the initial PID and
-// user namespaces on all of them.
+// Listening needs the initial PID and user namespaces, and CAP_NET_ADMIN
+// on kernels that do not let anyone listen (recent ones do).
 type procEvents struct {
 	fd int
 	// ack is the ack number of corepin's requests; the kernel answers

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -49,18 +50,18 @@ func procEventMessage(idx uint32, seq, ack uint32, what uint32, at uint64, data 
 }
 
 func TestParseProcEvents(t *testing.T) {
-	exec := procEventMessage(cnIdxProc, 7, 0, procEventExec, 5_000_000_123, 4242, 4242)
-	exit := procEventMessage(cnIdxProc, 8, 0, procEventExit, 5_001_000_000, 4242, 4242, 0, 17, 1, 1)
+	execMsg := procEventMessage(cnIdxProc, 7, 0, procEventExec, 5_000_000_123, 4242, 4242)
+	exitMsg := procEventMessage(cnIdxProc, 8, 0, procEventExit, 5_001_000_000, 4242, 4242, 0, 17, 1, 1)
 	tests := []struct {
 		name string
 		in   []byte
 		want []procEvent
 	}{
-		{"exec", exec, []procEvent{{what: procEventExec, at: 5_000_000_123, pid: 4242, tgid: 4242}}},
+		{"exec", execMsg, []procEvent{{what: procEventExec, at: 5_000_000_123, pid: 4242, tgid: 4242}}},
 		// The exit of a thread: process_pid is the thread, process_tgid its process.
 		{"exit of a thread", procEventMessage(cnIdxProc, 1, 0, procEventExit, 9, 4250, 4242, 0, 0, 1, 1),
 			[]procEvent{{what: procEventExit, at: 9, pid: 4250, tgid: 4242}}},
-		{"two in one datagram", append(append([]byte{}, exec...), exit...), []procEvent{
+		{"two in one datagram", append(append([]byte{}, execMsg...), exitMsg...), []procEvent{
 			{what: procEventExec, at: 5_000_000_123, pid: 4242, tgid: 4242},
 			{what: procEventExit, at: 5_001_000_000, pid: 4242, tgid: 4242},
 		}},
@@ -72,8 +73,8 @@ func TestParseProcEvents(t *testing.T) {
 			[]procEvent{{what: procEventNone, at: 3, ack: 4243, err: uint32(unix.EPERM)}}},
 		{"another connector user", procEventMessage(cnIdxProc+1, 1, 0, procEventExec, 1, 1, 1), nil},
 		{"no event data", procEventMessage(cnIdxProc, 1, 0, procEventExec, 1), nil},
-		{"cut in the cn_msg", exec[:unix.SizeofNlMsghdr+10], nil},
-		{"cut in the event", exec[:len(exec)-4], nil},
+		{"cut in the cn_msg", execMsg[:unix.SizeofNlMsghdr+10], nil},
+		{"cut in the event", execMsg[:len(execMsg)-4], nil},
 		{"empty", nil, nil},
 	}
 	for _, tt := range tests {
@@ -255,7 +256,8 @@ func launchWall() int {
 }
 
 // Unprivileged, a launcher start still has a wall time, and says which
-// source it came from.
+// source it came from: the process events where the kernel lets anyone
+// listen (recent kernels do), corepin's clock where it does not.
 func TestLauncherWallAsNobody(t *testing.T) {
 	needsTwoCPUs(t)
 	cmd := nobody.Command(t, nobody.Executable(t))
@@ -266,10 +268,39 @@ func TestLauncherWallAsNobody(t *testing.T) {
 	}
 	got := strings.TrimSpace(string(out))
 	want := "listen=false start=launcher exit=0 wall_source=clock positive=true"
-	if strings.HasPrefix(got, "listen=true") { // a kernel that lets anyone listen
+	if strings.HasPrefix(got, "listen=true") {
 		want = "listen=true start=launcher exit=0 wall_source=proc_events positive=true"
 	}
 	if got != want {
 		t.Errorf("as nobody: %s\nwant %s", got, want)
+	}
+}
+
+// Outside the initial PID namespace the kernel sends no process events
+// (and ignores the request to listen without a word): a launcher start
+// says so by its figure's source, taskstats or corepin's clock.
+func TestLauncherWallOutsideTheInitialPIDNamespace(t *testing.T) {
+	needsTwoCPUs(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a PID namespace")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("needs unshare (util-linux)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", self)
+	cmd.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=launchwall")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("in a PID namespace: %v\n%s", err, out)
+	}
+	got := strings.TrimSpace(string(out))
+	if got != "listen=false start=launcher exit=0 wall_source=clock positive=true" &&
+		got != "listen=false start=launcher exit=0 wall_source=taskstats positive=true" {
+		t.Errorf("in a PID namespace: %s\nwant no listener, a start through the launcher, exit 0 and a positive wall time from taskstats or the clock", got)
 	}
 }

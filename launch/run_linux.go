@@ -111,7 +111,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	launcher := cfg.Request.QoS != nil || cfg.Launcher
 	var events *procEvents
 	if launcher {
-		events, _ = listenProcEvents() // nil without CAP_NET_ADMIN: taskstats or the clock then
+		events, _ = listenProcEvents() // nil where the kernel sends none to corepin: taskstats or the clock then
 		if events != nil {
 			defer events.close()
 		}
