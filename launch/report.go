@@ -58,8 +58,10 @@ type ChildReport struct {
 	ExitCode *int    `json:"exit_code"`
 	Signal   *string `json:"signal"`
 	// WallS is the command's wall time, from just before its exec to its
-	// exit: by the kernel's taskstats clock (WallSource "taskstats"), or
-	// by corepin's ("clock"), which sees the exit a little late.
+	// exit: by the kernel's taskstats clock (WallSource "taskstats"); through
+	// the launcher, by the kernel's process events ("proc_events"), from
+	// the end of the launcher's exec into the command to its exit; or by
+	// corepin's clock ("clock"), which sees the exit a little late.
 	WallS      float64 `json:"wall_s"`
 	WallSource string  `json:"wall_source,omitempty"`
 	UserS      float64 `json:"user_s"`

@@ -105,6 +105,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if exits != nil {
 		defer exits.close()
 	}
+	// Through the launcher the command's wall time starts at its exec,
+	// which only the process events tell; they are listened to before the
+	// fork, so that none is missed.
+	launcher := cfg.Request.QoS != nil || cfg.Launcher
+	var events *procEvents
+	if launcher {
+		events, _ = listenProcEvents() // nil where the kernel sends none to corepin: taskstats or the clock then
+		if events != nil {
+			defer events.close()
+		}
+	}
 
 	// Subscribe to the signals before the command exists: one that comes
 	// while it starts is passed on as soon as it runs, not lost.
@@ -127,7 +138,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var releaseOnce sync.Once
 	releaseThread := func() { releaseOnce.Do(func() { close(release) }) }
 	defer releaseThread()
-	if cfg.Request.QoS == nil && !cfg.Launcher {
+	if !launcher {
 		rep.Start = StartFork
 		var finish func()
 		cmd, finish, err = startForked(cfg, rep, tr, release, releaseThread)
@@ -147,6 +158,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Child.PID = cmd.Process.Pid
 	tr.started(cmd.Process.Pid)
+	if events != nil {
+		events.follow(cmd.Process.Pid) // a failure keeps every exec and exit: span filters them too
+	}
 	if signals != nil {
 		defer forwardSignals(signals, tr, cfg.Grace)()
 	}
@@ -182,6 +196,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if exits != nil {
 		exitRec, haveRec = exits.exitRecord(cmd.Process.Pid)
 	}
+	var eventWall time.Duration
+	haveEvents := false
+	if events != nil {
+		eventWall, haveEvents = events.span(cmd.Process.Pid, rep.execAt)
+	}
 	if watcher != nil {
 		res := watcher.Stop()
 		rep.Watch = &res
@@ -201,13 +220,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Child.TimedOut = true
 	default:
 	}
-	// The kernel's elapsed time from the fork (the launcher's, less the
-	// launcher's own part, taken just before its exec) is the command's
-	// wall time; corepin's clock, which sees the exit a scheduling
-	// latency late, where the kernel's record is missing.
+	// The command's wall time: forked, the kernel's elapsed time from the
+	// fork; through the launcher, the kernel's time from the launcher's
+	// exec into the command to its exit, or else the elapsed time from
+	// the launcher's fork less the launcher's own age just before its
+	// exec (which leaves the exec's teardown of the launcher inside);
+	// corepin's clock, which sees the exit a scheduling latency late,
+	// where the kernel tells neither.
 	switch {
 	case haveRec && rep.Start == StartFork:
 		rep.Child.WallS, rep.Child.WallSource = exitRec.elapsed.Seconds(), "taskstats"
+	case haveEvents:
+		rep.Child.WallS, rep.Child.WallSource = eventWall.Seconds(), "proc_events"
 	case haveRec && rep.execElapsed > 0:
 		rep.Child.WallS, rep.Child.WallSource = (exitRec.elapsed - rep.execElapsed).Seconds(), "taskstats"
 	default:

@@ -31,6 +31,7 @@ var treeHelpers = map[string]func() int{
 	"mover":      mover,
 	"treefacts":  treeFacts,
 	"burst":      burst,
+	"launchwall": launchWall,
 }
 
 // burst is 40 short threads and then 60 short processes, each busy for a

@@ -93,10 +93,12 @@ type Options struct {
 	Realtime        bool    `json:"realtime"`
 	// MaxWait is the share of its time the work could wait for the target
 	// before a run was marked; AllowSharing kept shared runs valid;
-	// RealtimeFirst kept realtime steps first in long runs.
+	// RealtimeFirst kept realtime steps first in long runs; Launcher
+	// started each process run through the re-executed launcher.
 	MaxWait       float64 `json:"max_wait,omitempty"`
 	AllowSharing  bool    `json:"allow_sharing,omitempty"`
 	RealtimeFirst bool    `json:"realtime_first,omitempty"`
+	Launcher      bool    `json:"launcher,omitempty"`
 }
 
 // Benchmark is one benchmark's runs and statistics.

@@ -70,7 +70,7 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 		Request: cfg.request(b), Self: cfg.Self,
 		Args:   []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
 		Env:    append(os.Environ(), "GOMAXPROCS=1"),
-		Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod,
+		Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher,
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
@@ -160,7 +160,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	stderr := &tail{max: maxStderr}
 	rep, err := launch.Run(ctx, launch.Config{
 		Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
-		Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root,
+		Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher,
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return

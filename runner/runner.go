@@ -67,6 +67,9 @@ type Config struct {
 	// RealtimeFirst keeps the ladder's order for runs longer than
 	// LongRun, whose realtime steps otherwise come after nice -20.
 	RealtimeFirst bool
+	// Launcher starts each process run through the re-executed launcher
+	// (launch.Config.Launcher), as a QoS level always does.
+	Launcher bool
 
 	// Root is the folder holding proc/ and sys/ for the host facts and
 	// corepin's own threads; the live system by default.
@@ -371,7 +374,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		Options: results.Options{Quick: cfg.Quick, Runs: cfg.runs(bench{}), Warmup: cfg.warmups(), Isolation: cfg.Isolation,
 			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Request.Ladder.Name(),
 			Realtime: cfg.Request.AllowRealtime, MaxWait: cfg.maxWait(), AllowSharing: cfg.AllowSharing,
-			RealtimeFirst: cfg.RealtimeFirst},
+			RealtimeFirst: cfg.RealtimeFirst, Launcher: cfg.Launcher},
 		Benchmarks: []results.Benchmark{}, Warnings: []string{},
 		State: results.StateRunning, Writer: results.ThisWriter(),
 	}

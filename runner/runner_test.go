@@ -407,3 +407,26 @@ func TestSelfIsPassedOn(t *testing.T) {
 		t.Errorf("run: %q, start %q", r.Error, r.Scheduling.Start)
 	}
 }
+
+// Config.Launcher starts every process run through the launcher, and the
+// run's options say so.
+func TestLauncherIsPassedOn(t *testing.T) {
+	cfg := config(t)
+	s, err := suite.Load(writeSuite(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Suite, cfg.Only, cfg.Launcher = s, []string{"good"}, true
+	run, _, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Options.Launcher {
+		t.Error("options: launcher not recorded")
+	}
+	for _, r := range run.Benchmarks[0].Runs {
+		if r.Error != "" || r.Scheduling.Start != launch.StartLauncher || r.WallS <= 0 || r.Scheduling.Child.WallSource == "" {
+			t.Errorf("run %d: %q, start %q, wall_s %v (%s)", r.Index, r.Error, r.Scheduling.Start, r.WallS, r.Scheduling.Child.WallSource)
+		}
+	}
+}

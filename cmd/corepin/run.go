@@ -20,6 +20,7 @@ func newRunCmd() *cli.Command {
 		sf                    schedFlags
 		shf                   sharingFlags
 		realtimeFirst         bool
+		launcher              bool
 		quick, shuffle, quiet bool
 		runs, warmup          int
 		isolation, out        string
@@ -112,7 +113,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP, WaitOnline: waitOnline,
 			Topology: topo, Target: target, Request: req,
-			MaxWait: maxWait, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst,
+			MaxWait: maxWait, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst, Launcher: launcher,
 			OutDir: out, Version: buildVersion().Version, Events: events, Tuned: tuned,
 		})
 		if err != nil {
@@ -154,6 +155,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.DurationVar(&waitOnline, "wait-online", 0, "when the target CPU is offline before a run, wait this long for it to come back (default: stop early at once, exit 124)")
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
+	f.BoolVar(&launcher, "launcher", false, "start each run through corepin re-executed as a launcher, whose own thread is read back and becomes the command (as --qos does)")
 	f.BoolVar(&quiet, "quiet", false, "print only the results folder")
 	cmd.Alias("q", "quiet")
 	f.Var(&only, "only", "run only these benchmarks (comma-separated `names`)")
