@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"strings"
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/results"
@@ -38,8 +39,14 @@ func (cfg *Config) judge(rec *results.RunRecord) {
 			warn("%s (allowed by --allow-sharing)", why)
 			return
 		}
-		if rec.Valid {
-			rec.Valid, rec.Error = false, why
+		// Said even when the run is already invalid (a watcher that could
+		// not vouch for it): a shared run's time is never counted.
+		rec.Valid = false
+		switch {
+		case rec.Error == "":
+			rec.Error = why
+		case !strings.Contains(rec.Error, why):
+			rec.Error += "; " + why
 		}
 	}
 	sh := sch.Sharing

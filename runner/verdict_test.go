@@ -7,6 +7,7 @@ import (
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/suite"
 )
 
 func record(waitShare float64, busy, usable int, coverage float64, source string) results.RunRecord {
@@ -33,6 +34,9 @@ func TestJudge(t *testing.T) {
 		{"two busy threads on one CPU", Config{}, record(0, 2, 1, 1, "cpuacct"), false, "2 busy threads ran on 1 target CPU(s) in exact mode", ""},
 		{"two busy threads, soft mode", Config{Request: session.Request{Mode: session.Soft}}, record(0, 2, 1, 1, "cpuacct"), true, "", ""},
 		{"samples cover little", Config{}, record(0, 1, 1, 0.3, "sampled"), true, "", "the sampled residency covers only 30% of the tree's CPU time"},
+		// Already invalid (its watcher could not vouch for it): the sharing
+		// is still said, so that the shared time is not counted.
+		{"shared and unvouched", Config{}, unvouched(record(0.5, 1, 1, 1, "cpuacct")), false, "the target CPU was shared: the work waited 50% of its time", ""},
 	} {
 		rec := c.rec
 		c.cfg.judge(&rec)
@@ -41,4 +45,10 @@ func TestJudge(t *testing.T) {
 			t.Errorf("%s: valid %v, error %q, warnings %q", c.name, rec.Valid, rec.Error, warns)
 		}
 	}
+}
+
+func unvouched(rec results.RunRecord) results.RunRecord {
+	rec.Valid = false
+	rec.Checks = append(rec.Checks, suite.Outcome{What: "the watcher kept up", Detail: "missed 13 of 25 ticks"})
+	return rec
 }
