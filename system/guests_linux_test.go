@@ -5,11 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // TestGuests boots guests of the machine matrix and runs the TestGuest
@@ -61,8 +58,7 @@ func TestGuests(t *testing.T) {
 	for _, shape := range shapes {
 		// One guest at a time: each keeps the host's CPUs busy.
 		cmd := exec.Command("go", "run", "../test/machines", "run", "-shape", shape, "--",
-			"env", "COREPIN_BIN="+filepath.Join(dir, "corepin"), "COREPIN_HOST_CPUS="+strconv.Itoa(hostCPUs()),
-			filepath.Join(dir, "system.test"), "-test.run", run, "-test.v")
+			"env", "COREPIN_BIN="+filepath.Join(dir, "corepin"), filepath.Join(dir, "system.test"), "-test.run", run, "-test.v")
 		out, err := cmd.CombinedOutput()
 		t.Logf("guest %s:\n%s", shape, out)
 		if err != nil {
@@ -73,16 +69,6 @@ func TestGuests(t *testing.T) {
 	for _, f := range failed {
 		t.Error(f)
 	}
-}
-
-// hostCPUs is how many CPUs the host gives its guests: the ones this
-// process may use.
-func hostCPUs() int {
-	var set unix.CPUSet
-	if unix.SchedGetaffinity(0, &set) != nil {
-		return 0
-	}
-	return set.Count()
 }
 
 // failures is the part of a verbose test log that explains its failures:

@@ -140,6 +140,9 @@ func TestRemoteADBNoDevice(t *testing.T) {
 	t.Setenv("ANDROID_SERIAL", "")
 	t.Cleanup(func() { exec.Command("adb", "kill-server").Run() })
 	_, errOut, code := corepin(t, "--on", "adb", "topo")
+	if strings.Contains(errOut, "cannot connect to daemon") || strings.Contains(errOut, "server didn't ACK") {
+		t.Skipf("the adb client cannot start its server on this machine: %s", errOut)
+	}
 	if code != exitFailure || !strings.Contains(errOut, "no devices/emulators found") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -192,6 +193,9 @@ func writeShare(share string, g guestRun, bk bootKernel, argv []string) error {
 	env := []string{
 		"HOME=/tmp/home", "TERM=dumb", "TMPDIR=/tmp",
 		"MACHINE_SHAPE=" + g.shape.name, "MACHINE_KERNEL=" + bk.key, "MACHINE_OUT=/tmp/machine/out",
+		// How many CPUs the host runs the guest's on: tests whose figures
+		// depend on it (a busy virtual CPU waits for a host CPU) read it.
+		"COREPIN_HOST_CPUS=" + strconv.Itoa(runtime.NumCPU()),
 		"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	}
 	env = append(env, g.env...)
