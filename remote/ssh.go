@@ -27,6 +27,9 @@ type SSH struct {
 
 	mu     sync.Mutex
 	master bool // the master connection was started
+	// borrowed: the master is another corepin's, found alive; Close
+	// leaves it to end on its own a minute after its last use.
+	borrowed bool
 	// legacySCP: the server has no SFTP subsystem (dropbear, small
 	// boards), so scp speaks the old scp protocol (-O).
 	legacySCP bool
@@ -129,6 +132,11 @@ func (s *SSH) connect(ctx context.Context) error {
 		s.master = true
 		return nil
 	}
+	if s.liveMaster(ctx) {
+		s.master, s.borrowed = true, true
+		return nil
+	}
+	s.removeStaleSocket(ctx)
 	// The master keeps the client's standard error when it goes to the
 	// background: give it a file, not a pipe that would never close.
 	errFile, err := os.CreateTemp("", "corepin-ssh-*.err")
@@ -153,6 +161,52 @@ func (s *SSH) connect(ctx context.Context) error {
 	}
 	s.master = true
 	return nil
+}
+
+// controlArgs is an ssh command line for the control socket: -O CMD, or
+// -G to print the configuration.
+func (s *SSH) controlArgs(flag ...string) []string {
+	a := append([]string{"ssh"}, s.options()...)
+	if s.Port != 0 {
+		a = append(a, "-p", strconv.Itoa(s.Port))
+	}
+	return append(append(a, flag...), "--", s.dest(false))
+}
+
+// liveMaster says whether a master connection already listens on the
+// control socket: another corepin's to the same device, or one left
+// from a run less than a minute ago.
+func (s *SSH) liveMaster(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second) // the socket is local
+	defer cancel()
+	argv := s.controlArgs("-O", "check")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = environ(s.env)
+	return cmd.Run() == nil
+}
+
+// removeStaleSocket removes a control socket whose master is gone (a lost
+// link, a killed corepin). ssh cannot listen where such a socket is: the
+// new master would then carry on without one, connected and unused, for
+// good. ssh -G gives the socket's path with its %C expanded.
+func (s *SSH) removeStaleSocket(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second) // the socket is local
+	defer cancel()
+	argv := s.controlArgs("-G")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = environ(s.env)
+	out, err := cmd.Output()
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if path, ok := strings.CutPrefix(line, "controlpath "); ok {
+			if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSocket != 0 {
+				os.Remove(path)
+			}
+			return
+		}
+	}
 }
 
 func (s *SSH) Run(ctx context.Context, command string, stdout, stderr io.Writer) (int, error) {
@@ -217,16 +271,12 @@ func (s *SSH) Remove(ctx context.Context, remote string) error {
 func (s *SSH) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.master {
+	if !s.master || s.borrowed {
+		s.master = false
 		return nil
 	}
 	s.master = false
-	a := append([]string{"ssh"}, s.options()...)
-	if s.Port != 0 {
-		a = append(a, "-p", strconv.Itoa(s.Port))
-	}
-	a = append(a, "-O", "exit", "--", s.dest(false))
-	_, err := s.call(context.Background(), s.timeouts.Call, a, nil, nil)
+	_, err := s.call(context.Background(), s.timeouts.Call, s.controlArgs("-O", "exit"), nil, nil)
 	return err
 }
 

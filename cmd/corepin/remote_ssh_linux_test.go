@@ -216,12 +216,26 @@ func shortTemp(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(d) })
+	t.Cleanup(func() {
+		endMasters(d)
+		os.RemoveAll(d)
+	})
 	shortTemps.Store(t.Name(), d)
 	return d
 }
 
 var shortTemps sync.Map
+
+// endMasters ends the ssh master connections whose control sockets are
+// in the temporary folder d: a run whose link was cut, or that was
+// interrupted, may not have ended its own, which ControlPersist would
+// keep for a minute after the test.
+func endMasters(d string) {
+	socks, _ := filepath.Glob(filepath.Join(d, "corepin-ssh-*", "*"))
+	for _, sock := range socks {
+		exec.Command("ssh", "-S", sock, "-O", "exit", "corepin-test").Run()
+	}
+}
 
 // result is a finished host command.
 type result struct {
@@ -535,6 +549,28 @@ func TestRemoteSSHLinkLost(t *testing.T) {
 	if s.leftOnDevice(id) {
 		t.Errorf("the run's folder stayed on the device (run %q)", id)
 	}
+	// The killed master left its socket behind; status and pull each
+	// started a master of their own there and ended it.
+	if left := sshProcessesWith(shortTemp(t)); len(left) > 0 {
+		t.Errorf("ssh connections left after status and pull: %v", left)
+	}
+}
+
+// sshProcessesWith lists the ssh processes whose command line names dir.
+func sshProcessesWith(dir string) []string {
+	var out []string
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range cmdlines {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(data), "\x00")
+		if filepath.Base(args[0]) == "ssh" && strings.Contains(string(data), dir) {
+			out = append(out, strings.Join(args, " "))
+		}
+	}
+	return out
 }
 
 func TestRemoteSSHRefused(t *testing.T) {
