@@ -2,12 +2,12 @@ package launch
 
 import (
 	"fmt"
-	"strconv"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
+	"corepin.dev/corepin/watch"
 )
 
 // keepOff moves every thread of this process off the target CPUs and
@@ -37,7 +37,7 @@ func keepOff(root fsroot.Root, target cpuset.Set, pr *ParentReport) func() error
 	tried := map[int]bool{}
 	for moved := true; moved; {
 		moved = false
-		for _, tid := range ownThreads(root) {
+		for _, tid := range watch.OwnThreads(root) {
 			if tried[tid] {
 				continue
 			}
@@ -50,7 +50,7 @@ func keepOff(root fsroot.Root, target cpuset.Set, pr *ParentReport) func() error
 	pr.CPUs = off
 	return func() error {
 		var first error
-		for _, tid := range ownThreads(root) {
+		for _, tid := range watch.OwnThreads(root) {
 			m, ok := prev[tid]
 			if !ok {
 				m = orig
@@ -61,20 +61,4 @@ func keepOff(root fsroot.Root, target cpuset.Set, pr *ParentReport) func() error
 		}
 		return first
 	}
-}
-
-// ownThreads lists the threads of this process, from /proc/self/task under
-// root.
-func ownThreads(root fsroot.Root) []int {
-	entries, err := root.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil
-	}
-	var tids []int
-	for _, e := range entries {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
-	}
-	return tids
 }

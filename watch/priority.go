@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
 )
 
@@ -65,7 +66,7 @@ func raiseAll() {
 		return
 	}
 	p.prev = map[int]sched.Attr{}
-	tids := ownTasks()
+	tids := OwnThreads(fsroot.Host)
 	for _, tid := range tids {
 		if a, err := sched.GetAttr(tid); err == nil {
 			p.prev[tid] = a
@@ -101,7 +102,7 @@ func lowerProcess() {
 // main thread's attributes.
 func restoreProcess(prev map[int]sched.Attr) {
 	main, hasMain := prev[os.Getpid()]
-	for _, tid := range ownTasks() {
+	for _, tid := range OwnThreads(fsroot.Host) {
 		a, ok := prev[tid]
 		if !ok {
 			if !hasMain {
@@ -117,8 +118,11 @@ func restoreProcess(prev map[int]sched.Attr) {
 	}
 }
 
-func ownTasks() []int {
-	entries, err := os.ReadDir("/proc/self/task")
+// OwnThreads lists the threads of this process, from /proc/self/task
+// under root: what corepin changes about its own threads (their
+// priority here, their mask in launch) it changes for each of them.
+func OwnThreads(root fsroot.Root) []int {
+	entries, err := root.ReadDir("/proc/self/task")
 	if err != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package launch
+package watch
 
 import (
 	"os"
@@ -15,10 +15,10 @@ func TestOwnThreadsOnAFixture(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := ownThreads(fsroot.Root(dir)); len(got) != 2 || got[0] != 100 || got[1] != 101 {
+	if got := OwnThreads(fsroot.Root(dir)); len(got) != 2 || got[0] != 100 || got[1] != 101 {
 		t.Errorf("threads under %s: %v", dir, got)
 	}
-	if got := ownThreads(fsroot.Host); len(got) < 1 {
+	if got := OwnThreads(fsroot.Host); len(got) < 1 {
 		t.Errorf("no thread of this process listed: %v", got)
 	}
 }
