@@ -7,7 +7,6 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
-	"corepin.dev/corepin/watch"
 )
 
 // keepOff moves every thread of this process off the target CPUs and
@@ -37,7 +36,7 @@ func keepOff(root fsroot.Root, target cpuset.Set, pr *ParentReport) func() error
 	tried := map[int]bool{}
 	for moved := true; moved; {
 		moved = false
-		for _, tid := range watch.OwnThreads(root) {
+		for _, tid := range sched.OwnThreads(root) {
 			if tried[tid] {
 				continue
 			}
@@ -50,7 +49,7 @@ func keepOff(root fsroot.Root, target cpuset.Set, pr *ParentReport) func() error
 	pr.CPUs = off
 	return func() error {
 		var first error
-		for _, tid := range watch.OwnThreads(root) {
+		for _, tid := range sched.OwnThreads(root) {
 			m, ok := prev[tid]
 			if !ok {
 				m = orig

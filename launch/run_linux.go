@@ -325,8 +325,14 @@ func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *s
 			if hold.report != nil {
 				hold.report <- s.Report()
 			}
-			hold.started <- startErr
+			// The command has copied the thread's scheduling at the fork;
+			// the thread is put back now, not after the command, so that
+			// it does not wait out the run with a realtime policy or a
+			// clamp. (The runtime never starts threads from a locked
+			// thread, so nothing else copied it.)
+			s.Finish()
 			waitOffTarget(req.Mask())
+			hold.started <- startErr
 			<-hold.release
 			hold.stop()
 		}

@@ -2,7 +2,6 @@ package watch
 
 import (
 	"os"
-	"strconv"
 	"sync"
 
 	"corepin.dev/corepin/fsroot"
@@ -66,7 +65,7 @@ func raiseAll() {
 		return
 	}
 	p.prev = map[int]sched.Attr{}
-	tids := OwnThreads(fsroot.Host)
+	tids := sched.OwnThreads(fsroot.Host)
 	for _, tid := range tids {
 		if a, err := sched.GetAttr(tid); err == nil {
 			p.prev[tid] = a
@@ -102,7 +101,7 @@ func lowerProcess() {
 // main thread's attributes.
 func restoreProcess(prev map[int]sched.Attr) {
 	main, hasMain := prev[os.Getpid()]
-	for _, tid := range OwnThreads(fsroot.Host) {
+	for _, tid := range sched.OwnThreads(fsroot.Host) {
 		a, ok := prev[tid]
 		if !ok {
 			if !hasMain {
@@ -116,21 +115,4 @@ func restoreProcess(prev map[int]sched.Attr) {
 		}
 		sched.SetAttr(tid, a)
 	}
-}
-
-// OwnThreads lists the threads of this process, from /proc/self/task
-// under root: what corepin changes about its own threads (their
-// priority here, their mask in launch) it changes for each of them.
-func OwnThreads(root fsroot.Root) []int {
-	entries, err := root.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil
-	}
-	var tids []int
-	for _, e := range entries {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
-	}
-	return tids
 }

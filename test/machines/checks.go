@@ -855,8 +855,22 @@ func (c *checker) uclamp() checkResult {
 	r, err := c.runPinned(0, func(r *pinnedRun) {
 		childMin, childMax, childErr = uclampOf(c.ctx, r.childPID)
 		for tid := range taskMasks(r.corepinPID) {
-			if lo, hi, err := uclampOf(c.ctx, tid); err == nil && (lo != 0 || hi != 1024) {
-				ownClamps[tid] = fmt.Sprintf("%d/%d", lo, hi)
+			// A realtime thread (the watcher runs at FIFO 1) gets the
+			// kernel's sched_util_clamp_min_rt_default as its minimum.
+			wantMin := 0
+			if st := statFields(tid); len(st) > 38 && (st[38] == "1" || st[38] == "2") {
+				data, _ := os.ReadFile("/proc/sys/kernel/sched_util_clamp_min_rt_default")
+				wantMin, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+			}
+			if lo, hi, err := uclampOf(c.ctx, tid); err == nil && (lo != wantMin || hi != 1024) {
+				comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/comm", r.corepinPID, tid))
+				st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", r.corepinPID, tid))
+				f := strings.Fields(string(st))
+				nice := "?"
+				if len(f) > 18 {
+					nice = f[18]
+				}
+				ownClamps[tid] = fmt.Sprintf("%d/%d (%s, nice %s, mask %s)", lo, hi, strings.TrimSpace(string(comm)), nice, taskMasks(r.corepinPID)[tid])
 			}
 		}
 	}, "--cpu", strconv.Itoa(t))

@@ -1,4 +1,4 @@
-package watch
+package sched
 
 import (
 	"os"
