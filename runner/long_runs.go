@@ -23,16 +23,22 @@ func (cfg *Config) request(b bench) session.Request {
 	return req
 }
 
+// longestRun is the longest finished run so far of each benchmark,
+// kept as the runs come in: scanning every earlier run before each new
+// one would make a run's cost grow with the runs before it.
+type longestRun []float64
+
+// add counts a finished run of benchmark i.
+func (l longestRun) add(i int, r *results.RunRecord) {
+	if !r.Started.IsZero() && r.Error == "" {
+		l[i] = max(l[i], r.WallS)
+	}
+}
+
 // expectedSeconds is how long the next run of a benchmark is expected to
 // last: its longest finished run so far, else its reference time, else,
 // for a suite command (SPEC-like runs of minutes), longer than LongRun.
-func expectedSeconds(b bench, done []results.RunRecord) float64 {
-	longest := 0.0
-	for _, r := range done {
-		if !r.Started.IsZero() && r.Error == "" {
-			longest = max(longest, r.WallS)
-		}
-	}
+func expectedSeconds(b bench, longest float64) float64 {
 	switch {
 	case longest > 0:
 		return longest

@@ -29,11 +29,14 @@ func TestLongRunsTryNiceFirst(t *testing.T) {
 			t.Errorf("%s: ladder %s, want %s", c.name, got, c.want)
 		}
 	}
-	done := []results.RunRecord{{Started: time.Now(), WallS: 1.5}, {Started: time.Now(), WallS: 0.5}, {}}
-	if got := expectedSeconds(bench{workload: nil, command: &suite.Benchmark{}}, done); got != 1.5 {
-		t.Errorf("expected %v s after runs of 1.5 and 0.5 s", got)
+	longest := make(longestRun, 2)
+	for _, r := range []results.RunRecord{{Started: time.Now(), WallS: 1.5}, {Started: time.Now(), WallS: 0.5}, {WallS: 9}, {Started: time.Now(), WallS: 7, Error: "killed"}} {
+		longest.add(1, &r)
 	}
-	if got := expectedSeconds(bench{command: &suite.Benchmark{ReferenceSeconds: 0.3}}, nil); got != 0.3 {
+	if got := expectedSeconds(bench{workload: nil, command: &suite.Benchmark{}}, longest[1]); got != 1.5 {
+		t.Errorf("expected %v s after runs of 1.5 and 0.5 s (and two that did not finish)", got)
+	}
+	if got := expectedSeconds(bench{command: &suite.Benchmark{ReferenceSeconds: 0.3}}, longest[0]); got != 0.3 {
 		t.Errorf("expected %v s from a reference of 0.3 s", got)
 	}
 }

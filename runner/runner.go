@@ -194,13 +194,14 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	cfg.Events.Start(len(jobs))
 	var failed error
 	var offline []string // what the target's going offline did to the run
+	longest := make(longestRun, len(benches))
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			run.Interrupted = true
 			break
 		}
 		b := benches[j.bench]
-		b.expectS = expectedSeconds(b, run.Benchmarks[j.bench].Runs)
+		b.expectS = expectedSeconds(b, longest[j.bench])
 		warning, stop := cfg.awaitTarget(ctx, fmt.Sprintf("run %d of %s", j.index+1, b.name))
 		if warning != "" {
 			offline = append(offline, warning)
@@ -226,6 +227,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			break
 		}
 		rb.Runs = append(rb.Runs, rec)
+		longest.add(j.bench, &rec)
 		cfg.Events.RunDone(b.name, &rec)
 	}
 	cfg.Events.Finish()
