@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -159,6 +160,53 @@ func hierarchyDir(m mount, path string) string {
 	return filepath.Join(m.dir, rel)
 }
 
+// swept are the folders sweepStale has looked at, once per process.
+var swept struct {
+	sync.Mutex
+	dirs map[string]bool
+}
+
+// sweepStale removes, once per process and folder, the run cgroups that a
+// corepin killed with SIGKILL could not: named corepin-PID-N for a PID
+// that no longer runs, and empty (rmdir refuses a cgroup with a task in
+// it, so nothing that runs is touched). A PID that runs again, whoever's
+// it is now, keeps its folder.
+func sweepStale(dir string) {
+	swept.Lock()
+	defer swept.Unlock()
+	if swept.dirs[dir] {
+		return
+	}
+	if swept.dirs == nil {
+		swept.dirs = map[string]bool{}
+	}
+	swept.dirs[dir] = true
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if pid, ok := cgroupOwner(e.Name()); ok && e.IsDir() && unix.Kill(pid, 0) == unix.ESRCH {
+			unix.Rmdir(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// cgroupOwner is the PID in a run cgroup's name, corepin-PID-N.
+func cgroupOwner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "corepin-")
+	if !ok {
+		return 0, false
+	}
+	p, n, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	pid, err1 := strconv.Atoi(p)
+	_, err2 := strconv.Atoi(n)
+	return pid, err1 == nil && err2 == nil && pid > 0
+}
+
 // newCgroup makes a cgroup for one run confined to cpus, the best way the
 // kernel and this user allow. It returns nil and the reason when there is
 // none.
@@ -206,6 +254,7 @@ func newCgroupV2(m mount, own, name string, cpus cpuset.Set) (*cgroup, error) {
 	if !slices.Contains(strings.Fields(string(ctl)), "cpuset") {
 		return nil, fmt.Errorf("the cpuset controller is not delegated to %s", parent)
 	}
+	sweepStale(parent)
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("making the run's cgroup: %w", err)
@@ -246,6 +295,7 @@ func newCgroupV1(mounts []mount, own map[string]string, name string, cpus cpuset
 		if home == "" {
 			continue
 		}
+		sweepStale(home)
 		dir := filepath.Join(home, name)
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			cg.remove()

@@ -1,8 +1,17 @@
 package launch
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/testcpu"
+	"golang.org/x/sys/unix"
 )
 
 const mountinfo = `31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
@@ -81,4 +90,58 @@ func FuzzParseUsagePerCPU(f *testing.F) {
 func FuzzParseProcCgroup(f *testing.F) {
 	f.Add([]byte("3:cpu,cpuacct:/c\n0::/d\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { parseProcCgroup(data) })
+}
+
+// TestStaleCgroupsAreSwept: a run cgroup left by a corepin that was
+// killed (its PID no longer runs) is removed when the next cgroup is
+// made; one named for a process that runs is kept.
+func TestStaleCgroupsAreSwept(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("makes cgroups: needs root")
+	}
+	probe, why := newCgroup(fsroot.Host, cpuset.Of(testcpu.Target(t)))
+	if probe == nil {
+		t.Skipf("no cgroup for a run here: %s", why)
+	}
+	homes := probe.Dirs()
+	probe.remove()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var stale, live []string
+	for _, d := range homes {
+		home := filepath.Dir(d)
+		s := filepath.Join(home, fmt.Sprintf("corepin-%d-1", gone.Process.Pid))
+		l := filepath.Join(home, fmt.Sprintf("corepin-%d-999999", os.Getppid()))
+		for _, p := range []string{s, l} {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stale, live = append(stale, s), append(live, l)
+	}
+	defer func() {
+		for _, p := range append(stale, live...) {
+			unix.Rmdir(p)
+		}
+	}()
+	swept.Lock()
+	swept.dirs = nil // as in a new process
+	swept.Unlock()
+	cg, why := newCgroup(fsroot.Host, cpuset.Of(testcpu.Target(t)))
+	if cg == nil {
+		t.Fatalf("no cgroup: %s", why)
+	}
+	cg.remove()
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the stale %s is still there", p)
+		}
+	}
+	for _, p := range live {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("the live process's %s was removed: %v", p, err)
+		}
+	}
 }
