@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
@@ -87,15 +88,28 @@ func sharedRun(t *testing.T, allow bool) {
 		cfg.Request.Ladder, cfg.Runs, cfg.Warmup, cfg.AllowSharing = session.AffinityOnly(), 1, 0, allow
 		cfg.Suite = loadSuite(t, spinSuite)
 		startCompetitor(t, cfg.Target.ExactCPU)
-		run, _, err := Run(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
+		// go test runs other packages beside this one, on the same few
+		// CPUs: a run in which they held up the competitor more than the
+		// work is tried again, twice at most.
+		var rec results.RunRecord
+		for try := 1; ; try++ {
+			run, _, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec = run.Benchmarks[0].Runs[0]
+			sh := rec.Scheduling.Sharing
+			if sh != nil && sh.WaitShare != nil && *sh.WaitShare >= 0.4 {
+				break
+			}
+			if try == 3 {
+				t.Fatalf("allow %v: sharing %+v, want a measured wait of at least 40%%", allow, sh)
+			}
+			if sh != nil && sh.WaitShare != nil {
+				t.Logf("try %d: the work waited only %.0f%% of its time beside the competitor; again", try, 100**sh.WaitShare)
+			}
 		}
-		rec := run.Benchmarks[0].Runs[0]
 		sh := rec.Scheduling.Sharing
-		if sh == nil || sh.WaitShare == nil || *sh.WaitShare < 0.4 {
-			t.Fatalf("allow %v: sharing %+v, want a measured wait of at least 40%%", allow, sh)
-		}
 		others := "unknown"
 		if rec.OthersCPUS != nil {
 			others = fmt.Sprintf("%.3f s", *rec.OthersCPUS)
