@@ -24,38 +24,28 @@ func publishedPartition() map[string]float64 {
 // in publishedPartition.
 const publishedPinnedOverBest = 864.0 / 517
 
-// UnmarshalJSON also reads the key that earlier versions wrote the
-// published figures under.
+// UnmarshalJSON fills in the published figures when a result file
+// written by an earlier version keeps them under another key: they are
+// the same constants.
 func (r *QoSResult) UnmarshalJSON(data []byte) error {
 	type plain QoSResult // without this method
-	var v struct {
-		plain
-		Earlier map[string]float64 `json:"seed"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := json.Unmarshal(data, (*plain)(r)); err != nil {
 		return err
 	}
-	*r = QoSResult(v.plain)
 	if r.Published == nil {
-		r.Published = v.Earlier
+		r.Published = publishedQoS()
 	}
 	return nil
 }
 
-// UnmarshalJSON also reads the key that earlier versions wrote the
-// published figures under.
+// UnmarshalJSON fills in the published figures as QoSResult's does.
 func (r *PartitionResult) UnmarshalJSON(data []byte) error {
 	type plain PartitionResult // without this method
-	var v struct {
-		plain
-		Earlier map[string]float64 `json:"book_ms"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := json.Unmarshal(data, (*plain)(r)); err != nil {
 		return err
 	}
-	*r = PartitionResult(v.plain)
 	if r.PublishedMs == nil {
-		r.PublishedMs = v.Earlier
+		r.PublishedMs = publishedPartition()
 	}
 	return nil
 }
