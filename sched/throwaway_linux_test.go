@@ -12,12 +12,20 @@ import (
 	"corepin.dev/corepin/internal/testcpu"
 )
 
+// The helper must run on the process's main thread. Only an init function
+// can promise that: the runtime starts main (and TestMain) on it, but may
+// move the goroutine to another thread before TestMain could lock it.
+func init() {
+	if os.Getenv("COREPIN_SCHED_HELPER") == "main" {
+		runtime.LockOSThread()
+	}
+}
+
 // With COREPIN_SCHED_HELPER=main the test binary pins and renices its own
 // main thread inside Throwaway, calls the returned function, and prints
 // what the main thread is left with.
 func TestMain(m *testing.M) {
 	if os.Getenv("COREPIN_SCHED_HELPER") == "main" {
-		runtime.LockOSThread()
 		before, _ := GetAffinity(0)
 		done := Throwaway()
 		usable, _ := testcpu.UsableNow()
