@@ -77,39 +77,76 @@ func (g guestRun) boot(ctx context.Context, argv []string) (int, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, qemuBinary(bk.arch), args...)
-	console, err := cmd.StdoutPipe()
+	q, err := g.runQemu(ctx, bk, args)
+	if err == nil && !q.began && ctx.Err() == nil && crashedBooting(q.console) {
+		// The kernel died before /init started the command, so nothing the
+		// command does can have caused it. Under multi-threaded TCG this
+		// happens now and then (an "Oops: int3" while the kernel patches its
+		// own code on several virtual CPUs at once); one more boot tells
+		// such a crash from a kernel that cannot boot this shape.
+		if g.log != nil {
+			fmt.Fprintf(g.log, "--- the kernel crashed before the command started; booting once more\n%s", tail(q.console, 12))
+		}
+		q, err = g.runQemu(ctx, bk, args)
+	}
 	if err != nil {
 		return 0, err
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("starting qemu: %w", err)
-	}
-	var bootLog bytes.Buffer
-	began, ended := copyCommandOutput(console, g.stdout, &bootLog)
-	werr := cmd.Wait()
 	if g.results != nil {
 		if err := g.results(share); err != nil {
 			return 0, err
 		}
 	}
 	data, rerr := os.ReadFile(filepath.Join(share, "status"))
-	if rerr == nil && ended {
+	if rerr == nil && q.ended {
 		return strconv.Atoi(strings.TrimSpace(string(data)))
 	}
 	why := "the guest stopped before the command finished"
 	switch {
 	case ctx.Err() != nil:
 		why = fmt.Sprintf("the guest did not finish within %v", limit)
-	case !began:
+	case !q.began:
 		why = "the guest stopped before the command started"
 	}
 	if g.log != nil {
-		fmt.Fprintf(g.log, "--- boot console\n%s--- qemu %s\n%s", tail(bootLog.String(), 40), strings.Join(args, " "), stderr.String())
+		fmt.Fprintf(g.log, "--- boot console\n%s--- qemu %s\n%s", tail(q.console, 40), strings.Join(args, " "), q.stderr)
 	}
-	return 0, fmt.Errorf("%s %s on %s: %s (qemu: %v)", g.shape.name, key, bk.version, why, werr)
+	return 0, fmt.Errorf("%s %s on %s: %s (qemu: %v)", g.shape.name, key, bk.version, why, q.wait)
+}
+
+// A qemuRun is what one qemu process left: whether the command began and
+// ended, the console outside the command's markers, qemu's own stderr and
+// how it exited.
+type qemuRun struct {
+	began, ended bool
+	console      string
+	stderr       string
+	wait         error
+}
+
+// runQemu boots the guest once and waits for qemu to exit.
+func (g guestRun) runQemu(ctx context.Context, bk bootKernel, args []string) (qemuRun, error) {
+	cmd := exec.CommandContext(ctx, qemuBinary(bk.arch), args...)
+	console, err := cmd.StdoutPipe()
+	if err != nil {
+		return qemuRun{}, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return qemuRun{}, fmt.Errorf("starting qemu: %w", err)
+	}
+	var bootLog bytes.Buffer
+	var q qemuRun
+	q.began, q.ended = copyCommandOutput(console, g.stdout, &bootLog)
+	q.wait = cmd.Wait()
+	q.console, q.stderr = bootLog.String(), stderr.String()
+	return q, nil
+}
+
+// crashedBooting reports whether a boot console shows the kernel dying.
+func crashedBooting(console string) bool {
+	return strings.Contains(console, "Kernel panic - not syncing")
 }
 
 // copyCommandOutput passes the console's lines between the markers to w
