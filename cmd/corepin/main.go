@@ -45,17 +45,19 @@ func runWithSignals(args []string) int {
 	return runCommandLine(context.Background(), os.Stdout, os.Stderr, args, true)
 }
 
-// catcher catches signals from the start of main's package
-// initialisation, so that one sent in corepin's first milliseconds is
-// kept (and passed on to the command exec starts) instead of ending
-// corepin before it has done anything. The helper processes (launch's
-// verbs) keep the default dispositions, and so does this package's test
-// binary unless it acts as corepin.
+// catcher holds the signals caught since internal/interrupt's
+// initialisation, so that one sent in corepin's first milliseconds is kept
+// (and passed on to the command exec starts) instead of ending corepin
+// before it has done anything. The helper processes (launch's verbs) get
+// the default dispositions back, and so does this package's test binary
+// unless it acts as corepin.
 var catcher = func() *interrupt.Catcher {
 	if len(os.Args) > 1 && launch.IsVerb(os.Args[1]) {
+		interrupt.Release()
 		return nil
 	}
 	if strings.HasSuffix(os.Args[0], ".test") && os.Getenv("COREPIN_AS_CLI") == "" {
+		interrupt.Release()
 		return nil
 	}
 	return interrupt.Catch()

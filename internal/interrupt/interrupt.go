@@ -4,15 +4,17 @@
 // interrupted and exits 128+N), and SIGPIPE is ignored, so that a reader
 // that went away (corepin run | head -1) costs the output, not the run.
 //
-// Signals are caught from the moment Catch is called, before any work
+// Signals are caught from this package's initialisation, before any work
 // starts, and kept: one that arrives while a command is being started is
-// passed on to it once it runs, never lost.
+// passed on to it once it runs, never lost. Only corepin's command imports
+// this package: a library must not take a program's signals.
 package interrupt
 
 import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync"
 	"syscall"
 )
@@ -35,17 +37,65 @@ type Catcher struct {
 // maxKept bounds the signals kept for replay.
 const maxKept = 16
 
-// Catch starts catching the ending signals and SIGPIPE. Call it once, as
-// early as possible in main; Stop ends the catching.
+// early holds the signals that came before Catch, from this package's
+// initialisation on. Go initialises a package as soon as what it imports
+// is, taking the ready ones in the order of their import paths, so this
+// runs right after os/signal's: about a millisecond before main's package
+// initialisation, which waits for every package corepin uses. A signal in
+// that millisecond would otherwise end corepin with the runtime's default
+// action, before it has decided anything.
+var early = notify()
+
+// notify starts catching the ending signals and SIGPIPE into a new
+// channel. Notify, rather than Ignore, for SIGPIPE: an ignored signal stays
+// ignored across exec, and the commands corepin starts must get the
+// default disposition.
+func notify() chan os.Signal {
+	ch := make(chan os.Signal, maxKept)
+	signal.Notify(ch, append([]os.Signal{syscall.SIGPIPE}, Ending...)...)
+	return ch
+}
+
+// Catch starts catching the ending signals and SIGPIPE; the first call
+// takes over what was caught since the package's initialisation. Stop ends
+// the catching.
 func Catch() *Catcher {
-	c := &Catcher{ch: make(chan os.Signal, 16), subs: map[chan os.Signal]bool{}}
+	ch := early
+	early = nil
+	if ch == nil {
+		ch = notify()
+	}
+	c := &Catcher{ch: ch, subs: map[chan os.Signal]bool{}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	// Notify, rather than Ignore, for SIGPIPE: an ignored signal stays
-	// ignored across exec, and the commands corepin starts must get the
-	// default disposition.
-	signal.Notify(c.ch, append([]os.Signal{syscall.SIGPIPE}, Ending...)...)
 	go c.loop()
 	return c
+}
+
+// Release gives a process that wants the default dispositions (corepin's
+// helper processes, test binaries) its signals back: it stops the early
+// catching and sends itself again each signal caught so far, so that one
+// that came in the first milliseconds acts as if it had never been caught.
+// Call it, instead of Catch, from main's initialisation.
+func Release() {
+	runtime.LockOSThread() // the signal goes to this thread
+	defer runtime.UnlockOSThread()
+	ch := early
+	if ch == nil {
+		return
+	}
+	early = nil
+	signal.Stop(ch)
+	for {
+		select {
+		case s := <-ch:
+			// To this thread, so that the signal acts before Release
+			// returns; one sent to the process may be taken by another
+			// thread later.
+			syscall.Tgkill(syscall.Getpid(), syscall.Gettid(), s.(syscall.Signal))
+		default:
+			return
+		}
+	}
 }
 
 func (c *Catcher) loop() {
