@@ -117,6 +117,7 @@ func ReadOnce(opts Options) Result {
 	w := newWatcher(opts)
 	w.res.Threads = []ThreadStat{}
 	w.sample()
+	w.closeAll() // the files sample kept open for the next sample
 	if w.offline != nil {
 		w.offline.AtEnd = true
 	}

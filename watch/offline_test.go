@@ -75,3 +75,32 @@ func TestReadOnceSeesAnOfflineTarget(t *testing.T) {
 		t.Errorf("an online target recorded as offline: %+v", res.TargetOffline)
 	}
 }
+
+// ReadOnce runs after every unwatched run of a suite: a file it left open
+// would pile up, run after run, until the process runs out of descriptors
+// (and every fork pays for closing them).
+func TestReadOnceLeavesNoFileOpen(t *testing.T) {
+	open := func() int {
+		fds, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("needs /proc/self/fd to count open files: ", err)
+		}
+		return len(fds)
+	}
+	root := t.TempDir()
+	cpuDir := filepath.Join(root, "sys", "devices", "system", "cpu")
+	os.MkdirAll(cpuDir, 0o755)
+	os.WriteFile(filepath.Join(cpuDir, "online"), []byte("0-3\n"), 0o644)
+	fakeProc(t, root, 100, 100, 10, 500, 1)
+	opts := Options{PID: 100, Root: fsroot.Root(root), Mask: cpuset.Of(1)}
+	ReadOnce(opts) // the first call may open what the runtime keeps (the poller)
+	before := open()
+	for range 10 {
+		if res := ReadOnce(opts); len(res.Threads) != 1 {
+			t.Fatalf("ReadOnce saw %d threads, want 1", len(res.Threads))
+		}
+	}
+	if after := open(); after != before {
+		t.Errorf("10 calls of ReadOnce: %d files open before, %d after", before, after)
+	}
+}
