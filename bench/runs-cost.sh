@@ -2,7 +2,8 @@
 # runs-cost.sh N: does a run's cost grow with the runs before it? Runs a
 # suite of one trivial command N times (no warm-up, no watcher) and prints
 # the mean time per run over the first and the last tenth of the runs,
-# from the start times in the journal. A quadratic store (run.json
+# and over each tenth (so that drift of a shared machine shows as noise, a
+# cost that grows as a rising line), from the start times in the journal. A quadratic store (run.json
 # rewritten after every run) makes the last tenth much slower; the journal
 # keeps both the same.
 set -eu
@@ -25,7 +26,9 @@ for line in open(sys.argv[1]):
     starts.append(datetime.datetime.fromisoformat(s.replace("Z", "+00:00")[:26] + s[-6:] if s[-6] in "+-" else s.replace("Z", "")[:26]))
 n = len(starts)
 k = max(n // 10, 2)
-first = (starts[k] - starts[0]).total_seconds() / k
-last = (starts[-1] - starts[-1 - k]).total_seconds() / k
-print(f"{n} runs: {1000*first:.2f} ms per run over the first {k}, {1000*last:.2f} ms over the last {k} (ratio {last/first:.2f})")
+tenths = [(starts[min(i + k, n - 1)] - starts[i]).total_seconds() / (min(i + k, n - 1) - i) * 1000
+          for i in range(0, n - 1, k)][:10]
+first, last = tenths[0], tenths[-1]
+print(f"{n} runs: {first:.2f} ms per run over the first {k}, {last:.2f} ms over the last (ratio {last/first:.2f})")
+print("each tenth, ms per run: " + " ".join(f"{t:.2f}" for t in tenths))
 PY
