@@ -220,14 +220,20 @@ func TestFaultPipeToHead(t *testing.T) {
 	}
 }
 
-// TestFaultExperimentsEndOnSIGINT: SIGINT ends each experiment with 130
-// and its partial result.
-func TestFaultExperimentsEndOnSIGINT(t *testing.T) {
+// TestFaultExperimentsEndOnSignals: SIGINT, SIGHUP and SIGTERM end each
+// experiment with 128+N and its partial result.
+func TestFaultExperimentsEndOnSignals(t *testing.T) {
 	requireExec(t)
-	for _, name := range []string{"qos", "partition"} {
-		t.Run(name, func(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		sig  syscall.Signal
+	}{
+		{"qos", syscall.SIGINT}, {"partition", syscall.SIGINT},
+		{"qos", syscall.SIGHUP}, {"partition", syscall.SIGTERM},
+	} {
+		t.Run(c.name+"/"+unix.SignalName(c.sig), func(t *testing.T) {
 			out := t.TempDir()
-			cmd := corepinProcess(t, "experiment", name, "--out", out)
+			cmd := corepinProcess(t, "experiment", c.name, "--out", out)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -236,13 +242,13 @@ func TestFaultExperimentsEndOnSIGINT(t *testing.T) {
 			// Ready when its competing load processes run.
 			waitFor(t, "the load", func() bool { return hasChild(cmd.Process.Pid) })
 			sent := time.Now()
-			cmd.Process.Signal(syscall.SIGINT)
+			cmd.Process.Signal(c.sig)
 			cmd.Wait()
-			t.Logf("ended %v after SIGINT", time.Since(sent).Round(time.Millisecond))
-			if code := cmd.ProcessState.ExitCode(); code != 130 {
-				t.Fatalf("exit %d, want 130\n%s", code, stderr.String())
+			t.Logf("ended %v after %v", time.Since(sent).Round(time.Millisecond), c.sig)
+			if code, want := cmd.ProcessState.ExitCode(), 128+int(c.sig); code != want {
+				t.Fatalf("exit %d, want %d\n%s", code, want, stderr.String())
 			}
-			data, err := os.ReadFile(filepath.Join(out, "experiment-"+name+".json"))
+			data, err := os.ReadFile(filepath.Join(out, "experiment-"+c.name+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
