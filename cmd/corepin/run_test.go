@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/results"
 )
 
@@ -214,5 +215,44 @@ func TestCompareCommand(t *testing.T) {
 	}
 	if _, _, code := corepin(t, "compare", old, filepath.Join(dir, "none")); code != exitFailure {
 		t.Errorf("a missing run: exit %d", code)
+	}
+}
+
+// As nobody, a thread-isolated run whose work thread cannot be given back
+// its attributes (nice 5 cannot be lowered again without privilege) ends
+// that thread and keeps the measurement: every run is recorded and valid,
+// with a warning that says why the thread was ended.
+func TestRunThreadIsolationUnprivileged(t *testing.T) {
+	skipInShort(t)
+	requireExec(t)
+	out := filepath.Join(nobody.Dir(t), "out")
+	cmd := nobody.Command(t, nobody.Executable(t), "run", "--quick", "--isolation", "thread", "--nice", "5",
+		"--only", "fib", "--runs", "2", "--warmup", "0", "--allow-sharing", "-q", "--out", out)
+	cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1")
+	output, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, output)
+	}
+	dir := lastLine(string(output))
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Benchmarks) != 1 {
+		t.Fatalf("%d benchmarks, want fib alone", len(run.Benchmarks))
+	}
+	b := run.Benchmarks[0]
+	if !b.Valid && unvouchedInGuest(dir) {
+		t.Skip("inside an emulated guest the watcher missed its ticks, so the runs are rightly not vouched for")
+	}
+	ended := false
+	for _, w := range b.Warnings {
+		ended = ended || strings.Contains(w.Text, "could not be put back, so it was ended")
+	}
+	if b.CompletedRuns != 2 || !b.Valid || !ended {
+		t.Errorf("as nobody: %d of %d runs, valid %v, warnings %v", b.CompletedRuns, b.PlannedRuns, b.Valid, b.Warnings)
+	}
+	if strings.Contains(string(output), "ClearTaint") {
+		t.Errorf("an internal message reached the user:\n%s", output)
 	}
 }
