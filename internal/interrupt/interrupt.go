@@ -77,7 +77,7 @@ func Catch() *Catcher {
 // that came in the first milliseconds acts as if it had never been caught.
 // Call it, instead of Catch, from main's initialisation.
 func Release() {
-	runtime.LockOSThread() // the signal goes to this thread
+	runtime.LockOSThread() // raiseHere sends to this thread
 	defer runtime.UnlockOSThread()
 	ch := early
 	if ch == nil {
@@ -88,10 +88,7 @@ func Release() {
 	for {
 		select {
 		case s := <-ch:
-			// To this thread, so that the signal acts before Release
-			// returns; one sent to the process may be taken by another
-			// thread later.
-			syscall.Tgkill(syscall.Getpid(), syscall.Gettid(), s.(syscall.Signal))
+			raiseHere(s.(syscall.Signal))
 		default:
 			return
 		}
