@@ -35,8 +35,8 @@ func (r Root) Path(name ...string) string {
 	return filepath.Join(append([]string{r.String()}, name...)...)
 }
 
-// ReadFile reads a file under the root.
-func (r Root) ReadFile(name string) ([]byte, error) { return os.ReadFile(r.Path(name)) }
+// ReadFile reads a file under the root (see the function ReadFile).
+func (r Root) ReadFile(name string) ([]byte, error) { return ReadFile(r.Path(name)) }
 
 // ReadDir lists a folder under the root.
 func (r Root) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(r.Path(name)) }

@@ -1,6 +1,8 @@
 package fsroot
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,5 +28,38 @@ func TestRoot(t *testing.T) {
 	}
 	if r.IsHost() || !Root("").IsHost() || !Host.IsHost() || Root("").Path("proc") != "/proc" {
 		t.Error("the zero Root is not the live system")
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	big := make([]byte, 70000) // past the first buffer several times
+	for i := range big {
+		big[i] = byte('a' + i%26)
+	}
+	p := filepath.Join(dir, "big")
+	os.WriteFile(p, big, 0o644)
+	if data, err := ReadFile(p); err != nil || string(data) != string(big) {
+		t.Errorf("ReadFile read %d bytes (%v), want %d", len(data), err, len(big))
+	}
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o644)
+	if data, err := ReadFile(empty); err != nil || len(data) != 0 {
+		t.Errorf("an empty file: %q, %v", data, err)
+	}
+	_, err := ReadFile(filepath.Join(dir, "missing"))
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe.Op != "open" || pe.Path != filepath.Join(dir, "missing") {
+		t.Errorf("a missing file: %v", err)
+	}
+	if _, err := ReadFile(dir); err == nil {
+		t.Error("a folder read as a file")
+	}
+	// A kernel file, which reports a size that is not its length.
+	const online = "/sys/devices/system/cpu/online"
+	if want, err := os.ReadFile(online); err == nil {
+		if got, err := ReadFile(online); err != nil || string(got) != string(want) {
+			t.Errorf("%s: %q, %v; os.ReadFile reads %q", online, got, err, want)
+		}
 	}
 }

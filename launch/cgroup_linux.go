@@ -247,7 +247,7 @@ func newCgroupV2(m mount, own, name string, cpus cpuset.Set) (*cgroup, error) {
 	if parent == "" {
 		return nil, fmt.Errorf("corepin's cgroup %s is not under the mount %s", own, m.dir)
 	}
-	ctl, err := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
+	ctl, err := fsroot.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
 	if err != nil {
 		return nil, fmt.Errorf("reading the delegated controllers: %w", err)
 	}
@@ -305,7 +305,7 @@ func newCgroupV1(mounts []mount, own map[string]string, name string, cpus cpuset
 		if ctl == "cpuset" {
 			// A v1 cpuset starts empty; it needs its memory nodes before
 			// any task may enter.
-			mems, err := os.ReadFile(filepath.Join(home, "cpuset.mems"))
+			mems, err := fsroot.ReadFile(filepath.Join(home, "cpuset.mems"))
 			if err == nil {
 				err = writeFile(filepath.Join(dir, "cpuset.mems"), strings.TrimSpace(string(mems)))
 			}
@@ -327,7 +327,7 @@ func (cg *cgroup) confine(dir, file, effective string, cpus cpuset.Set) error {
 	if err := writeFile(filepath.Join(dir, file), cpus.String()); err != nil {
 		return fmt.Errorf("confining the run's cgroup to %s: %w", cpus, err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, effective))
+	data, err := fsroot.ReadFile(filepath.Join(dir, effective))
 	if err != nil {
 		return fmt.Errorf("reading back the run's cgroup CPUs: %w", err)
 	}
@@ -400,7 +400,7 @@ func (cg *cgroup) procs() []int {
 	if cg.version == 1 {
 		dir = cg.dirs["cpuset"]
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	data, err := fsroot.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return nil
 	}
@@ -456,7 +456,7 @@ func (cg *cgroup) freeze(dir string) bool {
 		return false
 	}
 	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if data, err := os.ReadFile(state); err == nil && strings.TrimSpace(string(data)) == "FROZEN" {
+		if data, err := fsroot.ReadFile(state); err == nil && strings.TrimSpace(string(data)) == "FROZEN" {
 			return true
 		}
 	}
@@ -467,7 +467,7 @@ func (cg *cgroup) freeze(dir string) bool {
 // it; ok is false where it has no account.
 func (cg *cgroup) usage() (time.Duration, bool) {
 	if cg.version == 2 {
-		data, err := os.ReadFile(filepath.Join(cg.dirs[""], "cpu.stat"))
+		data, err := fsroot.ReadFile(filepath.Join(cg.dirs[""], "cpu.stat"))
 		if err != nil {
 			return 0, false
 		}
@@ -483,7 +483,7 @@ func (cg *cgroup) usage() (time.Duration, bool) {
 	if dir == "" {
 		return 0, false
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
+	data, err := fsroot.ReadFile(filepath.Join(dir, "cpuacct.usage"))
 	if err != nil {
 		return 0, false
 	}
@@ -497,7 +497,7 @@ func (cg *cgroup) usagePerCPU() map[int]time.Duration {
 	if cg.version != 1 || dir == "" {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage_percpu"))
+	data, err := fsroot.ReadFile(filepath.Join(dir, "cpuacct.usage_percpu"))
 	if err != nil {
 		return nil
 	}

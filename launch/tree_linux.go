@@ -190,7 +190,7 @@ func (t *tree) members(withRoot bool) []int {
 }
 
 func (t *tree) stat(pid int) (watch.TaskStat, bool) {
-	data, err := os.ReadFile(t.root.Path("proc", strconv.Itoa(pid), "stat"))
+	data, err := fsroot.ReadFile(t.root.Path("proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return watch.TaskStat{}, false
 	}
@@ -207,7 +207,7 @@ func (t *tree) children(pid int) []int {
 	}
 	var out []int
 	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name(), "children"))
+		data, err := fsroot.ReadFile(filepath.Join(dir, e.Name(), "children"))
 		if err != nil {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // Gettid returns the calling thread's id.
@@ -69,7 +70,7 @@ func SetUclamp(tid int, lo, hi uint32, resetOnFork bool) error {
 // possibleCPUs sizes affinity masks: unix.CPUSet holds only 1024 CPUs.
 var possibleCPUs = sync.OnceValue(func() int {
 	n := runtime.NumCPU()
-	if data, err := os.ReadFile("/sys/devices/system/cpu/possible"); err == nil {
+	if data, err := fsroot.ReadFile("/sys/devices/system/cpu/possible"); err == nil {
 		if s, err := cpuset.Parse(string(data)); err == nil && s.Last()+1 > n {
 			n = s.Last() + 1
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 // Frequency sources, best first. The name travels with every value.
@@ -93,7 +95,7 @@ func findThermalZones(root string) []thermalZone {
 	matches, _ := filepath.Glob(filepath.Join(root, "sys/class/thermal/thermal_zone*"))
 	var zones []thermalZone
 	for _, m := range matches {
-		typ, _ := os.ReadFile(filepath.Join(m, "type"))
+		typ, _ := fsroot.ReadFile(filepath.Join(m, "type"))
 		zones = append(zones, thermalZone{name: filepath.Base(m), typ: strings.TrimSpace(string(typ)), path: filepath.Join(m, "temp")})
 	}
 	return zones
@@ -102,7 +104,7 @@ func findThermalZones(root string) []thermalZone {
 // readThrottles reads a CPU's thermal throttle counter (x86
 // thermal_throttle/core_throttle_count), or -1 where there is none.
 func readThrottles(root string, cpu int) int64 {
-	data, err := os.ReadFile(filepath.Join(root, "sys/devices/system/cpu", fmt.Sprintf("cpu%d", cpu), "thermal_throttle/core_throttle_count"))
+	data, err := fsroot.ReadFile(filepath.Join(root, "sys/devices/system/cpu", fmt.Sprintf("cpu%d", cpu), "thermal_throttle/core_throttle_count"))
 	if err != nil {
 		return -1
 	}

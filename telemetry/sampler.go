@@ -8,7 +8,6 @@ package telemetry
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -146,7 +145,7 @@ func newSampler(opts Options) (*Sampler, error) {
 }
 
 func (s *Sampler) baseline() error {
-	data, err := os.ReadFile(filepath.Join(s.opts.Root.String(), "proc/stat"))
+	data, err := fsroot.ReadFile(filepath.Join(s.opts.Root.String(), "proc/stat"))
 	if err != nil {
 		return fmt.Errorf("starting telemetry: %w", err)
 	}
@@ -264,7 +263,7 @@ func (s *Sampler) sample() {
 	}
 	s.prev = cur
 	for _, z := range s.zones {
-		data, err := os.ReadFile(z.path)
+		data, err := fsroot.ReadFile(z.path)
 		if err != nil {
 			continue
 		}

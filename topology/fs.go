@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 )
@@ -62,7 +60,7 @@ func missing(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 // readString returns the trimmed content of a file. A missing file is not an
 // error: ok is false and the caller records the fact as unknown.
 func (f *reader) readString(p string) (s string, ok bool, err error) {
-	data, err := readSmallFile(f.Path(p))
+	data, err := fsroot.ReadFile(f.Path(p))
 	if missing(err) {
 		return "", false, nil
 	}
@@ -70,37 +68,6 @@ func (f *reader) readString(p string) (s string, ok bool, err error) {
 		return "", false, &FileError{Path: f.Path(p), Err: err}
 	}
 	return strings.TrimSpace(string(data)), true, nil
-}
-
-// readSmallFile reads a file of at most 1 MiB whole, without a stat first:
-// sysfs reports a size of 4096 for every attribute, whatever it holds. It
-// goes around os.File, whose registration with Go's poller costs two more
-// system calls for every sysfs file (they can be polled), which is more
-// than reading it; a topology read opens dozens of them.
-func readSmallFile(path string) ([]byte, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer unix.Close(fd)
-	buf := make([]byte, 0, 512)
-	for len(buf) < 1<<20 {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, cap(buf))
-		}
-		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
-		}
-		if n == 0 {
-			break
-		}
-		buf = buf[:len(buf)+n]
-	}
-	return buf, nil
 }
 
 // readInt reads a file holding one decimal integer.

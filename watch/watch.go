@@ -386,7 +386,7 @@ func (w *Watcher) processes() []int {
 	}
 	for i := 0; i < len(pids); i++ {
 		for _, tid := range w.tasks(pids[i]) {
-			data, err := os.ReadFile(w.procPath(strconv.Itoa(pids[i]), "task", strconv.Itoa(tid), "children"))
+			data, err := fsroot.ReadFile(w.procPath(strconv.Itoa(pids[i]), "task", strconv.Itoa(tid), "children"))
 			if err != nil {
 				continue
 			}
@@ -416,7 +416,7 @@ func (w *Watcher) tasks(pid int) []int {
 }
 
 func (w *Watcher) readStat(pid, tid int) (TaskStat, error) {
-	data, err := os.ReadFile(w.procPath(strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat"))
+	data, err := fsroot.ReadFile(w.procPath(strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat"))
 	if err != nil {
 		return TaskStat{}, err
 	}
