@@ -29,9 +29,6 @@ func ReadFile(path string) ([]byte, error) {
 	buf := make([]byte, 0, 512)
 	for {
 		if len(buf) == cap(buf) {
-			if len(buf) >= maxFile {
-				return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", maxFile>>20)}
-			}
 			buf = slices.Grow(buf, cap(buf))
 		}
 		n, err := retry(func() (int, error) { return unix.Read(fd, buf[len(buf):cap(buf)]) })
@@ -42,6 +39,9 @@ func ReadFile(path string) ([]byte, error) {
 			return buf, nil
 		}
 		buf = buf[:len(buf)+n]
+		if len(buf) > maxFile {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", maxFile>>20)}
+		}
 	}
 }
 

@@ -144,9 +144,11 @@ func (g guestRun) runQemu(ctx context.Context, bk bootKernel, args []string) (qe
 	return q, nil
 }
 
-// crashedBooting reports whether a boot console shows the kernel dying.
+// crashedBooting reports whether a boot console shows the kernel dying of
+// a fault of its own; not of /init ending, which a broken setup causes
+// every time.
 func crashedBooting(console string) bool {
-	return strings.Contains(console, "Kernel panic - not syncing")
+	return strings.Contains(console, "Kernel panic - not syncing") && !strings.Contains(console, "Attempted to kill init")
 }
 
 // copyCommandOutput passes the console's lines between the markers to w
