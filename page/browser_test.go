@@ -16,6 +16,15 @@ import (
 	"corepin.dev/corepin/results"
 )
 
+// browserLimit is how long a test gives Chromium: an emulated guest of
+// test/machines runs it many times slower than this machine.
+func browserLimit() time.Duration {
+	if os.Getenv("MACHINE_SHAPE") != "" {
+		return 6 * time.Minute
+	}
+	return 90 * time.Second
+}
+
 // chromium finds Debian's headless browser; .ci/run installs it.
 func chromium(t *testing.T) string {
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -72,11 +81,7 @@ func TestPageInChromium(t *testing.T) {
 		"--disable-component-update", "--disable-sync", "--user-data-dir=" + t.TempDir(),
 		"--proxy-server=http://" + ln.Addr().String(), "--proxy-bypass-list=<-loopback>",
 		"--hide-scrollbars", "--window-size=1280,2000"}
-	limit := 90 * time.Second
-	if os.Getenv("MACHINE_SHAPE") != "" {
-		limit = 6 * time.Minute // an emulated guest of test/machines runs Chromium many times slower
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	ctx, cancel := context.WithTimeout(context.Background(), browserLimit())
 	defer cancel()
 	dom, err := exec.CommandContext(ctx, browser, append(args, "--dump-dom", "file://"+page)...).Output()
 	if err != nil {
