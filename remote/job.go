@@ -122,6 +122,15 @@ echo $! > ../pid.part && mv ../pid.part ../pid
 wait $!
 echo $? > ../status.part && mv ../status.part ../status`
 
+// startWait waits in the job's folder for the wrapper to write corepin's
+// PID, and prints it. It stops early when the wrapper, once it has written
+// its own PID to session, is gone without writing one; else it waits up to
+// 60 s, for a device (or an emulated board) so slow that starting a shell
+// takes seconds.
+const startWait = "i=0; while [ ! -s pid ] && [ $i -lt 1200 ]; do " +
+	"if [ -s session ] && ! kill -0 $(cat session) 2> /dev/null; then break; fi; " +
+	"sleep 0.05; i=$((i+1)); done; cat pid"
+
 // Start starts corepin (bin with args) on the device in the job's folder,
 // detached from the link, and returns once it runs.
 func (j *Job) Start(ctx context.Context, bin string, args []string) error {
@@ -131,7 +140,7 @@ func (j *Job) Start(ctx context.Context, bin string, args []string) error {
 		"printf '%s\\n' " + QuoteAll(words) + " > cmdline; : > stdout; : > stderr; " +
 		"S=; command -v setsid > /dev/null 2>&1 && S=setsid; " +
 		"($S nohup sh -c " + Quote(wrapper) + " corepin-job " + QuoteAll(words) + " > /dev/null 2>&1 < /dev/null &); " +
-		"i=0; while [ ! -s pid ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; cat pid"
+		startWait
 	var out strings.Builder
 	if err := j.run(ctx, "starting corepin", cmd, &out); err != nil {
 		return err
