@@ -18,6 +18,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/sched"
 )
 
 // A run cgroup holds every process of one run. Its cpuset confines them,
@@ -186,7 +187,7 @@ func sweepStale(dir string) {
 		return
 	}
 	for _, e := range entries {
-		if pid, ok := cgroupOwner(e.Name()); ok && e.IsDir() && unix.Kill(pid, 0) == unix.ESRCH {
+		if pid, ok := cgroupOwner(e.Name()); ok && e.IsDir() && !sched.ProcessAlive(pid) {
 			unix.Rmdir(filepath.Join(dir, e.Name()))
 		}
 	}

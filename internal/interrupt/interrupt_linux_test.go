@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 // raise sends SIGINT to the calling thread, where it acts at once.
 func raise() {
 	runtime.LockOSThread()
-	syscall.Tgkill(syscall.Getpid(), syscall.Gettid(), syscall.SIGINT)
+	raiseHere(syscall.SIGINT)
 	runtime.UnlockOSThread()
 }
 
