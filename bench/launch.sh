@@ -8,13 +8,14 @@
 # machine hits them alike. The timer spawns each command with posix_spawn
 # and waits for it; its own cost is in every figure alike. Printed: each
 # command's median, and its ratio to taskset + chrt (ratio of medians, and
-# median of the per-round ratios).
+# median of the per-round ratios) and to launchfloor (per round).
 #
 # The commands:
 #   corepin exec --replace       corepin sets up its own thread and becomes the command
 #   corepin exec                 as `go build` makes it (static), forked start, watcher, report
 #   corepin exec --launcher      the same, through the re-executed launcher
 #   launchfloor                  the least a Go launcher can do (bench/launchfloor)
+#   launchfloor -replace         the same without the fork: the floor under exec --replace
 #   taskset + chrt               the baseline
 #
 # The target CPU is the one corepin selects (corepin topo), so that the
@@ -38,6 +39,7 @@ cmds = [
     ("corepin exec", [f"{tmp}/corepin", "exec", "-q", "--cpu", cpu, "--", true]),
     ("corepin exec --launcher", [f"{tmp}/corepin", "exec", "-q", "--launcher", "--cpu", cpu, "--", true]),
     ("launchfloor", [f"{tmp}/launchfloor", cpu, "true"]),
+    ("launchfloor -replace", [f"{tmp}/launchfloor", "-replace", cpu, "true"]),
     ("taskset + chrt", [shutil.which("taskset"), "-c", cpu, shutil.which("chrt"), "-o", "0", true]),
 ]
 devnull = os.open(os.devnull, os.O_RDWR)

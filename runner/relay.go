@@ -6,11 +6,13 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // progressLine is what LineEvents prints per finished run:
-// "[3/14] fib run 1: 12.3 ms".
-var progressLine = regexp.MustCompile(`^\[(\d+)/(\d+)\] (.*)$`)
+// "[3/14] fib run 1: 12.3 ms". It is compiled on first use: every corepin
+// command would pay for it at start otherwise, and only a remote run uses it.
+var progressLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[(\d+)/(\d+)\] (.*)$`) })
 
 // Relay shows the progress lines of a run that LineEvents prints elsewhere
 // (corepin on a device, its output copied here) as the status line of a
@@ -37,7 +39,7 @@ func (r *relay) Write(b []byte) (int, error) {
 }
 
 func (r *relay) line(text string) {
-	m := progressLine.FindStringSubmatch(text)
+	m := progressLine().FindStringSubmatch(text)
 	if m == nil {
 		if r.bar != nil {
 			r.bar.Finish() // clears the status line

@@ -5,10 +5,14 @@
 // and exec the command from that thread, wait for it and exit with its
 // status. No flags, no topology, no read-back, no watcher, no restore.
 //
+// With -replace it does not fork: the set-up thread becomes the command
+// with execve, as taskset and chrt do, which is the floor under corepin
+// exec --replace.
+//
 // bench/launch.sh times it beside corepin exec and taskset + chrt: it is
 // the floor that any launcher written in Go stands on, on this machine.
 //
-//	launchfloor CPU COMMAND [ARG...]
+//	launchfloor [-replace] CPU COMMAND [ARG...]
 package main
 
 import (
@@ -21,11 +25,16 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 3 {
-		os.Stderr.WriteString("usage: launchfloor CPU COMMAND [ARG...]\n")
+	args := os.Args[1:]
+	replace := len(args) > 0 && args[0] == "-replace"
+	if replace {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		os.Stderr.WriteString("usage: launchfloor [-replace] CPU COMMAND [ARG...]\n")
 		os.Exit(2)
 	}
-	cpu, err := strconv.Atoi(os.Args[1])
+	cpu, err := strconv.Atoi(args[0])
 	if err != nil {
 		os.Stderr.WriteString("launchfloor: bad CPU\n")
 		os.Exit(2)
@@ -38,7 +47,15 @@ func main() {
 		os.Exit(1)
 	}
 	unix.Setpriority(unix.PRIO_PROCESS, 0, -20) // this thread only; refused without privilege
-	cmd := exec.Command(os.Args[2], os.Args[3:]...)
+	if replace {
+		path, err := exec.LookPath(args[1])
+		if err == nil {
+			err = unix.Exec(path, args[1:], os.Environ())
+		}
+		os.Stderr.WriteString("launchfloor: " + err.Error() + "\n")
+		os.Exit(127)
+	}
+	cmd := exec.Command(args[1], args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
 		os.Stderr.WriteString("launchfloor: " + err.Error() + "\n")
