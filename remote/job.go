@@ -17,7 +17,8 @@ import (
 )
 
 // A Job is one corepin command run on a device, detached from the link
-// that started it: it runs in its own session (setsid, nohup), with its
+// that started it: it runs in its own session (setsid where the device
+// has it) with SIGHUP ignored, with its
 // output in files and its exit status written when it ends, so that a
 // broken link or a closed laptop does not stop it. Its folder on the
 // device holds:
@@ -115,7 +116,11 @@ func (j *Job) PushInput(ctx context.Context, local, rel string) (string, error) 
 
 // wrapper is the job's own shell: it records the session, starts corepin
 // with its output in files, and writes corepin's status when it ends.
-const wrapper = `cd work || exit 1
+// It ignores SIGHUP itself, as nohup would make it, because not every
+// device has nohup (Debian's busybox has none); corepin inherits that and
+// catches SIGHUP again for itself.
+const wrapper = `trap '' HUP
+cd work || exit 1
 echo $$ > ../session
 "$@" > ../stdout 2> ../stderr < /dev/null &
 echo $! > ../pid.part && mv ../pid.part ../pid
@@ -139,7 +144,7 @@ func (j *Job) Start(ctx context.Context, bin string, args []string) error {
 	cmd := "set -e; mkdir -p " + d + "/work " + d + "/out; cd " + d + "; " +
 		"printf '%s\\n' " + QuoteAll(words) + " > cmdline; : > stdout; : > stderr; " +
 		"S=; command -v setsid > /dev/null 2>&1 && S=setsid; " +
-		"($S nohup sh -c " + Quote(wrapper) + " corepin-job " + QuoteAll(words) + " > /dev/null 2>&1 < /dev/null &); " +
+		"($S sh -c " + Quote(wrapper) + " corepin-job " + QuoteAll(words) + " > /dev/null 2>&1 < /dev/null &); " +
 		startWait
 	var out strings.Builder
 	if err := j.run(ctx, "starting corepin", cmd, &out); err != nil {

@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -167,5 +169,52 @@ func TestJobAbandoned(t *testing.T) {
 	j.Abandon = abandon
 	if _, err := j.Follow(ctx, io.Discard, io.Discard); !errors.Is(err, ErrAbandoned) {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestJobRunsWithoutNohupAndIgnoresHangUp starts a job on a device whose
+// programs are only the few a job needs (no nohup: Debian's busybox has
+// none), hangs up on the job's whole session while it waits, and follows
+// it to its end: it started, and the hang-up did not end it.
+func TestJobRunsWithoutNohupAndIgnoresHangUp(t *testing.T) {
+	defer func(p time.Duration) { PollEvery = p }(PollEvery)
+	PollEvery = 20 * time.Millisecond
+	bin := t.TempDir()
+	for _, tool := range []string{"sh", "uname", "id", "mkdir", "cat", "sleep", "mv", "rm", "printf", "setsid", "wc", "tail", "head", "ls", "tr", "grep"} {
+		if path, err := exec.LookPath(tool); err == nil {
+			os.Symlink(path, filepath.Join(bin, tool))
+		}
+	}
+	t.Setenv("PATH", bin)
+	if _, err := exec.LookPath("nohup"); err == nil {
+		t.Fatal("nohup is still on the PATH")
+	}
+	d, _ := localDevice(t)
+	j := d.NewJob(time.Now())
+	gate := filepath.Join(t.TempDir(), "gate")
+	script := fmt.Sprintf(`echo waiting; while [ ! -e %s ]; do sleep 0.02; done; echo through`, gate)
+	if err := j.Start(context.Background(), "sh", []string{"-c", script}); err != nil {
+		t.Fatalf("starting a job without nohup: %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join(j.Dir, "session"))
+	session, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || session <= 1 {
+		t.Fatalf("the job's session file: %q, %v", data, err)
+	}
+	// The wrapper leads its own process group (setsid), or shares the
+	// starting shell's, which is gone by now: signal the group where there
+	// is one, else the wrapper and its children one by one.
+	if err := syscall.Kill(-session, syscall.SIGHUP); err != nil {
+		syscall.Kill(session, syscall.SIGHUP)
+		if pid, err := os.ReadFile(filepath.Join(j.Dir, "pid")); err == nil {
+			p, _ := strconv.Atoi(strings.TrimSpace(string(pid)))
+			syscall.Kill(p, syscall.SIGHUP)
+		}
+	}
+	os.WriteFile(gate, nil, 0o644)
+	var out bytes.Buffer
+	code, err := j.Follow(context.Background(), &out, io.Discard)
+	if err != nil || code != 0 || out.String() != "waiting\nthrough\n" {
+		t.Fatalf("after a hang-up: exit %d, %v, output %q", code, err, out.String())
 	}
 }
