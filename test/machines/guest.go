@@ -9,9 +9,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -117,7 +119,8 @@ func runCheck(c *checker, name string) (r checkResult) {
 }
 
 // runTests runs each package's test binary in its folder, as go test does,
-// printing go test's lines.
+// printing go test's lines: with -test.v among the extra flags all of a
+// package's output as it comes, else the end of a failing package's.
 func runTests(ctx context.Context, manifest string, extra []string) ([]testResult, error) {
 	data, err := os.ReadFile(manifest)
 	if err != nil {
@@ -127,6 +130,7 @@ func runTests(ctx context.Context, manifest string, extra []string) ([]testResul
 	if err := json.Unmarshal(data, &bins); err != nil {
 		return nil, fmt.Errorf("%s: %w", manifest, err)
 	}
+	verbose := slices.Contains(extra, "-test.v")
 	var out []testResult
 	for _, b := range bins {
 		start := time.Now()
@@ -134,17 +138,40 @@ func runTests(ctx context.Context, manifest string, extra []string) ([]testResul
 		cmd := exec.CommandContext(cctx, b.Bin, append([]string{"-test.timeout=14m"}, extra...)...)
 		cmd.Dir = b.Dir
 		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &buf, &buf
+		var w io.Writer = &buf
+		if verbose {
+			w = io.MultiWriter(os.Stdout, &buf)
+		}
+		cmd.Stdout, cmd.Stderr = w, w
 		err := cmd.Run()
 		cancel()
 		r := testResult{Pkg: b.Pkg, OK: err == nil, Seconds: time.Since(start).Seconds()}
 		if r.OK {
 			fmt.Printf("ok  \t%s\t%.1fs\n", b.Pkg, r.Seconds)
 		} else {
-			r.Output = tail(buf.String(), 60)
-			fmt.Printf("%s--- FAIL\t%s\t%.1fs (%v)\n", r.Output, b.Pkg, r.Seconds, err)
+			r.Output = timedOut(buf.String()) + tail(buf.String(), 60)
+			shown := r.Output
+			if verbose {
+				shown = timedOut(buf.String())
+			}
+			fmt.Printf("%s--- FAIL\t%s\t%.1fs (%v)\n", shown, b.Pkg, r.Seconds, err)
 		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// timedOut is, for the output of a test binary that ran past its
+// -test.timeout, the lines that name the tests still running; they come
+// before the goroutine dump, which the tail of the output is all of.
+func timedOut(out string) string {
+	i := strings.Index(out, "panic: test timed out")
+	if i < 0 {
+		return ""
+	}
+	head := out[i:]
+	if j := strings.Index(head, "\ngoroutine "); j >= 0 {
+		head = head[:j+1]
+	}
+	return head + "...\n"
 }
