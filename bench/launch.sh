@@ -16,6 +16,9 @@
 #   corepin exec --launcher      the same, through the re-executed launcher
 #   launchfloor                  the least a Go launcher can do (bench/launchfloor)
 #   launchfloor -replace         the same without the fork: the floor under exec --replace
+#   corepin's imports only       every package corepin imports, and a main that returns:
+#                                what corepin's start costs before its main runs
+#   Go program that only exits   the Go runtime's own start
 #   taskset + chrt               the baseline
 #
 # The target CPU is the one corepin selects (corepin topo), so that the
@@ -27,6 +30,21 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/corepin" ./cmd/corepin
 go build -o "$tmp/launchfloor" ./bench/launchfloor
+# The two programs with an empty main are built from generated files laid
+# over the module (go build -overlay), so that they import what corepin
+# imports today and nothing is written into the source tree.
+{
+  echo 'package main'
+  echo 'import ('
+  for p in $(go list -f '{{join .Imports " "}}' ./cmd/corepin); do echo "_ \"$p\""; done
+  echo ')'
+  echo 'func main() {}'
+} >"$tmp/imports.go"
+printf 'package main\n\nfunc main() {}\n' >"$tmp/empty.go"
+printf '{"Replace": {"%s/bench/importsonly/main.go": "%s/imports.go", "%s/bench/emptymain/main.go": "%s/empty.go"}}' \
+  "$PWD" "$tmp" "$PWD" "$tmp" >"$tmp/overlay.json"
+go build -overlay "$tmp/overlay.json" -o "$tmp/importsonly" ./bench/importsonly
+go build -overlay "$tmp/overlay.json" -o "$tmp/emptymain" ./bench/emptymain
 file "$tmp/corepin" 2>/dev/null | grep -q 'statically linked' || echo "note: corepin is not statically linked here"
 cpu=$("$tmp/corepin" topo --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["exact_cpu"])')
 
@@ -40,6 +58,8 @@ cmds = [
     ("corepin exec --launcher", [f"{tmp}/corepin", "exec", "-q", "--launcher", "--cpu", cpu, "--", true]),
     ("launchfloor", [f"{tmp}/launchfloor", cpu, "true"]),
     ("launchfloor -replace", [f"{tmp}/launchfloor", "-replace", cpu, "true"]),
+    ("corepin's imports only", [f"{tmp}/importsonly"]),
+    ("Go program that only exits", [f"{tmp}/emptymain"]),
     ("taskset + chrt", [shutil.which("taskset"), "-c", cpu, shutil.which("chrt"), "-o", "0", true]),
 ]
 devnull = os.open(os.devnull, os.O_RDWR)
