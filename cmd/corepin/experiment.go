@@ -251,6 +251,9 @@ P cores and two E cores.`,
 			if err != nil {
 				return usageError{Err: err}
 			}
+			if in.Changed("slowdown") && !res.Emulated {
+				fmt.Fprintf(in.Stderr, "corepin: --slowdown %d is not used: %s\n", slowdown, res.How)
+			}
 			if err := writeExperiment(in, "experiment-partition", res, asJSON, out); err != nil {
 				return err
 			}

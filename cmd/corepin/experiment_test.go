@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
 )
@@ -58,7 +60,7 @@ func TestExperimentPartitionQuick(t *testing.T) {
 	skipInShort(t)
 	requireExec(t)
 	dir := t.TempDir()
-	out, errOut, code := corepin(t, "experiment", "partition", "--quick", "--json", "--out", dir)
+	out, errOut, code := corepin(t, "experiment", "partition", "--quick", "--slowdown", "2", "--json", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -99,8 +101,11 @@ func TestExperimentPartitionQuick(t *testing.T) {
 		if doc.Emulated || !strings.Contains(doc.How, "slower cores") || doc.SlowCPUs.IsEmpty() || !doc.SlowCPUs.Intersect(fastest).IsEmpty() {
 			t.Errorf("real slow cores: emulated %v, slow %s (fastest group %s), how %q", doc.Emulated, doc.SlowCPUs, fastest, doc.How)
 		}
-	} else if !doc.Emulated || !strings.Contains(doc.How, "upper half") {
-		t.Errorf("equal cores: emulated %v, how %q", doc.Emulated, doc.How)
+		if !strings.Contains(errOut, "--slowdown 2 is not used") {
+			t.Errorf("real slow cores, --slowdown given: no word that it is not used:\n%s", errOut)
+		}
+	} else if !doc.Emulated || !strings.Contains(doc.How, "upper half") || !strings.Contains(doc.How, "1/2") || strings.Contains(errOut, "is not used") {
+		t.Errorf("equal cores, --slowdown 2: emulated %v, how %q\n%s", doc.Emulated, doc.How, errOut)
 	}
 	if doc.IdealMs <= 0 {
 		t.Errorf("ideal %v", doc.IdealMs)
@@ -112,6 +117,14 @@ func TestExperimentPartitionQuick(t *testing.T) {
 }
 
 func TestExperimentBadInput(t *testing.T) {
+	// Slow CPUs named on the command line are emulated on any machine, and
+	// emulation needs a slowdown of 2 or more; without them a machine with
+	// real slower cores (big.LITTLE) uses those and has no use for one.
+	usable := testcpu.Usable(t)
+	if usable.Len() < 2 {
+		t.Skipf("needs two usable CPUs (usable: %s)", usable)
+	}
+	slow := strconv.Itoa(usable.Last())
 	for _, args := range [][]string{
 		{"experiment", "qos", "--level-low", "fast"},
 		{"experiment", "qos", "--level-low", "utility", "--level-high", "utility"},
@@ -120,7 +133,8 @@ func TestExperimentBadInput(t *testing.T) {
 		{"experiment", "partition", "--chunks", "4,x"},
 		{"experiment", "partition", "--cpus", "0-99"},
 		{"experiment", "partition", "--slow-cpus", "0-1", "--cpus", "0-1"},
-		{"experiment", "partition", "--slowdown", "1"},
+		{"experiment", "partition", "--slowdown", "0"},
+		{"experiment", "partition", "--slowdown", "1", "--slow-cpus", slow},
 	} {
 		if _, _, code := corepin(t, args...); code != exitUsage {
 			t.Errorf("corepin %s: exit %d, want %d", strings.Join(args, " "), code, exitUsage)
