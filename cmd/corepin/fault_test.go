@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/results"
 )
 
@@ -233,14 +234,29 @@ func TestFaultExperimentsEndOnSignals(t *testing.T) {
 	} {
 		t.Run(c.name+"/"+unix.SignalName(c.sig), func(t *testing.T) {
 			out := t.TempDir()
-			cmd := corepinProcess(t, "experiment", c.name, "--out", out)
+			args := []string{"experiment", c.name, "--out", out}
+			if c.name == "partition" {
+				// Named slow CPUs are emulated by competing load processes
+				// on any machine; a machine with real slower cores would
+				// start none, and they are the readiness marker.
+				usable := testcpu.Usable(t)
+				if usable.Len() < 2 {
+					t.Skipf("needs two usable CPUs (usable: %s)", usable)
+				}
+				args = append(args, "--slow-cpus", strconv.Itoa(usable.Last()))
+			}
+			cmd := corepinProcess(t, args...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
 			// Ready when its competing load processes run.
-			waitFor(t, "the load", func() bool { return hasChild(cmd.Process.Pid) })
+			waitFor(t, "the load", func() bool { return hasChild(cmd.Process.Pid) || ended(cmd.Process.Pid) })
+			if ended(cmd.Process.Pid) {
+				cmd.Wait()
+				t.Fatalf("ended before its load started: %v\n%s", cmd.ProcessState, stderr.String())
+			}
 			sent := time.Now()
 			cmd.Process.Signal(c.sig)
 			cmd.Wait()
@@ -260,6 +276,16 @@ func TestFaultExperimentsEndOnSignals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ended says the child pid has exited and waits to be reaped.
+func ended(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i < 0 || i+2 >= len(data) || data[i+2] == 'Z'
 }
 
 func hasChild(pid int) bool {
