@@ -44,15 +44,38 @@ const maxKept = 16
 // initialisation, which waits for every package corepin uses. A signal in
 // that millisecond would otherwise end corepin with the runtime's default
 // action, before it has decided anything.
-var early = notify()
+var early = make(chan os.Signal, maxKept)
 
-// notify starts catching the ending signals and SIGPIPE into a new
-// channel. Notify, rather than Ignore, for SIGPIPE: an ignored signal stays
-// ignored across exec, and the commands corepin starts must get the
-// default disposition.
-func notify() chan os.Signal {
-	ch := make(chan os.Signal, maxKept)
-	signal.Notify(ch, append([]os.Signal{syscall.SIGPIPE}, Ending...)...)
+// enabled is closed once early receives every signal it is meant to.
+var enabled = make(chan struct{})
+
+// Notify takes a round trip to the runtime's signal thread per signal, a
+// tenth of a millisecond or more on a small virtual machine. SIGINT, the
+// signal a person sends while corepin starts, is caught at once; the
+// others from a goroutine, so that the rest of corepin's initialisation
+// does not wait for them.
+func init() {
+	signal.Notify(early, syscall.SIGINT)
+	go func() {
+		signal.Notify(early, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+		close(enabled)
+	}()
+}
+
+// notifyInto starts catching the ending signals and SIGPIPE into ch.
+// Notify, rather than Ignore, for SIGPIPE: an ignored signal stays ignored
+// across exec, and the commands corepin starts must get the default
+// disposition.
+func notifyInto(ch chan os.Signal) {
+	signal.Notify(ch, append(append([]os.Signal{}, Ending...), syscall.SIGPIPE)...)
+}
+
+// takeEarly returns the early channel, once every signal reaches it, to
+// its first caller, and nil to the others.
+func takeEarly() chan os.Signal {
+	<-enabled
+	ch := early
+	early = nil
 	return ch
 }
 
@@ -60,10 +83,10 @@ func notify() chan os.Signal {
 // takes over what was caught since the package's initialisation. Stop ends
 // the catching.
 func Catch() *Catcher {
-	ch := early
-	early = nil
+	ch := takeEarly()
 	if ch == nil {
-		ch = notify()
+		ch = make(chan os.Signal, maxKept)
+		notifyInto(ch)
 	}
 	c := &Catcher{ch: ch, subs: map[chan os.Signal]bool{}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -79,11 +102,10 @@ func Catch() *Catcher {
 func Release() {
 	runtime.LockOSThread() // raiseHere sends to this thread
 	defer runtime.UnlockOSThread()
-	ch := early
+	ch := takeEarly()
 	if ch == nil {
 		return
 	}
-	early = nil
 	signal.Stop(ch)
 	for {
 		select {
