@@ -33,10 +33,11 @@ go build -o "$tmp/launchfloor" ./bench/launchfloor
 # The two programs with an empty main are built from generated files laid
 # over the module (go build -overlay), so that they import what corepin
 # imports today and nothing is written into the source tree.
+imports=$(go list -f '{{join .Imports " "}}' ./cmd/corepin)
 {
   echo 'package main'
   echo 'import ('
-  for p in $(go list -f '{{join .Imports " "}}' ./cmd/corepin); do echo "_ \"$p\""; done
+  for p in $imports; do echo "_ \"$p\""; done
   echo ')'
   echo 'func main() {}'
 } >"$tmp/imports.go"

@@ -117,8 +117,8 @@ func (j *Job) PushInput(ctx context.Context, local, rel string) (string, error) 
 // wrapper is the job's own shell: it records the session, starts corepin
 // with its output in files, and writes corepin's status when it ends.
 // It ignores SIGHUP itself, as nohup would make it, because not every
-// device has nohup (Debian's busybox has none); corepin inherits that and
-// catches SIGHUP again for itself.
+// device has nohup (Debian's busybox has none); corepin, started with
+// SIGHUP ignored, keeps ignoring it (see internal/interrupt).
 const wrapper = `trap '' HUP
 cd work || exit 1
 echo $$ > ../session

@@ -46,7 +46,8 @@ func runWithSignals(args []string) int {
 }
 
 // catcher holds the signals caught since internal/interrupt's
-// initialisation, so that one sent in corepin's first milliseconds is kept
+// initialisation (SIGINT and SIGTERM from its start, SIGHUP and SIGPIPE
+// soon after), so that one sent in corepin's first milliseconds is kept
 // (and passed on to the command exec starts) instead of ending corepin
 // before it has done anything. The helper processes (launch's verbs) get
 // the default dispositions back, and so does this package's test binary

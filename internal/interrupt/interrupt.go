@@ -4,10 +4,12 @@
 // interrupted and exits 128+N), and SIGPIPE is ignored, so that a reader
 // that went away (corepin run | head -1) costs the output, not the run.
 //
-// Signals are caught from this package's initialisation, before any work
-// starts, and kept: one that arrives while a command is being started is
-// passed on to it once it runs, never lost. Only corepin's command imports
-// this package: a library must not take a program's signals.
+// SIGINT and SIGTERM are caught from this package's initialisation, before
+// any work starts, and the others soon after (before main runs); a signal
+// caught while a command is being started is passed on to it once it runs,
+// never lost. A corepin started with SIGHUP ignored (under nohup, or as a
+// remote job) keeps ignoring it. Only corepin's command imports this
+// package: a library must not take a program's signals.
 package interrupt
 
 import (
@@ -18,9 +20,6 @@ import (
 	"sync"
 	"syscall"
 )
-
-// Ending are the signals that end a command.
-var Ending = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
 // Catcher holds the signals a process received.
 type Catcher struct {
@@ -49,25 +48,38 @@ var early = make(chan os.Signal, maxKept)
 // enabled is closed once early receives every signal it is meant to.
 var enabled = make(chan struct{})
 
+// hangUpIgnored says corepin was started with SIGHUP ignored: whoever
+// started it asked that a hang-up not end it. Read before any Notify.
+var hangUpIgnored = signal.Ignored(syscall.SIGHUP)
+
 // Notify takes a round trip to the runtime's signal thread per signal, a
-// tenth of a millisecond or more on a small virtual machine. SIGINT, the
-// signal a person sends while corepin starts, is caught at once; the
-// others from a goroutine, so that the rest of corepin's initialisation
-// does not wait for them.
+// tenth of a millisecond or more on a small virtual machine. SIGINT (a
+// person's Ctrl-C) and SIGTERM (timeout's, a supervisor's) are caught at
+// once; SIGHUP and SIGPIPE from a goroutine, so that the rest of corepin's
+// initialisation does not wait for them. Catch and Release wait for it.
 func init() {
-	signal.Notify(early, syscall.SIGINT)
+	signal.Notify(early, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
-		signal.Notify(early, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+		signal.Notify(early, later()...)
 		close(enabled)
 	}()
 }
 
-// notifyInto starts catching the ending signals and SIGPIPE into ch.
-// Notify, rather than Ignore, for SIGPIPE: an ignored signal stays ignored
-// across exec, and the commands corepin starts must get the default
-// disposition.
+// later is what init catches from its goroutine: SIGHUP unless it was
+// ignored at the start, and SIGPIPE. Notify, rather than Ignore, for
+// SIGPIPE: an ignored signal stays ignored across exec, and the commands
+// corepin starts must get the default disposition.
+func later() []os.Signal {
+	if hangUpIgnored {
+		return []os.Signal{syscall.SIGPIPE}
+	}
+	return []os.Signal{syscall.SIGHUP, syscall.SIGPIPE}
+}
+
+// notifyInto starts catching the ending signals and SIGPIPE into ch, as
+// init does.
 func notifyInto(ch chan os.Signal) {
-	signal.Notify(ch, append(append([]os.Signal{}, Ending...), syscall.SIGPIPE)...)
+	signal.Notify(ch, append([]os.Signal{syscall.SIGINT, syscall.SIGTERM}, later()...)...)
 }
 
 // takeEarly returns the early channel, once every signal reaches it, to

@@ -16,8 +16,10 @@ import (
 // before Catch or Release, as a signal in corepin's first milliseconds
 // would come, says it is still running, and then:
 //
-//	catch    Catch, and print the signal the catcher holds
-//	release  Release, which must end the process by that SIGINT
+//	catch       Catch, and print the signal the catcher holds
+//	catch-term  the same with SIGTERM, the other signal held from init
+//	release     Release, which must end the process by that SIGINT
+//	hang-up     Catch, then SIGHUP and SIGINT: print the signal held
 //
 // Without it, the test binary gives the signals their default dispositions
 // back first, as corepin's helper processes do, so that Ctrl-C ends it.
@@ -26,8 +28,12 @@ func TestMain(m *testing.M) {
 	case "":
 		Release()
 		os.Exit(m.Run())
-	case "catch":
-		raise()
+	case "catch", "catch-term":
+		if os.Getenv("COREPIN_INTERRUPT_HELPER") == "catch-term" {
+			raise(syscall.SIGTERM)
+		} else {
+			raise(syscall.SIGINT)
+		}
 		fmt.Println("raised")
 		c := Catch()
 		select {
@@ -38,22 +44,29 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	case "release":
-		raise()
+		raise(syscall.SIGINT)
 		fmt.Println("raised")
 		Release()
 		fmt.Println("still running after Release")
 		os.Exit(0)
+	case "hang-up":
+		c := Catch()
+		raise(syscall.SIGHUP)
+		raise(syscall.SIGINT)
+		<-c.Context().Done()
+		fmt.Printf("first %v\n", c.Signal())
+		os.Exit(0)
 	}
 }
 
-// raise sends SIGINT to the calling thread, where it acts at once.
-func raise() {
+// raise sends sig to the calling thread, where it acts at once.
+func raise(sig syscall.Signal) {
 	runtime.LockOSThread()
-	raiseHere(syscall.SIGINT)
+	raiseHere(sig)
 	runtime.UnlockOSThread()
 }
 
-func helper(t *testing.T, mode string) (*exec.Cmd, string) {
+func helper(t *testing.T, mode string, argv ...string) (*exec.Cmd, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -62,6 +75,9 @@ func helper(t *testing.T, mode string) (*exec.Cmd, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe)
+	if len(argv) > 0 {
+		cmd = exec.CommandContext(ctx, argv[0], append(argv[1:], exe)...)
+	}
 	cmd.Env = append(os.Environ(), "COREPIN_INTERRUPT_HELPER="+mode)
 	out, _ := cmd.Output()
 	return cmd, string(out)
@@ -72,6 +88,26 @@ func TestCatchKeepsASignalFromBeforeIt(t *testing.T) {
 	cmd, out := helper(t, "catch")
 	if !cmd.ProcessState.Success() || out != "raised\ncaught interrupt, exit code 130\n" {
 		t.Errorf("helper: %v, printed %q", cmd.ProcessState, out)
+	}
+	cmd, out = helper(t, "catch-term")
+	if !cmd.ProcessState.Success() || out != "raised\ncaught terminated, exit code 143\n" {
+		t.Errorf("helper, SIGTERM: %v, printed %q", cmd.ProcessState, out)
+	}
+}
+
+// A process started with SIGHUP ignored, as under nohup, keeps ignoring
+// it; started without, a hang-up is its first signal.
+func TestHangUpIgnoredAtStartStaysIgnored(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	cmd, out := helper(t, "hang-up", "sh", "-c", `trap '' HUP; exec "$0"`)
+	if !cmd.ProcessState.Success() || out != "first interrupt\n" {
+		t.Errorf("started with SIGHUP ignored: %v, printed %q; want SIGINT first", cmd.ProcessState, out)
+	}
+	cmd, out = helper(t, "hang-up")
+	if !cmd.ProcessState.Success() || out != "first hangup\n" {
+		t.Errorf("started with SIGHUP at its default: %v, printed %q; want SIGHUP first", cmd.ProcessState, out)
 	}
 }
 

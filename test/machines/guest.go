@@ -130,7 +130,9 @@ func runTests(ctx context.Context, manifest string, extra []string) ([]testResul
 	if err := json.Unmarshal(data, &bins); err != nil {
 		return nil, fmt.Errorf("%s: %w", manifest, err)
 	}
-	verbose := slices.Contains(extra, "-test.v")
+	verbose := slices.ContainsFunc(extra, func(f string) bool {
+		return f == "-test.v" || strings.HasPrefix(f, "-test.v=") && f != "-test.v=false"
+	})
 	var out []testResult
 	for _, b := range bins {
 		start := time.Now()
