@@ -147,8 +147,14 @@ args = ["-c", "echo $$ > %s.tmp && mv %s.tmp %s && exec sleep 30"]
 	if err != nil {
 		t.Fatalf("%v (stdout %q)", err, stdout.String())
 	}
-	if !run.Interrupted || !run.Benchmarks[0].Valid || len(run.Benchmarks[1].Runs) != 0 {
-		t.Errorf("interrupted %v, first valid %v, slow runs %d", run.Interrupted, run.Benchmarks[0].Valid, len(run.Benchmarks[1].Runs))
+	// The finished run is kept whether or not it is valid: on a busy or
+	// emulated machine a run of true can be invalid (a wait for the CPU
+	// past --max-wait, say; it was once in the hole guest), not lost.
+	if !run.Interrupted || len(run.Benchmarks[0].Runs) != 1 || len(run.Benchmarks[1].Runs) != 0 {
+		t.Errorf("interrupted %v, first runs %d, slow runs %d", run.Interrupted, len(run.Benchmarks[0].Runs), len(run.Benchmarks[1].Runs))
+	}
+	if !run.Benchmarks[0].Valid {
+		t.Logf("the finished run is kept, invalid: %v", run.Benchmarks[0].Warnings)
 	}
 	// corepin has reaped the interrupted command, so its PID names no
 	// sleep any more.
