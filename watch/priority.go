@@ -23,6 +23,10 @@ import (
 // waiting for another on its CPU waits for ever (measured: a run that
 // never ended).
 var processNice = sched.Attr{Policy: sched.Normal, Nice: -20}
+
+// ownThreads lists corepin's threads; a variable so that a test can make
+// one appear between two listings.
+var ownThreads = func() []int { return sched.OwnThreads(fsroot.Host) }
 var processPriority struct {
 	sync.Mutex
 	users int
@@ -65,7 +69,7 @@ func raiseAll() {
 		return
 	}
 	p.prev = map[int]sched.Attr{}
-	tids := sched.OwnThreads(fsroot.Host)
+	tids := ownThreads()
 	for _, tid := range tids {
 		if a, err := sched.GetAttr(tid); err == nil {
 			p.prev[tid] = a
@@ -98,21 +102,32 @@ func lowerProcess() {
 }
 
 // restoreProcess puts each thread back; threads born since take the
-// main thread's attributes.
+// main thread's attributes. It lists the threads until a listing finds
+// none it has not put back: a thread that a still-raised one starts
+// while the list is worked through is born raised, and missed, it would
+// stay at nice -20 and pass that on to whatever corepin forks from it.
 func restoreProcess(prev map[int]sched.Attr) {
 	main, hasMain := prev[os.Getpid()]
-	for _, tid := range sched.OwnThreads(fsroot.Host) {
-		a, ok := prev[tid]
-		if !ok {
-			if !hasMain {
+	done := map[int]bool{}
+	for again := true; again; {
+		again = false
+		for _, tid := range ownThreads() {
+			if done[tid] {
 				continue
 			}
-			a = main
+			done[tid], again = true, true
+			a, ok := prev[tid]
+			if !ok {
+				if !hasMain {
+					continue
+				}
+				a = main
+			}
+			a.Flags &= sched.FlagResetOnFork
+			if !a.Policy.Realtime() {
+				a.Runtime = 0 // the base slice (see linux-sched-facts §1.7)
+			}
+			sched.SetAttr(tid, a)
 		}
-		a.Flags &= sched.FlagResetOnFork
-		if !a.Policy.Realtime() {
-			a.Runtime = 0 // the base slice (see linux-sched-facts §1.7)
-		}
-		sched.SetAttr(tid, a)
 	}
 }
