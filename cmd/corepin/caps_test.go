@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/caps"
+	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/launch"
 )
@@ -29,6 +30,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("COREPIN_AS_CLI") != "" {
 		os.Exit(runWithSignals(os.Args[1:]))
 	}
+	interrupt.UnignoreHangUp() // the corepin processes the tests start get SIGHUP's default
 	code := m.Run()
 	runTestCleanup()
 	os.Exit(code)

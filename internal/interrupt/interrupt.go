@@ -82,6 +82,17 @@ func notifyInto(ch chan os.Signal) {
 	signal.Notify(ch, append([]os.Signal{syscall.SIGINT, syscall.SIGTERM}, later()...)...)
 }
 
+// UnignoreHangUp makes a process that was started with SIGHUP ignored
+// catch it instead, and do nothing with it, so that the processes it
+// starts get SIGHUP's default disposition again (an exec keeps an ignored
+// signal, not a caught one). Test binaries call it: run under nohup, as a
+// CI runner may, they still start corepin as a terminal would.
+func UnignoreHangUp() {
+	if hangUpIgnored {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	}
+}
+
 // takeEarly returns the early channel, once every signal reaches it, to
 // its first caller, and nil to the others.
 func takeEarly() chan os.Signal {

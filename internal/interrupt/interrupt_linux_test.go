@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 	switch os.Getenv("COREPIN_INTERRUPT_HELPER") {
 	case "":
 		Release()
+		UnignoreHangUp()
 		os.Exit(m.Run())
 	case "catch", "catch-term":
 		if os.Getenv("COREPIN_INTERRUPT_HELPER") == "catch-term" {
