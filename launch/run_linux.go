@@ -47,7 +47,8 @@ type Config struct {
 	// WatchPeriod is the watcher's period; 0 turns the watcher off.
 	WatchPeriod time.Duration
 	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command's
-	// whole tree, and kills what still runs Grace after the first.
+	// whole tree, and kills what still runs Grace after the first; SIGHUP
+	// not when the program ignores it (started under nohup).
 	ForwardSignals bool
 	// Signals, when set, are passed on to the command instead: signals
 	// that arrived before the command ran are passed on as soon as it
@@ -122,7 +123,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	signals := cfg.Signals
 	if signals == nil && cfg.ForwardSignals {
 		ch := make(chan os.Signal, 8)
-		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+		if signal.Ignored(syscall.SIGHUP) {
+			sigs = sigs[:2] // started under nohup: the command keeps it ignored too
+		}
+		signal.Notify(ch, sigs...)
 		defer signal.Stop(ch)
 		signals = ch
 	}
