@@ -16,6 +16,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/internal/observer"
 )
 
@@ -80,7 +81,7 @@ type Sampler struct {
 
 	mu     sync.Mutex
 	series Series
-	prev   map[int]cpuTimes
+	prev   map[int]procfs.CPUTimes
 	zones  []thermalZone
 	gaps   map[int]bool
 	// src is each CPU's frequency source at the last sample; every
@@ -149,7 +150,7 @@ func (s *Sampler) baseline() error {
 	if err != nil {
 		return fmt.Errorf("starting telemetry: %w", err)
 	}
-	prev, bad := parseProcStat(string(data))
+	prev, bad := procfs.ParseStat(data)
 	if len(prev) == 0 {
 		return fmt.Errorf("starting telemetry: no per-CPU line in %s", filepath.Join(s.opts.Root.String(), "proc/stat"))
 	}
@@ -208,7 +209,7 @@ func (s *Sampler) sample() {
 		s.note(NoteUnreadable, fmt.Sprintf("t=%.1fs: reading /proc/stat: %v", t, err))
 		return
 	}
-	cur, bad := parseProcStat(string(data))
+	cur, bad := procfs.ParseStat(data)
 	for _, b := range bad {
 		s.note(NoteMalformed, "malformed /proc/stat line skipped: "+b)
 	}
