@@ -16,8 +16,8 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
-	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/internal/observer"
+	"corepin.dev/corepin/internal/procfs"
 )
 
 // MinPeriod is the shortest sampling period.
