@@ -18,9 +18,14 @@ type Sharing struct {
 	WaitS      *float64 `json:"wait_s"`
 	WaitShare  *float64 `json:"wait_share"`
 	WaitOfWall *float64 `json:"wait_of_wall"`
-	// BusyThreads counts the threads that were on a CPU for at least a
-	// quarter of the wall time; more of them than UsableCPUs share CPUs.
+	// BusyThreads counts the threads that wanted a CPU (ran or waited
+	// for one) for at least half the wall time; more of them than
+	// UsableCPUs took turns on the target.
 	BusyThreads int `json:"busy_threads"`
+	// Others is the target's time that went to anything but the work:
+	// what a shared target is judged by. Null where the target's busy
+	// time could not be read.
+	Others *Others `json:"others,omitempty"`
 }
 
 // Coverage says how much of the tree's CPU time the residency figure
@@ -61,7 +66,14 @@ func (r *Report) account(usable int) {
 				cpu = *t.RunS
 			}
 			seen += cpu
-			if wall > 0 && cpu >= wall/4 {
+			// A thread that wanted a CPU (ran or waited for one) for at
+			// least half the wall time was busy: more of them than CPUs
+			// take turns, whatever share each got.
+			wanted := cpu
+			if t.WaitS != nil {
+				wanted += *t.WaitS
+			}
+			if wall > 0 && wanted >= wall/2 {
 				r.Sharing.BusyThreads++
 			}
 		}

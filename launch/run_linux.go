@@ -247,6 +247,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Child.MaxRSSKB, rep.Child.MaxRSSSource = exitRec.hiwaterKB, "taskstats"
 	}
 	rep.account(target.Len())
+	rep.Sharing.Others = tr.othersOnTarget(rep, target)
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return rep, fmt.Errorf("waiting for %s: %w", cfg.Args[0], waitErr)

@@ -45,6 +45,15 @@ func (rep *Report) Summary() string {
 	}
 	c := rep.Child
 	fmt.Fprintf(&b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)
+	if cov := rep.Coverage; cov != nil && cov.TreeSource == "cgroup" {
+		fmt.Fprintf(&b, " (the whole tree %.3fs CPU)", cov.TreeCPUS)
+	}
+	if sh := rep.Sharing; sh != nil && sh.Others != nil {
+		fmt.Fprintf(&b, "; others on the target %.1f%%", 100*sh.Others.Share)
+	}
+	if t := rep.Tree; t != nil && t.Ended > 0 {
+		fmt.Fprintf(&b, "; ended %d process(es) the command left running", t.Ended)
+	}
 	if c.TimedOut {
 		b.WriteString("; timed out")
 	}

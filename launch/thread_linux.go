@@ -30,6 +30,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	rep := &Report{Start: StartThread}
 	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
+	var othersTime *Others
 	sr, err := session.Run(cfg.Request, func(s *session.Session) error {
 		rep.Child.PID, rep.Child.Started = os.Getpid(), true
 		var watcher *watch.Watcher
@@ -42,10 +43,20 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 				rep.WatchError = werr.Error()
 			}
 		}
+		// The target's busy time is read on the work's own thread, on the
+		// target, just before and after the work: the thread's CPU clock is
+		// the work's part of it, the rest went to others.
+		meter := newBusyMeter(cfg.Root, target)
+		busyBefore, haveBusy := meter.read()
+		cpuBefore := threadCPU()
 		before, _ := threadUsage()
 		started := time.Now()
 		workErr := work(s)
 		rep.Child.WallS = time.Since(started).Seconds()
+		workCPU := threadCPU() - cpuBefore
+		if busyAfter, ok := meter.read(); ok && haveBusy {
+			othersTime = others(busyBefore, busyAfter, workCPU, "thread", true)
+		}
 		if after, err := threadUsage(); err == nil {
 			rep.Child.UserS = after.user - before.user
 			rep.Child.SysS = after.sys - before.sys
@@ -62,7 +73,10 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	rep.Report = *sr
 	if !rep.Accept.OK {
 		rep.Refused = rep.Accept.Why
+		return rep, err
 	}
+	rep.account(target.Len())
+	rep.Sharing.Others = othersTime
 	return rep, err
 }
 

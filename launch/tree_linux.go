@@ -40,12 +40,17 @@ type tree struct {
 	exitAt time.Duration
 	// takeBack returns the terminal to corepin when the command had it.
 	takeBack func()
+	// meter reads the target's busy time just before the fork (before)
+	// and once the tree has ended (after), for the others' time on it.
+	meter         *busyMeter
+	before, after busyReading
+	haveBusy      bool
 }
 
 // newTree prepares the containment of a run confined to cpus; useCgroup
 // false keeps to the process group.
 func newTree(root fsroot.Root, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
-	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ended: map[int]bool{}, exited: make(chan struct{})}
+	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ended: map[int]bool{}, exited: make(chan struct{}), meter: newBusyMeter(root, cpus)}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -88,6 +93,7 @@ func (t *tree) prepare(cmd *exec.Cmd) {
 // back to its own cgroups: it must then end with its goroutine.
 func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	if t.cg == nil {
+		t.before, t.haveBusy = t.meter.read()
 		*at = monotonic()
 		err := cmd.Start()
 		t.waitExit(cmd, err)
@@ -98,6 +104,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	if err := t.cg.enter(); err != nil {
 		return t.cg.leave() == nil, err
 	}
+	t.before, t.haveBusy = t.meter.read()
 	*at = monotonic()
 	err = cmd.Start()
 	t.waitExit(cmd, err)
@@ -308,8 +315,13 @@ func (t *tree) reapOrphans() {
 	}
 }
 
-// account fills in the cgroup's CPU account of the whole tree.
+// account fills in the cgroup's CPU account of the whole tree, and reads
+// the target's busy time once more: the tree has ended, so the window
+// between the two readings holds all of its time.
 func (t *tree) account() {
+	if t.haveBusy {
+		t.after, t.haveBusy = t.meter.read()
+	}
 	if t.cg == nil {
 		return
 	}

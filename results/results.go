@@ -7,8 +7,6 @@ package results
 
 import (
 	"encoding/json"
-	"strconv"
-	"strings"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
@@ -91,10 +89,12 @@ type Options struct {
 	TelemetryPeriod float64 `json:"telemetry_period_s"`
 	Ladder          string  `json:"ladder"`
 	Realtime        bool    `json:"realtime"`
-	// MaxWait is the share of its time the work could wait for the target
-	// before a run was marked; AllowSharing kept shared runs valid;
+	// MaxOthers is the share of the target's time others could take
+	// before a run was warned (MaxWait, the work's own wait, is what
+	// corepin judged by before); AllowSharing kept shared runs valid;
 	// RealtimeFirst kept realtime steps first in long runs; Launcher
 	// started each process run through the re-executed launcher.
+	MaxOthers     float64 `json:"max_others,omitempty"`
 	MaxWait       float64 `json:"max_wait,omitempty"`
 	AllowSharing  bool    `json:"allow_sharing,omitempty"`
 	RealtimeFirst bool    `json:"realtime_first,omitempty"`
@@ -122,55 +122,6 @@ type Benchmark struct {
 	Runs     []RunRecord `json:"runs"`
 }
 
-// Warning is something a reader of a benchmark's results must know: about
-// one run (Run is its index) or about the benchmark as a whole (Run is
-// NoRun). Warnings are grouped and compared by Text; the run is said once,
-// where a warning is shown.
-type Warning struct {
-	Run  int
-	Text string
-}
-
-// NoRun is the Run of a warning about the benchmark as a whole.
-const NoRun = -1
-
-// String is the warning as run.json and summary.csv write it: "run 3:
-// text", or the text alone.
-func (w Warning) String() string {
-	if w.Run == NoRun {
-		return w.Text
-	}
-	return "run " + strconv.Itoa(w.Run) + ": " + w.Text
-}
-
-// MarshalText writes the warning as String does, as run.json always has.
-func (w Warning) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
-
-// UnmarshalText reads a warning as run.json holds it; the file format's
-// "run N: " prefix gives the run.
-func (w *Warning) UnmarshalText(b []byte) error {
-	*w = Warning{Run: NoRun, Text: string(b)}
-	rest, ok := strings.CutPrefix(string(b), "run ")
-	if !ok {
-		return nil
-	}
-	n, text, ok := strings.Cut(rest, ": ")
-	if run, err := strconv.Atoi(n); ok && err == nil && run >= 0 {
-		*w = Warning{Run: run, Text: text}
-	}
-	return nil
-}
-
-// WarningTexts are the warnings as they are shown, run included.
-func WarningTexts(ws []Warning) []string {
-	out := make([]string, len(ws))
-	for i, w := range ws {
-		out[i] = w.String()
-	}
-	return out
-}
-
-// Stats summarise the counted runs' times.
 // Stats summarise the counted runs' times. With no counted run (N is 0)
 // there is no time: run.json then holds null for each of them.
 type Stats struct {
@@ -208,11 +159,23 @@ type RunRecord struct {
 	Error    string          `json:"error,omitempty"`
 	// Warnings are the run's own: a target it had to share, a residency
 	// that covers too little of its work.
-	Warnings []string `json:"warnings,omitempty"`
-	// OthersCPUS is the CPU time others took on the target during the
-	// run: the telemetry's utilisation of the target CPUs minus the
-	// tree's own CPU time; null where either is unknown.
-	OthersCPUS *float64 `json:"others_cpu_s,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
+	// OthersS is the CPU time that went to anything but the work on the
+	// target during the run, OthersShare that time as a share of the
+	// target (wall time × CPUs), and OthersSource how it is known:
+	// "cpuacct" or "proc_stat" for the target's busy time, with
+	// "(estimated)" where the work's own part of it is an estimate.
+	// Null where the target's busy time could not be read.
+	OthersS      *float64 `json:"others_s,omitempty"`
+	OthersShare  *float64 `json:"others_share,omitempty"`
+	OthersSource string   `json:"others_source,omitempty"`
+	// Sharing is the verdict on the target (see the runner's Judge):
+	// "not shared", "shared (warned)", "shared (invalid)", "shared
+	// (allowed)", "too short to judge sharing" or "unknown".
+	Sharing string `json:"sharing,omitempty"`
+	// WaitCause says whom the work's wait for its CPU was behind: "own
+	// threads" when nothing else ran on the target, else "unknown".
+	WaitCause string `json:"wait_cause,omitempty"`
 	// Scheduling is the report of the thread that did the work: the launch
 	// report for a process, the session's for a thread.
 	Scheduling   *launch.Report `json:"scheduling"`

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -219,12 +220,46 @@ func TestWarningsAreGroupedByText(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("grouped:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	for _, w := range []Warning{{Run: 3, Text: "a: b"}, {Run: NoRun, Text: "run times vary: rerun"}, {Run: 0, Text: "x"}} {
-		data, _ := w.MarshalText()
-		var back Warning
-		back.UnmarshalText(data)
-		if back != w && w.Run != NoRun {
-			t.Errorf("%+v read back as %+v", w, back)
+	share := 0.25
+	for _, w := range []Warning{{Run: 3, Text: "a: b"}, {Run: NoRun, Text: "run times vary: rerun"}, {Run: 0, Text: "x"},
+		{Run: 2, Kind: KindShared, Text: "others took 25%", Value: &share}, {Run: NoRun, Kind: KindSpread, Text: "spread"}} {
+		data, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
 		}
+		var back Warning
+		if err := json.Unmarshal(data, &back); err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		same := back.Run == w.Run && back.Kind == w.Kind && back.Text == w.Text && (back.Value == nil) == (w.Value == nil)
+		if !same && w.Run != NoRun {
+			t.Errorf("%+v read back from %s as %+v", w, data, back)
+		}
+		if w.Kind == "" && data[0] != '"' {
+			t.Errorf("a warning without a kind was written as %s, not as the string older readers expect", data)
+		}
+	}
+}
+
+// The terminal says each kind of warning once for the whole run, with the
+// range of its figures and the runs it concerns.
+func TestSummaryWarningsOneLinePerKind(t *testing.T) {
+	v := func(f float64) *float64 { return &f }
+	r := &Run{Benchmarks: []Benchmark{
+		{Name: "fib", CompletedRuns: 3, Warnings: []Warning{
+			{Run: 1, Kind: KindOwnWait, Text: "waited 3%", Value: v(0.031)},
+			{Run: 2, Kind: KindOwnWait, Text: "waited 4%", Value: v(0.04)},
+			{Run: NoRun, Text: "the first run was slow"}}},
+		{Name: "sha", CompletedRuns: 3},
+		{Name: "json", CompletedRuns: 3, Warnings: []Warning{{Run: 1, Kind: KindOwnWait, Text: "waited 9%", Value: v(0.092)}}},
+	}, Warnings: []string{"machine not tuned"}}
+	got := r.SummaryWarnings()
+	want := []string{
+		"fib, json: the work's own threads waited 3.1–9.2% of their time for the target CPU, behind each other (nothing else ran there) in 3 of 6 runs",
+		"fib: the first run was slow",
+		"machine not tuned",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("summary:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

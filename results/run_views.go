@@ -21,7 +21,11 @@ func (r *Run) AllValid() bool {
 // WriteSummary writes the run as corepin run prints it: the host and
 // target, a table of the benchmarks, the score and every warning once.
 func (r *Run) WriteSummary(w io.Writer) error {
-	fmt.Fprintf(w, "%s on CPU %d (%s): %s\n\n", r.Host.CPUModel, r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
+	fmt.Fprintf(w, "%s on CPU %d (%s): %s\n", r.Host.CPUModel, r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
+	if line := r.schedulingLine(); line != "" {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "BENCHMARK\tMEDIAN\t95% CI\tCV\tRATIO\tCHECK\tWARNINGS")
 	for _, b := range r.Benchmarks {
@@ -47,8 +51,39 @@ func (r *Run) WriteSummary(w io.Writer) error {
 	if r.Score != nil {
 		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
 	}
-	for _, warn := range r.GroupedWarnings() {
+	for _, warn := range r.SummaryWarnings() {
 		fmt.Fprintf(w, "warning: %s\n", termsafe.Text(warn))
 	}
 	return nil
+}
+
+// schedulingLine says how the first run that started was scheduled, and
+// why the ladder's higher steps did not hold where the kernel lacks them:
+// "scheduling: other nice -20 (ladder geekbench step 4; the steps above it
+// are unsupported by this kernel: EOPNOTSUPP)".
+func (r *Run) schedulingLine() string {
+	for _, b := range r.Benchmarks {
+		for _, run := range b.Runs {
+			sch := run.Scheduling
+			if sch == nil || !sch.Child.Started {
+				continue
+			}
+			rb := sch.Readback
+			line := fmt.Sprintf("scheduling: %s", rb.Policy)
+			if rb.Policy.Realtime() {
+				line += fmt.Sprintf(":%d", rb.Priority)
+			} else {
+				line += fmt.Sprintf(" nice %d", rb.Nice)
+			}
+			if sch.Ladder.AcceptedStep > 0 {
+				line += fmt.Sprintf(" (ladder %s step %d", sch.Ladder.Name, sch.Ladder.AcceptedStep)
+				if aboveUnsupported(sch) {
+					line += "; the steps above it are unsupported by this kernel"
+				}
+				line += ")"
+			}
+			return line
+		}
+	}
+	return ""
 }

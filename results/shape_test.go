@@ -158,10 +158,10 @@ func FuzzWarningText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		var w Warning
 		w.UnmarshalText([]byte(text))
-		data, _ := w.MarshalText()
+		data, _ := json.Marshal(w)
 		var back Warning
-		back.UnmarshalText(data)
-		if back != w {
+		json.Unmarshal(data, &back)
+		if back.Run != w.Run || back.Text != w.Text || back.Kind != "" {
 			t.Errorf("%q read as %+v, written %q, read back as %+v", text, w, data, back)
 		}
 	})

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
+	"syscall"
 
 	"golang.org/x/perf/benchmath"
 
@@ -107,24 +107,28 @@ const (
 
 func (b *Benchmark) warnings(times []float64) []Warning {
 	w := []Warning{}
-	add := func(format string, a ...any) { w = append(w, Warning{Run: NoRun, Text: fmt.Sprintf(format, a...)}) }
-	addRun := func(run int, format string, a ...any) {
-		w = append(w, Warning{Run: run, Text: fmt.Sprintf(format, a...)})
+	add := func(kind, format string, a ...any) {
+		w = append(w, Warning{Run: NoRun, Kind: kind, Text: fmt.Sprintf(format, a...)})
+	}
+	addRun := func(run int, kind, format string, a ...any) {
+		w = append(w, Warning{Run: run, Kind: kind, Text: fmt.Sprintf(format, a...)})
 	}
 	switch {
 	case b.CompletedRuns < b.PlannedRuns:
-		add("%d of %d planned runs completed: the benchmark is invalid", b.CompletedRuns, b.PlannedRuns)
+		add(KindUnfinished, "%d of %d planned runs completed: the benchmark is invalid", b.CompletedRuns, b.PlannedRuns)
 	case !b.Valid:
-		add("output check failed or a run did not finish: the benchmark is invalid")
+		add(KindInvalidRuns, "a counted run failed its output check, did not finish or shared its target: the benchmark is invalid")
 	}
 	if b.N > 1 && b.CV > SpreadWarn {
-		add("spread %.1f%% (coefficient of variation) is above %.0f%%: rerun with more runs on a quieter machine", 100*b.CV, 100*SpreadWarn)
+		cv := b.CV
+		w = append(w, Warning{Run: NoRun, Kind: KindSpread, Value: &cv,
+			Text: fmt.Sprintf("spread %.1f%% (coefficient of variation) is above %.0f%%: rerun with more runs on a quieter machine", 100*b.CV, 100*SpreadWarn)})
 	}
 	if len(times) > 2 && times[0] > b.MedianS*(1+FirstRunWarn) {
-		add("the first run took %.0f%% longer than the median: caches or frequency were not warm; use --warmup", 100*(times[0]/b.MedianS-1))
+		add(KindFirstRun, "the first run took %.0f%% longer than the median: caches or frequency were not warm; use --warmup", 100*(times[0]/b.MedianS-1))
 	}
 	if len(b.Outliers) > 0 {
-		add("%d outlier run(s) by median absolute deviation: %v", len(b.Outliers), b.Outliers)
+		add(KindOutliers, "%d outlier run(s) by median absolute deviation: %v", len(b.Outliers), b.Outliers)
 	}
 	for _, r := range b.Runs {
 		if r.Warmup {
@@ -132,13 +136,14 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 		}
 		t := r.Telemetry
 		if t.FreqMinMHz != nil && t.FreqMaxMHz != nil && *t.FreqMaxMHz > 0 && (*t.FreqMaxMHz-*t.FreqMinMHz) / *t.FreqMaxMHz > FreqWarn {
-			addRun(r.Index, "the target's frequency varied %.0f%% (%.0f-%.0f MHz)", 100*(*t.FreqMaxMHz-*t.FreqMinMHz) / *t.FreqMaxMHz, *t.FreqMinMHz, *t.FreqMaxMHz)
+			addRun(r.Index, KindFrequency, "the target's frequency varied %.0f%% (%.0f-%.0f MHz)", 100*(*t.FreqMaxMHz-*t.FreqMinMHz) / *t.FreqMaxMHz, *t.FreqMinMHz, *t.FreqMaxMHz)
 		}
 		for _, n := range t.Notes {
-			addRun(r.Index, "telemetry: %s", n)
+			addRun(r.Index, KindTelemetry, "telemetry: %s", n)
 		}
 		for _, warn := range r.Warnings {
-			add("run %d: %s", r.Index, warn)
+			warn.Run = r.Index
+			w = append(w, warn)
 		}
 		sch := r.Scheduling
 		if sch == nil {
@@ -146,27 +151,27 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 		}
 		if sch.Watch != nil {
 			for _, e := range sch.Watch.Errors {
-				addRun(r.Index, "watcher: %s", e)
+				addRun(r.Index, KindWatcher, "watcher: %s", e)
 			}
 			for _, e := range sch.Watch.KeepUp.Warnings() {
-				addRun(r.Index, "%s", e)
+				addRun(r.Index, KindWatcher, "%s", e)
 			}
 		}
 		if sch.Watch != nil && sch.Watch.OnTargetRatio != nil && *sch.Watch.OnTargetRatio < ResidencyWarn {
-			addRun(r.Index, "the work was on the target for only %.1f%% of its running samples", 100**sch.Watch.OnTargetRatio)
+			addRun(r.Index, KindResidency, "the work was on the target for only %.1f%% of its running samples", 100**sch.Watch.OnTargetRatio)
 		}
-		if msg := weakerStep(sch); msg != "" {
-			addRun(r.Index, "%s", msg)
+		if msg := weakerStep(sch); msg != "" && !aboveUnsupported(sch) {
+			addRun(r.Index, KindLadder, "%s", msg)
 		}
 		switch {
 		case sch.Restore.OK || !sch.Restore.Done:
 		case sch.Start == launch.StartFork:
 			// Nothing is left changed: the thread was ended instead.
-			addRun(r.Index, "corepin's thread that started the command could not be put back, so it was ended (%s)", sch.Restore.Failure())
+			addRun(r.Index, KindRestore, "corepin's thread that started the command could not be put back, so it was ended (%s)", sch.Restore.Failure())
 		case sch.Start == launch.StartThread:
-			addRun(r.Index, "the work's thread could not be put back, so it was ended (%s)", sch.Restore.Failure())
+			addRun(r.Index, KindRestore, "the work's thread could not be put back, so it was ended (%s)", sch.Restore.Failure())
 		default:
-			addRun(r.Index, "the scheduling restore failed (%s)", sch.Restore.Failure())
+			addRun(r.Index, KindRestore, "the scheduling restore failed (%s)", sch.Restore.Failure())
 		}
 	}
 	return dedupe(w)
@@ -188,11 +193,34 @@ func weakerStep(rep interface{ AcceptedStepInfo() (int, int, string) }) string {
 	return ""
 }
 
-// dedupe keeps the first of identical warnings that differ only by run.
+// aboveUnsupported reports whether every step tried above the accepted
+// one failed because the kernel lacks what it asks (uclamp on a kernel
+// built without it): nothing a person can do on this machine, which the
+// summary's scheduling line and caps say, not a warning on every run.
+func aboveUnsupported(sch *launch.Report) bool {
+	tried := 0
+	for _, st := range sch.Ladder.Steps {
+		if st.Step >= sch.Ladder.AcceptedStep || st.Skipped != "" {
+			continue
+		}
+		tried++
+		if e := syscall.Errno(st.Errno); e != syscall.EOPNOTSUPP && e != syscall.ENOSYS {
+			return false
+		}
+	}
+	return tried > 0 && sch.Ladder.AcceptedStep > 0
+}
+
+// dedupe keeps the first of identical warnings that differ only by run;
+// a kind the terminal sums up keeps every run, which its line counts.
 func dedupe(w []Warning) []Warning {
 	out := []Warning{}
 	seen := map[string]bool{}
 	for _, s := range w {
+		if _, summed := summaries[s.Kind]; summed && s.Value != nil {
+			out = append(out, s)
+			continue
+		}
 		if !seen[s.Text] {
 			seen[s.Text] = true
 			out = append(out, s)
@@ -225,10 +253,22 @@ func (r *Run) ComputeScore() {
 // own warnings: a kernel that forces the same fallback on every run says
 // so in one line, not one per benchmark.
 func (r *Run) GroupedWarnings() []string {
+	var all []Warning
+	for _, b := range r.Benchmarks {
+		all = append(all, b.Warnings...)
+	}
+	return append(r.groupByText(all), r.Warnings...)
+}
+
+// groupByText says each text of ws once, with the benchmarks it concerns.
+func (r *Run) groupByText(ws []Warning) []string {
 	var order []string
 	who := map[string][]string{}
 	for _, b := range r.Benchmarks {
 		for _, warn := range b.Warnings {
+			if !slices.ContainsFunc(ws, func(w Warning) bool { return w.Text == warn.Text }) {
+				continue
+			}
 			text := warn.Text
 			if _, seen := who[text]; !seen {
 				order = append(order, text)
@@ -240,13 +280,9 @@ func (r *Run) GroupedWarnings() []string {
 	}
 	out := []string{}
 	for _, text := range order {
-		names := strings.Join(who[text], ", ")
-		if len(who[text]) == len(r.Benchmarks) && len(r.Benchmarks) > 1 {
-			names = "every benchmark"
-		}
-		out = append(out, names+": "+text)
+		out = append(out, r.benchmarkNames(who[text])+": "+text)
 	}
-	return append(out, r.Warnings...)
+	return out
 }
 
 // FormatSeconds prints a time in the unit that suits it: µs, ms or s.

@@ -47,7 +47,7 @@ func TestOptionsRecordWhatWasUsed(t *testing.T) {
 	s := loadSuite(t, "[settings]\nruns = 3\n\n[[benchmark]]\nname = \"t\"\ncmd = \"true\"\n")
 	cfg := Config{Suite: s, Warmup: -1}
 	run := cfg.skeleton(results.Host{}, []bench{{name: "t", command: &s.Benchmarks[0]}})
-	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxWait != DefaultMaxWait {
+	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxOthers != DefaultMaxOthers {
 		t.Errorf("options %+v", run.Options)
 	}
 }

@@ -58,11 +58,10 @@ type Config struct {
 	Target topology.Target
 	// Request is where and how every run runs.
 	Request session.Request
-	// MaxWait is the share of its time the work may wait for the target
-	// CPU before a run is marked (DefaultMaxWait when 0); AllowSharing
-	// keeps a run that waited more than InvalidWait valid, with a
-	// warning.
-	MaxWait      float64
+	// MaxOthers is the share of the target's time that may go to others
+	// before a run is warned (DefaultMaxOthers when 0); AllowSharing
+	// keeps a run above InvalidOthers valid, with a warning.
+	MaxOthers    float64
 	AllowSharing bool
 	// RealtimeFirst keeps the ladder's order for runs longer than
 	// LongRun, whose realtime steps otherwise come after nice -20.
@@ -375,7 +374,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		// record).
 		Options: results.Options{Quick: cfg.Quick, Runs: cfg.runs(bench{}), Warmup: cfg.warmups(), Isolation: cfg.Isolation,
 			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Request.Ladder.Name(),
-			Realtime: cfg.Request.AllowRealtime, MaxWait: cfg.maxWait(), AllowSharing: cfg.AllowSharing,
+			Realtime: cfg.Request.AllowRealtime, MaxOthers: cfg.maxOthers(), AllowSharing: cfg.AllowSharing,
 			RealtimeFirst: cfg.RealtimeFirst, Launcher: cfg.Launcher},
 		Benchmarks: []results.Benchmark{}, Warnings: []string{},
 		State: results.StateRunning, Writer: results.ThisWriter(),

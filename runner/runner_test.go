@@ -28,8 +28,11 @@ import (
 // The test binary doubles as corepin's launcher and workload command, so
 // the runner can use it as Self: it answers corepin's helper verbs.
 func TestMain(m *testing.M) {
-	if os.Getenv("COREPIN_RUNNER_HELPER") == "compete" {
+	switch os.Getenv("COREPIN_RUNNER_HELPER") {
+	case "compete":
 		competitor()
+	case "threads":
+		threads()
 	}
 	launch.Dispatch(os.Args)
 	os.Exit(m.Run())

@@ -3,84 +3,199 @@ package runner
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
 
-// Thresholds of the sharing verdict, as shares of the time the work
-// wanted a CPU.
+// Thresholds of the verdict on a run's target. A target is shared when
+// its time went to something outside the work: the target's busy time
+// less the work's own time there (launch.Others). The work's wait for its
+// CPU is not the measure: its own threads wait for each other too.
 const (
-	DefaultMaxWait = 0.02 // above it a run is marked with a warning
-	InvalidWait    = 0.10 // above it a run is invalid, unless sharing is allowed
+	// DefaultMaxOthers: above this share of the target's time going to
+	// others a run is warned; above InvalidOthers it is invalid, unless
+	// sharing is allowed.
+	DefaultMaxOthers = 0.02
+	InvalidOthers    = 0.10
+	// MinWorkCPU: a run whose work used less CPU time than this is too
+	// short to judge sharing (sh -c "sleep 1"): a share of its wall time
+	// says nothing of what the work lost.
+	MinWorkCPU = 20 * time.Millisecond
+	// MinOthers: others' time below this, plus the readings' own
+	// resolution, is nothing: the kernel's and corepin's own
+	// microseconds on the target around the fork.
+	MinOthers = time.Millisecond
+	// OwnWaitWarn: a wait above this share of the work's time is said
+	// (advice: its threads took turns), never a reason to invalidate.
+	OwnWaitWarn = 0.02
 	// CoverageWarn: below it the residency describes too little of the
 	// tree's CPU time to stand for the work.
 	CoverageWarn = 0.80
 )
 
-// judge marks a run whose target CPU was not the work's own: a warning
-// when the work waited for it more than MaxWait of its time, invalid when
-// more than InvalidWait (or, in exact mode, when more threads were busy
-// than there are target CPUs) unless AllowSharing; and a warning when the
-// residency covers too little of the tree's CPU time. It also records
-// the others' use of the target: the telemetry's utilisation minus the
-// tree's own CPU time.
+// The verdicts on a target (results.RunRecord.Sharing).
+const (
+	NotShared      = "not shared"
+	SharedWarned   = "shared (warned)"
+	SharedInvalid  = "shared (invalid)"
+	SharedAllowed  = "shared (allowed)"
+	TooShort       = "too short to judge sharing"
+	SharingUnknown = "unknown"
+)
+
+// Rules are what a run is judged against.
+type Rules struct {
+	// MaxOthers is the share of the target's time others may take before
+	// a run is warned (DefaultMaxOthers when 0).
+	MaxOthers float64
+	// AllowSharing keeps a run above InvalidOthers valid, with a warning.
+	AllowSharing bool
+	// Mode is the request's mode: in exact mode more busy threads than
+	// target CPUs is said.
+	Mode session.Mode
+}
+
+// Verdict is the judgement of one run: the one used by run and exec.
+type Verdict struct {
+	Sharing string
+	// Invalid says why the run must not count; "" when it may.
+	Invalid string
+	// WaitCause says whom the work's wait was behind: "own threads" when
+	// nothing (or far less than the wait) else ran on the target,
+	// "unknown" otherwise, "" when it did not wait.
+	WaitCause string
+	Warnings  []results.Warning
+}
+
+// Judge judges a run from its launch report.
+func Judge(rep *launch.Report, rules Rules) Verdict {
+	v := Verdict{Sharing: SharingUnknown}
+	if rep == nil || rep.Sharing == nil {
+		return v
+	}
+	maxOthers := rules.MaxOthers
+	if maxOthers <= 0 {
+		maxOthers = DefaultMaxOthers
+	}
+	warn := func(kind string, value *float64, format string, a ...any) {
+		v.Warnings = append(v.Warnings, results.Warning{Run: results.NoRun, Kind: kind, Value: value, Text: fmt.Sprintf(format, a...)})
+	}
+	sh, o := rep.Sharing, rep.Sharing.Others
+	work := workCPU(rep)
+	var floor time.Duration
+	if o != nil {
+		floor = MinOthers + seconds(o.ResolutionS)
+	}
+	switch {
+	case o == nil:
+	case work < MinWorkCPU:
+		v.Sharing = TooShort
+	case seconds(o.S) <= floor || o.Share <= maxOthers:
+		v.Sharing = NotShared
+	default:
+		share := o.Share
+		what := fmt.Sprintf("others took %.1f%% of the target CPU's time (%s of %s on %d CPU(s), from %s)",
+			100*share, results.FormatSeconds(o.S), results.FormatSeconds(o.WindowS), o.CPUs, othersSource(o))
+		switch {
+		case share <= max(InvalidOthers, maxOthers):
+			v.Sharing = SharedWarned
+			warn(results.KindShared, &share, "%s, above --max-others %.1f%%", what, 100*maxOthers)
+		case rules.AllowSharing:
+			v.Sharing = SharedAllowed
+			warn(results.KindShared, &share, "the target CPU was shared: %s (allowed by --allow-sharing)", what)
+		default:
+			v.Sharing = SharedInvalid
+			v.Invalid = "the target CPU was shared: " + what // the run's error says it
+		}
+	}
+	if ws := sh.WaitShare; ws != nil && sh.WaitS != nil && *sh.WaitS > 0 && work >= MinWorkCPU {
+		wait := seconds(*sh.WaitS)
+		v.WaitCause = "unknown"
+		if o != nil && (seconds(o.S) <= floor || seconds(o.S) <= wait/10) {
+			v.WaitCause = "own threads"
+		}
+		if *ws > OwnWaitWarn {
+			share := *ws
+			if v.WaitCause == "own threads" {
+				warn(results.KindOwnWait, &share, "the work's own threads waited %.1f%% of their time for the target CPU, behind each other (nothing else ran there)", 100*share)
+			} else {
+				warn(results.KindWait, &share, "the work waited %.1f%% of its time for the target CPU (cause unknown)", 100*share)
+			}
+		}
+	}
+	if rules.Mode != session.Soft && sh.BusyThreads > sh.UsableCPUs && work >= MinWorkCPU {
+		n := float64(sh.BusyThreads)
+		warn(results.KindOwnThreads, &n, "%d busy threads of the work took turns on %d target CPU(s): its own contention, not sharing", sh.BusyThreads, sh.UsableCPUs)
+	}
+	if c := rep.Coverage; c != nil && c.Coverage != nil && *c.Coverage < CoverageWarn && work >= MinWorkCPU {
+		cov := *c.Coverage
+		warn(results.KindCoverage, &cov, "the %s residency covers only %.0f%% of the tree's CPU time: threads and processes that lived between two samples were not seen", c.ResidencySource, 100*cov)
+	}
+	if rep.Readback.Policy.Realtime() {
+		if t, err := sched.ReadRTThrottle(fsroot.Host); err == nil && t.Active() {
+			warn(results.KindRealtime, nil, "%s", t.Warning())
+		}
+	}
+	return v
+}
+
+// workCPU is the work's whole CPU time: the tree's account, else its
+// rusage.
+func workCPU(rep *launch.Report) time.Duration {
+	if c := rep.Coverage; c != nil {
+		return seconds(c.TreeCPUS)
+	}
+	return seconds(rep.Child.UserS + rep.Child.SysS)
+}
+
+// othersSource names where the others' time comes from.
+func othersSource(o *launch.Others) string {
+	s := o.Source
+	if !o.Exact {
+		s += ", the work's part estimated from " + o.WorkSource
+	}
+	return s
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// judge records the verdict on a run of the suite: its others' time and
+// sharing, and its warnings; a shared run is invalid (said even when the
+// run is already invalid for another reason: a shared run's time is never
+// counted).
 func (cfg *Config) judge(rec *results.RunRecord) {
 	sch := rec.Scheduling
 	if sch == nil || sch.Sharing == nil {
 		return
 	}
-	maxWait := cfg.maxWait()
-	warn := func(format string, a ...any) { rec.Warnings = append(rec.Warnings, fmt.Sprintf(format, a...)) }
-	invalid := func(why string) {
-		if cfg.AllowSharing {
-			warn("%s (allowed by --allow-sharing)", why)
-			return
-		}
-		// Said even when the run is already invalid (a watcher that could
-		// not vouch for it): a shared run's time is never counted.
-		rec.Valid = false
-		switch {
-		case rec.Error == "":
-			rec.Error = why
-		case !strings.Contains(rec.Error, why):
-			rec.Error += "; " + why
-		}
+	v := Judge(sch, Rules{MaxOthers: cfg.MaxOthers, AllowSharing: cfg.AllowSharing, Mode: cfg.Request.ModeOrDefault()})
+	rec.Sharing, rec.WaitCause = v.Sharing, v.WaitCause
+	rec.Warnings = append(rec.Warnings, v.Warnings...)
+	if o := sch.Sharing.Others; o != nil {
+		s, share := o.S, o.Share
+		rec.OthersS, rec.OthersShare, rec.OthersSource = &s, &share, othersSource(o)
 	}
-	sh := sch.Sharing
-	if ws := sh.WaitShare; ws != nil {
-		why := fmt.Sprintf("the target CPU was shared: the work waited %.0f%% of its time", 100**ws)
-		switch {
-		case *ws > max(InvalidWait, maxWait):
-			invalid(why)
-		case *ws > maxWait:
-			warn("the work waited %.1f%% of its time for the target CPU, above --max-wait %.1f%%", 100**ws, 100*maxWait)
-		}
+	if v.Invalid == "" {
+		return
 	}
-	if cfg.Request.ModeOrDefault() != session.Soft && sh.BusyThreads > sh.UsableCPUs {
-		invalid(fmt.Sprintf("the target CPU was shared: %d busy threads ran on %d target CPU(s) in exact mode", sh.BusyThreads, sh.UsableCPUs))
-	}
-	if c := sch.Coverage; c != nil && c.Coverage != nil && *c.Coverage < CoverageWarn {
-		warn("the %s residency covers only %.0f%% of the tree's CPU time: threads and processes that lived between two samples were not seen", c.ResidencySource, 100**c.Coverage)
-	}
-	if sch.Readback.Policy.Realtime() {
-		if t, err := sched.ReadRTThrottle(fsroot.Host); err == nil && t.Active() {
-			warn("%s", t.Warning())
-		}
-	}
-	if u := rec.Telemetry.UtilMeanPct; u != nil && sch.Child.WallS > 0 && sch.Coverage != nil {
-		used := *u / 100 * sch.Child.WallS * float64(sh.UsableCPUs)
-		others := max(0, used-sch.Coverage.TreeCPUS)
-		rec.OthersCPUS = &others
+	rec.Valid = false
+	switch {
+	case rec.Error == "":
+		rec.Error = v.Invalid
+	case !strings.Contains(rec.Error, v.Invalid):
+		rec.Error += "; " + v.Invalid
 	}
 }
 
-// maxWait is the --max-wait in force.
-func (cfg *Config) maxWait() float64 {
-	if cfg.MaxWait <= 0 {
-		return DefaultMaxWait
+// maxOthers is the --max-others in force.
+func (cfg *Config) maxOthers() float64 {
+	if cfg.MaxOthers <= 0 {
+		return DefaultMaxOthers
 	}
-	return cfg.MaxWait
+	return cfg.MaxOthers
 }

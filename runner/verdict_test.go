@@ -10,39 +10,93 @@ import (
 	"corepin.dev/corepin/suite"
 )
 
-func record(waitShare float64, busy, usable int, coverage float64, source string) results.RunRecord {
+// run is a finished run's record for the verdict: the work's CPU time,
+// its wait share, its busy threads on usable CPUs, the others' time on the
+// target (negative: not measured) from source, and the residency's
+// coverage.
+type run struct {
+	workCPU, wait      float64
+	busy, usable       int
+	others             float64
+	source             string
+	coverage           float64
+	residencySource    string
+	exactWork, noSched bool
+}
+
+func (r run) record() results.RunRecord {
+	wall := 1.0
+	sh := &launch.Sharing{UsableCPUs: r.usable, BusyThreads: r.busy}
+	if r.wait >= 0 {
+		waitS := r.wait * r.workCPU / (1 - r.wait)
+		sh.WaitShare, sh.WaitS = &r.wait, &waitS
+	}
+	if r.others >= 0 {
+		o := &launch.Others{S: r.others, Share: r.others / (wall * float64(r.usable)), Source: r.source, WorkSource: "cgroup", Exact: true,
+			CPUs: r.usable, WindowS: wall, WorkS: r.workCPU, BusyS: r.workCPU + r.others}
+		if r.source == launch.BusyProcStat {
+			o.ResolutionS, o.Exact = 0.02*float64(r.usable), false
+		}
+		sh.Others = o
+	}
+	cov := r.coverage
 	return results.RunRecord{Valid: true, Scheduling: &launch.Report{
-		Child:    launch.ChildReport{WallS: 1},
-		Sharing:  &launch.Sharing{UsableCPUs: usable, WaitShare: &waitShare, BusyThreads: busy},
-		Coverage: &launch.Coverage{Coverage: &coverage, ResidencySource: source, TreeCPUS: 1},
+		Child:    launch.ChildReport{WallS: wall},
+		Sharing:  sh,
+		Coverage: &launch.Coverage{Coverage: &cov, ResidencySource: r.residencySource, TreeCPUS: r.workCPU, TreeSource: "cgroup"},
 	}}
 }
 
+// busy is a run of work that had one CPU to itself for 1 s.
+func busy() run {
+	return run{workCPU: 1, wait: 0, busy: 1, usable: 1, others: 0, source: launch.BusyCpuacct, coverage: 1, residencySource: "cpuacct"}
+}
+
 func TestJudge(t *testing.T) {
+	with := func(f func(*run)) run { r := busy(); f(&r); return r }
 	for _, c := range []struct {
 		name        string
 		cfg         Config
-		rec         results.RunRecord
+		run         run
 		valid       bool
+		sharing     string
 		error, warn string
+		cause       string
 	}{
-		{"own CPU", Config{}, record(0.01, 1, 1, 1, "cpuacct"), true, "", ""},
-		{"above --max-wait", Config{}, record(0.05, 1, 1, 1, "cpuacct"), true, "", "waited 5.0% of its time for the target CPU, above --max-wait 2.0%"},
-		{"a lower --max-wait", Config{MaxWait: 0.005}, record(0.01, 1, 1, 1, "cpuacct"), true, "", "above --max-wait 0.5%"},
-		{"shared", Config{}, record(0.5, 1, 1, 1, "cpuacct"), false, "the target CPU was shared: the work waited 50% of its time", ""},
-		{"shared, allowed", Config{AllowSharing: true}, record(0.5, 1, 1, 1, "cpuacct"), true, "", "waited 50% of its time (allowed by --allow-sharing)"},
-		{"two busy threads on one CPU", Config{}, record(0, 2, 1, 1, "cpuacct"), false, "2 busy threads ran on 1 target CPU(s) in exact mode", ""},
-		{"two busy threads, soft mode", Config{Request: session.Request{Mode: session.Soft}}, record(0, 2, 1, 1, "cpuacct"), true, "", ""},
-		{"samples cover little", Config{}, record(0, 1, 1, 0.3, "sampled"), true, "", "the sampled residency covers only 30% of the tree's CPU time"},
+		{"own CPU", Config{}, busy(), true, NotShared, "", "", ""},
+		// The work's own threads waited for each other while nothing else
+		// ran: advice, never sharing (a Go program's runtime threads, an
+		// OpenMP team on one CPU).
+		{"own threads waited", Config{}, with(func(r *run) { r.wait, r.busy = 0.08, 4 }), true, NotShared, "",
+			"the work's own threads waited 8.0% of their time for the target CPU, behind each other (nothing else ran there); 4 busy threads of the work took turns on 1 target CPU(s): its own contention, not sharing", "own threads"},
+		{"others above --max-others", Config{}, with(func(r *run) { r.others = 0.05 }), true, SharedWarned, "",
+			"others took 5.0% of the target CPU's time (50.0 ms of 1.000 s on 1 CPU(s), from cpuacct), above --max-others 2.0%", ""},
+		{"a lower --max-others", Config{MaxOthers: 0.005}, with(func(r *run) { r.others = 0.01 }), true, SharedWarned, "", "above --max-others 0.5%", ""},
+		{"below the floor", Config{MaxOthers: 0.0001}, with(func(r *run) { r.others = 0.0008 }), true, NotShared, "", "", ""},
+		{"/proc/stat's ticks are not sharing", Config{MaxOthers: 0.001}, with(func(r *run) { r.others, r.source = 0.015, launch.BusyProcStat }), true, NotShared, "", "", ""},
+		{"shared", Config{}, with(func(r *run) { r.others = 0.5 }), false, SharedInvalid, "the target CPU was shared: others took 50.0% of the target CPU's time", "", ""},
+		{"shared, the wait's cause unknown", Config{}, with(func(r *run) { r.others, r.wait = 0.5, 0.5 }), false, SharedInvalid, "the target CPU was shared",
+			"the work waited 50.0% of its time for the target CPU (cause unknown)", "unknown"},
+		{"shared, allowed", Config{AllowSharing: true}, with(func(r *run) { r.others = 0.5 }), true, SharedAllowed, "", "(allowed by --allow-sharing)", ""},
+		{"two busy threads, soft mode", Config{Request: session.Request{Mode: session.Soft}}, with(func(r *run) { r.busy = 2 }), true, NotShared, "", "", ""},
+		{"samples cover little", Config{}, with(func(r *run) { r.coverage, r.residencySource = 0.3, "sampled" }), true, NotShared, "", "the sampled residency covers only 30% of the tree's CPU time", ""},
+		// sh -c "sleep 1": 4 ms of CPU time in a second beside a competitor
+		// says nothing of what the work lost.
+		{"too short to judge", Config{}, with(func(r *run) { r.workCPU, r.others, r.wait, r.coverage = 0.004, 0.9, 0.54, 0.1 }), true, TooShort, "", "", ""},
+		{"no reading of the target", Config{}, with(func(r *run) { r.others = -1; r.wait = 0.3 }), true, SharingUnknown, "", "the work waited 30.0% of its time for the target CPU (cause unknown)", "unknown"},
 		// Already invalid (its watcher could not vouch for it): the sharing
 		// is still said, so that the shared time is not counted.
-		{"shared and unvouched", Config{}, unvouched(record(0.5, 1, 1, 1, "cpuacct")), false, "the target CPU was shared: the work waited 50% of its time", ""},
+		{"shared and unvouched", Config{}, with(func(r *run) { r.others = 0.5 }), false, SharedInvalid, "the target CPU was shared", "", ""},
 	} {
-		rec := c.rec
+		rec := c.run.record()
+		if c.name == "shared and unvouched" {
+			rec = unvouched(rec)
+		}
 		c.cfg.judge(&rec)
-		warns := strings.Join(rec.Warnings, "; ")
-		if rec.Valid != c.valid || !strings.Contains(rec.Error, c.error) || (c.warn == "") != (warns == "") || !strings.Contains(warns, c.warn) {
-			t.Errorf("%s: valid %v, error %q, warnings %q", c.name, rec.Valid, rec.Error, warns)
+		warns := strings.Join(results.WarningTexts(rec.Warnings), "; ")
+		if rec.Valid != c.valid || rec.Sharing != c.sharing || !strings.Contains(rec.Error, c.error) || (c.error == "") != (rec.Error == "") ||
+			(c.warn == "") != (warns == "") || !strings.Contains(warns, c.warn) || rec.WaitCause != c.cause {
+			t.Errorf("%s: valid %v, sharing %q, error %q, warnings %q, wait cause %q", c.name, rec.Valid, rec.Sharing, rec.Error, warns, rec.WaitCause)
 		}
 	}
 }

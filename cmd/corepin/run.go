@@ -81,7 +81,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err := refuseUnmet(&tf, req, target); err != nil {
 			return err
 		}
-		maxWait, err := shf.share()
+		maxOthers, err := shf.share()
 		if err != nil {
 			return err
 		}
@@ -113,7 +113,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			Suite: s, Quick: quick, Only: only, Runs: runs, Warmup: warmup, Isolation: isolation, Shuffle: shuffle,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP, WaitOnline: waitOnline,
 			Topology: topo, Target: target, Request: req,
-			MaxWait: maxWait, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst, Launcher: launcher,
+			MaxOthers: maxOthers, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst, Launcher: launcher,
 			OutDir: out, Version: buildVersion().Version, Events: events, Tuned: tuned,
 		})
 		if err != nil {

@@ -1,0 +1,157 @@
+package launch
+
+import (
+	"path/filepath"
+	"slices"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
+)
+
+// Where a target's busy time comes from (Others.Source).
+const (
+	BusyCpuacct  = "cpuacct"
+	BusyProcStat = "proc_stat"
+)
+
+// busyReading is how long the target CPUs had been busy at one moment.
+type busyReading struct {
+	at     time.Duration         // CLOCK_MONOTONIC
+	tasks  map[int]time.Duration // per target CPU, every task's time
+	steal  map[int]time.Duration // per target CPU, nil where unknown
+	source string                // BusyCpuacct or BusyProcStat
+}
+
+// busyMeter reads the target's busy time: from the root cpuacct account
+// where a cpuacct hierarchy is mounted whole (its root is the machine's,
+// not a container's part), else from /proc/stat.
+type busyMeter struct {
+	root    fsroot.Root
+	cpus    cpuset.Set
+	cpuacct string // the root account's file; "" for /proc/stat alone
+}
+
+func newBusyMeter(root fsroot.Root, cpus cpuset.Set) *busyMeter {
+	b := &busyMeter{root: root, cpus: cpus}
+	if mounts, err := readMounts(root); err == nil {
+		i := slices.IndexFunc(mounts, func(m mount) bool {
+			return m.version == 1 && m.root == "/" && slices.Contains(m.controllers, "cpuacct")
+		})
+		if i >= 0 {
+			b.cpuacct = root.Path(filepath.Join(mounts[i].dir, "cpuacct.usage_percpu"))
+		}
+	}
+	return b
+}
+
+// read takes one reading; ok is false when neither source could be read.
+func (b *busyMeter) read() (r busyReading, ok bool) {
+	r.at = monotonic()
+	stat, statErr := procfs.ReadStat(b.root)
+	if statErr == nil {
+		r.steal = map[int]time.Duration{}
+		for _, cpu := range b.cpus.CPUs() {
+			r.steal[cpu] = time.Duration(stat[cpu].Steal) * procfs.Tick
+		}
+	}
+	if b.cpuacct != "" {
+		if data, err := fsroot.ReadFile(b.cpuacct); err == nil {
+			if per, err := parseUsagePerCPU(data); err == nil {
+				r.tasks, r.source = map[int]time.Duration{}, BusyCpuacct
+				for _, cpu := range b.cpus.CPUs() {
+					r.tasks[cpu] = per[cpu]
+				}
+				return r, true
+			}
+		}
+	}
+	if statErr != nil {
+		return r, false
+	}
+	r.tasks, r.source = map[int]time.Duration{}, BusyProcStat
+	for _, cpu := range b.cpus.CPUs() {
+		r.tasks[cpu] = time.Duration(stat[cpu].Tasks()) * procfs.Tick
+	}
+	return r, true
+}
+
+// others is the target's time between two readings that did not go to
+// the work, which had work of it; nil when the readings are of different
+// sources or the window is empty.
+func others(before, after busyReading, work time.Duration, workSource string, workExact bool) *Others {
+	if before.source != after.source || after.at <= before.at {
+		return nil
+	}
+	var busy, steal time.Duration
+	for cpu, t := range after.tasks {
+		busy += max(0, t-before.tasks[cpu])
+	}
+	o := &Others{
+		Source: after.source, WorkSource: workSource, CPUs: len(after.tasks),
+		BusyS: busy.Seconds(), WorkS: work.Seconds(), WindowS: (after.at - before.at).Seconds(),
+	}
+	o.Exact = workExact && o.Source == BusyCpuacct
+	if o.Source == BusyProcStat {
+		o.ResolutionS = 2 * procfs.Tick.Seconds() * float64(o.CPUs)
+	}
+	o.S = max(0, o.BusyS-o.WorkS)
+	if o.CPUs > 0 {
+		o.Share = min(1, o.S/(o.WindowS*float64(o.CPUs)))
+	}
+	if before.steal != nil && after.steal != nil {
+		for cpu, t := range after.steal {
+			steal += max(0, t-before.steal[cpu])
+		}
+		s := steal.Seconds()
+		o.StealS = &s
+	}
+	return o
+}
+
+// threadCPU is the calling thread's CPU time, in nanoseconds.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
+	return time.Duration(ts.Nano())
+}
+
+// othersOnTarget is the others' time on the target during the run of a
+// command: the tree's readings, less the tree's own time there.
+func (t *tree) othersOnTarget(rep *Report, cpus cpuset.Set) *Others {
+	if !t.haveBusy {
+		return nil
+	}
+	work, src, exact := treeOnTarget(rep, cpus)
+	return others(t.before, t.after, work, src, exact)
+}
+
+// treeOnTarget is the tree's CPU time on cpus and how it is known: the
+// cgroup's per-CPU account (v1 cpuacct), the cgroup's whole account where
+// its cpuset held the tree to cpus, or else the command's rusage placed
+// on the target by the residency.
+func treeOnTarget(rep *Report, cpus cpuset.Set) (time.Duration, string, bool) {
+	tr := rep.Tree
+	if tr != nil && len(tr.PerCPUSeconds) > 0 {
+		var s float64
+		for cpu, v := range tr.PerCPUSeconds {
+			if cpus.Contains(cpu) {
+				s += v
+			}
+		}
+		return seconds(s), "cgroup", true
+	}
+	if tr != nil && tr.CPUSeconds != nil && !tr.CgroupCPUs.IsEmpty() && tr.CgroupCPUs.IsSubsetOf(cpus) {
+		return seconds(*tr.CPUSeconds), "cgroup", true
+	}
+	s := rep.Child.UserS + rep.Child.SysS
+	if c := rep.Coverage; c != nil && c.Residency != nil {
+		s *= *c.Residency
+	}
+	return seconds(s), "rusage", false
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,198 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Warning is something a reader of a benchmark's results must know: about
+// one run (Run is its index) or about the benchmark as a whole (Run is
+// NoRun). Kind says what it is about, so that the terminal can say one
+// kind once for the whole run; Value is the figure it is about (a share,
+// a count), for the range that line gives. Warnings written by an older
+// corepin have no kind: they are grouped and compared by Text.
+type Warning struct {
+	Run   int      `json:"run"`
+	Kind  string   `json:"kind"`
+	Text  string   `json:"text"`
+	Value *float64 `json:"value,omitempty"`
+}
+
+// NoRun is the Run of a warning about the benchmark as a whole.
+const NoRun = -1
+
+// The kinds of warning that the terminal groups across benchmarks.
+const (
+	KindShared      = "shared"       // others took the target's time
+	KindOwnWait     = "own-wait"     // the work's threads waited behind each other
+	KindWait        = "wait"         // the work waited, cause unknown
+	KindOwnThreads  = "own-threads"  // more busy threads than target CPUs
+	KindCoverage    = "coverage"     // the residency describes too little
+	KindSpread      = "spread"       // coefficient of variation above the threshold
+	KindLadder      = "ladder"       // a weaker ladder step than the first tried
+	KindRealtime    = "realtime"     // a realtime step the kernel throttles
+	KindTooShort    = "too-short"    // too little work to judge
+	KindLeftCgroup  = "left-cgroup"  // a process left the run's cgroup
+	KindUnfinished  = "unfinished"   // runs that did not complete
+	KindFirstRun    = "first-run"    // a slow first run
+	KindOutliers    = "outliers"     // runs far from the median
+	KindWatcher     = "watcher"      // the watcher's own troubles
+	KindResidency   = "residency"    // the work was off the target
+	KindRestore     = "restore"      // a thread that could not be put back
+	KindTelemetry   = "telemetry"    // the sampler's notes
+	KindFrequency   = "frequency"    // the target's frequency varied
+	KindInvalidRuns = "invalid-runs" // output checks failed
+)
+
+// summaries say a grouped kind in one line: a phrase with %s for the range
+// of the warnings' values, and whether the values are shares (printed as
+// percentages) or counts.
+var summaries = map[string]struct {
+	phrase string
+	share  bool
+}{
+	KindShared:     {"others took %s of the target CPU's time", true},
+	KindOwnWait:    {"the work's own threads waited %s of their time for the target CPU, behind each other (nothing else ran there)", true},
+	KindWait:       {"the work waited %s of its time for the target CPU (cause unknown)", true},
+	KindOwnThreads: {"%s busy threads of the work took turns on the target CPUs", false},
+	KindCoverage:   {"the sampled residency covers only %s of the tree's CPU time", true},
+	KindSpread:     {"spread %s (coefficient of variation) is above 5%%: rerun with more runs on a quieter machine", true},
+}
+
+// String is the warning as summary.csv writes it: "run 3: text", or the
+// text alone.
+func (w Warning) String() string {
+	if w.Run == NoRun {
+		return w.Text
+	}
+	return "run " + strconv.Itoa(w.Run) + ": " + w.Text
+}
+
+// MarshalJSON writes a warning of a kind as an object, and one without a
+// kind (read from an older run.json) as the string it was.
+func (w Warning) MarshalJSON() ([]byte, error) {
+	if w.Kind == "" {
+		return json.Marshal(w.String())
+	}
+	type plain Warning
+	return json.Marshal(plain(w))
+}
+
+// UnmarshalJSON reads either form.
+func (w *Warning) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		return w.UnmarshalText([]byte(s))
+	}
+	type plain Warning
+	p := plain{Run: NoRun}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*w = Warning(p)
+	return nil
+}
+
+// UnmarshalText reads a warning as older run.json files hold it; the
+// "run N: " prefix gives the run.
+func (w *Warning) UnmarshalText(b []byte) error {
+	*w = Warning{Run: NoRun, Text: string(b)}
+	rest, ok := strings.CutPrefix(string(b), "run ")
+	if !ok {
+		return nil
+	}
+	n, text, ok := strings.Cut(rest, ": ")
+	if run, err := strconv.Atoi(n); ok && err == nil && run >= 0 {
+		*w = Warning{Run: run, Text: text}
+	}
+	return nil
+}
+
+// WarningTexts are the warnings as they are shown, run included.
+func WarningTexts(ws []Warning) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.String()
+	}
+	return out
+}
+
+// SummaryWarnings are the run's warnings as the terminal shows them: one
+// line per kind for the whole run, naming the benchmarks, giving the range
+// of the figures and counting the runs ("fib, json: the work's own
+// threads waited 3–9% of their time … in 11 of 12 runs"); warnings of
+// other kinds once per text, as GroupedWarnings gives them. run.json and
+// the page keep every warning.
+func (r *Run) SummaryWarnings() []string {
+	type group struct {
+		names  []string
+		lo, hi float64
+		runs   map[string]bool
+		total  int
+	}
+	groups := map[string]*group{}
+	var order []string
+	var rest []Warning
+	for _, b := range r.Benchmarks {
+		for _, w := range b.Warnings {
+			if _, ok := summaries[w.Kind]; !ok || w.Value == nil {
+				rest = append(rest, w)
+				continue
+			}
+			g := groups[w.Kind]
+			if g == nil {
+				g = &group{lo: *w.Value, hi: *w.Value, runs: map[string]bool{}}
+				groups[w.Kind] = g
+				order = append(order, w.Kind)
+			}
+			if !slices.Contains(g.names, b.Name) {
+				g.names = append(g.names, b.Name)
+				g.total += b.CompletedRuns
+			}
+			g.lo, g.hi = min(g.lo, *w.Value), max(g.hi, *w.Value)
+			if w.Run != NoRun {
+				g.runs[b.Name+"/"+strconv.Itoa(w.Run)] = true
+			}
+		}
+	}
+	var out []string
+	for _, kind := range order {
+		g, sum := groups[kind], summaries[kind]
+		line := r.benchmarkNames(g.names) + ": " + fmt.Sprintf(sum.phrase, valueRange(g.lo, g.hi, sum.share))
+		if len(g.runs) > 0 {
+			line += fmt.Sprintf(" in %d of %d runs", len(g.runs), g.total)
+		}
+		out = append(out, line)
+	}
+	out = append(out, r.groupByText(rest)...)
+	return append(out, r.Warnings...)
+}
+
+// valueRange prints lo–hi as percentages or counts, one figure when they
+// agree at that precision.
+func valueRange(lo, hi float64, share bool) string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	unit := ""
+	if share {
+		lo, hi, unit = 100*lo, 100*hi, "%"
+		if hi < 10 {
+			f = func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+		}
+	}
+	if f(lo) == f(hi) {
+		return f(lo) + unit
+	}
+	return f(lo) + "–" + f(hi) + unit
+}
+
+// benchmarkNames lists names, or says "every benchmark" when they are all
+// of a run of several.
+func (r *Run) benchmarkNames(names []string) string {
+	if len(names) == len(r.Benchmarks) && len(r.Benchmarks) > 1 {
+		return "every benchmark"
+	}
+	return strings.Join(names, ", ")
+}
