@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
@@ -136,7 +138,17 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		case run.StoppedEarly != "":
 			return &exitError{code: launch.ExitNoLongerHeld, err: fmt.Errorf("%s; finished runs are in %s", run.StoppedEarly, folder.Path)}
 		case !run.AllValid():
-			return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see the warnings)")}
+			if !quiet {
+				return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see above)")}
+			}
+			// -q printed no summary: the reasons for the exit are still said.
+			var why []string
+			for _, b := range run.Benchmarks {
+				if w := b.WhyInvalid(); w != "" {
+					why = append(why, termsafe.Text(b.Name)+" is invalid: "+termsafe.Text(w))
+				}
+			}
+			return &exitError{code: exitFailure, err: errors.New(strings.Join(why, "\ncorepin: "))}
 		}
 		return nil
 	}

@@ -21,6 +21,37 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
+// On a quiet machine the README's main job, as a new user runs it (no
+// --allow-sharing), passes and says at most three lines of warnings: the
+// work's own threads waiting for each other are not sharing. Beside go
+// test's other packages the target is not quiet, which the runs' own
+// others' time says; the test then skips, and CI runs it alone.
+func TestQuietRunWarnings(t *testing.T) {
+	skipInShort(t)
+	requireExec(t)
+	out, errOut, code := corepin(t, "run", "--quick", "--out", t.TempDir())
+	run, err := results.Load(lastLine(out))
+	if err != nil {
+		t.Fatalf("exit %d, no results: %v\n%s\n%s", code, err, out, errOut)
+	}
+	for _, b := range run.Benchmarks {
+		for _, r := range b.Runs {
+			if r.OthersShare != nil && *r.OthersShare >= 0.02 {
+				t.Skipf("not a quiet machine: others took %.0f%% of the target in %s run %d (go test's other packages?); CI runs this alone", 100**r.OthersShare, b.Name, r.Index)
+			}
+		}
+	}
+	var warnings []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "warning:") {
+			warnings = append(warnings, line)
+		}
+	}
+	if code != 0 || run.Score == nil || len(warnings) > 3 {
+		t.Errorf("exit %d, score %v, %d warning lines (want at most 3):\n%s\n%s", code, run.Score, len(warnings), out, errOut)
+	}
+}
+
 func TestRunQuick(t *testing.T) {
 	skipInShort(t)
 	cpu := requireExec(t)
