@@ -40,8 +40,22 @@ func (e *LockError) Error() string {
 		return fmt.Sprintf("the journal's lock %s is held by %s and was not freed in %s: another corepin is tuning or resetting, or that process is stuck; wait for it or end it, then try again",
 			e.Path, who, e.Waited)
 	}
+	if errors.Is(e.Err, context.Canceled) {
+		return fmt.Sprintf("stopped waiting for the journal's lock %s, held by %s", e.Path, who)
+	}
 	return fmt.Sprintf("stopped waiting for the journal's lock %s, held by %s: %v", e.Path, who, e.Err)
 }
+
+// stopped is the error of work a context's end (a signal) stopped: it
+// unwraps to the context's error but does not print it, since "context
+// canceled" tells a person nothing that the exit status 128+N does not.
+type stopped struct {
+	what string
+	err  error
+}
+
+func (e *stopped) Error() string { return e.what }
+func (e *stopped) Unwrap() error { return e.err }
 
 func (e *LockError) Unwrap() error { return e.Err }
 

@@ -58,7 +58,7 @@ func TuneFor(ctx context.Context, m *Machine, req Request, command string) (*Tun
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		err = fmt.Errorf("stopped after tuning: %w", err)
+		err = &stopped{"stopped after tuning", err}
 		if uerr := t.Undo(); uerr != nil {
 			return nil, fmt.Errorf("%w; putting the tune back: %v", err, uerr)
 		}

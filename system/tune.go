@@ -173,7 +173,7 @@ func (s *Session) Apply(ctx context.Context, changes []Change) (*Result, error) 
 	}
 	for _, c := range changes {
 		if err := ctx.Err(); err != nil {
-			return fail(fmt.Errorf("stopped before writing %s: %w", c.Path, err))
+			return fail(&stopped{"stopped before writing " + c.Path, err})
 		}
 		full := m.path(c.Path)
 		old, err := os.ReadFile(full)
