@@ -7,6 +7,7 @@ package system
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,7 +70,7 @@ func TestGuestIRQsMoveAndComeBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := m.Session("guest test").Apply(changes)
+	res, err := m.Session("guest test").Apply(t.Context(), changes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestGuestIRQsMoveAndComeBack(t *testing.T) {
 		t.Errorf("perf_event_max_sample_rate %q after the tune", data)
 	}
 	t.Logf("%d IRQs moved off CPU %d, %d refused by the kernel", moved, cpu, len(refused))
-	if _, err := m.Reset(); err != nil {
+	if _, err := m.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, before, irqTable(t))
@@ -141,7 +142,7 @@ func asNobody(cpu int) int {
 		return 1
 	}
 	fmt.Println("show ok:", len(f.Checks), "checks")
-	_, err = TuneFor(&Machine{Root: "/", Journal: filepath.Join(os.TempDir(), "nobody-journal.json")}, Request{CPUs: target, IRQs: true}, "nobody")
+	_, err = TuneFor(context.Background(), &Machine{Root: "/", Journal: filepath.Join(os.TempDir(), "nobody-journal.json")}, Request{CPUs: target, IRQs: true}, "nobody")
 	var pe *PermissionError
 	if !errors.As(err, &pe) {
 		fmt.Println("tune as nobody:", err)
@@ -362,7 +363,7 @@ func testShield(t *testing.T, cpu int, mount string) {
 	beforeTasks := taskState(t)
 	beforeTree := cgroupTree(t, mount)
 	m := &Machine{Root: "/", Journal: filepath.Join(t.TempDir(), "j.json")}
-	tuned, err := TuneFor(m, Request{CPUs: cpuset.Of(cpu), Shield: true}, "guest shield test")
+	tuned, err := TuneFor(t.Context(), m, Request{CPUs: cpuset.Of(cpu), Shield: true}, "guest shield test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,8 +16,13 @@ import (
 	"corepin.dev/corepin/fsroot"
 )
 
-// JournalSchema names the journal's format.
-const JournalSchema = "corepin.system-journal/1"
+// JournalSchema names the journal's format. Version 2 added the boot ID.
+const JournalSchema = "corepin.system-journal/2"
+
+// journalSchema1 is the format before the boot ID: such a journal may be
+// of another boot, and is applied only when the user says it is not
+// (Machine.ThisBoot).
+const journalSchema1 = "corepin.system-journal/1"
 
 // DefaultJournal is where the journal lives under a root: /run is a tmpfs
 // that a reboot empties, as a reboot also puts back every value the
@@ -29,8 +35,14 @@ const DefaultJournal = "run/corepin/system.json"
 type Journal struct {
 	Schema string `json:"schema"`
 	// Root is the folder the paths are relative to.
-	Root   fsroot.Root `json:"root"`
-	Layers []Layer     `json:"layers"`
+	Root fsroot.Root `json:"root"`
+	// BootID is the kernel's boot ID when the journal was made
+	// (proc/sys/kernel/random/boot_id under the root; "" where the root
+	// has none). A journal of another boot is never applied: the restart
+	// put every value back, and the TIDs and start times of its entries
+	// repeat from boot to boot, naming other tasks now.
+	BootID string  `json:"boot_id"`
+	Layers []Layer `json:"layers"`
 }
 
 // Layer is what one process changed. A second tune adds a layer; each
@@ -78,33 +90,85 @@ type Entry struct {
 	Mask string `json:"mask,omitempty"`
 }
 
-// loadJournal reads the journal at path; a missing file is an empty
-// journal.
-func loadJournal(path string, root fsroot.Root) (*Journal, error) {
+// maxJournal bounds what is read of a journal: a few thousand entries
+// fill a few hundred kilobytes.
+const maxJournal = 64 << 20
+
+// loadJournal reads the machine's journal, a missing file being an empty
+// one, and checks that root may act on it: a trusted file (openJournal)
+// of this boot whose entries all lie in the kernel's trees. Nothing is
+// written before it returns, so a journal refused for any reason changes
+// nothing.
+func (m *Machine) loadJournal() (*Journal, error) {
+	path := m.JournalPath()
+	boot, err := bootID(m.Root)
+	if err != nil {
+		return nil, err
+	}
+	f, err := m.openJournal()
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return &Journal{Schema: JournalSchema, Root: m.Root, BootID: boot}, nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxJournal))
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal: %w", err)
+	}
+	var j Journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, fmt.Errorf("%w: the journal %s cannot be read (%v). A save replaces it whole, so something else damaged it, and corepin cannot tell what it held: "+
+			"restarting the machine puts back every value it may hold; or write back by hand the \"old\" values still legible in it; then remove %s",
+			ErrDamagedJournal, path, err, path)
+	}
+	switch j.Schema {
+	case JournalSchema:
+	case journalSchema1:
+		if !m.ThisBoot {
+			made := ""
+			if fi, err := f.Stat(); err == nil {
+				made = ", last written " + fi.ModTime().Local().Format("2006-01-02 15:04:05")
+			}
+			return nil, fmt.Errorf("%w: the journal %s records no boot ID (an older corepin wrote it%s), so it may be of another boot, whose task IDs and start times now name other tasks; "+
+				"if the machine has not restarted since, corepin system reset --this-boot puts it back; otherwise there is nothing to restore; remove %s",
+				ErrOtherBoot, path, made, path)
+		}
+		j.Schema, j.BootID = JournalSchema, boot
+	default:
+		return nil, fmt.Errorf("%w: the journal %s has schema %q, want %q", ErrDamagedJournal, path, j.Schema, JournalSchema)
+	}
+	if j.BootID != boot {
+		return nil, fmt.Errorf("%w: the journal %s was made in another boot (boot ID %s, now %s): the machine was restarted since, there is nothing to restore; remove %s",
+			ErrOtherBoot, path, orNone(j.BootID), orNone(boot), path)
+	}
+	if err := m.checkEntries(&j); err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// ReadJournal reads the journal at path, for a look at it; nil when there
+// is none. It checks nothing: what it returns is never applied (a reset
+// reads the journal through the Machine, which trusts only what root may
+// act on).
+func ReadJournal(path string) (*Journal, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Journal{Schema: JournalSchema, Root: root}, nil
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal: %w", err)
 	}
 	var j Journal
 	if err := json.Unmarshal(data, &j); err != nil {
-		return nil, fmt.Errorf("reading the journal %s: %w", path, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrDamagedJournal, path, err)
 	}
-	if j.Schema != JournalSchema {
-		return nil, fmt.Errorf("journal %s: schema %q, want %q", path, j.Schema, JournalSchema)
+	if len(j.Layers) == 0 {
+		return nil, nil
 	}
 	return &j, nil
-}
-
-// ReadJournal reads the journal at path; nil when there is none.
-func ReadJournal(path string) (*Journal, error) {
-	j, err := loadJournal(path, "")
-	if err != nil || len(j.Layers) == 0 {
-		return nil, err
-	}
-	return j, nil
 }
 
 // save writes the journal durably: to a temporary file that is synced,
@@ -137,13 +201,12 @@ func (j *Journal) save(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("writing the journal: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("writing the journal: %w", err)
 	}
+	// Gone after the rename; after a failure, removed here; after a
+	// SIGKILL, by the next lock (sweepTemps).
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(append(data, '\n'))
 	if err == nil {

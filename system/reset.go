@@ -1,6 +1,7 @@
 package system
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -31,27 +32,30 @@ func (e RestoreError) Error() string {
 
 func (e RestoreError) Unwrap() error { return e.err }
 
-// Reset puts back what this session changed, newest change first.
+// Reset puts back what this session changed, newest change first. It is
+// the way back after a signal, so no signal ends its wait for the lock;
+// the machine's LockTimeout does.
 func (s *Session) Reset() (*ResetReport, error) {
-	return s.m.reset(func(l *Layer) bool { return l.Owner == s.owner })
+	return s.m.reset(context.Background(), func(l *Layer) bool { return l.Owner == s.owner })
 }
 
 // Reset puts back everything the journal holds, newest layer first, and
 // removes the journal once every value came back. The layers of other
 // processes that still run (a run with --tune, which resets at its end)
-// are left to them and listed in the report.
-func (m *Machine) Reset() (*ResetReport, error) {
+// are left to them and listed in the report. ctx ends the wait for the
+// journal's lock; once the lock is held, the reset goes to its end.
+func (m *Machine) Reset(ctx context.Context) (*ResetReport, error) {
 	me := self()
-	return m.reset(func(l *Layer) bool { return l.Owner == me || !l.Owner.Alive() })
+	return m.reset(ctx, func(l *Layer) bool { return l.Owner == me || !l.Owner.Alive() })
 }
 
-func (m *Machine) reset(which func(*Layer) bool) (*ResetReport, error) {
-	unlock, err := m.lock()
+func (m *Machine) reset(ctx context.Context, which func(*Layer) bool) (*ResetReport, error) {
+	unlock, err := m.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	j, err := loadJournal(m.JournalPath(), m.Root)
+	j, err := m.loadJournal()
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,14 @@
 package system
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 // RunFacts are the facts that travel with a run's results: the machine's
@@ -30,8 +33,10 @@ type Tuned struct {
 
 // TuneFor tunes the machine for a run: it reads the facts, plans the
 // request, applies it and, when asked, shields the target. On an error
-// nothing stays changed. command names the run in the journal.
-func TuneFor(m *Machine, req Request, command string) (*Tuned, error) {
+// nothing stays changed. command names the run in the journal. A signal
+// (ctx ending) before TuneFor returns is an error too: what was changed is
+// put back, so that a Ctrl-C during a tune leaves the machine as it was.
+func TuneFor(ctx context.Context, m *Machine, req Request, command string) (*Tuned, error) {
 	f, err := Read(m.Root, req.CPUs)
 	if err != nil {
 		return nil, err
@@ -41,16 +46,23 @@ func TuneFor(m *Machine, req Request, command string) (*Tuned, error) {
 		return nil, err
 	}
 	t := &Tuned{Request: req, session: m.Session(command)}
-	if t.Result, err = t.session.Apply(changes); err != nil {
+	if t.Result, err = t.session.Apply(ctx, changes); err != nil {
 		return nil, err
 	}
-	if req.Shield {
+	if req.Shield && ctx.Err() == nil {
 		if t.shield, t.Shield, err = startShield(m, t.session, req.CPUs); err != nil {
 			if _, rerr := t.session.Reset(); rerr != nil {
 				err = fmt.Errorf("%w; putting the tune back: %v", err, rerr)
 			}
 			return nil, err
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		err = &stopped{"stopped after tuning", err}
+		if uerr := t.Undo(); uerr != nil {
+			return nil, fmt.Errorf("%w; putting the tune back: %v", err, uerr)
+		}
+		return nil, fmt.Errorf("%w (the %d changes made were put back)", err, len(t.Reset.Restored))
 	}
 	return t, nil
 }
@@ -162,13 +174,17 @@ func describe(e Entry) string {
 
 // StaleWarning returns the warning for a journal at path left by
 // processes that no longer run, or "".
+//
+// It reads the journal as a reset would, so a journal a reset would refuse
+// (another boot's, one that others could have written) is reported with
+// the reason instead.
 func StaleWarning(path string) string {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return ""
 	}
-	j, err := ReadJournal(path)
+	j, err := (&Machine{Root: fsroot.Host, Journal: path}).loadJournal()
 	if err != nil {
-		return fmt.Sprintf("cannot read the journal of a tuned machine: %v", err)
+		return fmt.Sprintf("cannot use the journal of a tuned machine: %v", err)
 	}
 	return j.Stale()
 }

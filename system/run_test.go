@@ -37,7 +37,7 @@ func TestLockedAndLines(t *testing.T) {
 	}
 	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target, Freq: "90%"})
 	m := &Machine{Root: fsroot.Root(root), Journal: t.TempDir() + "/j.json"}
-	res, err := m.Session("test").Apply(changes)
+	res, err := m.Session("test").Apply(t.Context(), changes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestLockedAndLines(t *testing.T) {
 			t.Errorf("lines lack %q:\n%s", want, text)
 		}
 	}
-	if _, err := m.Reset(); err != nil {
+	if _, err := m.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package system
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -162,7 +163,7 @@ func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]
 		return fmt.Errorf("setting the memory nodes of %s: %w", dir, err)
 	}
 	if len(narrow) > 0 {
-		if _, err := s.Apply(narrow); err != nil {
+		if _, err := s.Apply(context.Background(), narrow); err != nil {
 			return err
 		}
 	}

@@ -1,11 +1,13 @@
 package system
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -18,6 +20,16 @@ type Machine struct {
 	Root fsroot.Root
 	// Journal is the journal's path; "" means DefaultJournal under Root.
 	Journal string
+	// LockTimeout bounds the wait for another process's lock on the
+	// journal; 0 means DefaultLockTimeout.
+	LockTimeout time.Duration
+	// Waiting, when set, is told once that the lock is held by another
+	// process (holder is its PID, 0 when unknown) and will be waited for.
+	Waiting func(holder int, lock string, timeout time.Duration)
+	// ThisBoot accepts a journal written before journals recorded their
+	// boot, which is otherwise refused: the user says the machine has not
+	// restarted since.
+	ThisBoot bool
 
 	// write writes a kernel file; nil means writeFile. Tests replace it to
 	// model a kernel's refusals or to end the process between writes.
@@ -126,18 +138,20 @@ type Result struct {
 // added to the journal, durably; after it, the value is read back. When a
 // change fails (a best-effort one excepted), every change this call made is
 // put back at once, and the error names the file and the errno. Nothing is
-// written when the caller may not write every file.
-func (s *Session) Apply(changes []Change) (*Result, error) {
+// written when the caller may not write every file. When ctx ends (a
+// signal) during the tune, the changes made are put back in the same way
+// and the error wraps ctx's.
+func (s *Session) Apply(ctx context.Context, changes []Change) (*Result, error) {
 	m := s.m
 	if err := m.preflight(changes); err != nil {
 		return nil, err
 	}
-	unlock, err := m.lock()
+	unlock, err := m.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	j, err := loadJournal(m.JournalPath(), m.Root)
+	j, err := m.loadJournal()
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +172,9 @@ func (s *Session) Apply(changes []Change) (*Result, error) {
 		return res, fmt.Errorf("%w (the %d changes made before were rolled back)", err, len(res.Rollback.Restored))
 	}
 	for _, c := range changes {
+		if err := ctx.Err(); err != nil {
+			return fail(&stopped{"stopped before writing " + c.Path, err})
+		}
 		full := m.path(c.Path)
 		old, err := os.ReadFile(full)
 		if err != nil {
@@ -258,39 +275,15 @@ func (e *PermissionError) Error() string {
 
 func (e *PermissionError) Unwrap() error { return e.Err }
 
-// lock takes the journal's folder for this process alone, so that two
-// tunes never interleave their records.
-func (m *Machine) lock() (func(), error) {
-	dir := filepath.Dir(m.JournalPath())
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the journal's folder: %w", err)
-	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("locking the journal: %w", &os.PathError{Op: "open", Path: dir, Err: err})
-	}
-	for {
-		err = unix.Flock(fd, unix.LOCK_EX)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("locking the journal: %w", &os.PathError{Op: "flock", Path: dir, Err: err})
-	}
-	return func() { unix.Close(fd) }, nil
-}
-
 // record adds entries to the session's layer, durably, before the changes
 // they describe are made.
 func (s *Session) record(entries ...Entry) error {
-	unlock, err := s.m.lock()
+	unlock, err := s.m.lock(context.Background())
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	j, err := loadJournal(s.m.JournalPath(), s.m.Root)
+	j, err := s.m.loadJournal()
 	if err != nil {
 		return err
 	}
@@ -302,12 +295,12 @@ func (s *Session) record(entries ...Entry) error {
 // forget drops the session's entries for which drop is true: changes
 // that were never made.
 func (s *Session) forget(drop func(Entry) bool) error {
-	unlock, err := s.m.lock()
+	unlock, err := s.m.lock(context.Background())
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	j, err := loadJournal(s.m.JournalPath(), s.m.Root)
+	j, err := s.m.loadJournal()
 	if err != nil {
 		return err
 	}

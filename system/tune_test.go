@@ -1,6 +1,7 @@
 package system
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -49,7 +50,7 @@ func dieDuringTune(spec string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if _, err := m.Session("test tune").Apply(changes); err != nil {
+	if _, err := m.Session("test tune").Apply(context.Background(), changes); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -166,7 +167,7 @@ func TestTuneThenResetLeavesTheTreeAsItWas(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := m.Session("test").Apply(changes)
+			res, err := m.Session("test").Apply(t.Context(), changes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +183,7 @@ func TestTuneThenResetLeavesTheTreeAsItWas(t *testing.T) {
 			if _, err := os.Stat(m.JournalPath()); err != nil {
 				t.Errorf("no journal while tuned: %v", err)
 			}
-			rep, err := m.Reset()
+			rep, err := m.Reset(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -278,7 +279,7 @@ func TestMinAboveCurrentMaxSucceedsByOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Apply(changes); err != nil {
+		if _, err := s.Apply(t.Context(), changes); err != nil {
 			t.Fatalf("--freq %s: %v", freq, err)
 		}
 	}
@@ -290,7 +291,7 @@ func TestMinAboveCurrentMaxSucceedsByOrder(t *testing.T) {
 	if p := f.CPUFreq.Policy(0); *p.MinKHz != 3000000 || *p.MaxKHz != 3000000 {
 		t.Fatalf("min %d max %d, want 3000000 both", *p.MinKHz, *p.MaxKHz)
 	}
-	if _, err := m.Reset(); err != nil {
+	if _, err := m.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, before, snapshot(t, root))
@@ -304,13 +305,13 @@ func TestSecondTuneKeepsTheFirstOldValues(t *testing.T) {
 	target := cpuset.Of(7)
 	first := m.Session("first")
 	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target, Freq: "50%"})
-	if _, err := first.Apply(changes); err != nil {
+	if _, err := first.Apply(t.Context(), changes); err != nil {
 		t.Fatal(err)
 	}
 	tunedOnce := snapshot(t, root)
 	second := &Session{m: m, owner: Owner{PID: first.owner.PID, Start: first.owner.Start + 1}, command: "second"}
 	changes, _ = Plan(mustRead(t, root, target), Request{CPUs: target, Freq: "max", IRQs: true})
-	if _, err := second.Apply(changes); err != nil {
+	if _, err := second.Apply(t.Context(), changes); err != nil {
 		t.Fatal(err)
 	}
 	j, err := ReadJournal(m.JournalPath())
@@ -323,10 +324,10 @@ func TestSecondTuneKeepsTheFirstOldValues(t *testing.T) {
 	}
 	sameTree(t, tunedOnce, snapshot(t, root))
 	// A second tune again, then a full reset: the first old values return.
-	if _, err := second.Apply(changes); err != nil {
+	if _, err := second.Apply(t.Context(), changes); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Reset(); err != nil {
+	if _, err := m.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, before, snapshot(t, root))
@@ -347,7 +348,7 @@ func TestFailedWriteRollsBack(t *testing.T) {
 	os.Mkdir(epp, 0o755)
 	before := snapshot(t, root)
 	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
-	res, err := m.Session("test").Apply(changes)
+	res, err := m.Session("test").Apply(t.Context(), changes)
 	if err == nil {
 		t.Fatal("a tune through a directory succeeded")
 	}
@@ -385,7 +386,7 @@ func TestRefusedWriteRollsBack(t *testing.T) {
 		}
 		return writeFile(path, data)
 	}}
-	_, err = m.Session("test").Apply(changes)
+	_, err = m.Session("test").Apply(t.Context(), changes)
 	if !errors.Is(err, unix.EBUSY) || !strings.Contains(err.Error(), "scaling_min_freq") {
 		t.Errorf("error %v: want scaling_min_freq and EBUSY", err)
 	}
@@ -399,14 +400,14 @@ func TestRefusedWriteRollsBack(t *testing.T) {
 		}
 		return writeFile(path, data)
 	}
-	res, err := m.Session("test").Apply(changes)
+	res, err := m.Session("test").Apply(t.Context(), changes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Refused) != 2 || !strings.Contains(res.Refused[0].Error, "EIO") {
 		t.Errorf("refused %+v, want the two IRQs with EIO", res.Refused)
 	}
-	if _, err := m.Reset(); err != nil {
+	if _, err := m.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, before, snapshot(t, root))
@@ -444,7 +445,7 @@ func TestKilledDuringTuneLeavesAJournalThatResets(t *testing.T) {
 				t.Errorf("stale warning %q", msg)
 			}
 			m := &Machine{Root: fsroot.Root(root), Journal: journal}
-			if _, err := m.Reset(); err != nil {
+			if _, err := m.Reset(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			sameTree(t, before, snapshot(t, root))
@@ -461,7 +462,7 @@ func TestResetKeepsWhatCannotBePutBack(t *testing.T) {
 	target := cpuset.Of(1)
 	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target})
 	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
-	if _, err := m.Session("test").Apply(changes); err != nil {
+	if _, err := m.Session("test").Apply(t.Context(), changes); err != nil {
 		t.Fatal(err)
 	}
 	m.write = func(path string, data []byte) error {
@@ -470,7 +471,7 @@ func TestResetKeepsWhatCannotBePutBack(t *testing.T) {
 		}
 		return writeFile(path, data)
 	}
-	rep, err := m.Reset()
+	rep, err := m.Reset(t.Context())
 	if err == nil || !errors.Is(rep.Failed[0], unix.EBUSY) || !strings.Contains(err.Error(), "EBUSY") {
 		t.Fatalf("reset: %v, %+v", err, rep)
 	}
@@ -479,7 +480,7 @@ func TestResetKeepsWhatCannotBePutBack(t *testing.T) {
 		t.Fatalf("journal after a partial reset: %+v", j)
 	}
 	m.write = nil
-	if _, err := m.Reset(); err != nil {
+	if _, err := m.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if j, _ := ReadJournal(m.JournalPath()); j != nil {
@@ -516,11 +517,11 @@ func TestResetLeavesARunningTuneAlone(t *testing.T) {
 	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target})
 	init1 := &Session{m: m, owner: Owner{PID: 1}, command: "a run"}
 	init1.owner.Start, _ = processStart(1) // PID 1 runs as long as the machine does
-	if _, err := init1.Apply(changes); err != nil {
+	if _, err := init1.Apply(t.Context(), changes); err != nil {
 		t.Fatal(err)
 	}
 	tuned := snapshot(t, root)
-	rep, err := m.Reset()
+	rep, err := m.Reset(t.Context())
 	if err != nil || len(rep.Running) != 1 || len(rep.Restored) != 0 {
 		t.Fatalf("reset beside a running tune: %+v, %v", rep, err)
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
@@ -98,7 +100,7 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 			return err
 		}
 		req := tune.request(cpus)
-		m := tune.machine()
+		m := tune.machine(in)
 		if dryRun {
 			f, err := system.Read(fsroot.Root(tune.root), cpus)
 			if err != nil {
@@ -114,8 +116,11 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 			}
 			return nil
 		}
-		t, err := system.TuneFor(m, req, "corepin system tune "+strings.Join(tune.given(in), " "))
+		t, err := system.TuneFor(in.Ctx, m, req, "corepin system tune "+strings.Join(tune.given(in), " "))
 		if err != nil {
+			if in.Ctx.Err() != nil {
+				return interrupted(in.Ctx, err.Error())
+			}
 			return err
 		}
 		t.Result.WriteText(in.Stdout)
@@ -138,20 +143,31 @@ func newSystemResetCmd() *cli.Command {
 		Long: `Restore every value that corepin system tune (or a run with --tune or
 --shield that did not end cleanly) changed, in reverse order, reading each
 back. The journal is removed only when every value came back; what could not
-be restored is reported with its errno and stays in the journal.`,
+be restored is reported with its errno and stays in the journal.
+
+A journal is applied only when root owns it (or, for a --root tree of
+your own, you do), nobody else may write it or its folder, it is no
+symbolic link, it was made in this boot, and every file it names lies in
+sys/, proc/ or a cgroup mount under the root; otherwise nothing is
+written and the reason is given.`,
 		Example: `  corepin system reset
-  corepin system reset --journal /tmp/tune.json --root ./copy`,
+  corepin system reset --journal ./tune.json --root ./copy`,
 		Args: cli.NoArgs,
 	}
 	c.Run = func(in *cli.Invocation, _ []string) error {
-		rep, err := tune.machine().Reset()
+		rep, err := tune.machine(in).Reset(in.Ctx)
 		if rep != nil {
 			rep.WriteText(in.Stdout)
+		}
+		if err != nil && in.Ctx.Err() != nil {
+			return interrupted(in.Ctx, err.Error()+"; nothing was put back")
 		}
 		return err
 	}
 	c.Flags().StringVar(&tune.root, "root", "/", "the machine is under this `folder`")
 	c.Flags().StringVar(&tune.journal, "journal", "", "the journal's `path` (default /run/corepin/system.json under the root)")
+	c.Flags().DurationVar(&tune.lockTimeout, "lock-timeout", system.DefaultLockTimeout, "give up when another process holds the journal's lock for this `long`")
+	c.Flags().BoolVar(&tune.thisBoot, "this-boot", false, "apply a journal of an older corepin, which records no boot, as one of this boot (the machine has not restarted since)")
 	return c
 }
 
@@ -159,6 +175,8 @@ be restored is reported with its errno and stays in the journal.`,
 type tuneFlags struct {
 	tune, all, noBoost, irqs, idle, shield bool
 	freq, governor, journal, root          string
+	lockTimeout                            time.Duration
+	thisBoot                               bool
 }
 
 // register adds the tune flags; run and exec also get --tune itself.
@@ -178,6 +196,7 @@ func (f *tuneFlags) register(c *cli.Command, withTune bool) {
 	fl.BoolVar(&f.idle, "idle", false, "disable the target's deep idle states")
 	fl.BoolVar(&f.shield, "shield", false, "as root, move every other task off the target with a cpuset")
 	fl.StringVar(&f.journal, "journal", "", "keep the journal at this `path` (default /run/corepin/system.json)")
+	fl.DurationVar(&f.lockTimeout, "lock-timeout", system.DefaultLockTimeout, "give up when another process holds the journal's lock for this `long`")
 }
 
 // wanted reports whether run or exec should tune: --tune, or any flag that
@@ -212,8 +231,17 @@ func (f *tuneFlags) request(cpus cpuset.Set) system.Request {
 		NoBoost: f.noBoost, IRQs: f.irqs, Idle: f.idle, Shield: f.shield}
 }
 
-func (f *tuneFlags) machine() *system.Machine {
-	return &system.Machine{Root: fsroot.Root(f.root), Journal: f.journal}
+// machine is the machine the flags name; a wait for the journal's lock is
+// announced on stderr, so that a person knows why nothing happens.
+func (f *tuneFlags) machine(in *cli.Invocation) *system.Machine {
+	return &system.Machine{Root: fsroot.Root(f.root), Journal: f.journal, LockTimeout: f.lockTimeout, ThisBoot: f.thisBoot,
+		Waiting: func(holder int, lock string, timeout time.Duration) {
+			who := "another process"
+			if holder > 0 {
+				who = "pid " + strconv.Itoa(holder)
+			}
+			fmt.Fprintf(in.Stderr, "corepin: waiting for the journal's lock %s, held by %s (at most %s; Ctrl-C stops)\n", lock, who, timeout)
+		}}
 }
 
 // start tunes for a run or an exec, when asked; the caller defers finish.
@@ -221,8 +249,11 @@ func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*sy
 	if !f.wanted(in) {
 		return nil, nil
 	}
-	t, err := system.TuneFor(f.machine(), f.request(cpus), what+" "+strings.Join(f.given(in), " "))
+	t, err := system.TuneFor(in.Ctx, f.machine(in), f.request(cpus), what+" "+strings.Join(f.given(in), " "))
 	if err != nil {
+		if in.Ctx.Err() != nil {
+			return nil, interrupted(in.Ctx, "nothing was run: "+err.Error())
+		}
 		return nil, fmt.Errorf("tuning the machine for the run: %w", err)
 	}
 	f.warn(in.Stderr, cpus)

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"corepin.dev/corepin/system"
+)
+
+const acpiRoot = "../../system/testdata/machines/acpi-cpufreq"
+
+const governor = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
+
+// The fault trial's attack: a journal that nobody wrote (mode 0666), given
+// to root's reset, named a file beside the root. It is refused, and
+// nothing is written.
+func TestSystemResetRefusesAnotherUsersJournal(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a file of nobody's")
+	}
+	root := copyMachine(t, acpiRoot)
+	victim := filepath.Join(filepath.Dir(root), "victim")
+	os.WriteFile(victim, []byte("victim\n"), 0o644)
+	j := system.Journal{Schema: system.JournalSchema, Layers: []system.Layer{{Owner: system.Owner{PID: 1 << 30}, Command: "attack",
+		Entries: []system.Entry{{Op: system.OpWrite, Path: "sys/../../victim", Old: "attacker\n"}, {Op: system.OpWrite, Path: governor, Old: "attacker\n"}}}}}
+	data, _ := json.Marshal(j)
+	journal := filepath.Join(t.TempDir(), "j.json")
+	os.WriteFile(journal, data, 0o666)
+	os.Chmod(journal, 0o666)
+	os.Chown(journal, 65534, 65534)
+	_, errOut, code := corepin(t, "system", "reset", "--root", root, "--journal", journal)
+	if code != 1 || !strings.Contains(errOut, "untrusted journal") || !strings.Contains(errOut, "belongs to uid 65534") {
+		t.Errorf("reset: exit %d: %s", code, errOut)
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "victim\n" {
+		t.Errorf("the victim was overwritten: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, governor)); string(got) != "ondemand\n" {
+		t.Errorf("the governor was overwritten: %q", got)
+	}
+}
+
+// holdLock starts flock(1) on path running `sh -c 'echo ready; exec
+// cat'` and returns its PID once it holds the lock; the lock is freed when
+// the test ends (cat's input closes and flock is killed by its PID).
+func holdLock(t *testing.T, path string) int {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("flock", path, "sh", "-c", "echo ready; exec cat")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Skipf("needs flock (util-linux): %v", err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the lock holder said %q (%v)", line, err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestSystemResetGivesUpOnAHeldLock(t *testing.T) {
+	root := copyMachine(t, acpiRoot)
+	journal := filepath.Join(t.TempDir(), "system.json")
+	pid := holdLock(t, journal+".lock")
+	_, errOut, code := corepin(t, "system", "reset", "--root", root, "--journal", journal, "--lock-timeout", "50ms")
+	if code != 1 || !strings.Contains(errOut, "held by pid "+strconv.Itoa(pid)+" (flock) and was not freed in 50ms") {
+		t.Errorf("reset with the lock held: exit %d: %s", code, errOut)
+	}
+}
+
+// A signal ends the wait for the lock at once, whatever the timeout, with
+// 128+N; a tune that was waiting changes nothing.
+func TestSystemSignalEndsTheLockWait(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		args []string
+	}{
+		{syscall.SIGINT, []string{"system", "reset"}},
+		{syscall.SIGTERM, []string{"system", "tune", "--cpu", "1", "--irqs"}},
+		{syscall.SIGHUP, []string{"system", "tune", "--cpu", "1"}},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			root := copyMachine(t, intelRoot)
+			journal := filepath.Join(t.TempDir(), "system.json")
+			pid := holdLock(t, journal+".lock")
+			before, _ := exec.Command("find", root, "-type", "f", "-exec", "md5sum", "{}", "+").Output()
+			// An hour: only the signal can end the wait before the test's
+			// own timeout.
+			cmd := exec.Command(os.Args[0], append(tc.args, "--root", root, "--journal", journal, "--lock-timeout", "1h")...)
+			cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1")
+			stderr, _ := cmd.StderrPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			r := bufio.NewReader(stderr)
+			var said strings.Builder
+			for !strings.Contains(said.String(), "waiting for the journal's lock") {
+				line, err := r.ReadString('\n')
+				said.WriteString(line)
+				if err != nil {
+					cmd.Wait()
+					t.Fatalf("corepin ended without waiting for the lock: %s", said.String())
+				}
+			}
+			if want := "held by pid " + strconv.Itoa(pid); !strings.Contains(said.String(), want) {
+				t.Errorf("the wait does not name the holder (%s): %s", want, said.String())
+			}
+			cmd.Process.Signal(tc.sig)
+			rest, _ := bufio.NewReader(r).ReadString(0)
+			said.WriteString(rest)
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != 128+int(tc.sig) || !strings.Contains(said.String(), "interrupted") {
+				t.Errorf("after %v: exit %d, want %d: %s", tc.sig, code, 128+int(tc.sig), said.String())
+			}
+			after, _ := exec.Command("find", root, "-type", "f", "-exec", "md5sum", "{}", "+").Output()
+			if string(before) != string(after) {
+				t.Errorf("the tree changed")
+			}
+		})
+	}
+}
