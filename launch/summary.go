@@ -32,11 +32,14 @@ func (rep *Report) SchedulingSummary() string {
 func (rep *Report) Summary() string {
 	var b strings.Builder
 	// Without a watcher, where the command started is all that is known.
-	verb := "ran"
-	if rep.Watch == nil {
-		verb = "started (not watched)"
+	// Without a watcher (or with only the one reading at the end), what
+	// corepin set is all that is known: the command may have changed its
+	// own threads since, and the summary does not say it held.
+	if rep.Watch == nil || rep.Watch.PeriodMs == 0 {
+		fmt.Fprintf(&b, "%s started (not watched) with %s set", filepath.Base(rep.Command[0]), rep.SchedulingSummary())
+	} else {
+		fmt.Fprintf(&b, "%s ran on %s", filepath.Base(rep.Command[0]), rep.SchedulingSummary())
 	}
-	fmt.Fprintf(&b, "%s %s on %s", filepath.Base(rep.Command[0]), verb, rep.SchedulingSummary())
 	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
 		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
 	}

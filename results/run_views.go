@@ -40,7 +40,11 @@ func (r *Run) WriteSummary(w io.Writer) error {
 		if b.CIConf > 0 {
 			interval = FormatSeconds(b.CILowS) + "–" + FormatSeconds(b.CIHighS)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%s\t%s\t%d\n", termsafe.Text(b.Name), FormatSeconds(b.MedianS), interval, 100*b.CV, ratio, check, len(b.Warnings))
+		cv := "-" // no completed run: no spread
+		if b.N > 0 {
+			cv = fmt.Sprintf("%.1f%%", 100*b.CV)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", termsafe.Text(b.Name), FormatSeconds(b.MedianS), interval, cv, ratio, check, len(b.Warnings))
 	}
 	tw.Flush()
 	for _, b := range r.Benchmarks {

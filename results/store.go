@@ -212,9 +212,12 @@ func (r *Run) WriteSummaryCSV(w io.Writer) error {
 	cw.Write([]string{"name", "valid", "n", "median_s", "ci_low_s", "ci_high_s", "min_s", "max_s", "cv", "reference_s", "ratio", "warnings",
 		"completed_runs", "planned_runs", "run_state"})
 	for _, b := range r.Benchmarks {
-		ratio := ""
+		ratio, reference := "", "" // none: an empty cell, never 0
 		if b.Ratio != nil {
 			ratio = fmtF(*b.Ratio)
+		}
+		if b.ReferenceS > 0 {
+			reference = fmtF(b.ReferenceS)
 		}
 		// A benchmark without a completed run has no times: empty cells.
 		t := func(v float64) string {
@@ -224,7 +227,7 @@ func (r *Run) WriteSummaryCSV(w io.Writer) error {
 			return fmtF(v)
 		}
 		cw.Write([]string{b.Name, strconv.FormatBool(b.Valid), strconv.Itoa(b.N), t(b.MedianS), t(b.CILowS), t(b.CIHighS),
-			t(b.MinS), t(b.MaxS), t(b.CV), fmtF(b.ReferenceS), ratio, strings.Join(WarningTexts(b.Warnings), "; "),
+			t(b.MinS), t(b.MaxS), t(b.CV), reference, ratio, strings.Join(WarningTexts(b.Warnings), "; "),
 			strconv.Itoa(b.CompletedRuns), strconv.Itoa(b.PlannedRuns), r.State})
 	}
 	cw.Flush()

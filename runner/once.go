@@ -45,7 +45,27 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	if err := folder.WriteFile(rec.TelemetryCSV, series.WriteCSV); err != nil {
 		rec.Error = err.Error()
 	}
+	if !rec.Valid && rec.Error == "" && !failedCheck(rec) {
+		// Invalid with no check failed and no error of its own: the run
+		// did not complete (corepin was stopped in it, or the work ended
+		// before saying its result). Its reason is said, never null.
+		rec.Error = "the run did not complete"
+		if ctx.Err() != nil {
+			rec.Error = "corepin was stopped during the run"
+		}
+	}
 	return rec
+}
+
+// failedCheck reports whether one of the run's checks failed: its reason
+// is there.
+func failedCheck(rec results.RunRecord) bool {
+	for _, c := range rec.Checks {
+		if !c.Passed {
+			return true
+		}
+	}
+	return false
 }
 
 // vouch marks a run invalid in exact mode when its watcher missed so many

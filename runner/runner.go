@@ -11,6 +11,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -216,7 +218,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 		cfg.Events.RunStarted(b.name, j.index, of, j.warmup)
 		rec := cfg.runOnce(ctx, folder, b, j)
-		if ctx.Err() != nil && rec.Error != "" {
+		if ctx.Err() != nil && (rec.Error != "" || !rec.Valid) {
 			// The run was cut short by a signal: it is not a result.
 			run.Interrupted = true
 			break
@@ -281,8 +283,22 @@ func (cfg *Config) benchmarks() ([]bench, error) {
 			}
 		}
 	}
-	for n := range missing {
-		return nil, fmt.Errorf("no benchmark named %q", n)
+	if len(missing) > 0 {
+		err := &UnknownNamesError{}
+		for n := range missing {
+			err.Names = append(err.Names, n)
+		}
+		slices.Sort(err.Names)
+		if cfg.Suite == nil {
+			for _, w := range workloads.All() {
+				err.Known = append(err.Known, w.Name)
+			}
+		} else {
+			for _, b := range cfg.Suite.Benchmarks {
+				err.Known = append(err.Known, b.Name)
+			}
+		}
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no benchmark to run")
@@ -416,4 +432,23 @@ func hostFacts(cfg Config) results.Host {
 	}
 	h.Governor, h.Driver = read("scaling_governor"), read("scaling_driver")
 	return h
+}
+
+// UnknownNamesError is an --only that names benchmarks the suite does not
+// have: a mistake on the command line, every such name said at once.
+type UnknownNamesError struct {
+	Names []string // sorted
+	Known []string // the suite's benchmarks, in its order
+}
+
+func (e *UnknownNamesError) Error() string {
+	quoted := make([]string, len(e.Names))
+	for i, n := range e.Names {
+		quoted[i] = strconv.Quote(n)
+	}
+	noun := "no benchmark named"
+	if len(e.Names) > 1 {
+		noun = "no benchmarks named"
+	}
+	return fmt.Sprintf("--only: %s %s (there are: %s)", noun, strings.Join(quoted, ", "), strings.Join(e.Known, ", "))
 }

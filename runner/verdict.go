@@ -107,7 +107,7 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 			warn(results.KindShared, &share, "%s, above --max-others %.1f%%", what, 100*maxOthers)
 		case rules.AllowSharing:
 			v.Sharing = SharedAllowed
-			warn(results.KindShared, &share, "the target CPU was shared: %s (allowed by --allow-sharing)", what)
+			warn(results.KindShared, &share, "the target CPU was shared: %s", what)
 		default:
 			v.Sharing = SharedInvalid
 			v.Invalid = "the target CPU was shared: " + what // the run's error says it
@@ -175,7 +175,12 @@ func (cfg *Config) judge(rec *results.RunRecord) {
 	}
 	v := Judge(sch, Rules{MaxOthers: cfg.MaxOthers, AllowSharing: cfg.AllowSharing, Mode: cfg.Request.ModeOrDefault()})
 	rec.Sharing, rec.WaitCause = v.Sharing, v.WaitCause
-	rec.Warnings = append(rec.Warnings, v.Warnings...)
+	for _, w := range v.Warnings {
+		if w.Kind == results.KindShared && v.Sharing == SharedAllowed {
+			w.Text += " (allowed by --allow-sharing)"
+		}
+		rec.Warnings = append(rec.Warnings, w)
+	}
 	if o := sch.Sharing.Others; o != nil {
 		s, share := o.S, o.Share
 		rec.OthersS, rec.OthersShare, rec.OthersSource = &s, &share, othersSource(o)

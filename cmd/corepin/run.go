@@ -122,6 +122,9 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			if folder != nil {
 				fmt.Fprintln(in.Stderr, "results so far:", folder.Path)
 			}
+			if unknown := (*runner.UnknownNamesError)(nil); errors.As(err, &unknown) {
+				return usageError{Err: err}
+			}
 			return err
 		}
 		w := in.Stdout
