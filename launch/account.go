@@ -92,7 +92,10 @@ func (r *Report) account(usable int) {
 		tree = &TreeReport{}
 	}
 	if tree.CPUSeconds != nil {
-		c.TreeCPUS, c.TreeSource = *tree.CPUSeconds, "cgroup"
+		c.TreeCPUS, c.TreeSource = *tree.CPUSeconds+tree.LeftCgroupCPUS, "cgroup"
+		if tree.LeftCgroup > 0 {
+			c.TreeSource = "cgroup+proc" // what left the cgroup, from /proc
+		}
 	}
 	if c.TreeCPUS > 0 && w != nil {
 		sc := min(1, seen/c.TreeCPUS)
@@ -110,6 +113,11 @@ func (r *Report) account(usable int) {
 		}
 	}
 	switch {
+	case total > 0 && tree.LeftCgroup > 0:
+		// What left the cgroup is counted where it was last seen: the
+		// exact account covers only the rest.
+		res, cov := (onTarget+tree.LeftCgroupOnTargetS)/(total+tree.LeftCgroupCPUS), total/(total+tree.LeftCgroupCPUS)
+		c.Residency, c.ResidencySource, c.Coverage = &res, "cpuacct+sampled", &cov
 	case total > 0:
 		res, one := onTarget/total, 1.0
 		c.Residency, c.ResidencySource, c.Coverage = &res, "cpuacct", &one

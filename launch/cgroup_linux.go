@@ -401,6 +401,21 @@ func (cg *cgroup) procs() []int {
 	if cg.version == 1 {
 		dir = cg.dirs["cpuset"]
 	}
+	return readProcs(dir)
+}
+
+// accounted lists the processes in the cgroup that holds the run's CPU
+// account: cpuacct on v1 where it is mounted (a process can leave one
+// hierarchy and stay in another), else the one that confines it.
+func (cg *cgroup) accounted() []int {
+	if dir := cg.dirs["cpuacct"]; cg.version == 1 && dir != "" {
+		return readProcs(dir)
+	}
+	return cg.procs()
+}
+
+// readProcs reads a cgroup directory's cgroup.procs.
+func readProcs(dir string) []int {
 	data, err := fsroot.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return nil

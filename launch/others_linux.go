@@ -142,10 +142,10 @@ func treeOnTarget(rep *Report, cpus cpuset.Set) (time.Duration, string, bool) {
 				s += v
 			}
 		}
-		return seconds(s), "cgroup", true
+		return seconds(s + tr.LeftCgroupOnTargetS), "cgroup", tr.LeftCgroup == 0
 	}
 	if tr != nil && tr.CPUSeconds != nil && !tr.CgroupCPUs.IsEmpty() && tr.CgroupCPUs.IsSubsetOf(cpus) {
-		return seconds(*tr.CPUSeconds), "cgroup", true
+		return seconds(*tr.CPUSeconds + tr.LeftCgroupOnTargetS), "cgroup", tr.LeftCgroup == 0
 	}
 	s := rep.Child.UserS + rep.Child.SysS
 	if c := rep.Coverage; c != nil && c.Residency != nil {

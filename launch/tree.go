@@ -43,5 +43,14 @@ type TreeReport struct {
 	// cpuacct).
 	CPUSeconds    *float64        `json:"cpu_s"`
 	PerCPUSeconds map[int]float64 `json:"per_cpu_s,omitempty"`
+	// LeftCgroup counts the run's processes that were found outside its
+	// cgroup (a program can move itself); LeftCgroupCPUS is the CPU
+	// time they used between the first and the last time they were seen
+	// outside, from /proc, which the cgroup's account misses and the
+	// tree's CPU time includes; LeftCgroupOnTargetS the
+	// part of it of those last seen on the target.
+	LeftCgroup          int     `json:"left_cgroup,omitempty"`
+	LeftCgroupCPUS      float64 `json:"left_cgroup_cpu_s,omitempty"`
+	LeftCgroupOnTargetS float64 `json:"left_cgroup_on_target_s,omitempty"`
 	Errors        []string        `json:"errors,omitempty"`
 }

@@ -15,6 +15,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/watch"
 )
 
@@ -45,6 +46,20 @@ type tree struct {
 	meter         *busyMeter
 	before, after busyReading
 	haveBusy      bool
+	// outside are the run's processes found outside its cgroup's account
+	// (one that wrote its PID into another cgroup), by PID and start
+	// time, with their CPU time when last seen: the cgroup's account
+	// misses them, so they are counted from /proc.
+	outside map[int]outsider
+}
+
+// outsider is a process of the run seen outside its cgroup.
+type outsider struct {
+	start uint64
+	// first and last are its CPU time (ticks) when first and last seen
+	// outside: what it used between them the cgroup did not account.
+	first, last uint64
+	cpu         int // where it last ran
 }
 
 // newTree prepares the containment of a run confined to cpus; useCgroup
@@ -157,8 +172,13 @@ func (t *tree) Members() []int {
 // command when it still runs.
 func (t *tree) members(withRoot bool) []int {
 	var queue []int
+	var inside map[int]bool
 	if t.cg != nil {
 		queue = append(queue, t.cg.procs()...)
+		inside = map[int]bool{}
+		for _, pid := range t.cg.accounted() {
+			inside[pid] = true
+		}
 	}
 	queue = append(queue, t.pid)
 	for _, c := range t.children(os.Getpid()) {
@@ -188,6 +208,17 @@ func (t *tree) members(withRoot bool) []int {
 			continue // the PID was reused by a process that is not the run's
 		}
 		t.seen[pid] = st.StartTime
+		if inside != nil && !inside[pid] {
+			if t.outside == nil {
+				t.outside = map[int]outsider{}
+			}
+			o, known := t.outside[pid]
+			if !known || o.start != st.StartTime {
+				o = outsider{start: st.StartTime, first: st.UTime + st.STime}
+			}
+			o.last, o.cpu = st.UTime+st.STime, st.Processor
+			t.outside[pid] = o
+		}
 		if pid != t.pid || withRoot {
 			out = append(out, pid)
 		}
@@ -322,6 +353,16 @@ func (t *tree) account() {
 	if t.haveBusy {
 		t.after, t.haveBusy = t.meter.read()
 	}
+	t.mu.Lock()
+	for _, o := range t.outside {
+		t.rep.LeftCgroup++
+		s := float64(o.last-o.first) / procfs.UserHZ
+		t.rep.LeftCgroupCPUS += s
+		if t.rep.CgroupCPUs.Contains(o.cpu) {
+			t.rep.LeftCgroupOnTargetS += s
+		}
+	}
+	t.mu.Unlock()
 	if t.cg == nil {
 		return
 	}

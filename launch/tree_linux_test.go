@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
@@ -32,6 +33,38 @@ var treeHelpers = map[string]func() int{
 	"treefacts":  treeFacts,
 	"burst":      burst,
 	"launchwall": launchWall,
+	"escaper":    escaper,
+}
+
+// escaper moves itself out of the run's cgroups into their parents, as a
+// program run as root can, then uses about 0.3 s of CPU time and exits.
+func escaper() int {
+	mounts, err := readMounts(fsroot.Host)
+	own, err2 := ownCgroups(fsroot.Host)
+	if err != nil || err2 != nil {
+		return 2
+	}
+	moved := 0
+	for _, m := range mounts {
+		ctls := m.controllers
+		if m.version == 2 {
+			ctls = []string{""}
+		}
+		for _, ctl := range ctls {
+			if dir := hierarchyDir(m, own[ctl]); strings.Contains(filepath.Base(dir), "corepin-") {
+				if writeFile(filepath.Join(filepath.Dir(dir), "cgroup.procs"), strconv.Itoa(os.Getpid())) == nil {
+					moved++
+				}
+			}
+		}
+	}
+	if moved == 0 {
+		return 3
+	}
+	runtime.LockOSThread()
+	for start := threadCPU(); threadCPU()-start < 300*time.Millisecond; {
+	}
+	return 0
 }
 
 // burst is 40 short threads and then 60 short processes, each busy for a
@@ -367,4 +400,37 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// A program that moves itself out of the run's cgroups is still the run's:
+// it is found outside at the watcher's ticks, its CPU time counted from
+// /proc, and the report says so instead of an exact account of nothing.
+func TestRunFollowsAProcessThatLeftItsCgroup(t *testing.T) {
+	cpu := needsTwoCPUs(t)
+	self, _ := os.Executable()
+	cmd := Config{Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: []string{self},
+		Env: append(os.Environ(), "COREPIN_LAUNCH_HELPER=escaper"), WatchPeriod: 20 * time.Millisecond}
+	rep, err := Run(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Tree.Mechanism, "cgroup") {
+		t.Skipf("no run cgroup here (%s): nothing to leave", rep.Tree.NoCgroup)
+	}
+	tr, c := rep.Tree, rep.Coverage
+	t.Logf("exit %d; left %d, %.3f s outside (%.3f s on target); tree %.3f s from %s; residency %s coverage %v",
+		rep.ExitCode(), tr.LeftCgroup, tr.LeftCgroupCPUS, tr.LeftCgroupOnTargetS, c.TreeCPUS, c.TreeSource, c.ResidencySource, fmtPtr(c.Coverage))
+	if rep.ExitCode() != 0 {
+		t.Fatalf("the helper exited %d", rep.ExitCode())
+	}
+	if tr.LeftCgroup != 1 || tr.LeftCgroupCPUS < 0.2 || c.TreeCPUS < 0.2 || c.TreeSource != "cgroup+proc" || c.Coverage == nil || *c.Coverage > 0.5 {
+		t.Errorf("tree %+v, coverage %+v: want the process that left found, its 0.3 s counted from /proc", tr, c)
+	}
+}
+
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*p, 'f', 2, 64)
 }

@@ -136,6 +136,11 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 		cov := *c.Coverage
 		warn(results.KindCoverage, &cov, "the %s residency covers only %.0f%% of the tree's CPU time: threads and processes that lived between two samples were not seen", c.ResidencySource, 100*cov)
 	}
+	if tr := rep.Tree; tr != nil && tr.LeftCgroup > 0 {
+		n := float64(tr.LeftCgroup)
+		warn(results.KindLeftCgroup, &n, "%d process(es) left the run's cgroup: their CPU time (%s) is counted from /proc, their residency is sampled",
+			tr.LeftCgroup, results.FormatSeconds(tr.LeftCgroupCPUS))
+	}
 	if rep.Readback.Policy.Realtime() {
 		if t, err := sched.ReadRTThrottle(fsroot.Host); err == nil && t.Active() {
 			warn(results.KindRealtime, nil, "%s", t.Warning())
