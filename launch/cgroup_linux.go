@@ -698,3 +698,94 @@ func writeFile(path, value string) error {
 	}
 	return err
 }
+
+// CPUWeightPlan says whether a run's nice value can be given a cpu
+// cgroup's weight on the system under root, and how: for corepin caps.
+// On the live system a v1 cpu cgroup is made, weighted and removed again
+// (what a run would do); under another root only the files are read.
+func CPUWeightPlan(root fsroot.Root) (ok bool, how string) {
+	mounts, err := readMounts(root)
+	if err != nil {
+		return false, err.Error()
+	}
+	own, err := ownCgroups(root)
+	if err != nil {
+		return false, err.Error()
+	}
+	if i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 2 }); i >= 0 {
+		if parent := hierarchyDir(mounts[i], own[""]); parent != "" {
+			if ctl, err := root.ReadFile(filepath.Join(parent, "cgroup.subtree_control")); err == nil {
+				f := strings.Fields(string(ctl))
+				if slices.Contains(f, "cpuset") && slices.Contains(f, "cpu") {
+					return true, fmt.Sprintf("cpu.weight of the run's cgroup v2 below %s, whose cgroup.subtree_control delegates cpu", parent)
+				}
+			}
+		}
+	}
+	if !slices.ContainsFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, "cpuset") }) {
+		return false, "no cgroup v2 with cpu and cpuset delegated, and no cgroup v1 cpuset hierarchy for a run's cgroup"
+	}
+	i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, "cpu") })
+	if i < 0 {
+		return false, "no cgroup v1 cpu hierarchy is mounted"
+	}
+	if slices.Contains(mounts[i].controllers, "cpuset") {
+		return false, "the cpu controller is bound with cpuset, whose run directory a realtime step must enter"
+	}
+	home := hierarchyDir(mounts[i], own["cpu"])
+	if home == "" {
+		return false, fmt.Sprintf("corepin's cpu cgroup %s is not under the mount %s", own["cpu"], mounts[i].dir)
+	}
+	plan := fmt.Sprintf("a cgroup v1 cpu cgroup below %s with cpu.shares of the nice value's weight (nice -20: %d)", home, NiceWeight(-20))
+	if !root.IsHost() {
+		return true, plan + "; not tried: " + root.String() + " is not this system"
+	}
+	cg := &cgroup{version: 1, name: fmt.Sprintf("corepin-%d-%d", os.Getpid(), cgroupSeq.Add(1)), dirs: map[string]string{}, home: map[string]string{}, fd: -1, cpuHome: home}
+	w, err := cg.weigh(-20)
+	if err != nil {
+		return false, err.Error()
+	}
+	if err := cg.remove(); err != nil {
+		return false, err.Error()
+	}
+	return true, fmt.Sprintf("%s; a probe read back %d", plan, w)
+}
+
+// WeighThread gives the calling thread, which must be locked to its
+// goroutine (a session thread, as RunThread's work runs on), the weight of
+// the nice value it reads back, as a run's tree gets it: where autogroup
+// would keep the nice value to corepin's session, the thread moves alone
+// into a cgroup v1 cpu cgroup of that weight. It returns the priority's
+// scope, why there is no cpu cgroup when there is none, and back, which
+// puts the thread where it was and removes the cgroup; a thread that back
+// could not put back is still in the cgroup and must not be handed back.
+func WeighThread(root fsroot.Root) (scope, note string, back func() error) {
+	back = func() error { return nil }
+	a, err := sched.GetAttr(0)
+	if err != nil {
+		return "", fmt.Sprintf("reading the thread's scheduling: %v", err), back
+	}
+	enabled, _ := Autogroup(root)
+	weighted, scope := priorityScope(a, enabled)
+	if !weighted {
+		return scope, "", back
+	}
+	cg, err := newWeightCgroup(root)
+	if err != nil {
+		return scope, "no cpu cgroup: " + err.Error() + " (a cgroup v2 moves whole processes, not one thread)", back
+	}
+	w, err := cg.weigh(a.Nice)
+	if err == nil {
+		err = cg.enterWeighted()
+	}
+	if err != nil {
+		cg.dropWeighted()
+		return scope, "no cpu cgroup: " + err.Error(), back
+	}
+	return scopeWeight(w), "", func() error {
+		if err := cg.leave(); err != nil {
+			return err
+		}
+		return cg.remove()
+	}
+}
