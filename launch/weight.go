@@ -1,7 +1,9 @@
 package launch
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"corepin.dev/corepin/fsroot"
@@ -89,8 +91,11 @@ const autogroupFile = "/proc/sys/kernel/sched_autogroup_enabled"
 // and the file that says so.
 func Autogroup(root fsroot.Root) (enabled bool, evidence string) {
 	data, err := root.ReadFile(autogroupFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, root.Path(autogroupFile) + " is missing (a kernel without CONFIG_SCHED_AUTOGROUP)"
+	}
 	if err != nil {
-		return false, fmt.Sprintf("%s cannot be read (no CONFIG_SCHED_AUTOGROUP): %v", root.Path(autogroupFile), err)
+		return false, fmt.Sprintf("%s cannot be read: %v", root.Path(autogroupFile), errors.Unwrap(err))
 	}
 	v := strings.TrimSpace(string(data))
 	return v == "1", fmt.Sprintf("%s says %q", root.Path(autogroupFile), v)
