@@ -770,6 +770,13 @@ func WeighThread(root fsroot.Root) (scope, note string, back func() error) {
 	if !weighted {
 		return scope, "", back
 	}
+	if a.Nice > 0 {
+		// Measured on Linux 6.18: a Go thread at nice 10 that moved itself
+		// into a cpu cgroup of weight 110 beside two busy processes ran
+		// 54 ms in two minutes, not the 10% its weight is worth (a shell
+		// loop doing the same got its 10%); it is left in its session.
+		return scope, "a thread of corepin's own at a positive nice value stays in corepin's session (in a cpu cgroup of its weight it starved under load)", back
+	}
 	cg, err := newWeightCgroup(root)
 	if err != nil {
 		return scope, "no cpu cgroup: " + err.Error() + " (a cgroup v2 moves whole processes, not one thread)", back
