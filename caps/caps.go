@@ -1,6 +1,7 @@
 // Package caps says what a kernel and a user allow corepin to do: uclamp,
 // realtime policies, lowering nice, EEVDF slice requests, the HarmonyOS QoS
-// node, cpufreq, isolated CPUs and the CPUs allowed to the process. Each
+// node, cpufreq, isolated CPUs, the CPUs allowed to the process, and
+// whether autogroup keeps a nice value to its session. Each
 // answer carries its evidence: the file that says so, or a real request on
 // a throwaway thread where no file can (on the live system only).
 package caps
@@ -14,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
@@ -32,6 +34,12 @@ type Capabilities struct {
 	Isolated     []int  `json:"isolated"`
 	AllowedCPUs  int    `json:"allowed_cpus"`
 	OnlineCPUs   int    `json:"online_cpus"`
+	// Autogroup: the kernel shares a CPU between sessions first and by
+	// nice only within each (sched_autogroup_enabled 1). CPUWeight: corepin
+	// can give a run's nice value a cpu cgroup's weight, which acts across
+	// sessions; the evidence of "cpu_weight" says how, or why not.
+	Autogroup bool `json:"autogroup"`
+	CPUWeight bool `json:"cpu_weight"`
 	// RTThrottle is what the realtime throttle costs a realtime thread,
 	// where it holds realtime threads back; "" where it does not.
 	RTThrottle string            `json:"rt_throttle,omitempty"`
@@ -65,6 +73,8 @@ func Read(root fsroot.Root) (Capabilities, error) {
 	if t, err := sched.ReadRTThrottle(root); err == nil {
 		c.RTThrottle = t.Warning()
 	}
+	c.Autogroup, c.Evidence["autogroup"] = launch.Autogroup(root)
+	c.CPUWeight, c.Evidence["cpu_weight"] = launch.CPUWeightPlan(root)
 	c.QoSNode = qos.HasNode(root)
 	c.Evidence["qos_node"] = qos.NodePath + " is missing"
 	if c.QoSNode {
@@ -127,6 +137,8 @@ func (c Capabilities) WriteText(w io.Writer) error {
 	row("realtime", c.Realtime, "realtime")
 	row("lower nice", c.NiceLowering, "nice_lowering")
 	row("EEVDF slice", c.Slice, "slice")
+	row("autogroup", c.Autogroup, "autogroup")
+	row("cpu weight", c.CPUWeight, "cpu_weight")
 	row("HarmonyOS QoS", c.QoSNode, "qos_node")
 	row("cpufreq", c.Cpufreq, "cpufreq")
 	isolated := "-"
@@ -138,6 +150,14 @@ func (c Capabilities) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "allowed CPUs\t%d of %d\t%s\n", c.AllowedCPUs, c.OnlineCPUs, c.Evidence["allowed_cpus"])
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if c.Autogroup {
+		fmt.Fprintln(w)
+		if c.CPUWeight {
+			fmt.Fprintln(w, "autogroup: nice orders tasks only within a session; corepin puts a run whose step sets a nice value into a cpu cgroup of that nice value's weight (not a realtime step)")
+		} else {
+			fmt.Fprintln(w, "warning: autogroup: nice orders tasks only within a session, and corepin can make no cpu cgroup to carry it: busy tasks of other sessions share the target as equals")
+		}
 	}
 	// A realtime step would be accepted, and the throttle would cost it.
 	if c.Realtime && c.RTThrottle != "" {

@@ -77,3 +77,59 @@ func TestReadNotATree(t *testing.T) {
 		t.Error("an empty folder read as a system")
 	}
 }
+
+func TestReadAutogroup(t *testing.T) {
+	mountinfo := "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n" +
+		"34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+	root := fixture(t, map[string]string{
+		"proc/sys/kernel/sched_autogroup_enabled": "1\n",
+		"proc/self/mountinfo":                     mountinfo,
+		"proc/self/cgroup":                        "3:cpuset:/\n1:cpu:/\n0::/\n",
+	})
+	c, err := Read(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Autogroup || !strings.Contains(c.Evidence["autogroup"], "sched_autogroup_enabled says \"1\"") {
+		t.Errorf("autogroup %v: %q", c.Autogroup, c.Evidence["autogroup"])
+	}
+	// The files show a cpu hierarchy; only the live system is tried.
+	if !c.CPUWeight || !strings.Contains(c.Evidence["cpu_weight"], "/sys/fs/cgroup/cpu with cpu.shares") ||
+		!strings.Contains(c.Evidence["cpu_weight"], "not tried") {
+		t.Errorf("cpu weight %v: %q", c.CPUWeight, c.Evidence["cpu_weight"])
+	}
+	var text strings.Builder
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "corepin puts a run whose step sets a nice value into a cpu cgroup") {
+		t.Errorf("text:\n%s", text.String())
+	}
+
+	// Without a cpu hierarchy the nice value stays in its session, and
+	// caps warns.
+	root = fixture(t, map[string]string{
+		"proc/sys/kernel/sched_autogroup_enabled": "1\n",
+		"proc/self/mountinfo":                     mountinfo[strings.Index(mountinfo, "\n")+1:],
+		"proc/self/cgroup":                        "3:cpuset:/\n0::/\n",
+	})
+	if c, err = Read(root); err != nil {
+		t.Fatal(err)
+	}
+	text.Reset()
+	c.WriteText(&text)
+	if c.CPUWeight || !strings.Contains(c.Evidence["cpu_weight"], "no cgroup v1 cpu hierarchy") || !strings.Contains(text.String(), "warning: autogroup") {
+		t.Errorf("cpu weight %v: %q\n%s", c.CPUWeight, c.Evidence["cpu_weight"], text.String())
+	}
+
+	// No autogroup: nothing to do about it.
+	root = fixture(t, map[string]string{"proc/sys/kernel/sched_autogroup_enabled": "0\n"})
+	if c, err = Read(root); err != nil {
+		t.Fatal(err)
+	}
+	text.Reset()
+	c.WriteText(&text)
+	if c.Autogroup || strings.Contains(text.String(), "autogroup:") {
+		t.Errorf("autogroup off: %v\n%s", c.Autogroup, text.String())
+	}
+}

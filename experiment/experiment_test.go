@@ -1,15 +1,20 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
 )
 
@@ -52,7 +57,7 @@ func TestChooseSlow(t *testing.T) {
 
 func TestLoadIsPinnedAndStops(t *testing.T) {
 	first := testcpu.Usable(t).First()
-	l, err := startLoad("", cpuset.Of(first), 2)
+	l, err := startLoad("", cpuset.Of(first), 2, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,5 +75,51 @@ func TestLoadIsPinnedAndStops(t *testing.T) {
 		if _, err := os.Stat("/proc/" + strconv.Itoa(p.Pid)); err == nil {
 			t.Errorf("process %d still exists after Stop", p.Pid)
 		}
+	}
+}
+
+// The load of the "apart" condition is in sessions of its own, one each.
+func TestLoadApartHasItsOwnSessions(t *testing.T) {
+	first := testcpu.Usable(t).First()
+	l, err := startLoad("", cpuset.Of(first), 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	for _, p := range l.procs {
+		if sid, err := unix.Getsid(p.Pid); err != nil || sid != p.Pid {
+			t.Errorf("competing process %d is in session %d (%v)", p.Pid, sid, err)
+		}
+	}
+}
+
+// With the load in other sessions, where autogroup would give each of
+// them as much of the CPU as corepin's whole session, the low and the high
+// level must still differ: the high level's key thread (nice -10) gets a
+// cpu cgroup of its weight, about 80% of the CPU beside two busy sessions;
+// the low one (nice 10) stays in corepin's session (see
+// launch.WeighThread), a third of it. Without the weight both got a third
+// (0.93× here).
+func TestQoSRatioHoldsWithLoadApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the QoS experiment")
+	}
+	if !sched.NiceLowering().Supported {
+		t.Skip("needs to lower nice (CAP_SYS_NICE)")
+	}
+	cpu := testcpu.Target(t)
+	res, err := RunQoS(context.Background(), QoSConfig{CPU: cpu, Levels: []qos.Level{qos.Background, qos.UserInteractive},
+		Load: 2, Fib: 30, Runs: 3, OnlyLoaded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	high := res.Levels[1]
+	t.Logf("ratio %s here, %s apart; scope %q %v", fmtTimes(res.RatioLoaded), fmtTimes(res.RatioLoadedApart), high.PriorityScope, high.Notes)
+	if high.PriorityScope == launch.ScopeAutogroup && len(high.Notes) > 0 {
+		t.Skipf("no cpu cgroup for the key thread here: %v", high.Notes)
+	}
+	if res.RatioLoaded == nil || res.RatioLoadedApart == nil || *res.RatioLoadedApart < 1.5 || *res.RatioLoaded < 1.5 {
+		t.Errorf("background/user-interactive: %s with the load here, %s with it in other sessions, want both >= 1.5",
+			fmtTimes(res.RatioLoaded), fmtTimes(res.RatioLoadedApart))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"syscall"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/launch"
@@ -30,8 +31,10 @@ type load struct {
 
 // startLoad starts n spinning processes on each CPU of cpus, at the
 // default policy and nice value, pinned from birth by launch.StartPinned:
-// should corepin die, they die with it.
-func startLoad(self string, cpus cpuset.Set, n int) (*load, error) {
+// should corepin die, they die with it. apart puts each in a session of
+// its own (setsid), and so, where autogroup is on, in a task group of its
+// own that weighs as much as corepin's whole session.
+func startLoad(self string, cpus cpuset.Set, n int, apart bool) (*load, error) {
 	if self == "" {
 		var err error
 		if self, err = os.Executable(); err != nil {
@@ -44,6 +47,7 @@ func startLoad(self string, cpus cpuset.Set, n int) (*load, error) {
 		for i := range cmds {
 			cmds[i] = exec.Command(self, SpinArg)
 			cmds[i].Env = append(os.Environ(), "GOMAXPROCS=1")
+			cmds[i].SysProcAttr = &syscall.SysProcAttr{Setsid: apart}
 		}
 		p, err := launch.StartPinned(cpu, cmds...)
 		if err != nil {

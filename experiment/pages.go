@@ -9,7 +9,8 @@ import (
 )
 
 // QoSPage is the QoS experiment as an HTML page: a bar chart of the median
-// times per level, loaded and unloaded, and the read-back of each level.
+// times per level, loaded (in corepin's session and in others) and
+// unloaded, and the read-back of each level.
 func (r *QoSResult) Page() *page.Simple {
 	p := &page.Simple{
 		Title:    "corepin experiment qos",
@@ -17,6 +18,7 @@ func (r *QoSResult) Page() *page.Simple {
 		Facts: []page.Fact{
 			{Label: "Runs", Value: fmt.Sprintf("%d per level and condition, levels interleaved in random order, after one warm-up", r.Runs)},
 			{Label: "Ratio under load", Value: fmtRatio(r.RatioLoaded, r.Low, r.High)},
+			{Label: "Ratio with the load in other sessions", Value: fmtRatio(r.RatioLoadedApart, r.Low, r.High)},
 			{Label: "Ratio without load", Value: fmtRatio(r.RatioUnloaded, r.Low, r.High)},
 			{Label: "Published (HarmonyOS phone)", Value: fmt.Sprintf("fib(34) under heavy load: %.1f ms at background, %.1f ms at user-interactive, %.2f×", r.Published["background_ms"], r.Published["user_interactive_ms"], r.Published["ratio"])},
 		},
@@ -27,14 +29,18 @@ func (r *QoSResult) Page() *page.Simple {
 		if lv.MedianMsLoaded != nil {
 			bars = append(bars, page.Bar{Label: lv.Name + " · loaded", Value: *lv.MedianMsLoaded, Color: page.Color(1)})
 		}
+		if lv.MedianMsLoadedApart != nil {
+			bars = append(bars, page.Bar{Label: lv.Name + " · load in other sessions", Value: *lv.MedianMsLoadedApart, Color: page.Color(2)})
+		}
 		if lv.MedianMsUnloaded != nil {
 			bars = append(bars, page.Bar{Label: lv.Name + " · unloaded", Value: *lv.MedianMsUnloaded, Color: page.Color(0)})
 		}
 		_ = i
 	}
-	table := page.Table{Header: []string{"Level", "Median loaded / ms", "Median unloaded / ms", "Ladder step", "Read back", "Restored"}}
+	table := page.Table{Header: []string{"Level", "Median loaded / ms", "Median, load in other sessions / ms", "Median unloaded / ms", "Ladder step", "Read back", "Priority scope", "Restored"}}
 	for _, lv := range r.Levels {
-		table.Rows = append(table.Rows, []string{lv.Name, fmtOpt(lv.MedianMsLoaded), fmtOpt(lv.MedianMsUnloaded), lv.Accepted, lv.Readback, fmt.Sprint(lv.Restored)})
+		table.Rows = append(table.Rows, []string{lv.Name, fmtOpt(lv.MedianMsLoaded), fmtOpt(lv.MedianMsLoadedApart), fmtOpt(lv.MedianMsUnloaded),
+			lv.Accepted, lv.Readback, lv.PriorityScope, fmt.Sprint(lv.Restored)})
 	}
 	var notes []string
 	for _, lv := range r.Levels {

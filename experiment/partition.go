@@ -104,7 +104,7 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 	var l *load
 	if res.Emulated {
 		var err error
-		if l, err = startLoad(cfg.Self, res.SlowCPUs, cfg.Slowdown-1); err != nil {
+		if l, err = startLoad(cfg.Self, res.SlowCPUs, cfg.Slowdown-1, false); err != nil {
 			return nil, fmt.Errorf("starting the competing threads: %w", err)
 		}
 		defer l.Stop()

@@ -49,7 +49,7 @@ func TestTextViews(t *testing.T) {
 	if err := q.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"LEVEL  ", "700.0", "700.00× under load, - without (published, HarmonyOS phone: 2.24× under load)", "note: background: a note"} {
+	for _, want := range []string{"LEVEL  ", "700.0", "700.00× under load, - with the load in other sessions, - without (published, HarmonyOS phone: 2.24× under load)", "note: background: a note"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("QoS text lacks %q:\n%s", want, b.String())
 		}

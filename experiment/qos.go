@@ -17,7 +17,11 @@ import (
 // QoSConfig is the QoS experiment (after the HarmonyOS high-load example of
 // docs/experiments.md): a key thread computes
 // Fibonacci on a CPU that N CPU-bound threads keep busy, once at each QoS
-// level, and again without the load.
+// level, again with the load in sessions of its own, and again without the
+// load. The load of other sessions is what a user's other terminals run:
+// where autogroup is on, the kernel shares the CPU between sessions before
+// it looks at nice, so the levels hold there only because corepin gives
+// the key thread a cpu cgroup of its nice value's weight.
 type QoSConfig struct {
 	CPU        int
 	Levels     []qos.Level // in order, lowest first; the first and last are compared
@@ -25,7 +29,7 @@ type QoSConfig struct {
 	Fib        int         // the key thread computes fib(Fib)
 	Runs       int
 	NoLoad     bool   // run only the unloaded condition
-	OnlyLoaded bool   // run only the loaded condition
+	OnlyLoaded bool   // run only the loaded conditions
 	Self       string // the corepin executable, for the load processes
 }
 
@@ -37,6 +41,13 @@ type QoSLevel struct {
 	UnloadedMs       []float64 `json:"unloaded_ms"`
 	MedianMsLoaded   *float64  `json:"median_ms_loaded"`
 	MedianMsUnloaded *float64  `json:"median_ms_unloaded"`
+	// LoadedApartMs are the times with every load process in a session of
+	// its own (setsid).
+	LoadedApartMs       []float64 `json:"loaded_apart_ms"`
+	MedianMsLoadedApart *float64  `json:"median_ms_loaded_apart"`
+	// PriorityScope is what made the key thread's priority act (see
+	// launch.TreeReport).
+	PriorityScope string `json:"priority_scope,omitempty"`
 	// What the key thread read back at this level, and whether the ladder
 	// found a step that held.
 	Ladder   string   `json:"ladder"`
@@ -57,6 +68,8 @@ type QoSResult struct {
 	High          string     `json:"high"`
 	RatioLoaded   *float64   `json:"ratio_loaded"`   // median low / median high, under load
 	RatioUnloaded *float64   `json:"ratio_unloaded"` // the same without load
+	// RatioLoadedApart is the ratio with the load in other sessions.
+	RatioLoadedApart *float64 `json:"ratio_loaded_apart"`
 	// Published are the published figures this experiment follows, for
 	// comparison: fib(34) on a HarmonyOS phone under heavy load, 726.8 ms
 	// at background against 323.9 ms at user-interactive (see
@@ -82,24 +95,24 @@ func RunQoS(ctx context.Context, cfg QoSConfig) (*QoSResult, error) {
 		Low: cfg.Levels[0].String(), High: cfg.Levels[len(cfg.Levels)-1].String(),
 		Published: publishedQoS(), Notes: []string{}}
 	for _, l := range cfg.Levels {
-		res.Levels = append(res.Levels, QoSLevel{Name: l.String(), Level: int(l), LoadedMs: []float64{}, UnloadedMs: []float64{}})
+		res.Levels = append(res.Levels, QoSLevel{Name: l.String(), Level: int(l), LoadedMs: []float64{}, UnloadedMs: []float64{}, LoadedApartMs: []float64{}})
 	}
-	conditions := []bool{true, false}
+	conditions := []condition{loadedHere, loadedApart, unloaded}
 	switch {
 	case cfg.NoLoad:
-		conditions = []bool{false}
+		conditions = []condition{unloaded}
 	case cfg.OnlyLoaded:
-		conditions = []bool{true}
+		conditions = []condition{loadedHere, loadedApart}
 	}
 	for run := -1; run < cfg.Runs && ctx.Err() == nil; run++ { // run -1 is a warm-up, not counted
-		for _, loaded := range conditions {
+		for _, cond := range conditions {
 			if ctx.Err() != nil {
 				break
 			}
 			var l *load
-			if loaded && cfg.Load > 0 {
+			if cond != unloaded && cfg.Load > 0 {
 				var err error
-				if l, err = startLoad(cfg.Self, cpuset.Of(cfg.CPU), cfg.Load); err != nil {
+				if l, err = startLoad(cfg.Self, cpuset.Of(cfg.CPU), cfg.Load, cond == loadedApart); err != nil {
 					return nil, fmt.Errorf("starting the load: %w", err)
 				}
 				time.Sleep(50 * time.Millisecond) // let the load settle on the CPU
@@ -114,12 +127,15 @@ func RunQoS(ctx context.Context, cfg QoSConfig) (*QoSResult, error) {
 					l.Stop()
 					return nil, err
 				}
+				lv := &res.Levels[i]
 				switch {
 				case run < 0:
-				case loaded:
-					res.Levels[i].LoadedMs = append(res.Levels[i].LoadedMs, ms)
+				case cond == loadedHere:
+					lv.LoadedMs = append(lv.LoadedMs, ms)
+				case cond == loadedApart:
+					lv.LoadedApartMs = append(lv.LoadedApartMs, ms)
 				default:
-					res.Levels[i].UnloadedMs = append(res.Levels[i].UnloadedMs, ms)
+					lv.UnloadedMs = append(lv.UnloadedMs, ms)
 				}
 			}
 			l.Stop()
@@ -132,12 +148,23 @@ func RunQoS(ctx context.Context, cfg QoSConfig) (*QoSResult, error) {
 	for i := range res.Levels {
 		lv := &res.Levels[i]
 		lv.MedianMsLoaded, lv.MedianMsUnloaded = medianPtr(lv.LoadedMs), medianPtr(lv.UnloadedMs)
+		lv.MedianMsLoadedApart = medianPtr(lv.LoadedApartMs)
 	}
 	low, high := res.Levels[0], res.Levels[len(res.Levels)-1]
 	res.RatioLoaded = ratio(low.MedianMsLoaded, high.MedianMsLoaded)
 	res.RatioUnloaded = ratio(low.MedianMsUnloaded, high.MedianMsUnloaded)
+	res.RatioLoadedApart = ratio(low.MedianMsLoadedApart, high.MedianMsLoadedApart)
 	return res, nil
 }
+
+// condition is what shares the key thread's CPU.
+type condition int
+
+const (
+	loadedHere  condition = iota // the load, in corepin's session
+	loadedApart                  // the load, each process in a session of its own
+	unloaded
+)
 
 // measure runs the key thread once at a level, through a session, and
 // returns its time in milliseconds.
@@ -150,9 +177,20 @@ func (res *QoSResult) measure(lv *QoSLevel, cfg QoSConfig, level qos.Level) (flo
 	rep, err := launch.RunThread(context.Background(), launch.ThreadConfig{Request: session.Request{
 		CPU: cfg.CPU, Ladder: session.QoSLadder(level), QoS: &level, Accept: session.AnyRule(),
 	}}, func(*session.Session) error {
+		// As a command's tree is, the key thread is given the weight of its
+		// nice value where autogroup would keep the nice to corepin's
+		// session; a thread that cannot be put back fails the experiment.
+		scope, note, back := launch.WeighThread("")
+		lv.PriorityScope = scope
+		if note != "" && !slices.Contains(lv.Notes, note) {
+			lv.Notes = append(lv.Notes, note)
+		}
 		start := time.Now()
 		sum = fib(cfg.Fib)
 		ms = float64(time.Since(start).Microseconds()) / 1000
+		if err := back(); err != nil {
+			return fmt.Errorf("putting the key thread back from its cpu cgroup: %w", err)
+		}
 		return nil
 	})
 	if rep != nil {

@@ -11,15 +11,16 @@ import (
 func (r *QoSResult) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Key thread: %s on CPU %d; load: %d CPU-bound processes on the same CPU; %d runs each.\n\n", r.Work, r.CPU, r.Load, r.Runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEVEL\tLOADED MS\tUNLOADED MS\tSTEP\tREAD BACK")
+	fmt.Fprintln(tw, "LEVEL\tLOADED MS\tLOAD APART MS\tUNLOADED MS\tSTEP\tREAD BACK\tPRIORITY SCOPE")
 	for _, lv := range r.Levels {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", lv.Name, fmtOpt(lv.MedianMsLoaded), fmtOpt(lv.MedianMsUnloaded), lv.Accepted, lv.Readback)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", lv.Name, fmtOpt(lv.MedianMsLoaded), fmtOpt(lv.MedianMsLoadedApart),
+			fmtOpt(lv.MedianMsUnloaded), lv.Accepted, lv.Readback, lv.PriorityScope)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s / %s: %s under load, %s without (published, HarmonyOS phone: %.2f× under load)\n",
-		r.Low, r.High, fmtTimes(r.RatioLoaded), fmtTimes(r.RatioUnloaded), r.Published["ratio"])
+	fmt.Fprintf(w, "\n%s / %s: %s under load, %s with the load in other sessions, %s without (published, HarmonyOS phone: %.2f× under load)\n",
+		r.Low, r.High, fmtTimes(r.RatioLoaded), fmtTimes(r.RatioLoadedApart), fmtTimes(r.RatioUnloaded), r.Published["ratio"])
 	for _, lv := range r.Levels {
 		for _, n := range lv.Notes {
 			fmt.Fprintf(w, "note: %s: %s\n", lv.Name, n)

@@ -34,6 +34,11 @@ import (
 //     account) and freezer (to end the tree without a race against fork).
 //     v1 has no way in at fork, so the thread that forks enters the
 //     cgroups first, the command inherits them, and the thread goes back.
+//
+// Where the run's accepted step sets a nice value, the run also gets a
+// weight (see weight.go): cpu.weight of its v2 directory where the cpu
+// controller is delegated, or on v1 a directory of the cpu hierarchy with
+// that cpu.shares, made only then (weigh) and entered as the others are.
 type cgroup struct {
 	version int    // 1 or 2
 	name    string // the directory's name, the same in every hierarchy
@@ -45,6 +50,11 @@ type cgroup struct {
 	home map[string]string
 	fd   int // v2: the directory, for CLONE_INTO_CGROUP; -1 otherwise
 	cpus cpuset.Set
+	// cpuHome is, on v1, corepin's own directory of the cpu hierarchy,
+	// where weigh makes the run's; noWeight says why the run cannot have a
+	// weight, when it cannot.
+	cpuHome  string
+	noWeight string
 }
 
 // cgroupSeq makes the names of one process's cgroups unique.
@@ -261,6 +271,9 @@ func newCgroupV2(m mount, own, name string, cpus cpuset.Set) (*cgroup, error) {
 		return nil, fmt.Errorf("making the run's cgroup: %w", err)
 	}
 	cg := &cgroup{version: 2, name: name, dirs: map[string]string{"": dir}, fd: -1}
+	if !slices.Contains(strings.Fields(string(ctl)), "cpu") {
+		cg.noWeight = "the cpu controller is not delegated to " + parent
+	}
 	if err := cg.confine(dir, "cpuset.cpus", "cpuset.cpus.effective", cpus); err != nil {
 		cg.remove()
 		return nil, err
@@ -292,6 +305,9 @@ func newCgroupV1(mounts []mount, own map[string]string, name string, cpus cpuset
 		if ctl == "cpuacct" && slices.Contains(m.controllers, "cpu") {
 			continue
 		}
+		if ctl == "cpuset" && slices.Contains(m.controllers, "cpu") {
+			cg.noWeight = "the cpu controller is bound with cpuset, whose run directory a realtime step must enter"
+		}
 		home := hierarchyDir(m, own[ctl])
 		if home == "" {
 			continue
@@ -319,7 +335,127 @@ func newCgroupV1(mounts []mount, own map[string]string, name string, cpus cpuset
 			}
 		}
 	}
+	if cg.noWeight == "" {
+		cg.cpuHome, cg.noWeight = cpuHierarchy(mounts, own)
+	}
 	return cg, nil
+}
+
+// cpuHierarchy finds corepin's own directory of the v1 cpu hierarchy, or
+// says why there is none. Stale run directories left there are swept.
+func cpuHierarchy(mounts []mount, own map[string]string) (home, why string) {
+	i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, "cpu") })
+	if i < 0 {
+		return "", "no cgroup v1 cpu hierarchy is mounted"
+	}
+	if home = hierarchyDir(mounts[i], own["cpu"]); home == "" {
+		return "", fmt.Sprintf("corepin's cpu cgroup %s is not under the mount %s", own["cpu"], mounts[i].dir)
+	}
+	sweepStale(home)
+	return home, ""
+}
+
+// newWeightCgroup is a run cgroup of the v1 cpu hierarchy alone, for a
+// thread of corepin's own (v2 moves whole processes, not one thread).
+func newWeightCgroup(root fsroot.Root) (*cgroup, error) {
+	mounts, err := readMounts(root)
+	if err != nil {
+		return nil, err
+	}
+	own, err := ownCgroups(root)
+	if err != nil {
+		return nil, err
+	}
+	home, why := cpuHierarchy(mounts, own)
+	if home == "" {
+		return nil, errors.New(why)
+	}
+	name := fmt.Sprintf("corepin-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	return &cgroup{version: 1, name: name, dirs: map[string]string{}, home: map[string]string{}, fd: -1, cpuHome: home}, nil
+}
+
+// weigh gives the run the weight of nice n and returns the weight the
+// kernel reads back: on v2 the cpu.weight of the run's directory, which
+// the command enters at fork; on v1 a new directory of the cpu hierarchy
+// with that cpu.shares, which enterWeighted or moveWeighted then fills.
+func (cg *cgroup) weigh(n int) (int, error) {
+	if cg.noWeight != "" {
+		return 0, errors.New(cg.noWeight)
+	}
+	shares := NiceWeight(n)
+	if cg.version == 2 {
+		dir := cg.dirs[""]
+		got, err := writeReadInt(filepath.Join(dir, "cpu.weight"), weightV2(shares))
+		if err != nil {
+			return 0, err
+		}
+		return sharesOfV2(got), nil
+	}
+	dir := filepath.Join(cg.cpuHome, cg.name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return 0, fmt.Errorf("making the run's cpu cgroup: %w", err)
+	}
+	got, err := writeReadInt(filepath.Join(dir, "cpu.shares"), shares)
+	if err != nil {
+		unix.Rmdir(dir)
+		return 0, err
+	}
+	cg.dirs["cpu"] = dir
+	return got, nil
+}
+
+// enterWeighted moves the calling thread, locked to its goroutine, into
+// the run's v1 cpu cgroup, and notes where to go back to.
+func (cg *cgroup) enterWeighted() error {
+	dir, ok := cg.dirs["cpu"]
+	if cg.version != 1 || !ok {
+		return nil
+	}
+	if err := writeFile(filepath.Join(dir, "tasks"), self); err != nil {
+		return fmt.Errorf("moving the starting thread into the run's cpu cgroup: %w", err)
+	}
+	cg.home["cpu"] = cg.cpuHome
+	return nil
+}
+
+// moveWeighted moves process pid, all its threads, into the run's v1 cpu
+// cgroup: for a command that chose its scheduling after the fork (through
+// the launcher). A process that has exited gives ESRCH.
+func (cg *cgroup) moveWeighted(pid int) error {
+	dir, ok := cg.dirs["cpu"]
+	if cg.version != 1 || !ok {
+		return nil
+	}
+	if err := writeFile(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+		return fmt.Errorf("moving process %d into the run's cpu cgroup: %w", pid, err)
+	}
+	return nil
+}
+
+// dropWeighted removes the run's v1 cpu cgroup when nothing could enter
+// it.
+func (cg *cgroup) dropWeighted() {
+	if dir, ok := cg.dirs["cpu"]; ok && cg.version == 1 {
+		unix.Rmdir(dir)
+		delete(cg.dirs, "cpu")
+	}
+}
+
+// writeReadInt writes v to a kernel file and reads back what the kernel
+// kept.
+func writeReadInt(path string, v int) (int, error) {
+	if err := writeFile(path, strconv.Itoa(v)); err != nil {
+		return 0, fmt.Errorf("setting %s to %d: %w", path, v, err)
+	}
+	data, err := fsroot.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading back %s: %w", path, err)
+	}
+	got, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0, fmt.Errorf("reading back %s: %w", path, err)
+	}
+	return got, nil
 }
 
 // confine writes the CPUs and reads them back: the cgroup must hold
@@ -371,6 +507,9 @@ func (cg *cgroup) enter() error {
 		return nil
 	}
 	for ctl, dir := range cg.dirs {
+		if ctl == "cpu" {
+			continue // the weighted group, entered by enterWeighted alone
+		}
 		if err := writeFile(filepath.Join(dir, "tasks"), self); err != nil {
 			return fmt.Errorf("moving the starting thread into the run's %s cgroup: %w", ctl, err)
 		}
@@ -573,4 +712,102 @@ func writeFile(path, value string) error {
 		err = cerr
 	}
 	return err
+}
+
+// CPUWeightPlan says whether a run's nice value can be given a cpu
+// cgroup's weight on the system under root, and how: for corepin caps.
+// On the live system a v1 cpu cgroup is made, weighted and removed again
+// (what a run would do); under another root only the files are read.
+func CPUWeightPlan(root fsroot.Root) (ok bool, how string) {
+	mounts, err := readMounts(root)
+	if err != nil {
+		return false, err.Error()
+	}
+	own, err := ownCgroups(root)
+	if err != nil {
+		return false, err.Error()
+	}
+	if i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 2 }); i >= 0 {
+		if parent := hierarchyDir(mounts[i], own[""]); parent != "" {
+			if ctl, err := root.ReadFile(filepath.Join(parent, "cgroup.subtree_control")); err == nil {
+				f := strings.Fields(string(ctl))
+				if slices.Contains(f, "cpuset") && slices.Contains(f, "cpu") {
+					return true, fmt.Sprintf("cpu.weight of the run's cgroup v2 below %s, whose cgroup.subtree_control delegates cpu", parent)
+				}
+			}
+		}
+	}
+	if !slices.ContainsFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, "cpuset") }) {
+		return false, "no cgroup v2 with cpu and cpuset delegated, and no cgroup v1 cpuset hierarchy for a run's cgroup"
+	}
+	i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, "cpu") })
+	if i < 0 {
+		return false, "no cgroup v1 cpu hierarchy is mounted"
+	}
+	if slices.Contains(mounts[i].controllers, "cpuset") {
+		return false, "the cpu controller is bound with cpuset, whose run directory a realtime step must enter"
+	}
+	home := hierarchyDir(mounts[i], own["cpu"])
+	if home == "" {
+		return false, fmt.Sprintf("corepin's cpu cgroup %s is not under the mount %s", own["cpu"], mounts[i].dir)
+	}
+	plan := fmt.Sprintf("a cgroup v1 cpu cgroup below %s with cpu.shares of the nice value's weight (nice -20: %d)", home, NiceWeight(-20))
+	if !root.IsHost() {
+		return true, plan + "; not tried: " + root.String() + " is not this system"
+	}
+	cg := &cgroup{version: 1, name: fmt.Sprintf("corepin-%d-%d", os.Getpid(), cgroupSeq.Add(1)), dirs: map[string]string{}, home: map[string]string{}, fd: -1, cpuHome: home}
+	w, err := cg.weigh(-20)
+	if err != nil {
+		return false, err.Error()
+	}
+	if err := cg.remove(); err != nil {
+		return false, err.Error()
+	}
+	return true, fmt.Sprintf("%s; a probe read back %d", plan, w)
+}
+
+// WeighThread gives the calling thread, which must be locked to its
+// goroutine (a session thread, as RunThread's work runs on), the weight of
+// the nice value it reads back, as a run's tree gets it: where autogroup
+// would keep the nice value to corepin's session, the thread moves alone
+// into a cgroup v1 cpu cgroup of that weight. It returns the priority's
+// scope, why there is no cpu cgroup when there is none, and back, which
+// puts the thread where it was and removes the cgroup; a thread that back
+// could not put back is still in the cgroup and must not be handed back.
+func WeighThread(root fsroot.Root) (scope, note string, back func() error) {
+	back = func() error { return nil }
+	a, err := sched.GetAttr(0)
+	if err != nil {
+		return "", fmt.Sprintf("reading the thread's scheduling: %v", err), back
+	}
+	enabled, _ := Autogroup(root)
+	weighted, scope := priorityScope(a, enabled)
+	if !weighted {
+		return scope, "", back
+	}
+	if a.Nice > 0 {
+		// Measured on Linux 6.18: a Go thread at nice 10 that moved itself
+		// into a cpu cgroup of weight 110 beside two busy processes ran
+		// 54 ms in two minutes, not the 10% its weight is worth (a shell
+		// loop doing the same got its 10%); it is left in its session.
+		return scope, "a thread of corepin's own at a positive nice value stays in corepin's session (in a cpu cgroup of its weight it starved under load)", back
+	}
+	cg, err := newWeightCgroup(root)
+	if err != nil {
+		return scope, "no cpu cgroup: " + err.Error() + " (a cgroup v2 moves whole processes, not one thread)", back
+	}
+	w, err := cg.weigh(a.Nice)
+	if err == nil {
+		err = cg.enterWeighted()
+	}
+	if err != nil {
+		cg.dropWeighted()
+		return scope, "no cpu cgroup: " + err.Error(), back
+	}
+	return scopeWeight(w), "", func() error {
+		if err := cg.leave(); err != nil {
+			return err
+		}
+		return cg.remove()
+	}
 }

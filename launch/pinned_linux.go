@@ -23,14 +23,19 @@ type Pinned struct {
 }
 
 // StartPinned starts the commands on cpu, at the policy and nice value
-// they inherit (the session asks for the affinity only).
+// they inherit (the session asks for the affinity only). A command's own
+// SysProcAttr is kept (Setsid puts it in a session, and so an autogroup,
+// of its own); only its parent-death signal is set.
 func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 	p := &Pinned{done: make(chan struct{})}
 	p.hold = &holder{started: make(chan error, 1), release: make(chan struct{}), stop: p.kill}
 	req := session.Request{CPU: cpu, Ladder: session.AffinityOnly()}
 	start := func() error {
 		for _, cmd := range cmds {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+			if cmd.SysProcAttr == nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{}
+			}
+			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 			if err := cmd.Start(); err != nil {
 				return fmt.Errorf("starting %s on CPU %d: %w", cmd.Path, cpu, err)
 			}

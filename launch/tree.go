@@ -52,5 +52,13 @@ type TreeReport struct {
 	LeftCgroup          int     `json:"left_cgroup,omitempty"`
 	LeftCgroupCPUS      float64 `json:"left_cgroup_cpu_s,omitempty"`
 	LeftCgroupOnTargetS float64 `json:"left_cgroup_on_target_s,omitempty"`
-	Errors        []string        `json:"errors,omitempty"`
+	// PriorityScope says what makes the priority the command's thread
+	// read back act against the rest of the machine: "cpu cgroup weight
+	// N" (the tree ran in a cpu cgroup of kernel weight N, read back),
+	// ScopeAutogroup, ScopeNoAutogroup or ScopeRealtime; empty where
+	// nothing was raised or lowered. PriorityNote says why a nice value
+	// that acts only within its session got no cpu cgroup.
+	PriorityScope string   `json:"priority_scope,omitempty"`
+	PriorityNote  string   `json:"priority_note,omitempty"`
+	Errors        []string `json:"errors,omitempty"`
 }

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/watch"
 )
 
@@ -41,6 +43,9 @@ type tree struct {
 	exitAt time.Duration
 	// takeBack returns the terminal to corepin when the command had it.
 	takeBack func()
+	// launched: the command is the launcher, which chooses its scheduling
+	// after the fork; its priority scope is settled once it runs.
+	launched bool
 	// meter reads the target's busy time just before the fork (before)
 	// and once the tree has ended (after), for the others' time on it.
 	meter         *busyMeter
@@ -93,6 +98,7 @@ func (t *tree) prepare(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	t.launched = len(cmd.Args) > 1 && cmd.Args[1] == Arg
 	t.takeBack = foreground(cmd, cmd.Stdin)
 	if t.cg != nil && t.cg.version == 2 {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, t.cg.fd
@@ -107,7 +113,21 @@ func (t *tree) prepare(cmd *exec.Cmd) {
 // before the fork and exec. left is false when the thread could not go
 // back to its own cgroups: it must then end with its goroutine.
 func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
+	// The command copies this thread's scheduling at the fork: what it
+	// reads back now is what the command's priority will be.
+	weigh := func(move func() error) {
+		if t.launched {
+			return
+		}
+		a, err := sched.GetAttr(0)
+		if err != nil {
+			t.rep.PriorityNote = fmt.Sprintf("reading the starting thread's scheduling: %v", err)
+			return
+		}
+		t.weigh(a, move)
+	}
 	if t.cg == nil {
+		weigh(nil)
 		t.before, t.haveBusy = t.meter.read()
 		*at = monotonic()
 		err := cmd.Start()
@@ -119,6 +139,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	if err := t.cg.enter(); err != nil {
 		return t.cg.leave() == nil, err
 	}
+	weigh(t.cg.enterWeighted)
 	t.before, t.haveBusy = t.meter.read()
 	*at = monotonic()
 	err = cmd.Start()
@@ -157,6 +178,70 @@ func (t *tree) started(pid int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pid, t.rep.PGID = pid, pid
+	if t.launched {
+		// The launcher has set up its thread and become the command; what
+		// it may have forked meanwhile stays in the session's autogroup.
+		a, err := sched.GetAttr(pid)
+		if err != nil {
+			t.rep.PriorityNote = fmt.Sprintf("reading the command's scheduling: %v", err)
+			return
+		}
+		t.weigh(a, t.moveWeighted)
+	}
+}
+
+// moveWeighted moves the launched command and every process of the run it
+// has started so far into the weighted cgroup, until a listing finds none
+// left out: what a moved process forks is born inside.
+func (t *tree) moveWeighted() error {
+	if err := t.cg.moveWeighted(t.pid); err != nil {
+		return err
+	}
+	moved := map[int]bool{t.pid: true}
+	for range 100 {
+		more := false
+		for _, pid := range t.members(false) {
+			if moved[pid] {
+				continue
+			}
+			if err := t.cg.moveWeighted(pid); err != nil && !errors.Is(err, unix.ESRCH) {
+				return err
+			}
+			moved[pid], more = true, true
+		}
+		if !more {
+			return nil
+		}
+	}
+	return errors.New("the run's processes kept forking while corepin moved them into the cpu cgroup")
+}
+
+// weigh settles what makes the priority a reads back act, and gives the
+// run's cgroup the weight of a's nice value where autogroup would keep the
+// nice value to its session; move puts the work into the weighted cgroup
+// (nil without a cgroup). A failure is no error of the run: the report
+// says the priority acts only within its session, and why.
+func (t *tree) weigh(a sched.Attr, move func() error) {
+	enabled, _ := Autogroup(t.root)
+	weighted, scope := priorityScope(a, enabled)
+	t.rep.PriorityScope = scope
+	if !weighted {
+		return
+	}
+	if t.cg == nil {
+		t.rep.PriorityNote = "no cpu cgroup: the run has no cgroup (" + t.rep.NoCgroup + ")"
+		return
+	}
+	w, err := t.cg.weigh(a.Nice)
+	if err == nil {
+		err = move()
+	}
+	if err != nil {
+		t.cg.dropWeighted()
+		t.rep.PriorityNote = "no cpu cgroup: " + err.Error()
+		return
+	}
+	t.rep.PriorityScope, t.rep.Cgroup = scopeWeight(w), t.cg.Dirs()
 }
 
 // Members lists the run's live processes other than the command itself:

@@ -1,0 +1,208 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/session"
+)
+
+// spinInOtherSessions starts n spinning processes pinned to cpu, each in a
+// session of its own (setsid), as busy loops a user started from other
+// terminals are, and returns once every one of them has run there. They
+// are killed, by PID, when the test ends.
+func spinInOtherSessions(t *testing.T, cpu, n int) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := make([]*exec.Cmd, n)
+	for i := range cmds {
+		cmds[i] = exec.Command(self, SpinArg)
+		cmds[i].Env = append(os.Environ(), "GOMAXPROCS=1")
+		cmds[i].SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
+	p, err := StartPinned(cpu, cmds...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	for _, proc := range p.Processes() {
+		if sid, err := unix.Getsid(proc.Pid); err != nil || sid != proc.Pid {
+			t.Fatalf("load process %d is in session %d (%v), not its own", proc.Pid, sid, err)
+		}
+		tr := &tree{}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if st, ok := tr.stat(proc.Pid); ok && st.CPUTicks() > 0 && st.Processor == cpu {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("load process %d never ran on CPU %d", proc.Pid, cpu)
+			}
+		}
+	}
+}
+
+// cpuCgroupOf finds, in /proc/self/cgroup text, the cgroup of the
+// hierarchy that holds the cpu controller (v1) or of the v2 hierarchy.
+func cpuCgroupOf(text string, v2 bool) string {
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		if (v2 && f[0] == "0" && f[1] == "") || slices.Contains(strings.Split(f[1], ","), "cpu") {
+			return f[2]
+		}
+	}
+	return ""
+}
+
+// busyAt runs a shell loop of fixed work at nice -20 on cpu; the loop
+// then prints its cgroups (through the launcher the work is moved into the
+// weighted cgroup once it runs, so a child it started first is not).
+func busyAt(t *testing.T, cpu int, launcher, noCgroup bool) (*Report, string) {
+	t.Helper()
+	n := -20
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Config{
+		Request: session.Request{CPU: cpu, Ladder: session.CustomLadder(nil, 0, &n, nil)},
+		Args:    []string{"sh", "-c", "i=0; while [ $i -lt 500000 ]; do i=$((i+1)); done; cat /proc/self/cgroup"},
+		Stdout:  &out, Stderr: os.Stderr, WatchPeriod: 20 * time.Millisecond, Launcher: launcher, NoCgroup: noCgroup,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ExitCode() != 0 || rep.Readback.Nice != -20 || rep.Sharing == nil || rep.Sharing.CPUPerWall == nil {
+		t.Fatalf("exit %d, nice %d read back, refused %q, sharing %+v", rep.ExitCode(), rep.Readback.Nice, rep.Refused, rep.Sharing)
+	}
+	return rep, out.String()
+}
+
+// A nice value set by corepin must act against busy loops of other
+// sessions, which autogroup would otherwise give as much of the CPU as
+// corepin's whole session: the run goes into a cpu cgroup of nice -20's
+// weight, and its report names that.
+func TestNiceActsAgainstOtherSessions(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("makes cgroups and sets nice -20: needs root")
+	}
+	cpu := testcpu.Target(t)
+	autogroup, evidence := Autogroup("/")
+	spinInOtherSessions(t, cpu, 2)
+	for _, launcher := range []bool{false, true} {
+		name := StartFork
+		if launcher {
+			name = StartLauncher
+		}
+		t.Run(name, func(t *testing.T) {
+			rep, out := busyAt(t, cpu, launcher, false)
+			// The work's own CPU time (its rusage) over its wall time;
+			// cpu_per_wall, the watcher's figure, is logged beside it.
+			share := (rep.Child.UserS + rep.Child.SysS) / rep.Child.WallS
+			t.Logf("%s: own CPU %.2f s in %.2f s = %.3f, cpu_per_wall %.3f, scope %q %s", evidence,
+				rep.Child.UserS+rep.Child.SysS, rep.Child.WallS, share, *rep.Sharing.CPUPerWall, rep.Tree.PriorityScope, rep.Tree.PriorityNote)
+			if !autogroup {
+				if rep.Tree.PriorityScope != ScopeNoAutogroup {
+					t.Errorf("without autogroup the scope is %q", rep.Tree.PriorityScope)
+				}
+			} else {
+				if rep.Tree.PriorityScope == ScopeAutogroup {
+					t.Skipf("no cpu cgroup for the run here: %s", rep.Tree.PriorityNote)
+				}
+				if want := scopeWeight(NiceWeight(-20)); rep.Tree.PriorityScope != want && rep.Tree.PriorityScope != scopeWeight(sharesOfV2(weightV2(NiceWeight(-20)))) {
+					t.Errorf("scope %q, want %q", rep.Tree.PriorityScope, want)
+				}
+				// The work itself says it ran in the run's cpu cgroup.
+				cg := cpuCgroupOf(out, rep.Tree.Mechanism == MechanismCgroupV2)
+				if !strings.HasPrefix(filepath.Base(cg), "corepin-") {
+					t.Errorf("the work's cpu cgroup is %q:\n%s", cg, out)
+				}
+			}
+			if share < 0.9 {
+				t.Errorf("the nice -20 work got %.3f of CPU %d beside two loops of other sessions, want >= 0.9", share, cpu)
+			}
+			if !rep.Tree.CgroupRemoved {
+				t.Errorf("the run's cgroups were not removed: %v", rep.Tree.Errors)
+			}
+			for _, d := range rep.Tree.Cgroup {
+				if _, err := os.Stat(d); err == nil {
+					t.Errorf("%s is still there", d)
+				}
+			}
+		})
+	}
+	// Without a cgroup the report says the nice value acts only within
+	// its session (the share is only logged: it is the kernel's to give).
+	t.Run("no-cgroup", func(t *testing.T) {
+		rep, _ := busyAt(t, cpu, false, true)
+		t.Logf("own CPU %.2f s in %.2f s, cpu_per_wall %.3f, scope %q %s", rep.Child.UserS+rep.Child.SysS, rep.Child.WallS,
+			*rep.Sharing.CPUPerWall, rep.Tree.PriorityScope, rep.Tree.PriorityNote)
+		want := ScopeNoAutogroup
+		if autogroup {
+			want = ScopeAutogroup
+		}
+		if rep.Tree.PriorityScope != want || (autogroup && rep.Tree.PriorityNote == "") {
+			t.Errorf("scope %q, note %q; want %q and why", rep.Tree.PriorityScope, rep.Tree.PriorityNote, want)
+		}
+	})
+}
+
+// A realtime step is never put into the weighted cpu cgroup, where with
+// CONFIG_RT_GROUP_SCHED it could not run: it runs, in corepin's own cpu
+// cgroup, and the report says its priority is realtime.
+func TestRealtimeStepNotWeighted(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("makes cgroups: needs root")
+	}
+	if f := sched.Realtime(); !f.Supported {
+		t.Skipf("no realtime policy here: %s", f.Evidence)
+	}
+	cpu := testcpu.Target(t)
+	ownData, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := sched.FIFO
+	for _, launcher := range []bool{false, true} {
+		var out bytes.Buffer
+		rep, err := Run(context.Background(), Config{
+			Request: session.Request{CPU: cpu, Ladder: session.CustomLadder(&fifo, 10, nil, nil), AllowRealtime: true},
+			Args:    []string{"cat", "/proc/self/cgroup"}, Stdout: &out, Launcher: launcher,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.ExitCode() != 0 || rep.Readback.Policy != sched.FIFO {
+			t.Fatalf("launcher %v: exit %d, policy %s read back, refused %q, exec error %q", launcher, rep.ExitCode(), rep.Readback.Policy, rep.Refused, rep.ExecError)
+		}
+		if rep.Tree.PriorityScope != ScopeRealtime {
+			t.Errorf("launcher %v: scope %q", launcher, rep.Tree.PriorityScope)
+		}
+		v2 := rep.Tree.Mechanism == MechanismCgroupV2
+		if v2 {
+			continue // one directory; cpu.weight is left as it was
+		}
+		if got, own := cpuCgroupOf(out.String(), false), cpuCgroupOf(string(ownData), false); got != own {
+			t.Errorf("launcher %v: the realtime command ran in cpu cgroup %q, not corepin's %q", launcher, got, own)
+		}
+		for _, d := range rep.Tree.Cgroup {
+			if strings.HasPrefix(d, "/sys/fs/cgroup/cpu/") {
+				t.Errorf("launcher %v: the run has a cpu cgroup %s", launcher, d)
+			}
+		}
+	}
+}
