@@ -1,5 +1,7 @@
 package launch
 
+import "corepin.dev/corepin/cpuset"
+
 // Sharing says whether the target CPUs were the work's own: how much of
 // the CPUs the tree used, and how long its threads waited, runnable, for a
 // CPU while something else ran there (the kernel's schedstat account of
@@ -55,8 +57,8 @@ type Coverage struct {
 
 // account works out the run's sharing and coverage from the watcher's
 // result, the tree's account and the command's wall time.
-func (r *Report) account(usable int) {
-	r.Sharing = &Sharing{UsableCPUs: usable}
+func (r *Report) account(target cpuset.Set) {
+	r.Sharing = &Sharing{UsableCPUs: target.Len()}
 	w, wall := r.Watch, r.Child.WallS
 	var seen float64
 	if w != nil {
@@ -108,7 +110,7 @@ func (r *Report) account(usable int) {
 	var total, onTarget float64
 	for cpu, s := range tree.PerCPUSeconds {
 		total += s
-		if tree.CgroupCPUs.Contains(cpu) {
+		if target.Contains(cpu) {
 			onTarget += s
 		}
 	}

@@ -97,10 +97,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	target := cfg.Request.Mask()
 	rep := &Report{Command: cfg.Args}
+	// An observed run's cgroup holds it to what corepin was allowed, not
+	// to the target: the program's own affinity choices are kept, and
+	// the per-CPU account says where they took it.
+	confine := target
+	if allowed, err := sched.GetAffinity(unix.Getpid()); cfg.Observe && err == nil && !allowed.IsEmpty() {
+		confine = allowed.Union(target)
+	}
 	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 	rep.Tree = &TreeReport{}
-	tr := newTree(cfg.Root, target, !cfg.NoCgroup, rep.Tree)
+	tr := newTree(cfg.Root, target, confine, !cfg.NoCgroup, rep.Tree)
 	defer tr.close()
 	exits, _ := listenExits(cfg.Root) // nil without CAP_NET_ADMIN: rusage then
 	if exits != nil {
@@ -246,7 +253,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if haveRec {
 		rep.Child.MaxRSSKB, rep.Child.MaxRSSSource = exitRec.hiwaterKB, "taskstats"
 	}
-	rep.account(target.Len())
+	rep.account(target)
 	rep.Sharing.Others = tr.othersOnTarget(rep, target)
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {

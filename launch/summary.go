@@ -2,6 +2,8 @@ package launch
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"path/filepath"
 	"strings"
 
@@ -51,6 +53,14 @@ func (rep *Report) Summary() string {
 	if cov := rep.Coverage; cov != nil && cov.TreeSource == "cgroup" {
 		fmt.Fprintf(&b, " (the whole tree %.3fs CPU)", cov.TreeCPUS)
 	}
+	if c := rep.Coverage; c != nil && c.Residency != nil && *c.Residency < 0.99 && rep.Tree != nil && len(rep.Tree.PerCPUSeconds) > 0 {
+		// The work went elsewhere (its own affinity under --observe, or
+		// something that escaped): say where its time went.
+		fmt.Fprintf(&b, "; %.0f%% of the tree's CPU time on the target (%s)", 100**c.Residency, perCPU(rep.Tree.PerCPUSeconds))
+	}
+	if t := rep.Tree; t != nil && t.PriorityScope != "" {
+		fmt.Fprintf(&b, "; priority acts through %s", t.PriorityScope)
+	}
 	if sh := rep.Sharing; sh != nil && sh.Others != nil {
 		fmt.Fprintf(&b, "; others on the target %.1f%%", 100*sh.Others.Share)
 	}
@@ -77,4 +87,14 @@ func runningSamples(threads []watch.ThreadStat) int {
 		n += t.Running
 	}
 	return n
+}
+
+// perCPU lists a per-CPU account: "CPU 0 0.241s, CPU 1 0.002s".
+func perCPU(secs map[int]float64) string {
+	cpus := slices.Sorted(maps.Keys(secs))
+	parts := make([]string, len(cpus))
+	for i, cpu := range cpus {
+		parts[i] = fmt.Sprintf("CPU %d %.3fs", cpu, secs[cpu])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -75,7 +75,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		rep.Refused = rep.Accept.Why
 		return rep, err
 	}
-	rep.account(target.Len())
+	rep.account(target)
 	rep.Sharing.Others = othersTime
 	return rep, err
 }

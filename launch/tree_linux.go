@@ -67,10 +67,11 @@ type outsider struct {
 	cpu         int // where it last ran
 }
 
-// newTree prepares the containment of a run confined to cpus; useCgroup
-// false keeps to the process group.
-func newTree(root fsroot.Root, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
-	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ended: map[int]bool{}, exited: make(chan struct{}), meter: newBusyMeter(root, cpus)}
+// newTree prepares the containment of a run on target whose cgroup
+// confines it to cpus (the target, or for a run that is only observed the
+// CPUs corepin was allowed); useCgroup false keeps to the process group.
+func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
+	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ended: map[int]bool{}, exited: make(chan struct{}), meter: newBusyMeter(root, target)}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -443,7 +444,7 @@ func (t *tree) account() {
 		t.rep.LeftCgroup++
 		s := float64(o.last-o.first) / procfs.UserHZ
 		t.rep.LeftCgroupCPUS += s
-		if t.rep.CgroupCPUs.Contains(o.cpu) {
+		if t.meter.cpus.Contains(o.cpu) {
 			t.rep.LeftCgroupOnTargetS += s
 		}
 	}

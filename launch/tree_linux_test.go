@@ -434,3 +434,36 @@ func fmtPtr(p *float64) string {
 	}
 	return strconv.FormatFloat(*p, 'f', 2, 64)
 }
+
+// An observed run keeps what the program chose for itself: a child that
+// moves itself to another CPU with taskset runs there, and the report
+// says where the tree's time went. In the default exact mode the run's
+// cpuset holds only the target, and the same taskset is refused.
+func TestObserveKeepsTheProgramsOwnAffinity(t *testing.T) {
+	target := needsTwoCPUs(t)
+	mask, _ := sched.GetAffinity(0)
+	other := mask.Difference(cpuset.Of(target)).First()
+	loop := []string{"taskset", "-c", strconv.Itoa(other), "sh", "-c", "i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done"}
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("no taskset")
+	}
+	for _, observe := range []bool{true, false} {
+		rep, err := Run(context.Background(), Config{Request: session.Request{CPU: target, Ladder: session.AffinityOnly()}, Args: loop,
+			Observe: observe, WatchPeriod: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(rep.Tree.Mechanism, "cgroup") {
+			t.Skipf("no run cgroup here (%s)", rep.Tree.NoCgroup)
+		}
+		t.Logf("observe %v: exit %d, %s", observe, rep.ExitCode(), rep.Summary())
+		switch {
+		case observe && (rep.ExitCode() != 0 || rep.Tree.PerCPUSeconds[other] < 0.05 || rep.Coverage.Residency == nil || *rep.Coverage.Residency > 0.5):
+			t.Errorf("observed: exit %d, per CPU %v, residency %s: want the loop on CPU %d", rep.ExitCode(), rep.Tree.PerCPUSeconds, fmtPtr(rep.Coverage.Residency), other)
+		case observe && !strings.Contains(rep.Summary(), fmt.Sprintf("CPU %d ", other)):
+			t.Errorf("the summary does not say where the time went: %s", rep.Summary())
+		case !observe && rep.ExitCode() == 0:
+			t.Errorf("exact mode: taskset to CPU %d outside the run's cpuset exited 0", other)
+		}
+	}
+}
