@@ -3,8 +3,8 @@ package launch
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"corepin.dev/corepin/watch"
