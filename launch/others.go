@@ -1,5 +1,11 @@
 package launch
 
+// Where a target's busy time comes from (Others.Source).
+const (
+	BusyCpuacct  = "cpuacct"
+	BusyProcStat = "proc_stat"
+)
+
 // Others is the target CPUs' time that went to anything but the work
 // during the run: the proof that a target was shared, where the work's
 // own wait for its CPU proves nothing (its own threads wait for each other

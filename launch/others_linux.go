@@ -12,12 +12,6 @@ import (
 	"corepin.dev/corepin/internal/procfs"
 )
 
-// Where a target's busy time comes from (Others.Source).
-const (
-	BusyCpuacct  = "cpuacct"
-	BusyProcStat = "proc_stat"
-)
-
 // busyReading is how long the target CPUs had been busy at one moment.
 type busyReading struct {
 	at     time.Duration         // CLOCK_MONOTONIC

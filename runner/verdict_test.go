@@ -15,13 +15,12 @@ import (
 // target (negative: not measured) from source, and the residency's
 // coverage.
 type run struct {
-	workCPU, wait      float64
-	busy, usable       int
-	others             float64
-	source             string
-	coverage           float64
-	residencySource    string
-	exactWork, noSched bool
+	workCPU, wait   float64
+	busy, usable    int
+	others          float64
+	source          string
+	coverage        float64
+	residencySource string
 }
 
 func (r run) record() results.RunRecord {
