@@ -249,13 +249,15 @@ func TestSummaryWarningsOneLinePerKind(t *testing.T) {
 		{Name: "fib", CompletedRuns: 3, Warnings: []Warning{
 			{Run: 1, Kind: KindOwnWait, Text: "waited 3%", Value: v(0.031)},
 			{Run: 2, Kind: KindOwnWait, Text: "waited 4%", Value: v(0.04)},
-			{Run: NoRun, Text: "the first run was slow"}}},
-		{Name: "sha", CompletedRuns: 3},
+			{Run: NoRun, Text: "the first run was slow"},
+			{Run: NoRun, Kind: KindOutliers, Text: "1 outlier run(s) by median absolute deviation: [3]"}}},
+		{Name: "sha", CompletedRuns: 3, Warnings: []Warning{{Run: NoRun, Kind: KindFirstRun, Text: "the first run took 20% longer"}}},
 		{Name: "json", CompletedRuns: 3, Warnings: []Warning{{Run: 1, Kind: KindOwnWait, Text: "waited 9%", Value: v(0.092)}}},
 	}, Warnings: []string{"machine not tuned"}}
 	got := r.SummaryWarnings()
 	want := []string{
 		"fib, json: the work's own threads waited 3.1–9.2% of their time for the target CPU, behind each other (nothing else ran there) in 3 of 6 runs",
+		"the run times varied: outlier runs in fib; a slow first run in sha; the page has each run",
 		"fib: the first run was slow",
 		"machine not tuned",
 	}

@@ -158,6 +158,7 @@ func (r *Run) SummaryWarnings() []string {
 			}
 		}
 	}
+	rest, variation := splitVariation(r, rest)
 	var out []string
 	for _, kind := range order {
 		g, sum := groups[kind], summaries[kind]
@@ -165,7 +166,14 @@ func (r *Run) SummaryWarnings() []string {
 		if len(g.runs) > 0 {
 			line += fmt.Sprintf(" in %d of %d runs", len(g.runs), g.total)
 		}
+		if kind == KindSpread && variation != "" {
+			line += " (also " + variation + ")"
+			variation = ""
+		}
 		out = append(out, line)
+	}
+	if variation != "" {
+		out = append(out, "the run times varied: "+variation+"; the page has each run")
 	}
 	out = append(out, r.groupByText(rest)...)
 	return append(out, r.Warnings...)
@@ -195,4 +203,32 @@ func (r *Run) benchmarkNames(names []string) string {
 		return "every benchmark"
 	}
 	return strings.Join(names, ", ")
+}
+
+// splitVariation takes the outlier and slow-first-run warnings out of ws:
+// they are the same fact as a spread, the times varied, and the terminal
+// says them in the spread's line (or one line of their own), naming the
+// benchmarks: "outlier runs in fib, json; a slow first run in graph".
+func splitVariation(r *Run, ws []Warning) (rest []Warning, variation string) {
+	who := map[string][]string{}
+	for _, b := range r.Benchmarks {
+		for _, w := range b.Warnings {
+			if (w.Kind == KindOutliers || w.Kind == KindFirstRun) && !slices.Contains(who[w.Kind], b.Name) {
+				who[w.Kind] = append(who[w.Kind], b.Name)
+			}
+		}
+	}
+	for _, w := range ws {
+		if w.Kind != KindOutliers && w.Kind != KindFirstRun {
+			rest = append(rest, w)
+		}
+	}
+	var parts []string
+	if names := who[KindOutliers]; len(names) > 0 {
+		parts = append(parts, "outlier runs in "+strings.Join(names, ", "))
+	}
+	if names := who[KindFirstRun]; len(names) > 0 {
+		parts = append(parts, "a slow first run in "+strings.Join(names, ", "))
+	}
+	return rest, strings.Join(parts, "; ")
 }
