@@ -3,6 +3,7 @@ module corepin.dev/corepin
 go 1.26.0
 
 require (
+	github.com/cilium/ebpf v0.22.0
 	github.com/pelletier/go-toml/v2 v2.4.3
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

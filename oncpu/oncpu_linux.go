@@ -1,0 +1,258 @@
+package oncpu
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+)
+
+// btfPath is where a kernel built with CONFIG_DEBUG_INFO_BTF describes its
+// own types; tp_btf programs and CO-RE relocations both need it.
+const btfPath = "/sys/kernel/btf/vmlinux"
+
+// unseen marks a CPU's current task as not known yet: the program sets it
+// at the CPU's first switch.
+const unseen = ^uint32(0)
+
+type sysTracer struct {
+	objs    bpfObjects
+	link    link.Link
+	watched []int
+}
+
+// load checks for kernel BTF and loads the program and its maps.
+func load() (*bpfObjects, error) {
+	if _, err := os.Stat(btfPath); err != nil {
+		return nil, fmt.Errorf("oncpu: kernel BTF (%s, CONFIG_DEBUG_INFO_BTF) is missing: %w (%w)", btfPath, errors.ErrUnsupported, err)
+	}
+	var objs bpfObjects
+	if err := loadBpfObjects(&objs, nil); err != nil {
+		return nil, loadError("loading the sched_switch program", err)
+	}
+	return &objs, nil
+}
+
+// loadError names what was being done and keeps both the errno and, where
+// cilium/ebpf says the kernel lacks a feature, errors.ErrUnsupported.
+func loadError(doing string, err error) error {
+	switch {
+	case errors.Is(err, unix.EPERM):
+		return fmt.Errorf("oncpu: %s (needs root, or CAP_BPF and CAP_PERFMON): %w", doing, err)
+	case errors.Is(err, ebpf.ErrNotSupported):
+		return fmt.Errorf("oncpu: %s: %w: %w", doing, errors.ErrUnsupported, err)
+	}
+	return fmt.Errorf("oncpu: %s: %w", doing, err)
+}
+
+func attach(objs *bpfObjects) (link.Link, error) {
+	l, err := link.AttachTracing(link.TracingOptions{Program: objs.OnSwitch, AttachType: ebpf.AttachTraceRawTp})
+	if err != nil {
+		return nil, loadError("attaching to tp_btf/sched_switch", err)
+	}
+	return l, nil
+}
+
+func start(cpus cpuset.Set) (*sysTracer, error) {
+	if cpus.IsEmpty() {
+		return nil, errors.New("oncpu: no CPU to watch")
+	}
+	possible, err := ebpf.PossibleCPU()
+	if err != nil {
+		return nil, fmt.Errorf("oncpu: reading the possible CPUs: %w", err)
+	}
+	if last := cpus.Last(); last >= possible {
+		return nil, fmt.Errorf("oncpu: CPU %d is not a possible CPU on this system (0-%d)", last, possible-1)
+	}
+	objs, err := load()
+	if err != nil {
+		return nil, err
+	}
+	// The watched CPUs start their first slice now: the task that is on
+	// one of them when the program attaches is charged from here at its
+	// first switch, so that Busy+Idle is the whole time to Stop.
+	states := make([]bpfCpuState, possible)
+	now := monotonic()
+	for _, c := range cpus.CPUs() {
+		states[c] = bpfCpuState{Watched: 1, Since: now, CurrPid: unseen}
+	}
+	if err := objs.Cpus.Put(uint32(0), states); err != nil {
+		objs.Close()
+		return nil, fmt.Errorf("oncpu: marking CPUs %s as watched: %w", cpus, err)
+	}
+	l, err := attach(objs)
+	if err != nil {
+		objs.Close()
+		return nil, err
+	}
+	return &sysTracer{objs: *objs, link: l, watched: cpus.CPUs()}, nil
+}
+
+func (t *sysTracer) stop() (Account, error) {
+	if t.link == nil {
+		return Account{}, errors.New("oncpu: the tracer was stopped already")
+	}
+	defer t.objs.Close()
+	err := t.link.Close()
+	t.link = nil
+	if err != nil {
+		return Account{}, fmt.Errorf("oncpu: detaching from sched_switch: %w", err)
+	}
+	now := monotonic()
+	a, err := t.read(now)
+	if err != nil {
+		return Account{}, fmt.Errorf("oncpu: reading the account: %w", err)
+	}
+	return a, nil
+}
+
+// read collects the maps after the program is detached, and charges what
+// was still under way at now: each CPU's current task, and the waits that
+// had not ended.
+func (t *sysTracer) read(now uint64) (Account, error) {
+	type key = bpfTaskKey
+	vals := map[key]bpfTaskVal{}
+	var k key
+	var v bpfTaskVal
+	iter := t.objs.Tasks.Iterate()
+	for iter.Next(&k, &v) {
+		vals[k] = v
+	}
+	if err := iter.Err(); err != nil {
+		return Account{}, fmt.Errorf("tasks map: %w", err)
+	}
+
+	var states []bpfCpuState
+	if err := t.objs.Cpus.Lookup(uint32(0), &states); err != nil {
+		return Account{}, fmt.Errorf("per-CPU state: %w", err)
+	}
+	a := Account{Busy: map[int]time.Duration{}, Idle: map[int]time.Duration{}}
+	for _, c := range t.watched {
+		st := states[c]
+		busy, idle := st.BusyNs, st.IdleNs
+		if now > st.Since {
+			d := now - st.Since
+			if st.CurrPid == unseen {
+				a.NoSwitch = append(a.NoSwitch, c)
+			} else if st.CurrPid == 0 {
+				idle += d
+			} else {
+				// The task still on the CPU ran from its switch-in to
+				// about now: its run time since then, by the account
+				// the program uses, where the kernel still has it and
+				// it is not more than the wall time (the task may have
+				// run elsewhere since the detach).
+				if rt, err := readRuntime(st.CurrTgid, st.CurrPid); err == nil && rt >= st.CurrRuntime {
+					d = min(d, rt-st.CurrRuntime)
+				}
+				busy += d
+				ck := key{Tgid: st.CurrTgid, Pid: st.CurrPid, Cpu: uint32(c)}
+				cv := vals[ck]
+				cv.OnNs += d
+				cv.Comm = st.CurrComm
+				vals[ck] = cv
+			}
+		}
+		a.Busy[c] = time.Duration(busy)
+		a.Idle[c] = time.Duration(idle)
+	}
+
+	var pid uint32
+	var w bpfWaitVal
+	witer := t.objs.Waits.Iterate()
+	for witer.Next(&pid, &w) {
+		wk := key{Tgid: w.Tgid, Pid: pid, Cpu: w.Cpu}
+		if wv, ok := vals[wk]; ok && now > w.Since {
+			wv.WaitNs += now - w.Since
+			vals[wk] = wv
+		}
+	}
+	if err := witer.Err(); err != nil {
+		return Account{}, fmt.Errorf("waits map: %w", err)
+	}
+
+	for k, v := range vals {
+		a.Tasks = append(a.Tasks, Task{
+			PID: int(k.Tgid), TID: int(k.Pid), CPU: int(k.Cpu),
+			Comm:  comm(v.Comm),
+			OnCPU: time.Duration(v.OnNs), Waited: time.Duration(v.WaitNs),
+		})
+	}
+	sortTasks(a.Tasks)
+
+	var slices, lostNs, waits uint64
+	for _, c := range []struct {
+		v   *ebpf.Variable
+		dst *uint64
+	}{{t.objs.LostSlices, &slices}, {t.objs.LostNs, &lostNs}, {t.objs.LostWaits, &waits}} {
+		if err := c.v.Get(c.dst); err != nil {
+			return Account{}, fmt.Errorf("lost counters: %w", err)
+		}
+	}
+	a.Lost = Lost{Slices: int(slices), Time: time.Duration(lostNs), Waits: int(waits)}
+	return a, nil
+}
+
+// readRuntime reads a thread's sum_exec_runtime from schedstat.
+func readRuntime(tgid, pid uint32) (uint64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/schedstat", tgid, pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseSchedstat(data)
+}
+
+// parseSchedstat reads the first figure of /proc/PID/task/TID/schedstat,
+// "sum_exec_runtime run_delay timeslices" in ns: the thread's run time.
+func parseSchedstat(data []byte) (uint64, error) {
+	first, _, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
+	rt, err := strconv.ParseUint(first, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("schedstat %q: %w", data, err)
+	}
+	return rt, nil
+}
+
+// comm turns the kernel's NUL-padded task name into a string.
+func comm(raw [16]int8) string {
+	b := make([]byte, 0, len(raw))
+	for _, c := range raw {
+		if c == 0 {
+			break
+		}
+		b = append(b, byte(c))
+	}
+	return string(b)
+}
+
+// monotonic is the clock bpf_ktime_get_ns reads.
+func monotonic() uint64 {
+	var ts unix.Timespec
+	// CLOCK_MONOTONIC cannot fail on Linux.
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return uint64(ts.Nano())
+}
+
+func supported() (string, error) {
+	objs, err := load()
+	if err != nil {
+		return "", err
+	}
+	defer objs.Close()
+	l, err := attach(objs)
+	if err != nil {
+		return "", err
+	}
+	if err := l.Close(); err != nil {
+		return "", fmt.Errorf("oncpu: detaching from sched_switch: %w", err)
+	}
+	return "kernel BTF at " + btfPath + "; a tp_btf/sched_switch program loaded, attached and detached", nil
+}
