@@ -58,6 +58,7 @@ const (
 	bpfVarLostNs     = "lost_ns"
 	bpfVarLostSlices = "lost_slices"
 	bpfVarLostWaits  = "lost_waits"
+	bpfVarWaiting    = "waiting"
 )
 
 // loadBpf returns the embedded CollectionSpec for bpf.
@@ -121,6 +122,7 @@ type bpfVariableSpecs struct {
 	LostNs     *ebpf.VariableSpec `ebpf:"lost_ns"`
 	LostSlices *ebpf.VariableSpec `ebpf:"lost_slices"`
 	LostWaits  *ebpf.VariableSpec `ebpf:"lost_waits"`
+	Waiting    *ebpf.VariableSpec `ebpf:"waiting"`
 }
 
 // bpfObjects contains all objects after they have been loaded into the kernel.
@@ -163,6 +165,7 @@ type bpfVariables struct {
 	LostNs     *ebpf.Variable `ebpf:"lost_ns"`
 	LostSlices *ebpf.Variable `ebpf:"lost_slices"`
 	LostWaits  *ebpf.Variable `ebpf:"lost_waits"`
+	Waiting    *ebpf.Variable `ebpf:"waiting"`
 }
 
 // bpfPrograms contains all programs after they have been loaded into the kernel.

@@ -29,13 +29,20 @@ type sysTracer struct {
 	watched []int
 }
 
-// load checks for kernel BTF and loads the program and its maps.
-func load() (*bpfObjects, error) {
+// load checks for kernel BTF and loads the program and its maps, the
+// tasks and waits maps sized for maxTasks entries each.
+func load(maxTasks int) (*bpfObjects, error) {
 	if _, err := os.Stat(btfPath); err != nil {
 		return nil, fmt.Errorf("oncpu: kernel BTF (%s, CONFIG_DEBUG_INFO_BTF) is missing: %w (%w)", btfPath, errors.ErrUnsupported, err)
 	}
+	spec, err := loadBpf()
+	if err != nil {
+		return nil, fmt.Errorf("oncpu: reading the embedded sched_switch program: %w", err)
+	}
+	spec.Maps["tasks"].MaxEntries = uint32(maxTasks)
+	spec.Maps["waits"].MaxEntries = uint32(maxTasks)
 	var objs bpfObjects
-	if err := loadBpfObjects(&objs, nil); err != nil {
+	if err := spec.LoadAndAssign(&objs, nil); err != nil {
 		return nil, loadError("loading the sched_switch program", err)
 	}
 	return &objs, nil
@@ -61,7 +68,9 @@ func attach(objs *bpfObjects) (link.Link, error) {
 	return l, nil
 }
 
-func start(cpus cpuset.Set) (*sysTracer, error) {
+func start(cpus cpuset.Set) (*sysTracer, error) { return startWith(cpus, MaxTasks) }
+
+func startWith(cpus cpuset.Set, maxTasks int) (*sysTracer, error) {
 	if cpus.IsEmpty() {
 		return nil, errors.New("oncpu: no CPU to watch")
 	}
@@ -72,7 +81,7 @@ func start(cpus cpuset.Set) (*sysTracer, error) {
 	if last := cpus.Last(); last >= possible {
 		return nil, fmt.Errorf("oncpu: CPU %d is not a possible CPU on this system (0-%d)", last, possible-1)
 	}
-	objs, err := load()
+	objs, err := load(maxTasks)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +251,7 @@ func monotonic() uint64 {
 }
 
 func supported() (string, error) {
-	objs, err := load()
+	objs, err := load(MaxTasks)
 	if err != nil {
 		return "", err
 	}

@@ -379,6 +379,39 @@ func TestBusyIsTheTasks(t *testing.T) {
 	}
 }
 
+// TestOverflowIsCounted watches every CPU with room for only two threads
+// while a helper runs: the slices that found no room are counted, and
+// their time is still in the CPUs' busy time.
+func TestOverflowIsCounted(t *testing.T) {
+	needTracer(t)
+	cpus := testcpu.Usable(t)
+	c := startBusy(t, cpus.First(), 50*time.Millisecond)
+	sys, err := startWith(cpus, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &Tracer{cpus: cpus, sys: sys}
+	c.run(t)
+	a, err := tr.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("lost %+v, %d tasks", a.Lost, len(a.Tasks))
+	if !a.Lost.Any() || a.Lost.Slices == 0 {
+		t.Fatalf("no slice lost with room for two threads: %+v", a.Lost)
+	}
+	var busy, tasks time.Duration
+	for _, cpu := range cpus.CPUs() {
+		busy += a.Busy[cpu]
+	}
+	for _, task := range a.Tasks {
+		tasks += task.OnCPU
+	}
+	if tasks+a.Lost.Time != busy {
+		t.Errorf("busy %v, but the tasks have %v and %v was lost", busy, tasks, a.Lost.Time)
+	}
+}
+
 func TestStopTwice(t *testing.T) {
 	needTracer(t)
 	tr, err := Start(cpuset.Of(testcpu.Usable(t).First()))

@@ -52,7 +52,7 @@ struct task_struct___pre514 {
 } __attribute__((preserve_access_index));
 
 #define TASK_COMM_LEN 16
-#define MAX_TASKS 16384
+#define MAX_TASKS 16384 // user space sets the bound it reports (MaxTasks)
 
 // cpu_state is per CPU. User space sets watched (and since, the start) on
 // each CPU before the program is attached; only this CPU's program writes
@@ -142,8 +142,16 @@ static __always_inline void charge(struct task_struct *prev, __u32 tgid, __u32 p
 	}
 }
 
+// waiting counts the entries of waits, so that the switches of a CPU
+// with no wait pending anywhere skip the lookup. A wait is started before
+// the task's switch-out completes, and the scheduler's own ordering makes
+// that visible to the CPU that runs the task next.
+__u64 waiting = 0;
+
 static __always_inline void end_wait(__u32 pid, __u64 now)
 {
+	if (!waiting)
+		return;
 	struct wait_val *w = bpf_map_lookup_elem(&waits, &pid);
 	if (!w)
 		return;
@@ -151,7 +159,8 @@ static __always_inline void end_wait(__u32 pid, __u64 now)
 	struct task_val *val = bpf_map_lookup_elem(&tasks, &key);
 	if (val && now > w->since)
 		__sync_fetch_and_add(&val->wait_ns, now - w->since);
-	bpf_map_delete_elem(&waits, &pid);
+	if (bpf_map_delete_elem(&waits, &pid) == 0)
+		__sync_fetch_and_add(&waiting, -1);
 }
 
 SEC("tp_btf/sched_switch")
@@ -197,7 +206,9 @@ int on_switch(__u64 *ctx)
 	}
 	if (ppid && (preempt || task_state(prev) == 0 /* TASK_RUNNING */)) {
 		struct wait_val w = {.since = now, .tgid = ptgid, .cpu = cpu};
-		if (bpf_map_update_elem(&waits, &ppid, &w, BPF_ANY) != 0)
+		if (bpf_map_update_elem(&waits, &ppid, &w, BPF_NOEXIST) == 0)
+			__sync_fetch_and_add(&waiting, 1);
+		else
 			__sync_fetch_and_add(&lost_waits, 1);
 	}
 	st->since = now;
