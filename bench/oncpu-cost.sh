@@ -18,9 +18,11 @@
 #              20 000 times through pipes: two switches per round trip,
 #              the worst case for a program that runs on every switch
 #
-# Printed for each: the median wall time without and with the tracer, the
-# median and range of the per-round ratios with/without, and the tracer's
-# own account of the last round (its busiest processes on CPU).
+# Printed for each, for its wall time and for its CPU time (user+sys, which
+# leaves out other tasks' time on the shared CPU but keeps the tracer's,
+# which runs in the work's own switches): the medians without and with the
+# tracer, the median and range of the per-round ratios with/without, and
+# the tracer's own account of the last round (its busiest processes on CPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-30}
@@ -116,14 +118,18 @@ taskset = subprocess.run(["sh", "-c", "command -v taskset"], capture_output=True
 works = [("spin", ["spin", "200000000"]), ("pingpong", ["pingpong", "20000"])]
 
 def timed(args):
+    """Runs the work once; its wall time and its CPU time (user+sys, its
+    own and its child's) in ms. The CPU time leaves out what other tasks on
+    the CPU took, which on a shared machine is most of the wall time's
+    noise; the tracer runs inside the work's switches, so it is in both."""
     argv = [taskset, "-c", cpu, f"{tmp}/work"] + args
     t0 = time.perf_counter_ns()
     pid = os.posix_spawn(argv[0], argv, os.environ)
-    _, status = os.waitpid(pid, 0)
+    _, status, ru = os.wait4(pid, 0)
     t1 = time.perf_counter_ns()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{argv} failed")
-    return (t1 - t0) / 1e6
+    return (t1 - t0) / 1e6, (ru.ru_utime + ru.ru_stime) * 1e3
 
 def traced(args):
     hold = subprocess.Popen([taskset, "-c", other, f"{tmp}/hold", cpu],
@@ -139,18 +145,24 @@ def traced(args):
         sys.exit("the tracer failed to stop")
     return ms, summary
 
+def show(what, without, with_):
+    ratios = [b / a for a, b in zip(without, with_)]
+    print(f"  {what:4} without {statistics.median(without):7.1f} ms, with {statistics.median(with_):7.1f} ms (medians); "
+          f"with/without per round: median {statistics.median(ratios):.4f}, "
+          f"min {min(ratios):.4f}, max {max(ratios):.4f}; ratio of medians "
+          f"{statistics.median(with_) / statistics.median(without):.4f}")
+
 for name, args in works:
     timed(args)  # warm-up
-    without, with_, ratios, summary = [], [], [], ""
+    without, with_, summary = [], [], ""
     for r in range(rounds):
         if r % 2 == 0:
             a = timed(args); b, summary = traced(args)
         else:
             b, summary = traced(args); a = timed(args)
-        without.append(a); with_.append(b); ratios.append(b / a)
-    print(f"{name:9} on CPU {cpu}, {rounds} rounds: without {statistics.median(without):7.1f} ms, "
-          f"with {statistics.median(with_):7.1f} ms (medians); with/without per round: "
-          f"median {statistics.median(ratios):.4f}, min {min(ratios):.4f}, max {max(ratios):.4f}; "
-          f"ratio of medians {statistics.median(with_) / statistics.median(without):.4f}")
-    print(f"          last traced round: {summary}")
+        without.append(a); with_.append(b)
+    print(f"{name} on CPU {cpu}, {rounds} rounds:")
+    show("wall", [a[0] for a in without], [b[0] for b in with_])
+    show("cpu", [a[1] for a in without], [b[1] for b in with_])
+    print(f"  last traced round: {summary}")
 PY
