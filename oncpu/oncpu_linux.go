@@ -179,7 +179,7 @@ func (t *sysTracer) read(now uint64) (Account, error) {
 	witer := t.objs.Waits.Iterate()
 	for witer.Next(&pid, &w) {
 		wk := key{Tgid: w.Tgid, Pid: pid, Cpu: w.Cpu}
-		if wv, ok := vals[wk]; ok && now > w.Since {
+		if wv, ok := vals[wk]; ok && w.Since != 0 && now > w.Since {
 			wv.WaitNs += now - w.Since
 			vals[wk] = wv
 		}

@@ -82,7 +82,7 @@ struct task_val {
 };
 
 struct wait_val {
-	__u64 since;
+	__u64 since; // 0 when the thread is not waiting
 	__u32 tgid;
 	__u32 cpu;
 };
@@ -142,25 +142,46 @@ static __always_inline void charge(struct task_struct *prev, __u32 tgid, __u32 p
 	}
 }
 
-// waiting counts the entries of waits, so that the switches of a CPU
-// with no wait pending anywhere skip the lookup. A wait is started before
-// the task's switch-out completes, and the scheduler's own ordering makes
-// that visible to the CPU that runs the task next.
+// waiting counts the waits under way (entries of waits whose since is
+// set), so that the switches of a CPU skip the lookup while there is none.
+// A wait is started before the task's switch-out completes, and the
+// scheduler's own ordering makes that visible to the CPU that runs the
+// task next. Entries are kept with since 0 once their wait ends instead of
+// deleted: a lookup takes no lock, an insert and a delete do, and the same
+// few threads wait again and again.
 __u64 waiting = 0;
+
+static __always_inline void start_wait(__u32 pid, __u32 tgid, __u32 cpu, __u64 now)
+{
+	struct wait_val *w = bpf_map_lookup_elem(&waits, &pid);
+	if (w) {
+		if (!w->since)
+			__sync_fetch_and_add(&waiting, 1);
+		w->since = now;
+		w->tgid = tgid;
+		w->cpu = cpu;
+		return;
+	}
+	struct wait_val fresh = {.since = now, .tgid = tgid, .cpu = cpu};
+	if (bpf_map_update_elem(&waits, &pid, &fresh, BPF_NOEXIST) == 0)
+		__sync_fetch_and_add(&waiting, 1);
+	else
+		__sync_fetch_and_add(&lost_waits, 1);
+}
 
 static __always_inline void end_wait(__u32 pid, __u64 now)
 {
 	if (!waiting)
 		return;
 	struct wait_val *w = bpf_map_lookup_elem(&waits, &pid);
-	if (!w)
+	if (!w || !w->since)
 		return;
 	struct task_key key = {.tgid = w->tgid, .pid = pid, .cpu = w->cpu};
 	struct task_val *val = bpf_map_lookup_elem(&tasks, &key);
 	if (val && now > w->since)
 		__sync_fetch_and_add(&val->wait_ns, now - w->since);
-	if (bpf_map_delete_elem(&waits, &pid) == 0)
-		__sync_fetch_and_add(&waiting, -1);
+	w->since = 0;
+	__sync_fetch_and_add(&waiting, -1);
 }
 
 SEC("tp_btf/sched_switch")
@@ -204,13 +225,8 @@ int on_switch(__u64 *ctx)
 			charge(prev, ptgid, ppid, cpu, delta);
 		}
 	}
-	if (ppid && (preempt || task_state(prev) == 0 /* TASK_RUNNING */)) {
-		struct wait_val w = {.since = now, .tgid = ptgid, .cpu = cpu};
-		if (bpf_map_update_elem(&waits, &ppid, &w, BPF_NOEXIST) == 0)
-			__sync_fetch_and_add(&waiting, 1);
-		else
-			__sync_fetch_and_add(&lost_waits, 1);
-	}
+	if (ppid && (preempt || task_state(prev) == 0 /* TASK_RUNNING */))
+		start_wait(ppid, ptgid, cpu, now);
 	st->since = now;
 	st->curr_tgid = next->tgid;
 	st->curr_pid = npid;
