@@ -6,7 +6,11 @@
 // The per-CPU busy time that /proc/stat and cpuacct give says how much of
 // the target went to others, but not to whom; a sampler of /proc/*/stat
 // misses short-lived tasks and costs more the more tasks there are. The
-// switch events miss nothing and cost a few map operations per switch.
+// switch events miss nothing. Their cost is in the switches: on a watched
+// CPU a handful of lock-free map lookups each, elsewhere one check (and a
+// lookup while a thread preempted on a watched CPU still waits). A busy
+// loop, which hardly switches, does not notice it; a pipe ping-pong, which
+// switches every few microseconds, does (bench/oncpu-cost.sh).
 //
 // Every task on the watched CPUs is accounted, corepin's own included: the
 // caller knows the run's tree by PID and excludes it (cgroup v1 machines
@@ -29,8 +33,10 @@ import (
 
 //go:generate go run github.com/cilium/ebpf/cmd/bpf2go -tags linux -type cpu_state -type task_key -type task_val -type wait_val bpf bpf/oncpu.bpf.c -- -O2 -g -Wall -Werror
 
-// MaxTasks bounds the threads (one per thread and CPU) and the pending
-// waits the kernel side keeps; what does not fit is counted in Lost.
+// MaxTasks bounds what the kernel side keeps: the entries of Tasks (one
+// per thread and CPU), and the threads whose waits it follows (each thread
+// that was ever preempted on a watched CPU). What does not fit is counted
+// in Lost.
 const MaxTasks = 16384
 
 // Tracer accounts who runs on a set of CPUs, from Start to Stop.
@@ -86,7 +92,7 @@ type Task struct {
 type Lost struct {
 	Slices int           // CPU slices charged to no task
 	Time   time.Duration // their run time (it is still in Busy)
-	Waits  int           // waits that were not started
+	Waits  int           // waits that were not followed
 }
 
 // Any reports whether anything was lost.
