@@ -28,6 +28,12 @@ type Sharing struct {
 	// what a shared target is judged by. Null where the target's busy
 	// time could not be read.
 	Others *Others `json:"others,omitempty"`
+	// Preemptors name the processes outside the work that took the most
+	// time on the target, from the scheduler's switch events where corepin
+	// may trace them (BPF); null where it did not, with PreemptorsError
+	// saying why when it tried.
+	Preemptors      []Preemptor `json:"preemptors,omitempty"`
+	PreemptorsError string      `json:"preemptors_error,omitempty"`
 }
 
 // Coverage says how much of the tree's CPU time the residency figure

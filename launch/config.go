@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"corepin.dev/corepin/oncpu"
 	"time"
 
 	"corepin.dev/corepin/fsroot"
@@ -16,4 +17,7 @@ type ThreadConfig struct {
 	// Root is the folder holding proc/, where corepin lists its own
 	// threads; the live system by default.
 	Root fsroot.Root
+	// OnCPU, when set, is a tracer of the target CPUs whose snapshots
+	// around the work name who else ran there (see Sharing.Preemptors).
+	OnCPU *oncpu.Tracer
 }

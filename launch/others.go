@@ -45,3 +45,14 @@ type Others struct {
 	// CPUs' physical cores (/proc/stat's steal); null where unknown.
 	StealS *float64 `json:"steal_s"`
 }
+
+// Preemptor is a process outside the work that ran on the target during
+// the run, by the scheduler's switch events: "kworker/1:2 19 ms".
+type Preemptor struct {
+	PID    int     `json:"pid"`
+	Comm   string  `json:"comm"`
+	OnCPUS float64 `json:"on_cpu_s"`
+}
+
+// MaxPreemptors is how many a report names, the most time first.
+const MaxPreemptors = 5

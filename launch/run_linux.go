@@ -18,6 +18,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
@@ -66,6 +67,9 @@ type Config struct {
 	Root fsroot.Root
 	// Node is the target's NUMA node, recorded in the report.
 	Node *int
+	// OnCPU, when set, is a tracer of the target CPUs whose snapshots
+	// around the run name who else ran there (see Sharing.Preemptors).
+	OnCPU *oncpu.Tracer
 }
 
 // signalNumber returns the number of a signal named like "SIGTERM".
@@ -108,6 +112,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 	rep.Tree = &TreeReport{}
 	tr := newTree(cfg.Root, target, confine, !cfg.NoCgroup, rep.Tree)
+	tr.tracer = cfg.OnCPU
 	defer tr.close()
 	exits, _ := listenExits(cfg.Root) // nil without CAP_NET_ADMIN: rusage then
 	if exits != nil {
@@ -255,6 +260,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.account(target)
 	rep.Sharing.Others = tr.othersOnTarget(rep, target)
+	rep.Sharing.Preemptors, rep.Sharing.PreemptorsError = tr.preemptors(target)
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return rep, fmt.Errorf("waiting for %s: %w", cfg.Args[0], waitErr)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/session"
 )
 
@@ -28,6 +29,7 @@ type Config struct {
 	ForwardSignals bool
 	Signals        <-chan os.Signal
 	Launcher       bool
+	OnCPU          *oncpu.Tracer
 	NoCgroup       bool
 	Observe        bool
 	Root           fsroot.Root

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
@@ -31,6 +32,8 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 	var othersTime *Others
+	var preemptors []Preemptor
+	var preemptorsErr string
 	sr, err := session.Run(cfg.Request, func(s *session.Session) error {
 		rep.Child.PID, rep.Child.Started = os.Getpid(), true
 		var watcher *watch.Watcher
@@ -47,6 +50,11 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		// target, just before and after the work: the thread's CPU clock is
 		// the work's part of it, the rest went to others.
 		meter := newBusyMeter(cfg.Root, target)
+		var traceBefore oncpu.Account
+		var traceErr error
+		if cfg.OnCPU != nil {
+			traceBefore, traceErr = cfg.OnCPU.Snapshot()
+		}
 		busyBefore, haveBusy := meter.read()
 		cpuBefore := threadCPU()
 		before, _ := threadUsage()
@@ -56,6 +64,16 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		workCPU := threadCPU() - cpuBefore
 		if busyAfter, ok := meter.read(); ok && haveBusy {
 			othersTime = others(busyBefore, busyAfter, workCPU, "thread", true)
+		}
+		if cfg.OnCPU != nil && traceErr == nil {
+			var after oncpu.Account
+			if after, traceErr = cfg.OnCPU.Snapshot(); traceErr == nil {
+				tid := s.TID()
+				preemptors = topPreemptors(after.Since(traceBefore), target, func(_, t int) bool { return t == tid })
+			}
+		}
+		if traceErr != nil {
+			preemptorsErr = traceErr.Error()
 		}
 		if after, err := threadUsage(); err == nil {
 			rep.Child.UserS = after.user - before.user
@@ -77,6 +95,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	}
 	rep.account(target)
 	rep.Sharing.Others = othersTime
+	rep.Sharing.Preemptors, rep.Sharing.PreemptorsError = preemptors, preemptorsErr
 	return rep, err
 }
 

@@ -17,6 +17,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/watch"
 )
@@ -51,6 +52,11 @@ type tree struct {
 	meter         *busyMeter
 	before, after busyReading
 	haveBusy      bool
+	// tracer, when set, is snapshot with the busy readings: who ran on
+	// the target between them.
+	tracer                  *oncpu.Tracer
+	traceBefore, traceAfter oncpu.Account
+	traceErr                error
 	// outside are the run's processes found outside its cgroup's account
 	// (one that wrote its PID into another cgroup), by PID and start
 	// time, with their CPU time when last seen: the cgroup's account
@@ -129,7 +135,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	}
 	if t.cg == nil {
 		weigh(nil)
-		t.before, t.haveBusy = t.meter.read()
+		t.readBefore()
 		*at = monotonic()
 		err := cmd.Start()
 		t.waitExit(cmd, err)
@@ -141,7 +147,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 		return t.cg.leave() == nil, err
 	}
 	weigh(t.cg.enterWeighted)
-	t.before, t.haveBusy = t.meter.read()
+	t.readBefore()
 	*at = monotonic()
 	err = cmd.Start()
 	t.waitExit(cmd, err)
@@ -439,6 +445,9 @@ func (t *tree) account() {
 	if t.haveBusy {
 		t.after, t.haveBusy = t.meter.read()
 	}
+	if t.tracer != nil && t.traceErr == nil {
+		t.traceAfter, t.traceErr = t.tracer.Snapshot()
+	}
 	t.mu.Lock()
 	for _, o := range t.outside {
 		t.rep.LeftCgroup++
@@ -484,4 +493,31 @@ func (t *tree) close() {
 
 func (t *tree) addError(e string) {
 	t.rep.Errors = append(t.rep.Errors, e)
+}
+
+// readBefore takes the readings of the target just before the fork.
+func (t *tree) readBefore() {
+	if t.tracer != nil {
+		t.traceBefore, t.traceErr = t.tracer.Snapshot()
+	}
+	t.before, t.haveBusy = t.meter.read()
+}
+
+// preemptors names who else ran on the target during the run: the
+// tracer's account between the two snapshots, less the run's own
+// processes.
+func (t *tree) preemptors(target cpuset.Set) ([]Preemptor, string) {
+	if t.tracer == nil {
+		return nil, ""
+	}
+	if t.traceErr != nil {
+		return nil, t.traceErr.Error()
+	}
+	t.mu.Lock()
+	ours := map[int]bool{t.pid: true}
+	for pid := range t.seen {
+		ours[pid] = true
+	}
+	t.mu.Unlock()
+	return topPreemptors(t.traceAfter.Since(t.traceBefore), target, func(pid, _ int) bool { return ours[pid] }), ""
 }

@@ -133,6 +133,47 @@ func (t *Tracer) Stop() (Account, error) {
 	return a, nil
 }
 
+// Snapshot reads what ran on the CPUs since Start without stopping: the
+// difference of two snapshots (Account.Since) is what ran between them,
+// so that one tracer, loaded once, serves many runs. The thread on each
+// CPU is charged up to now, as Stop does.
+func (t *Tracer) Snapshot() (Account, error) {
+	a, err := t.sys.snapshot()
+	if err != nil {
+		return Account{}, err
+	}
+	a.CPUs = t.cpus
+	return a, nil
+}
+
+// Since is what ran after earlier, a snapshot of the same tracer taken
+// before a: each thread's time, and each CPU's busy and idle time, less
+// what earlier had.
+func (a Account) Since(earlier Account) Account {
+	type key struct{ pid, tid, cpu int }
+	before := map[key]Task{}
+	for _, t := range earlier.Tasks {
+		before[key{t.PID, t.TID, t.CPU}] = t
+	}
+	out := Account{CPUs: a.CPUs, Busy: map[int]time.Duration{}, Idle: map[int]time.Duration{}, NoSwitch: a.NoSwitch,
+		Lost: Lost{Slices: a.Lost.Slices - earlier.Lost.Slices, Time: a.Lost.Time - earlier.Lost.Time, Waits: a.Lost.Waits - earlier.Lost.Waits}}
+	for _, t := range a.Tasks {
+		b := before[key{t.PID, t.TID, t.CPU}]
+		t.OnCPU, t.Waited = max(0, t.OnCPU-b.OnCPU), max(0, t.Waited-b.Waited)
+		if t.OnCPU > 0 || t.Waited > 0 {
+			out.Tasks = append(out.Tasks, t)
+		}
+	}
+	sortTasks(out.Tasks)
+	for cpu, d := range a.Busy {
+		out.Busy[cpu] = max(0, d-earlier.Busy[cpu])
+	}
+	for cpu, d := range a.Idle {
+		out.Idle[cpu] = max(0, d-earlier.Idle[cpu])
+	}
+	return out
+}
+
 // Supported reports whether Start can work here. It loads and attaches
 // the program with no CPU watched and detaches it again, since only the
 // kernel's verifier and its attach can tell; evidence says what was found

@@ -123,6 +123,17 @@ func (t *sysTracer) stop() (Account, error) {
 	return a, nil
 }
 
+func (t *sysTracer) snapshot() (Account, error) {
+	if t.link == nil {
+		return Account{}, errors.New("oncpu: the tracer was stopped already")
+	}
+	a, err := t.read(monotonic())
+	if err != nil {
+		return Account{}, fmt.Errorf("oncpu: reading the account: %w", err)
+	}
+	return a, nil
+}
+
 // read collects the maps after the program is detached, and charges what
 // was still under way at now: each CPU's current task, and the waits that
 // had not ended.

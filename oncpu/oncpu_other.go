@@ -21,3 +21,5 @@ func start(cpuset.Set) (*sysTracer, error) { return nil, unsupported() }
 func (*sysTracer) stop() (Account, error) { return Account{}, unsupported() }
 
 func supported() (string, error) { return "", unsupported() }
+
+func (*sysTracer) snapshot() (Account, error) { return Account{}, unsupported() }

@@ -66,3 +66,20 @@ func ExampleAccount_Top() {
 	// 200 backup 70ms
 	// 300 kworker/1:2 2ms
 }
+
+// The difference of two snapshots is what ran between them: threads that
+// did not run since drop out, and a CPU's busy time is the difference.
+func TestSince(t *testing.T) {
+	ms := time.Millisecond
+	earlier := Account{Tasks: []Task{{PID: 1, TID: 1, CPU: 1, OnCPU: 5 * ms}, {PID: 2, TID: 3, CPU: 1, OnCPU: 7 * ms, Waited: ms}},
+		Busy: map[int]time.Duration{1: 12 * ms}, Idle: map[int]time.Duration{1: 100 * ms}}
+	later := Account{Tasks: []Task{{PID: 1, TID: 1, CPU: 1, OnCPU: 5 * ms}, {PID: 2, TID: 3, CPU: 1, OnCPU: 9 * ms, Waited: 4 * ms}, {PID: 4, TID: 4, CPU: 1, OnCPU: ms}},
+		Busy: map[int]time.Duration{1: 15 * ms}, Idle: map[int]time.Duration{1: 150 * ms}}
+	d := later.Since(earlier)
+	if len(d.Tasks) != 2 || d.Tasks[0].PID != 2 || d.Tasks[0].OnCPU != 2*ms || d.Tasks[0].Waited != 3*ms || d.Tasks[1].PID != 4 {
+		t.Errorf("tasks %+v", d.Tasks)
+	}
+	if d.Busy[1] != 3*ms || d.Idle[1] != 50*ms {
+		t.Errorf("busy %v idle %v", d.Busy, d.Idle)
+	}
+}

@@ -90,7 +90,7 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 		Request: cfg.request(b), Self: cfg.Self,
 		Args:   []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
 		Env:    append(os.Environ(), "GOMAXPROCS=1"),
-		Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher,
+		Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
@@ -110,7 +110,7 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) {
 	var res workloads.Result
 	var werr error
-	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.request(b), WatchPeriod: cfg.WatchPeriod, Root: cfg.Root}, func(s *session.Session) error {
+	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.request(b), WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, OnCPU: cfg.onCPU}, func(s *session.Session) error {
 		res, werr = b.workload.Run(cfg.size())
 		_, oerr := s.Observe()
 		return oerr
@@ -180,7 +180,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	stderr := &tail{max: maxStderr}
 	rep, err := launch.Run(ctx, launch.Config{
 		Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
-		Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher,
+		Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return

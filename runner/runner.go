@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
@@ -82,6 +83,9 @@ type Config struct {
 	// Tuned is the machine's tune for this run, if the caller made one;
 	// the run records it beside the machine's condition.
 	Tuned *system.Tuned
+	// onCPU traces who runs on the target for the whole run, where BPF is
+	// allowed: each run's snapshots name the others that took its time.
+	onCPU *oncpu.Tracer
 }
 
 // Events are told how the run goes; a progress display implements them.
@@ -191,6 +195,13 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		return nil, nil, err
 	}
 	defer journal.Close()
+	// One tracer for the whole run: loading it costs tens of
+	// milliseconds, a snapshot around each run well under one. Where
+	// corepin may not trace (unprivileged, no BTF), runs have no names.
+	if tr, err := oncpu.Start(cfg.Request.Mask()); err == nil {
+		cfg.onCPU = tr
+		defer tr.Stop()
+	}
 	jobs := cfg.jobs(benches)
 	cfg.Events.Start(len(jobs))
 	var failed error

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
@@ -38,7 +41,7 @@ func competitor() {
 }
 
 // startCompetitor runs a competitor on cpu until the test ends.
-func startCompetitor(t *testing.T, cpu int) {
+func startCompetitor(t *testing.T, cpu int) (pid int) {
 	t.Helper()
 	self, _ := os.Executable()
 	cmd := exec.Command(self)
@@ -55,6 +58,7 @@ func startCompetitor(t *testing.T, cpu int) {
 	if n, _ := out.Read(buf); string(buf[:n]) != "ready\n" {
 		t.Fatalf("the competitor did not start: %q", buf[:n])
 	}
+	return cmd.Process.Pid
 }
 
 func loadSuite(t *testing.T, text string) *suite.Suite {
@@ -98,7 +102,7 @@ func sharedRun(t *testing.T, isolation string, allow bool) {
 	} else {
 		cfg.Suite = loadSuite(t, spinSuite)
 	}
-	startCompetitor(t, cfg.Target.ExactCPU)
+	competitor := startCompetitor(t, cfg.Target.ExactCPU)
 	run, _, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +112,23 @@ func sharedRun(t *testing.T, isolation string, allow bool) {
 		t.Fatalf("no others' time in the record: sharing %+v", rec.Scheduling.Sharing)
 	}
 	t.Logf("%s, allow %v: others took %.3f s, %.0f%% of the target (%s); verdict %q", isolation, allow, *rec.OthersS, 100**rec.OthersShare, rec.OthersSource, rec.Sharing)
+	// Where corepin may trace the scheduler (root, BTF), the competitor is
+	// named among the preemptors; elsewhere the total stands alone.
+	sh := rec.Scheduling.Sharing
+	if _, err := oncpu.Supported(); err == nil {
+		named := slices.ContainsFunc(sh.Preemptors, func(p launch.Preemptor) bool { return p.PID == competitor })
+		t.Logf("preemptors: %s", launch.PreemptorsText(sh.Preemptors))
+		switch {
+		case named:
+		case len(sh.Preemptors) == launch.MaxPreemptors:
+			// go test's other packages on the target took more than it.
+			t.Logf("the competitor (PID %d) was outranked by %d busier processes", competitor, launch.MaxPreemptors)
+		default:
+			t.Errorf("the competitor (PID %d) is not among the preemptors %+v (%s)", competitor, sh.Preemptors, sh.PreemptorsError)
+		}
+	} else {
+		t.Logf("no preemptors here: %v", err)
+	}
 	if *rec.OthersShare < 0.4 {
 		t.Errorf("others' share %.2f beside a competitor at the same priority, want at least 0.4", *rec.OthersShare)
 	}

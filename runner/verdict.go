@@ -101,6 +101,9 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 		share := o.Share
 		what := fmt.Sprintf("others took %.1f%% of the target CPU's time (%s of %s on %d CPU(s), from %s)",
 			100*share, results.FormatSeconds(o.S), results.FormatSeconds(o.WindowS), o.CPUs, othersSource(o))
+		if len(sh.Preemptors) > 0 {
+			what += ": " + launch.PreemptorsText(sh.Preemptors)
+		}
 		switch {
 		case share <= max(InvalidOthers, maxOthers):
 			v.Sharing = SharedWarned
