@@ -16,6 +16,7 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
@@ -40,6 +41,9 @@ type Capabilities struct {
 	// sessions; the evidence of "cpu_weight" says how, or why not.
 	Autogroup bool `json:"autogroup"`
 	CPUWeight bool `json:"cpu_weight"`
+	// Preemptors: corepin may trace the scheduler's switch events (BPF)
+	// and name who else ran on the target during a run.
+	Preemptors bool `json:"preemptors"`
 	// RTThrottle is what the realtime throttle costs a realtime thread,
 	// where it holds realtime threads back; "" where it does not.
 	RTThrottle string            `json:"rt_throttle,omitempty"`
@@ -75,6 +79,15 @@ func Read(root fsroot.Root) (Capabilities, error) {
 	}
 	c.Autogroup, c.Evidence["autogroup"] = launch.Autogroup(root)
 	c.CPUWeight, c.Evidence["cpu_weight"] = launch.CPUWeightPlan(root)
+	if root.IsHost() {
+		ev, err := oncpu.Supported()
+		c.Preemptors, c.Evidence["preemptors"] = err == nil, ev
+		if err != nil {
+			c.Evidence["preemptors"] = err.Error()
+		}
+	} else {
+		c.Evidence["preemptors"] = "unknown: only loading the tracer on " + root.String() + "'s own system can tell"
+	}
 	c.QoSNode = qos.HasNode(root)
 	c.Evidence["qos_node"] = qos.NodePath + " is missing"
 	if c.QoSNode {
@@ -139,6 +152,7 @@ func (c Capabilities) WriteText(w io.Writer) error {
 	row("EEVDF slice", c.Slice, "slice")
 	row("autogroup", c.Autogroup, "autogroup")
 	row("cpu weight", c.CPUWeight, "cpu_weight")
+	row("preemptors", c.Preemptors, "preemptors")
 	row("HarmonyOS QoS", c.QoSNode, "qos_node")
 	row("cpufreq", c.Cpufreq, "cpufreq")
 	isolated := "-"
