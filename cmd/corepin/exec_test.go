@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -368,5 +369,29 @@ func TestExecReplaceFailures(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != tt.code {
 			t.Errorf("corepin %s: exit %d, want %d\n%s", strings.Join(tt.args, " "), code, tt.code, out)
 		}
+	}
+}
+
+// A command that sleeps uses a few milliseconds of CPU time in a second:
+// whatever else ran on the target then, there is no verdict on sharing
+// to give, and exec gives none, even beside a busy competitor.
+func TestExecTooShortToJudge(t *testing.T) {
+	cpu := requireExec(t)
+	spin := exec.Command("taskset", "-c", strconv.Itoa(cpu), "sh", "-c", "echo ready; while :; do :; done")
+	out, err := spin.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spin.Start(); err != nil {
+		t.Skipf("no taskset: %v", err)
+	}
+	t.Cleanup(func() { spin.Process.Kill(); spin.Wait() })
+	buf := make([]byte, 6)
+	if n, _ := out.Read(buf); string(buf[:n]) != "ready\n" {
+		t.Fatalf("the competitor did not start: %q", buf[:n])
+	}
+	_, errOut, code := corepin(t, "exec", "--cpu", strconv.Itoa(cpu), "--", "sh", "-c", "sleep 0.3")
+	if code != 0 || strings.Contains(errOut, "warning") {
+		t.Errorf("exit %d, want 0 and no warning:\n%s", code, errOut)
 	}
 }
