@@ -15,12 +15,7 @@ import (
 func (rep *Report) SchedulingSummary() string {
 	rb := rep.Readback
 	var b strings.Builder
-	fmt.Fprintf(&b, "CPU %d (%s, mask %s), %s", rb.CPU, rep.Target.Mode, rb.CPUs, rb.Policy)
-	if rb.Policy.Realtime() {
-		fmt.Fprintf(&b, ":%d", rb.Priority)
-	} else {
-		fmt.Fprintf(&b, " nice %d", rb.Nice)
-	}
+	fmt.Fprintf(&b, "CPU %d (%s, mask %s), %s", rb.CPU, rep.Target.Mode, rb.CPUs, rb.PolicyText())
 	if rep.Ladder.AcceptedStep > 0 {
 		fmt.Fprintf(&b, " (ladder %s step %d)", rep.Ladder.Name, rep.Ladder.AcceptedStep)
 	} else if len(rep.Ladder.Steps) > 0 {

@@ -72,13 +72,7 @@ func (r *Run) schedulingLine() string {
 			if sch == nil || !sch.Child.Started {
 				continue
 			}
-			rb := sch.Readback
-			line := fmt.Sprintf("scheduling: %s", rb.Policy)
-			if rb.Policy.Realtime() {
-				line += fmt.Sprintf(":%d", rb.Priority)
-			} else {
-				line += fmt.Sprintf(" nice %d", rb.Nice)
-			}
+			line := "scheduling: " + sch.Readback.PolicyText()
 			if sch.Ladder.AcceptedStep > 0 {
 				line += fmt.Sprintf(" (ladder %s step %d", sch.Ladder.Name, sch.Ladder.AcceptedStep)
 				if aboveUnsupported(sch) {

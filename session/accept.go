@@ -151,12 +151,7 @@ func (r Rule) Check(rep *Report) (bool, string) {
 
 func (r Rule) summary(rep *Report) string {
 	rb := rep.Readback
-	s := fmt.Sprintf("%s: on CPU %d with mask %s, %s", r.base, rb.CPU, rb.CPUs, rb.Policy)
-	if rb.Policy.Realtime() {
-		s += fmt.Sprintf(":%d", rb.Priority)
-	} else {
-		s += fmt.Sprintf(" nice %d", rb.Nice)
-	}
+	s := fmt.Sprintf("%s: on CPU %d with mask %s, %s", r.base, rb.CPU, rb.CPUs, rb.PolicyText())
 	if rep.Ladder.AcceptedStep > 0 {
 		s += fmt.Sprintf(", ladder %s step %d", rep.Ladder.Name, rep.Ladder.AcceptedStep)
 	}

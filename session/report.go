@@ -1,6 +1,8 @@
 package session
 
 import (
+	"fmt"
+
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/sched"
 )
@@ -116,6 +118,15 @@ type Readback struct {
 	// is on one of its CPUs.
 	InTargetGroup bool     `json:"in_target_group"`
 	Errors        []string `json:"errors,omitempty"`
+}
+
+// PolicyText is the policy as people write it: "fifo:1", or "other nice
+// -20" for a policy that takes a nice value.
+func (rb Readback) PolicyText() string {
+	if rb.Policy.Realtime() {
+		return fmt.Sprintf("%s:%d", rb.Policy, rb.Priority)
+	}
+	return fmt.Sprintf("%s nice %d", rb.Policy, rb.Nice)
 }
 
 // UclampState is a uclamp read-back. Where the kernel has no uclamp the
