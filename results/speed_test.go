@@ -124,3 +124,18 @@ func TestDroppedRunsComeBackFromTheJournal(t *testing.T) {
 		t.Errorf("no speed-gate warning naming the included runs: %+v", b.Warnings)
 	}
 }
+
+// The frequency stands beside the speed only where cpufreq gives it.
+func TestSpeedTextNamesCpufreqOnly(t *testing.T) {
+	lo, hi, mean := 1200.0, 2400.0, 1800.0
+	r := probed(0, 1, 500, 500, 1)
+	r.SetSpeed(1000)
+	r.Telemetry = TelemetryStats{FreqSource: "scaling_cur_freq", FreqMinMHz: &lo, FreqMaxMHz: &hi, FreqMeanMHz: &mean}
+	if text := r.SpeedText(); !strings.Contains(text, "frequency 1200–2400 MHz, mean 1800 (scaling_cur_freq)") {
+		t.Errorf("text %q lacks the cpufreq figures", text)
+	}
+	r.Telemetry.FreqSource = "proc_cpuinfo"
+	if text := r.SpeedText(); strings.Contains(text, "MHz") {
+		t.Errorf("text %q gives /proc/cpuinfo's nominal clock as a figure", text)
+	}
+}
