@@ -195,6 +195,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 	}
 	cfg.witness = cfg.calibrateWitness()
+	defer cfg.witness.stop()
 	host := hostFacts(cfg)
 	folder, err := results.Create(cfg.OutDir, host.Hostname, time.Now())
 	if err != nil {

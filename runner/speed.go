@@ -25,17 +25,29 @@ const (
 type witness struct {
 	probe       speed.Probe
 	target      cpuset.Set
-	unavailable string // why there is no probe; "" when there is
+	thread      *speed.Thread // the probes' own thread for process runs
+	unavailable string        // why there is no probe; "" when there is
 }
 
-// calibrateWitness calibrates the probe once, on a thread pinned to the
-// target.
+// calibrateWitness calibrates the probe once, on the probes' own thread
+// pinned to the target; stop ends that thread.
 func (cfg *Config) calibrateWitness() *witness {
 	w := &witness{target: cfg.Request.Mask()}
-	if err := speed.On(w.target, func() { w.probe = speed.Calibrate(cfg.SpeedProbe) }); err != nil {
+	th, err := speed.NewThread(w.target)
+	if err == nil {
+		w.thread = th
+		err = th.Do(func() { w.probe = speed.Calibrate(cfg.SpeedProbe) })
+	}
+	if err != nil {
 		w.unavailable = err.Error()
 	}
 	return w
+}
+
+func (w *witness) stop() {
+	if w != nil && w.thread != nil {
+		w.thread.Stop()
+	}
 }
 
 // record is the witness for run.json.
@@ -52,12 +64,12 @@ func (w *witness) read() *results.SpeedProbe {
 	return &results.SpeedProbe{Rate: r.Rate, WallS: r.WallS, OnCPU: r.OnCPU, CPU: r.CPU}
 }
 
-// readPinned runs the probe on a thread of its own pinned to the target,
+// readPinned runs the probe on the probes' own thread, pinned to the target,
 // for a run whose work is another process; nil when the thread could not
 // be placed.
 func (w *witness) readPinned() *results.SpeedProbe {
 	var p *results.SpeedProbe
-	if err := speed.On(w.target, func() { p = w.read() }); err != nil {
+	if err := w.thread.Do(func() { p = w.read() }); err != nil {
 		return nil
 	}
 	return p

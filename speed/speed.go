@@ -20,9 +20,11 @@ import (
 )
 
 // DefaultDuration is how long a probe lasts on a core at full speed:
-// long enough that the clock's and the calls' microseconds are noise,
-// short enough that two per run cost well under 1% of a 100 ms run.
-const DefaultDuration = time.Millisecond
+// long enough that the clock's and the calls' microseconds are noise (a
+// timer tick costs a probe a few percent, under the 10% that counts),
+// short enough that two per run, with their wake-ups, cost under 1% of a
+// 100 ms run (BenchmarkWitness).
+const DefaultDuration = 300 * time.Microsecond
 
 // sink keeps the loop's result, so that the compiler cannot prove the
 // work unused and remove it.
@@ -115,6 +117,73 @@ func (p Probe) Read() Reading {
 	}
 	return r
 }
+
+// Thread is a thread of its own kept for the probes, so that a probe costs
+// no thread creation and no migration: it waits, locked and pinned, for
+// the next probe, and is destroyed by Stop. Before each probe its mask is
+// read back and set again if something (launch keeping corepin off the
+// target during a run) changed it.
+type Thread struct {
+	cpus cpuset.Set
+	work chan func()
+	done chan error
+}
+
+// NewThread starts a thread pinned to cpus; the error says why it could
+// not be placed.
+func NewThread(cpus cpuset.Set) (*Thread, error) {
+	t := &Thread{cpus: cpus, work: make(chan func()), done: make(chan error)}
+	go func() {
+		release := sched.Throwaway()
+		defer release()
+		err := t.place()
+		t.done <- err
+		if err != nil {
+			return
+		}
+		for f := range t.work {
+			if err := t.place(); err != nil {
+				t.done <- err
+				continue
+			}
+			f()
+			t.done <- nil
+		}
+	}()
+	if err := <-t.done; err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// place pins the calling thread to t's CPUs unless it is already there,
+// and reads the mask back.
+func (t *Thread) place() error {
+	if got, err := sched.GetAffinity(0); err == nil && got.Equal(t.cpus) {
+		return nil
+	}
+	if err := sched.SetAffinity(0, t.cpus); err != nil {
+		return fmt.Errorf("pinning the speed probe to CPUs %s: %w", t.cpus, err)
+	}
+	got, err := sched.GetAffinity(0)
+	if err != nil {
+		return fmt.Errorf("reading the speed probe's mask back: %w", err)
+	}
+	if !got.Equal(t.cpus) {
+		return fmt.Errorf("%w: asked CPUs %s, the kernel kept %s", ErrNotPlaced, t.cpus, got)
+	}
+	return nil
+}
+
+// Do runs f on the thread, on its CPUs; f does not run when the thread
+// cannot be placed there.
+func (t *Thread) Do(f func()) error {
+	t.work <- f
+	return <-t.done
+}
+
+// Stop ends the thread; the runtime destroys it.
+func (t *Thread) Stop() { close(t.work) }
 
 // ErrNotPlaced is returned by On when the thread could not be kept on
 // the CPUs asked.
