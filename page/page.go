@@ -89,7 +89,11 @@ type Table struct {
 // RunRow is one run in a benchmark's run table.
 type RunRow struct {
 	Index, Time, Check, CPU, Residency, Migrations, Ladder, Note string
-	Warmup, Valid                                                bool
+	// Speed is the speed witness's before → after, as fractions of the
+	// benchmark's best; Steal the hypervisor's time on the target.
+	Speed, Steal          string
+	Warmup, Valid, Slowed bool
+	Dropped               bool
 }
 
 // Write renders the page of a run whose folder is dir.
@@ -275,6 +279,11 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 	var benchSamples, runSamples []sample
 	sources := map[string]bool{}
 	var notes []string
+	for _, r := range b.DroppedRuns {
+		rr := runRow(r)
+		rr.Dropped, rr.Note = true, termsafe.Text(r.Dropped)
+		sec.Runs = append(sec.Runs, rr)
+	}
 	for _, r := range b.Runs {
 		sec.Runs = append(sec.Runs, runRow(r))
 		samples, err := readCSV(dir, r.TelemetryCSV)
@@ -365,7 +374,13 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 
 func runRow(r results.RunRecord) RunRow {
 	rr := RunRow{Index: fmt.Sprint(r.Index), Time: fmtSeconds(r.WallS), Check: "passed", Warmup: r.Warmup, Valid: r.Valid,
-		CPU: "-", Residency: "-", Migrations: "-", Ladder: "-", Note: r.Error}
+		CPU: "-", Residency: "-", Migrations: "-", Ladder: "-", Note: r.Error, Speed: "-", Steal: "-", Slowed: r.Slowed()}
+	if r.SpeedBefore != nil || r.SpeedAfter != nil {
+		rr.Speed = speedFigure(r.SpeedBefore) + " → " + speedFigure(r.SpeedAfter)
+	}
+	if r.StealS != nil {
+		rr.Steal = fmtSeconds(*r.StealS)
+	}
 	if !r.Valid {
 		rr.Check = "failed"
 		for _, c := range r.Checks {
@@ -387,6 +402,13 @@ func runRow(r results.RunRecord) RunRow {
 		}
 	}
 	return rr
+}
+
+func speedFigure(v *float64) string {
+	if v == nil {
+		return "?"
+	}
+	return fmt.Sprintf("%.2f", *v)
 }
 
 // heatmap bins every CPU's utilisation over the whole run.

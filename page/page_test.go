@@ -50,9 +50,14 @@ func smallRun(t *testing.T) *results.Run {
 		Options: results.Options{Runs: 2, Warmup: 0, Isolation: "process", TelemetryPeriod: 0.5, Ladder: "geekbench"},
 	}
 	fib := results.Benchmark{Name: "fib", Description: "recursive Fibonacci", Kind: "builtin", ReferenceS: 1}
+	// The second run's witness saw the target at about half its best.
+	full, steal := 1.0, 0.02
 	for i := range 2 {
+		rate := 1e9 / float64(1+i)
 		fib.Runs = append(fib.Runs, results.RunRecord{Index: i, WallS: 1.0 + 0.1*float64(i), Valid: true, Scheduling: rep,
-			Started: start.Add(time.Duration(i) * 3 * time.Second), TelemetryCSV: fmt.Sprintf("telemetry/fib-%d.csv", i)})
+			Started: start.Add(time.Duration(i) * 3 * time.Second), TelemetryCSV: fmt.Sprintf("telemetry/fib-%d.csv", i),
+			SpeedSource: "work thread", StealS: &steal,
+			ProbeBefore: &results.SpeedProbe{Rate: 1e9, OnCPU: &full}, ProbeAfter: &results.SpeedProbe{Rate: rate, OnCPU: &full}})
 	}
 	bad := results.Benchmark{Name: evil, Description: "a name that must stay text", Kind: "command", Command: []string{"./x"}}
 	bad.Runs = []results.RunRecord{

@@ -73,7 +73,11 @@ func replay(r *Run, rd io.Reader) error {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			break // the last line, half written
 		}
-		if b := byName[e.Benchmark]; b != nil {
+		switch b := byName[e.Benchmark]; {
+		case b == nil:
+		case e.Record.Dropped != "":
+			b.DroppedRuns = append(b.DroppedRuns, e.Record)
+		default:
 			b.Runs = append(b.Runs, e.Record)
 		}
 	}

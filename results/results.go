@@ -50,6 +50,25 @@ type Run struct {
 	// System is the machine's condition for measuring at the start and
 	// the end of the run, and what was tuned for it.
 	System *system.RunFacts `json:"system,omitempty"`
+	// Speed is the witness of the target's speed: the probe calibrated
+	// for the session, or why there is none.
+	Speed *SpeedWitness `json:"speed,omitempty"`
+}
+
+// SpeedWitness is the session's speed probe: a loop of fixed work,
+// calibrated once on the target to last about ProbeS, run on the target
+// just before and just after every run.
+type SpeedWitness struct {
+	Iterations int     `json:"iterations"`
+	ProbeS     float64 `json:"probe_s"`
+	// CalibrationRate is the best rate of the calibration, in steps per
+	// second: every benchmark's best starts from it.
+	CalibrationRate float64 `json:"calibration_rate"`
+	// Threshold is how far below its best a probe may read before the
+	// run is warned (and, with the gate, re-run).
+	Threshold float64 `json:"threshold"`
+	// Unavailable says why there is no witness ("" when there is).
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // Host is the machine and software the run used.
@@ -99,6 +118,11 @@ type Options struct {
 	AllowSharing  bool    `json:"allow_sharing,omitempty"`
 	RealtimeFirst bool    `json:"realtime_first,omitempty"`
 	Launcher      bool    `json:"launcher,omitempty"`
+	// SpeedGate left out of the statistics the runs whose speed witness
+	// read below the threshold, and re-ran each at most SpeedGateReruns
+	// times.
+	SpeedGate       bool `json:"speed_gate,omitempty"`
+	SpeedGateReruns int  `json:"speed_gate_reruns,omitempty"`
 }
 
 // Benchmark is one benchmark's runs and statistics.
@@ -120,6 +144,13 @@ type Benchmark struct {
 	Ratio    *float64    `json:"ratio"` // reference / median
 	Warnings []Warning   `json:"warnings"`
 	Runs     []RunRecord `json:"runs"`
+	// SpeedBestRate is the best rate the speed probe reached for this
+	// benchmark in the session (the calibration's included): the speed
+	// 1.0 of its runs.
+	SpeedBestRate float64 `json:"speed_best_rate,omitempty"`
+	// DroppedRuns are the runs --speed-gate left out and re-ran, each
+	// with its reason (Dropped); they are in no statistic.
+	DroppedRuns []RunRecord `json:"dropped_runs,omitempty"`
 }
 
 // Stats summarise the counted runs' times. With no counted run (N is 0)
@@ -141,6 +172,10 @@ type Stats struct {
 	// z-score (|x - median| / (1.4826 MAD)) exceeds 3.5. They are
 	// reported, not removed.
 	Outliers []int `json:"outliers"`
+	// Included are the runs (indexes into Runs) the statistics are of:
+	// the counted runs that finished, without warm-ups; runs dropped by
+	// --speed-gate are not in Runs at all.
+	Included []int `json:"included"`
 }
 
 // RunRecord is one run of one benchmark.
@@ -176,6 +211,24 @@ type RunRecord struct {
 	// WaitCause says whom the work's wait for its CPU was behind: "own
 	// threads" when nothing else ran on the target, else "unknown".
 	WaitCause string `json:"wait_cause,omitempty"`
+	// SpeedBefore and SpeedAfter are the target's speed just before and
+	// just after the run, as fractions of the benchmark's best
+	// (SpeedBestRate); ProbeBefore and ProbeAfter are the probes'
+	// readings and SpeedSource says where they ran. Null where there is
+	// no witness. In thread isolation the probes run on the work's own
+	// thread, so its CPU times include their two milliseconds.
+	SpeedBefore *float64    `json:"speed_before,omitempty"`
+	SpeedAfter  *float64    `json:"speed_after,omitempty"`
+	SpeedSource string      `json:"speed_source,omitempty"`
+	ProbeBefore *SpeedProbe `json:"probe_before,omitempty"`
+	ProbeAfter  *SpeedProbe `json:"probe_after,omitempty"`
+	// StealS is the time the hypervisor took from the target CPUs during
+	// the run (/proc/stat's steal, in 10 ms ticks); null where it could
+	// not be read.
+	StealS *float64 `json:"steal_s,omitempty"`
+	// Dropped says why --speed-gate left this run out and re-ran it; only
+	// the benchmark's DroppedRuns have it.
+	Dropped string `json:"dropped,omitempty"`
 	// Scheduling is the report of the thread that did the work: the launch
 	// report for a process, the session's for a thread.
 	Scheduling   *launch.Report `json:"scheduling"`
@@ -183,6 +236,17 @@ type RunRecord struct {
 	Telemetry    TelemetryStats `json:"telemetry"`
 	StdoutFile   string         `json:"stdout_file,omitempty"`
 	Started      time.Time      `json:"started"`
+}
+
+// SpeedProbe is one reading of the speed witness.
+type SpeedProbe struct {
+	Rate  float64 `json:"rate"` // steps per second of wall time
+	WallS float64 `json:"wall_s"`
+	// OnCPU is the probe thread's CPU time over its wall time: near 1
+	// when the probe ran all along, so that a low rate is the core's own
+	// speed; lower when it waited for the CPU.
+	OnCPU *float64 `json:"on_cpu,omitempty"`
+	CPU   int      `json:"cpu"` // where it ended; -1 unknown
 }
 
 // TelemetryStats summarise a run's samples of the target CPUs.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"syscall"
 
 	"golang.org/x/perf/benchmath"
@@ -14,6 +15,7 @@ import (
 // Summarize computes the statistics of the counted runs, the ratio to the
 // reference, validity and the warnings a person needs.
 func (b *Benchmark) Summarize() {
+	b.settleSpeed()
 	var times []float64
 	var counted []int
 	b.Valid = true
@@ -42,7 +44,7 @@ func (b *Benchmark) Summarize() {
 }
 
 func summarize(times []float64, counted []int) Stats {
-	s := Stats{N: len(times), Outliers: []int{}}
+	s := Stats{N: len(times), Outliers: []int{}, Included: append([]int{}, counted...)}
 	if len(times) == 0 {
 		return s
 	}
@@ -125,14 +127,33 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 			Text: fmt.Sprintf("spread %.1f%% (coefficient of variation) is above %.0f%%: rerun with more runs on a quieter machine", 100*b.CV, 100*SpreadWarn)})
 	}
 	if len(times) > 2 && times[0] > b.MedianS*(1+FirstRunWarn) {
-		add(KindFirstRun, "the first run took %.0f%% longer than the median: caches or frequency were not warm; use --warmup", 100*(times[0]/b.MedianS-1))
+		first := b.Runs[b.Included[0]]
+		longer := 100 * (times[0]/b.MedianS - 1)
+		speed, witnessed := first.Speed()
+		switch {
+		case first.Slowed():
+			add(KindFirstRun, "the first run took %.0f%% longer than the median, and its speed witness read %.2f of the best: the core was slow, not the work cold", longer, speed)
+		case witnessed:
+			add(KindFirstRun, "the first run took %.0f%% longer than the median while its speed witness saw the core at full speed: the work's caches or memory were not warm; use --warmup", longer)
+		default:
+			add(KindFirstRun, "the first run took %.0f%% longer than the median: caches or frequency were not warm; use --warmup", longer)
+		}
 	}
 	if len(b.Outliers) > 0 {
-		add(KindOutliers, "%d outlier run(s) by median absolute deviation: %v", len(b.Outliers), b.Outliers)
+		add(KindOutliers, "%d outlier run(s) by median absolute deviation: %v%s", len(b.Outliers), b.Outliers, b.explainOutliers())
+	}
+	if len(b.DroppedRuns) > 0 {
+		n := float64(len(b.DroppedRuns))
+		w = append(w, Warning{Run: NoRun, Kind: KindSpeedGate, Value: &n,
+			Text: fmt.Sprintf("the statistics are of runs %v; %d run(s) whose speed witness read below %.2f of the best were dropped by --speed-gate and re-run (kept in dropped_runs)", b.Included, len(b.DroppedRuns), 1-SpeedWarn)})
 	}
 	for _, r := range b.Runs {
 		if r.Warmup {
 			continue
+		}
+		if r.Slowed() {
+			v, _ := r.Speed()
+			w = append(w, Warning{Run: r.Index, Kind: KindSpeed, Value: &v, Text: r.SpeedText()})
 		}
 		t := r.Telemetry
 		if t.FreqMinMHz != nil && t.FreqMaxMHz != nil && *t.FreqMaxMHz > 0 && (*t.FreqMaxMHz-*t.FreqMinMHz) / *t.FreqMaxMHz > FreqWarn {
@@ -175,6 +196,24 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 		}
 	}
 	return dedupe(w)
+}
+
+// explainOutliers says which slow outliers the speed witness explains.
+func (b *Benchmark) explainOutliers() string {
+	var runs, speeds []string
+	for _, i := range b.Outliers {
+		r := b.Runs[i]
+		if v, _ := r.Speed(); r.Slowed() && r.WallS > b.MedianS {
+			runs, speeds = append(runs, fmt.Sprint(r.Index)), append(speeds, fmt.Sprintf("%.2f", v))
+		}
+	}
+	switch {
+	case len(runs) == 0:
+		return ""
+	case len(runs) == len(b.Outliers):
+		return fmt.Sprintf("; the speed witness explains them: the target ran at %s of its best speed", strings.Join(speeds, ", "))
+	}
+	return fmt.Sprintf("; the speed witness explains run(s) %s (the target at %s of its best speed), not the others", strings.Join(runs, ", "), strings.Join(speeds, ", "))
 }
 
 // weakerStep says when the ladder settled on a step below the first one

@@ -45,6 +45,8 @@ const (
 	KindTelemetry   = "telemetry"    // the sampler's notes
 	KindFrequency   = "frequency"    // the target's frequency varied
 	KindInvalidRuns = "invalid-runs" // output checks failed
+	KindSpeed       = "speed"        // the speed witness saw the target slowed
+	KindSpeedGate   = "speed-gate"   // runs dropped by --speed-gate
 )
 
 // summaries say a grouped kind in one line: a phrase with %s for the range
@@ -59,6 +61,8 @@ var summaries = map[string]struct {
 	KindWait:       {"the work waited %s of its time for the target CPU (cause unknown)", true},
 	KindOwnThreads: {"%s busy threads of the work took turns on the target CPUs", false},
 	KindCoverage:   {"the sampled residency covers only %s of the tree's CPU time", true},
+	KindSpeed:      {"the target ran at %s of its best speed by the speed witness (see run.json for each run's cause)", true},
+	KindSpeedGate:  {"%s run(s) per benchmark slowed below the speed gate were dropped and re-run", false},
 	KindSpread:     {"spread %s (coefficient of variation) is above 5%%: rerun with more runs on a quieter machine", true},
 }
 

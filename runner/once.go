@@ -28,20 +28,25 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 		return rec
 	}
 	sampler.Mark("start")
+	stealBefore, haveSteal := cfg.steal()
 	switch {
 	case b.workload != nil && cfg.Isolation == Thread:
 		cfg.runThread(ctx, b, &rec)
 	case b.workload != nil:
 		cfg.runWorkloadProcess(ctx, b, &rec)
 	default:
-		cfg.runCommand(ctx, folder, b, &rec)
+		cfg.runCommand(ctx, folder, b, j, &rec)
+	}
+	if stealAfter, ok := cfg.steal(); ok && haveSteal && stealAfter >= stealBefore {
+		s := ticksToSeconds(stealAfter - stealBefore)
+		rec.StealS = &s
 	}
 	sampler.Mark("end")
 	cfg.vouch(&rec)
 	series := sampler.Stop()
 	rec.Telemetry = summarizeTelemetry(series, target)
 	cfg.judge(&rec)
-	rec.TelemetryCSV = filepath.Join("telemetry", fmt.Sprintf("%s-%d.csv", b.name, j.index))
+	rec.TelemetryCSV = filepath.Join("telemetry", j.file(b.name)+".csv")
 	if err := folder.WriteFile(rec.TelemetryCSV, series.WriteCSV); err != nil {
 		rec.Error = err.Error()
 	}
@@ -86,11 +91,15 @@ func (cfg *Config) vouch(rec *results.RunRecord) {
 // thread's work.
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
 	stdout, stderr := &tail{max: maxStderr}, &tail{max: maxStderr} // a workload prints one small JSON line
-	rep, err := launch.Run(ctx, launch.Config{
-		Request: cfg.request(b), Self: cfg.Self,
-		Args:   []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
-		Env:    append(os.Environ(), "GOMAXPROCS=1"),
-		Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+	var rep *launch.Report
+	var err error
+	cfg.witness.aroundProcess(rec, func() {
+		rep, err = launch.Run(ctx, launch.Config{
+			Request: cfg.request(b), Self: cfg.Self,
+			Args:   []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
+			Env:    append(os.Environ(), "GOMAXPROCS=1"),
+			Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+		})
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
@@ -110,8 +119,17 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) {
 	var res workloads.Result
 	var werr error
+	w := cfg.witness
 	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.request(b), WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, OnCPU: cfg.onCPU}, func(s *session.Session) error {
+		// The probes run on the work's own thread, already on target and
+		// at the work's scheduling, just outside the workload's timing.
+		if w.ok() {
+			rec.SpeedSource, rec.ProbeBefore = SpeedOnWorkThread, w.read()
+		}
 		res, werr = b.workload.Run(cfg.size())
+		if w.ok() {
+			rec.ProbeAfter = w.read()
+		}
 		_, oerr := s.Observe()
 		return oerr
 	})
@@ -139,7 +157,7 @@ func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecor
 
 // runCommand runs a suite command on target (launch.Run) and checks its
 // output.
-func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b bench, rec *results.RunRecord) {
+func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b bench, j job, rec *results.RunRecord) {
 	c := b.command
 	s := cfg.Suite
 	dir := s.WorkDir(*c)
@@ -165,7 +183,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	// The command writes its output straight into the results folder:
 	// corepin's memory does not grow with it. The checks read it back as
 	// a stream; of standard error only the end is kept, for the message.
-	rec.StdoutFile = filepath.Join("outputs", fmt.Sprintf("%s-%d.stdout", b.name, rec.Index))
+	rec.StdoutFile = filepath.Join("outputs", j.file(b.name)+".stdout")
 	stdoutPath := filepath.Join(folder.Path, rec.StdoutFile)
 	if err := os.MkdirAll(filepath.Dir(stdoutPath), 0o755); err != nil {
 		rec.Error, rec.StdoutFile = "keeping the output: "+err.Error(), ""
@@ -178,9 +196,12 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	defer stdout.Close()
 	stderr := &tail{max: maxStderr}
-	rep, err := launch.Run(ctx, launch.Config{
-		Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
-		Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+	var rep *launch.Report
+	cfg.witness.aroundProcess(rec, func() {
+		rep, err = launch.Run(ctx, launch.Config{
+			Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
+			Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+		})
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return

@@ -86,6 +86,18 @@ type Config struct {
 	// onCPU traces who runs on the target for the whole run, where BPF is
 	// allowed: each run's snapshots name the others that took its time.
 	onCPU *oncpu.Tracer
+
+	// SpeedProbe is how long the speed witness's probe lasts at full
+	// speed (speed.DefaultDuration, 1 ms, when 0). A probe shorter than a
+	// CPU bandwidth period can fit in one quota and not see the limit.
+	SpeedProbe time.Duration
+	// SpeedGate leaves out of the statistics each counted run whose speed
+	// witness read more than results.SpeedWarn below the best, keeps it
+	// in run.json with its reason, and runs it again, at most
+	// MaxSpeedReruns times.
+	SpeedGate bool
+
+	witness *witness
 }
 
 // Events are told how the run goes; a progress display implements them.
@@ -107,6 +119,16 @@ func (noEvents) Finish()                            {}
 type job struct {
 	bench, index int
 	warmup       bool
+	rerun        int // how many times --speed-gate ran it again
+}
+
+// file names the run's files in the results folder: a re-run's own, so
+// that the dropped run's evidence stays.
+func (j job) file(bench string) string {
+	if j.rerun > 0 {
+		return fmt.Sprintf("%s-%d-rerun%d", bench, j.index, j.rerun)
+	}
+	return fmt.Sprintf("%s-%d", bench, j.index)
 }
 
 // bench is a benchmark to run: a built-in workload or a suite command.
@@ -176,6 +198,8 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			return nil, nil, err
 		}
 	}
+	cfg.witness = cfg.calibrateWitness()
+	defer cfg.witness.stop()
 	host := hostFacts(cfg)
 	folder, err := results.Create(cfg.OutDir, host.Hostname, time.Now())
 	if err != nil {
@@ -229,6 +253,31 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 		cfg.Events.RunStarted(b.name, j.index, of, j.warmup)
 		rec := cfg.runOnce(ctx, folder, b, j)
+		for cfg.SpeedGate && !j.warmup && ctx.Err() == nil {
+			why := gateReason(&rec, rb.SpeedBestRate, j.rerun+1)
+			if why == "" {
+				break
+			}
+			if j.rerun == MaxSpeedReruns {
+				rec.Warnings = append(rec.Warnings, results.Warning{Run: rec.Index, Kind: results.KindSpeedGate,
+					Text: fmt.Sprintf("still below the speed gate after %d re-runs: counted as it is", MaxSpeedReruns)})
+				break
+			}
+			rec.Dropped = why
+			if err := journal.Append(b.name, &rec); err != nil {
+				failed = err
+				break
+			}
+			rb.DroppedRuns = append(rb.DroppedRuns, rec)
+			rb.SpeedBestRate = max(rb.SpeedBestRate, bestOf(&rec))
+			j.rerun++
+			cfg.Events.RunStarted(b.name, j.index, of, j.warmup)
+			rec = cfg.runOnce(ctx, folder, b, j)
+		}
+		if failed != nil {
+			break
+		}
+		rb.SpeedBestRate = max(rb.SpeedBestRate, bestOf(&rec))
 		if ctx.Err() != nil && (rec.Error != "" || !rec.Valid) {
 			// The run was cut short by a signal: it is not a result.
 			run.Interrupted = true
@@ -402,12 +451,18 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		Options: results.Options{Quick: cfg.Quick, Runs: cfg.runs(bench{}), Warmup: cfg.warmups(), Isolation: cfg.Isolation,
 			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Request.Ladder.Name(),
 			Realtime: cfg.Request.AllowRealtime, MaxOthers: cfg.maxOthers(), AllowSharing: cfg.AllowSharing,
-			RealtimeFirst: cfg.RealtimeFirst, Launcher: cfg.Launcher},
+			RealtimeFirst: cfg.RealtimeFirst, Launcher: cfg.Launcher, SpeedGate: cfg.SpeedGate},
 		Benchmarks: []results.Benchmark{}, Warnings: []string{},
 		State: results.StateRunning, Writer: results.ThisWriter(),
 	}
 	if cfg.Suite != nil {
 		run.Options.Suite = cfg.Suite.Path
+	}
+	if cfg.SpeedGate {
+		run.Options.SpeedGateReruns = MaxSpeedReruns
+	}
+	if cfg.witness != nil {
+		run.Speed = cfg.witness.record()
 	}
 	for _, b := range benches {
 		rb := results.Benchmark{Name: b.name, Warnings: []results.Warning{}}
@@ -418,6 +473,9 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 			rb.Command = append([]string{b.command.Cmd}, b.command.Args...)
 		}
 		rb.PlannedRuns, rb.PlannedWarmups = cfg.runs(b), cfg.warmups()
+		if cfg.witness.ok() {
+			rb.SpeedBestRate = cfg.witness.probe.Rate
+		}
 		rb.Runs = []results.RunRecord{}
 		run.Benchmarks = append(run.Benchmarks, rb)
 	}

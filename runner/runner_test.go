@@ -373,7 +373,7 @@ func TestUnwritableOutputIsAnError(t *testing.T) {
 	}
 	b := bench{name: s.Benchmarks[0].Name, command: &s.Benchmarks[0]}
 	var rec results.RunRecord
-	cfg.runCommand(context.Background(), folder, b, &rec)
+	cfg.runCommand(context.Background(), folder, b, job{}, &rec)
 	if rec.Error == "" || !strings.Contains(rec.Error, "keeping the output") || rec.StdoutFile != "" {
 		t.Errorf("error %q, stdout file %q; want the write error and no file", rec.Error, rec.StdoutFile)
 	}

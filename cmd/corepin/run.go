@@ -23,6 +23,7 @@ func newRunCmd() *cli.Command {
 		shf                   sharingFlags
 		realtimeFirst         bool
 		launcher              bool
+		speedGate             bool
 		quick, shuffle, quiet bool
 		runs, warmup          int
 		isolation, out        string
@@ -116,7 +117,8 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP, WaitOnline: waitOnline,
 			Topology: topo, Target: target, Request: req,
 			MaxOthers: maxOthers, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst, Launcher: launcher,
-			OutDir: out, Version: buildVersion().Version, Events: events, Tuned: tuned,
+			SpeedGate: speedGate,
+			OutDir:    out, Version: buildVersion().Version, Events: events, Tuned: tuned,
 		})
 		if err != nil {
 			if folder != nil {
@@ -170,6 +172,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.DurationVar(&waitOnline, "wait-online", 0, "when the target CPU is offline before a run, wait this long for it to come back (default: stop early at once, exit 124)")
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
+	f.BoolVar(&speedGate, "speed-gate", false, fmt.Sprintf("leave out of the statistics a run whose speed witness saw the target below %.0f%% of its best, keep it in run.json with its reason and run it again (at most %d times)", 100*(1-results.SpeedWarn), runner.MaxSpeedReruns))
 	f.BoolVar(&launcher, "launcher", false, "start each run through corepin re-executed as a launcher, whose own thread is read back and becomes the command (as --qos does)")
 	f.BoolVar(&quiet, "quiet", false, "print only the results folder")
 	cmd.Alias("q", "quiet")

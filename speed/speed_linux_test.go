@@ -1,0 +1,119 @@
+package speed
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"testing"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/sched"
+)
+
+// The probe's period of CFS bandwidth: 1 ms of every 3 ms. A probe of 30
+// ms at full speed spans thirty periods, so where in a period it starts
+// moves its rate by a few percent at most.
+const (
+	quotaUS  = 1000
+	periodUS = 3000
+	probe    = 30e6 // ns
+)
+
+// On a CPU limited by CFS bandwidth to a third, the probe reads a third
+// of what it reads on the same CPU without the limit, and says it lacked
+// the CPU rather than that the core was slow. The probe's thread sits in
+// a cgroup of the largest weight, so that other work on this shared
+// machine barely takes from it, and the quota is toggled between the two
+// readings of each pair: the host's own slowdowns, which last longer
+// than a pair, cancel in the pair's ratio.
+func TestProbeReadsCFSBandwidthLimit(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a cpu cgroup")
+	}
+	cpu := testcpu.Target(t)
+	var ratios, onCPU []float64
+	var limitErr error
+	err := On(cpuset.Of(cpu), func() {
+		l, err := bandwidth.New(-1, periodUS)
+		if err != nil {
+			limitErr = err
+			return
+		}
+		defer l.Remove()
+		if l.V2() {
+			limitErr = errors.New("cgroup v2 moves the whole test process, not the probe's thread")
+			return
+		}
+		if limitErr = l.MaxWeight(); limitErr != nil {
+			return
+		}
+		if limitErr = l.AddThread(sched.Gettid()); limitErr != nil {
+			return
+		}
+		p := Calibrate(probe)
+		for range 9 {
+			if limitErr = l.Set(-1); limitErr != nil {
+				return
+			}
+			free := p.Read()
+			if limitErr = l.Set(quotaUS); limitErr != nil {
+				return
+			}
+			slow := p.Read()
+			ratios, onCPU = append(ratios, slow.Rate/free.Rate), append(onCPU, *slow.OnCPU)
+		}
+		if err := l.Remove(); err != nil {
+			t.Errorf("removing the limit: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case errors.Is(limitErr, bandwidth.ErrUnavailable):
+		t.Skip(limitErr)
+	case limitErr != nil:
+		t.Skipf("cannot limit the probe's thread by CFS bandwidth: %v", limitErr)
+	}
+	ratio, on := med(ratios), med(onCPU)
+	t.Logf("limited to 1/3, the probe read %.3f of its free rate (pairs: %.3f); on the CPU %.2f of its time", ratio, ratios, on)
+	if ratio < 0.30 || ratio > 0.36 {
+		t.Errorf("the probe on a CPU limited to 1/3 read %.3f of its free rate, want 0.30–0.36", ratio)
+	}
+	if on > 0.5 {
+		t.Errorf("the limited probe had the CPU %.2f of its time: the wait is not seen", on)
+	}
+}
+
+func med(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// The loop is not removed and its count follows the duration asked.
+func TestCalibrateScalesWithDuration(t *testing.T) {
+	cpu := testcpu.Target(t)
+	var short, long Probe
+	if err := On(cpuset.Of(cpu), func() { short, long = Calibrate(1e6), Calibrate(10e6) }); err != nil {
+		t.Fatal(err)
+	}
+	if short.Iterations < 1000 || short.Rate <= 0 {
+		t.Fatalf("calibration %+v: the loop did no work", short)
+	}
+	if r := float64(long.Iterations) / float64(short.Iterations); r < 5 || r > 20 {
+		t.Errorf("10 ms of probe is %.1f × 1 ms, want about 10", r)
+	}
+}
+
+// On refuses CPUs the thread cannot have, and f does not run.
+func TestOnRefusesCPUsOutsideTheMask(t *testing.T) {
+	testcpu.Target(t)
+	ran := false
+	err := On(cpuset.Of(4095), func() { ran = true })
+	if err == nil || ran {
+		t.Errorf("On(CPU 4095): err %v, ran %v; want an error and no run", err, ran)
+	}
+}
