@@ -265,3 +265,20 @@ func TestSummaryWarningsOneLinePerKind(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// The speed witness says why run times varied: where a spread is said
+// too, the witness's figures are in the spread's line.
+func TestSummaryWarningsSpeedInTheSpreadLine(t *testing.T) {
+	v := func(f float64) *float64 { return &f }
+	r := &Run{Benchmarks: []Benchmark{
+		{Name: "fib", CompletedRuns: 2, Warnings: []Warning{
+			{Run: NoRun, Kind: KindSpread, Text: "spread 9%", Value: v(0.09)},
+			{Run: 1, Kind: KindSpeed, Text: "slowed", Value: v(0.73)}}},
+		{Name: "json", CompletedRuns: 2, Warnings: []Warning{{Run: 2, Kind: KindSpeed, Text: "slowed", Value: v(0.9)}}},
+	}}
+	got := r.SummaryWarnings()
+	want := "fib: spread 9.0% (coefficient of variation) is above 5%: rerun with more runs on a quieter machine; the speed witness saw the target at 73–90% of its best speed in 2 of 4 runs of every benchmark (run.json says each run's cause)"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}

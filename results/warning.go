@@ -163,16 +163,32 @@ func (r *Run) SummaryWarnings() []string {
 		}
 	}
 	rest, variation := splitVariation(r, rest)
+	// The speed witness says why the times varied: where both are said,
+	// in the spread's line.
+	_, spread := groups[KindSpread]
 	var out []string
 	for _, kind := range order {
+		if kind == KindSpeed && spread {
+			continue
+		}
 		g, sum := groups[kind], summaries[kind]
 		line := r.benchmarkNames(g.names) + ": " + fmt.Sprintf(sum.phrase, valueRange(g.lo, g.hi, sum.share))
 		if len(g.runs) > 0 {
 			line += fmt.Sprintf(" in %d of %d runs", len(g.runs), g.total)
 		}
-		if kind == KindSpread && variation != "" {
-			line += " (also " + variation + ")"
-			variation = ""
+		if kind == KindSpread {
+			var also []string
+			if sp, ok := groups[KindSpeed]; ok {
+				also = append(also, fmt.Sprintf("the speed witness saw the target at %s of its best speed in %d of %d runs of %s (run.json says each run's cause)",
+					valueRange(sp.lo, sp.hi, true), len(sp.runs), sp.total, r.benchmarkNames(sp.names)))
+			}
+			if variation != "" {
+				also = append(also, variation)
+				variation = ""
+			}
+			if len(also) > 0 {
+				line += "; " + strings.Join(also, "; ")
+			}
 		}
 		out = append(out, line)
 	}
