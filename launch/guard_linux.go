@@ -369,13 +369,6 @@ func endGroup(pgid int, start uint64) int {
 	return n
 }
 
-// RecordGuarded, when set, records what a guard did in the run that the
-// guarded corepin (pid, with its start time in clock ticks since boot)
-// was writing under the results folder dir since the guard started. The
-// results model cannot be imported here (it imports launch), so corepin's
-// main sets it in its initialisation, which runs before Dispatch.
-var RecordGuarded func(dir string, pid int, start uint64, since time.Time, msg string) error
-
 // record waits until corepin is gone, as a reader of its results must
 // (a writer that is still there is not known to have crashed), and
 // records msg there.
