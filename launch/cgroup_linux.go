@@ -197,8 +197,8 @@ func sweepStale(dir string) {
 		return
 	}
 	for _, e := range entries {
-		if pid, ok := cgroupOwner(e.Name()); ok && e.IsDir() && !sched.ProcessAlive(pid) {
-			unix.Rmdir(filepath.Join(dir, e.Name()))
+		if pid, ok := cgroupOwner(e.Name()); ok && e.IsDir() && ownerGone(fsroot.Host, filepath.Join(dir, e.Name()), pid) {
+			removeTree(filepath.Join(dir, e.Name()), 0)
 		}
 	}
 }
@@ -553,26 +553,63 @@ func (cg *cgroup) accounted() []int {
 	return cg.procs()
 }
 
-// readProcs reads a cgroup directory's cgroup.procs.
+// readProcs reads the cgroup.procs of a cgroup directory and of every
+// cgroup nested in it: a command may make cgroups of its own inside the
+// run's and move its processes there, and they are still the run's.
 func readProcs(dir string) []int {
+	var pids []int
 	data, err := fsroot.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return nil
 	}
-	var pids []int
 	for _, f := range strings.Fields(string(data)) {
 		if pid, err := strconv.Atoi(f); err == nil {
 			pids = append(pids, pid)
 		}
 	}
+	for _, sub := range nested(dir) {
+		pids = append(pids, readProcs(sub)...)
+	}
 	return pids
+}
+
+// nested lists the cgroups directly inside dir.
+func nested(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// allProcs lists, once each, the processes in any of the run's
+// directories: one that moved itself out of one hierarchy is still in
+// the others.
+func (cg *cgroup) allProcs() []int {
+	var out []int
+	seen := map[int]bool{}
+	for _, dir := range cg.Dirs() {
+		for _, pid := range readProcs(dir) {
+			if !seen[pid] {
+				seen[pid] = true
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
 }
 
 // signal sends sig to every process in the cgroup and returns how many
 // were sent it.
 func (cg *cgroup) signal(sig unix.Signal) int {
 	n := 0
-	for _, pid := range cg.procs() {
+	for _, pid := range cg.allProcs() {
 		if unix.Kill(pid, sig) == nil {
 			n++
 		}
@@ -593,8 +630,11 @@ func (cg *cgroup) kill() {
 	}
 	freezer := cg.dirs["freezer"]
 	if freezer != "" && cg.freeze(freezer) {
+		if afterFreeze != nil {
+			afterFreeze()
+		}
 		cg.signal(unix.SIGKILL)
-		writeFile(filepath.Join(freezer, "freezer.state"), "THAWED")
+		thaw(freezer)
 		return
 	}
 	for range 100 { // without a freezer: until no fork outruns the kill
@@ -677,9 +717,23 @@ func parseUsagePerCPU(data []byte) (map[int]time.Duration, error) {
 	return out, nil
 }
 
-// remove deletes the run's directories. A cgroup with a live task cannot
-// be removed, so the caller ends the tree first; a task still exiting is
-// given a moment.
+// afterFreeze, when set (by the tests), runs between kill's freeze and its
+// thaw: the window in which a corepin that dies leaves its tree frozen.
+var afterFreeze func()
+
+// thaw thaws a v1 freezer cgroup and every cgroup nested in it, which
+// the command may have frozen itself: a frozen task does not act on
+// SIGKILL until it is thawed.
+func thaw(dir string) {
+	writeFile(filepath.Join(dir, "freezer.state"), "THAWED")
+	for _, sub := range nested(dir) {
+		thaw(sub)
+	}
+}
+
+// remove deletes the run's directories, the cgroups the command made
+// inside them first. A cgroup with a live task cannot be removed, so the
+// caller ends the tree first; a task still exiting is given a moment.
 func (cg *cgroup) remove() error {
 	if cg.fd >= 0 {
 		unix.Close(cg.fd)
@@ -687,16 +741,32 @@ func (cg *cgroup) remove() error {
 	}
 	var first error
 	for ctl, dir := range cg.dirs {
-		var err error
-		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
-			err = unix.Rmdir(dir)
-			if err == nil || errors.Is(err, unix.ENOENT) || !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
-				break
-			}
+		if err := removeTree(dir, 2*time.Second); err != nil && first == nil {
+			first = fmt.Errorf("removing the run's %s cgroup: %w", ctl, err)
 		}
-		if err != nil && !errors.Is(err, unix.ENOENT) && first == nil {
-			first = fmt.Errorf("removing the run's %s cgroup %s: %w", ctl, dir, err)
+	}
+	return first
+}
+
+// removeTree removes a cgroup directory and those nested in it, deepest
+// first; one still busy with an exiting task is tried again for up to
+// wait. A directory already gone is no error.
+func removeTree(dir string, wait time.Duration) error {
+	var first error
+	for _, sub := range nested(dir) {
+		if err := removeTree(sub, wait); err != nil && first == nil {
+			first = err
 		}
+	}
+	var err error
+	for deadline := time.Now().Add(wait); ; time.Sleep(time.Millisecond) {
+		err = unix.Rmdir(dir)
+		if err == nil || errors.Is(err, unix.ENOENT) || !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil && !errors.Is(err, unix.ENOENT) && first == nil {
+		first = fmt.Errorf("removing %s: %w", dir, err)
 	}
 	return first
 }

@@ -88,12 +88,14 @@ func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, rep *Tre
 		rep.NoCgroup = "not asked for"
 		return t
 	}
+	guardSend(target, guardMsg{}) // started before the first change that would outlive corepin
 	cg, why := newCgroup(root, cpus)
 	if cg == nil {
 		rep.NoCgroup = why
 		return t
 	}
 	t.cg = cg
+	guardSend(target, guardCgroupOf(cg))
 	rep.Mechanism, rep.Cgroup, rep.CgroupCPUs = cg.Mechanism(), cg.Dirs(), cg.cpus
 	return t
 }
@@ -185,6 +187,9 @@ func (t *tree) started(pid int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pid, t.rep.PGID = pid, pid
+	if st, ok := t.stat(pid); ok {
+		guardSend(t.meter.cpus, guardMsg{Group: &guardGroup{PGID: pid, Start: st.StartTime}})
+	}
 	if t.launched {
 		// The launcher has set up its thread and become the command; what
 		// it may have forked meanwhile stays in the session's autogroup.
@@ -249,6 +254,7 @@ func (t *tree) weigh(a sched.Attr, move func() error) {
 		return
 	}
 	t.rep.PriorityScope, t.rep.Cgroup = scopeWeight(w), t.cg.Dirs()
+	guardSend(t.meter.cpus, guardCgroupOf(t.cg)) // with the cpu hierarchy's directory
 }
 
 // Members lists the run's live processes other than the command itself:
@@ -480,6 +486,10 @@ func (t *tree) account() {
 func (t *tree) close() {
 	if t.takeBack != nil {
 		t.takeBack()
+	}
+	if t.pid > 0 {
+		// The command is reaped: the group's ID may go to another process.
+		guardSend(t.meter.cpus, guardMsg{Ungroup: t.pid})
 	}
 	if t.cg == nil {
 		return

@@ -37,6 +37,7 @@ func Verbs() []Verb {
 	return []Verb{
 		{Arg, func([]string) int { Main(); return 1 }},
 		{SpinArg, func([]string) int { Spin(); return 1 }},
+		{GuardArg, guardMain},
 		{WorkloadArg, func(args []string) int { return runWorkload(args, os.Stdout, os.Stderr) }},
 	}
 }

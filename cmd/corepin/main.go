@@ -38,11 +38,21 @@ func main() {
 }
 
 // runWithSignals runs the command line with a context that SIGINT,
-// SIGTERM and SIGHUP cancel, so that every command stops cleanly, keeps
-// its data and exits 128+N; SIGPIPE is ignored (see internal/interrupt).
-// exec passes them on to the command instead.
+// SIGTERM, SIGHUP and SIGQUIT cancel, so that every command stops
+// cleanly, keeps its data and exits 128+N; SIGPIPE is ignored (see
+// internal/interrupt). exec passes them on to the command instead.
+//
+// What a signal cannot reach (SIGKILL, the OOM killer, a crash) a guard
+// process finishes: a command that makes a run's cgroups or tunes the
+// machine starts it first (see launch.EnableGuard), and dismisses it
+// here, at the normal end.
 func runWithSignals(args []string) int {
-	return runCommandLine(context.Background(), os.Stdout, os.Stderr, args, true)
+	launch.EnableGuard()
+	code := runCommandLine(context.Background(), os.Stdout, os.Stderr, args, true)
+	if err := launch.DismissGuard(); err != nil {
+		fmt.Fprintf(os.Stderr, "corepin: warning: nothing would have cleaned up had corepin been killed: %v\n", err)
+	}
+	return code
 }
 
 // catcher holds the signals caught since internal/interrupt's

@@ -47,6 +47,7 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 		return code
 	}
 	warnStale(stderr, args)
+	sweepStrays(stderr, args)
 	root := newRootCmd()
 	if signals {
 		// One catcher for every command (internal/interrupt): the context

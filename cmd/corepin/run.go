@@ -99,6 +99,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		default:
 			events = runner.LineEvents(in.Stderr)
 		}
+		launch.GuardResults(req.Mask(), out) // where a guard says what it did, should corepin be killed
 		tuned, err := tune.start(in, req.Mask(), "corepin run")
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/system"
 )
 
@@ -249,6 +250,9 @@ func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*sy
 	if !f.wanted(in) {
 		return nil, nil
 	}
+	// The guard puts the machine back should corepin be killed: it is
+	// told before the first value changes.
+	launch.GuardTune(cpus, fsroot.Root(f.root), f.journal)
 	t, err := system.TuneFor(in.Ctx, f.machine(in), f.request(cpus), what+" "+strings.Join(f.given(in), " "))
 	if err != nil {
 		if in.Ctx.Err() != nil {
@@ -308,5 +312,18 @@ func warnStale(w io.Writer, args []string) {
 	}
 	if msg := system.StaleWarning("/" + system.DefaultJournal); msg != "" {
 		fmt.Fprintln(w, "corepin: warning:", msg)
+	}
+}
+
+// sweepStrays ends what a corepin that was killed, and whose guard was
+// killed too, left running (see launch.SweepStale), and says so on
+// stderr: every command does, so that nothing runs unseen beside the next
+// measurement.
+func sweepStrays(w io.Writer, args []string) {
+	if len(args) > 0 && args[0] == "__complete" {
+		return
+	}
+	for _, s := range launch.SweepStale(fsroot.Host) {
+		fmt.Fprintln(w, "corepin:", s)
 	}
 }

@@ -1,8 +1,10 @@
 // Package interrupt is how every corepin command ends on a signal, the same
-// way: SIGINT, SIGTERM and SIGHUP cancel the command's context (the command
-// stops its work, restores what it changed, writes what finished, marks it
-// interrupted and exits 128+N), and SIGPIPE is ignored, so that a reader
-// that went away (corepin run | head -1) costs the output, not the run.
+// way: SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the command's context
+// (the command stops its work, restores what it changed, writes what
+// finished, marks it interrupted and exits 128+N), and SIGPIPE is ignored,
+// so that a reader that went away (corepin run | head -1) costs the
+// output, not the run. SIGQUIT gives Go's stack dump, and the runtime's
+// exit 2 without any restore, only when GOTRACEBACK asks for a dump.
 //
 // SIGINT and SIGTERM are caught from this package's initialisation, before
 // any work starts, and the others soon after (before main runs); a signal
@@ -70,10 +72,23 @@ func init() {
 // SIGPIPE: an ignored signal stays ignored across exec, and the commands
 // corepin starts must get the default disposition.
 func later() []os.Signal {
-	if hangUpIgnored {
-		return []os.Signal{syscall.SIGPIPE}
+	sigs := []os.Signal{syscall.SIGPIPE}
+	if !hangUpIgnored {
+		sigs = append(sigs, syscall.SIGHUP)
 	}
-	return []os.Signal{syscall.SIGHUP, syscall.SIGPIPE}
+	if !dumpOnQuit() {
+		sigs = append(sigs, syscall.SIGQUIT)
+	}
+	return sigs
+}
+
+// dumpOnQuit says whether SIGQUIT keeps the runtime's action, a stack dump
+// and exit 2: when GOTRACEBACK is set to anything but none, a person
+// debugging corepin asked for it. Otherwise SIGQUIT (Ctrl-\, or a
+// supervisor's) ends corepin as SIGTERM does, its work put back.
+func dumpOnQuit() bool {
+	v := os.Getenv("GOTRACEBACK")
+	return v != "" && v != "none" && v != "0"
 }
 
 // notifyInto starts catching the ending signals and SIGPIPE into ch, as

@@ -50,6 +50,12 @@ func TestMain(m *testing.M) {
 		Release()
 		fmt.Println("still running after Release")
 		os.Exit(0)
+	case "quit":
+		c := Catch()
+		raise(syscall.SIGQUIT)
+		<-c.Context().Done()
+		fmt.Printf("caught %v, exit code %d\n", c.Signal(), c.ExitCode())
+		os.Exit(0)
 	case "hang-up":
 		c := Catch()
 		raise(syscall.SIGHUP)
@@ -120,5 +126,27 @@ func TestReleaseActsOnASignalFromBeforeIt(t *testing.T) {
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if !ws.Signaled() || ws.Signal() != syscall.SIGINT || !strings.HasPrefix(out, "raised\n") || strings.Contains(out, "still running") {
 		t.Errorf("helper: %v, printed %q; want it ended by SIGINT at Release", cmd.ProcessState, out)
+	}
+}
+
+// TestQuitEndsLikeTerm: SIGQUIT is caught as an ending signal (exit
+// 128+3), with no stack dump; with GOTRACEBACK set it keeps the runtime's
+// dump and exit 2.
+func TestQuitEndsLikeTerm(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "COREPIN_INTERRUPT_HELPER=quit", "GOTRACEBACK=")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "caught quit, exit code 131") || strings.Contains(string(out), "goroutine ") {
+		t.Errorf("SIGQUIT: %v\n%s", err, out)
+	}
+	cmd = exec.Command(exe)
+	cmd.Env = append(os.Environ(), "COREPIN_INTERRUPT_HELPER=quit", "GOTRACEBACK=all")
+	out, _ = cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "goroutine ") {
+		t.Errorf("SIGQUIT with GOTRACEBACK=all: exit %d, want the runtime's dump and 2\n%s", code, out)
 	}
 }

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// treeScript forks a child that ignores SIGTERM and leaves nothing for
+// the Go runtime to kill with corepin (it is not the command), then
+// writes the readiness marker $COREPIN_READY.
+const treeScript = `trap "" TERM; sleep 300 & echo > "$COREPIN_READY"; wait`
+
+// startGuarded starts corepin exec of treeScript as a process, tagged,
+// and waits for the marker. It skips without root, which a run's cgroup
+// needs.
+func startGuarded(t *testing.T) (cmd *processUnderTest) {
+	t.Helper()
+	requireExec(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a run's cgroup")
+	}
+	ready := filepath.Join(t.TempDir(), "ready")
+	p := &processUnderTest{tag: fmt.Sprintf("COREPIN_GUARD_TAG=%d-%s", os.Getpid(), t.Name())}
+	p.Cmd = corepinProcess(t, "exec", "-q", "--", "sh", "-c", treeScript)
+	p.Env = append(p.Env, p.tag, "COREPIN_READY="+ready)
+	// A file, not a pipe: a stray that holds the output open must not
+	// hold the test's Wait too.
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { out.Close() })
+	p.file = out
+	p.Stdout, p.Stderr = out, out
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Process.Kill()
+		p.Wait()
+	})
+	waitFor(t, "the command's readiness marker", func() bool {
+		_, err := os.Stat(ready)
+		return err == nil
+	})
+	return p
+}
+
+type processUnderTest struct {
+	*exec.Cmd
+	tag  string
+	file *os.File
+}
+
+// output is what corepin and its guard wrote so far.
+func (p *processUnderTest) output() string {
+	data, _ := os.ReadFile(p.file.Name())
+	return string(data)
+}
+
+// runCgroupsOf lists the run cgroups named for pid.
+func runCgroupsOf(pid int) []string {
+	dirs, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/*/corepin-%d-*", pid))
+	more, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/corepin-%d-*", pid))
+	return append(dirs, more...)
+}
+
+// cleanWithin fails unless, within 2 s of since, nothing tagged runs and
+// no cgroup of the corepin is left.
+func (p *processUnderTest) cleanWithin(t *testing.T, since time.Time) {
+	t.Helper()
+	for taggedProcesses(p.tag) > 0 || len(runCgroupsOf(p.Process.Pid)) > 0 {
+		if time.Since(since) > 2*time.Second {
+			t.Fatalf("2 s after the signal, %d processes of the run and cgroups %v are left\n%s", taggedProcesses(p.tag), runCgroupsOf(p.Process.Pid), p.output())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestGuardSIGKILL: corepin killed with SIGKILL in the middle of an exec
+// leaves nothing of the run: its guard ends the tree and removes the
+// cgroups, and says so.
+func TestGuardSIGKILL(t *testing.T) {
+	p := startGuarded(t)
+	at := time.Now()
+	p.Process.Signal(syscall.SIGKILL)
+	p.Wait()
+	p.cleanWithin(t, at) // the guard too, which is tagged as the run is
+	if !strings.Contains(p.output(), "its guard ended 1 process of its run and removed its cgroups") {
+		t.Errorf("the guard did not say what it did:\n%s", p.output())
+	}
+}
+
+// TestGuardSIGQUIT: SIGQUIT ends corepin as SIGTERM does, 128+3 and no
+// stack dump, with the tree ended and the cgroups removed.
+func TestGuardSIGQUIT(t *testing.T) {
+	p := startGuarded(t)
+	p.Process.Signal(syscall.SIGQUIT)
+	p.Wait() // corepin ends the tree itself: SIGQUIT, then SIGKILL after the grace
+	at := time.Now()
+	if code := p.ProcessState.ExitCode(); code != 128+int(syscall.SIGQUIT) {
+		t.Errorf("exit %d, want %d\n%s", code, 128+int(syscall.SIGQUIT), p.output())
+	}
+	noStackTrace(t, "corepin exec", p.output())
+	p.cleanWithin(t, at)
+}
+
+// TestGuardKilledFirst: with its guard killed first, a corepin killed
+// with SIGKILL leaves its tree running; the next corepin command, any
+// command, ends it and says so.
+func TestGuardKilledFirst(t *testing.T) {
+	p := startGuarded(t)
+	guard := guardOf(t, p.Process.Pid)
+	unix.Kill(guard, unix.SIGKILL)
+	waitFor(t, "the guard to die", func() bool {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", guard))
+		return err != nil || strings.Contains(string(data), ") Z ")
+	})
+	p.Process.Signal(syscall.SIGKILL)
+	p.Wait()
+	if taggedProcesses(p.tag) == 0 {
+		t.Fatal("nothing of the run was left to sweep: the test proves nothing")
+	}
+	name := filepath.Base(runCgroupsOf(p.Process.Pid)[0])
+	next := corepinProcess(t, "version")
+	out, err := next.CombinedOutput()
+	if err != nil {
+		t.Fatalf("corepin version: %v\n%s", err, out)
+	}
+	want := "corepin: ended 1 process left by a corepin that was killed (cgroup " + name + ")"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("the next command said:\n%s\nwant %q", out, want)
+	}
+	p.cleanWithin(t, time.Now())
+}
+
+// guardOf finds the guard among corepin's children.
+func guardOf(t *testing.T, pid int) int {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		data, _ := os.ReadFile(f)
+		for _, c := range strings.Fields(string(data)) {
+			cmdline, _ := os.ReadFile("/proc/" + c + "/cmdline")
+			if bytes.Contains(cmdline, []byte("__corepin-guard")) {
+				n, _ := strconv.Atoi(c)
+				return n
+			}
+		}
+	}
+	t.Fatal("corepin started no guard")
+	return 0
+}

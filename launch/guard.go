@@ -1,0 +1,46 @@
+package launch
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// GuardArg makes corepin the guard of another corepin (see guardMain): a
+// small process that finishes the cleanup when the corepin that started
+// it ends without saying it is done.
+const GuardArg = "__corepin-guard"
+
+// RecordGuarded, when set, records what a guard did in the run that the
+// guarded corepin (pid, with its start time in clock ticks since boot)
+// was writing under the results folder dir since the guard started. The
+// results model cannot be imported here (it imports launch), so corepin's
+// main sets it in its initialisation, which runs before Dispatch.
+var RecordGuarded func(dir string, pid int, start uint64, since time.Time, msg string) error
+
+// Stray is a dead corepin's run cgroup that a sweep found still holding
+// processes: its name, how many processes were ended, and what could not
+// be done.
+type Stray struct {
+	Cgroup string `json:"cgroup"`
+	Ended  int    `json:"ended"`
+	Err    string `json:"error,omitempty"`
+}
+
+// String says what the sweep did, for corepin's stderr.
+func (s Stray) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "ended %s left by a corepin that was killed (cgroup %s)", processes(s.Ended), s.Cgroup)
+	if s.Err != "" {
+		b.WriteString("; " + s.Err)
+	}
+	return b.String()
+}
+
+// processes is "1 process", "3 processes".
+func processes(n int) string {
+	if n == 1 {
+		return "1 process"
+	}
+	return fmt.Sprintf("%d processes", n)
+}

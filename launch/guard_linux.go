@@ -1,0 +1,382 @@
+package launch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/system"
+	"corepin.dev/corepin/topology"
+)
+
+// The guard finishes what a corepin that is killed (SIGKILL, the OOM
+// killer, a crash) cannot: its run's tree would go on at nice -20 on the
+// target, inside cgroups named for a dead PID, perhaps frozen, and the
+// machine would stay tuned. It is corepin re-executed (GuardArg), started
+// before the first such change, off the target and at nice 0, and it
+// blocks on a pipe from corepin, costing nothing while corepin lives.
+// corepin tells it, one JSON line at a time, what to clean as it makes
+// it: the run cgroups, the process group, the journal of a tune, the
+// results folder. A normal end says "done" and the guard exits; end of
+// file without it means corepin died, and the guard cleans up and says
+// so on stderr and in the run's results.
+//
+// The write end is close-on-exec, so no command corepin starts holds it:
+// the guard sees end of file when corepin's own process ends.
+
+// guardFD is the pipe in the guard: the first of exec.Cmd.ExtraFiles.
+const guardFD = 3
+
+// guardMsg is one line on the guard's pipe.
+type guardMsg struct {
+	Cgroup  *guardCgroup `json:"cgroup,omitempty"`
+	Group   *guardGroup  `json:"group,omitempty"`
+	Ungroup int          `json:"ungroup,omitempty"`
+	Journal *guardTune   `json:"journal,omitempty"`
+	Results string       `json:"results,omitempty"`
+	Done    bool         `json:"done,omitempty"`
+}
+
+// guardCgroup is a run cgroup: its directories, by the keys cgroup.dirs
+// uses.
+type guardCgroup struct {
+	Version int               `json:"version"`
+	Name    string            `json:"name"`
+	Dirs    map[string]string `json:"dirs"`
+}
+
+// guardGroup is a run's process group: its ID is its leader's PID, with
+// the leader's start time.
+type guardGroup struct {
+	PGID  int    `json:"pgid"`
+	Start uint64 `json:"start"`
+}
+
+// guardTune is the machine whose journal holds corepin's tune.
+type guardTune struct {
+	Root    string `json:"root"`
+	Journal string `json:"journal"`
+}
+
+// guarding is this process's side of its guard.
+var guarding struct {
+	sync.Mutex
+	enabled bool
+	w       *os.File
+	err     error // why there is no guard
+}
+
+// EnableGuard makes this process start a guard before its first change
+// that would outlive it (a run's cgroup, a tune): corepin's command does,
+// a library that runs work need not. DismissGuard ends it.
+func EnableGuard() {
+	guarding.Lock()
+	guarding.enabled = true
+	guarding.Unlock()
+}
+
+// DismissGuard tells the guard that corepin ends normally, having put
+// everything back itself; the guard exits. It returns why there was no
+// guard, when one was needed and could not be started.
+func DismissGuard() error {
+	guarding.Lock()
+	defer guarding.Unlock()
+	if guarding.w != nil {
+		writeGuard(guardMsg{Done: true})
+		guarding.w.Close()
+		guarding.w = nil
+	}
+	guarding.enabled = false
+	return guarding.err
+}
+
+// GuardTune starts the guard, off the CPUs target, before a tune of the
+// machine under root whose journal is journal ("" for the default), and
+// tells it to put the machine back if corepin dies.
+func GuardTune(target cpuset.Set, root fsroot.Root, journal string) {
+	guardSend(target, guardMsg{Journal: &guardTune{Root: string(root), Journal: journal}})
+}
+
+// GuardResults tells the guard where the run's results folders are made
+// (results.Create's base), so that it records there what it did.
+func GuardResults(target cpuset.Set, dir string) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	guardSend(target, guardMsg{Results: dir})
+}
+
+// guardSend starts the guard if guarding is enabled and it is not running
+// yet, and sends it m.
+func guardSend(target cpuset.Set, m guardMsg) {
+	guarding.Lock()
+	defer guarding.Unlock()
+	if !guarding.enabled || guarding.err != nil {
+		return
+	}
+	if guarding.w == nil {
+		if guarding.w, guarding.err = startGuard(target); guarding.err != nil {
+			return
+		}
+	}
+	writeGuard(m)
+}
+
+// writeGuard writes m as one line, in one write: a pipe keeps a write of
+// less than PIPE_BUF whole, so a corepin killed while writing leaves no
+// half line. A guard that has died gives EPIPE, which is ignored.
+func writeGuard(m guardMsg) {
+	if m == (guardMsg{}) {
+		return // only starting the guard
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return
+	}
+	guarding.w.Write(append(data, '\n'))
+}
+
+// guardCgroupOf is what the guard needs of cg.
+func guardCgroupOf(cg *cgroup) guardMsg {
+	dirs := map[string]string{}
+	for k, v := range cg.dirs {
+		dirs[k] = v
+	}
+	return guardMsg{Cgroup: &guardCgroup{Version: cg.version, Name: cg.name, Dirs: dirs}}
+}
+
+// startGuard starts the guard and returns the write end of its pipe. It
+// starts from a thread of its own whose mask leaves out the target (and
+// its SMT siblings where another core is allowed) and whose nice value is
+// 0, so that every thread of the guard is born there: the thread that
+// happens to fork may be a session's, at nice -20 on the target.
+func startGuard(target cpuset.Set) (*os.File, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("starting corepin's guard: %w", err)
+	}
+	st, ok := readTaskStat(fsroot.Host, os.Getpid())
+	if !ok {
+		return nil, errors.New("starting corepin's guard: cannot read corepin's own start time")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("starting corepin's guard: %w", err)
+	}
+	defer r.Close()
+	cmd := exec.Command(self, GuardArg, strconv.Itoa(os.Getpid()), strconv.FormatUint(st.StartTime, 10))
+	cmd.ExtraFiles = []*os.File{r}
+	cmd.Stderr = os.Stderr
+	// One P is plenty for a process that reads a pipe; a process group of
+	// its own keeps a terminal's Ctrl-C, meant for corepin, from it.
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	errc := make(chan error, 1)
+	go func() {
+		done := sched.Throwaway()
+		defer done()
+		if mask, err := sched.GetAffinity(0); err == nil && !target.IsEmpty() {
+			core, _ := topology.CoreSiblings("/", target)
+			if off, _, err := sched.OffCPUs(mask, target, core); err == nil {
+				sched.SetAffinity(0, off)
+			}
+		}
+		sched.SetNice(0, 0)
+		errc <- cmd.Start()
+	}()
+	if err := <-errc; err != nil {
+		w.Close()
+		return nil, fmt.Errorf("starting corepin's guard: %w", err)
+	}
+	return w, nil
+}
+
+// guardMain is the guard: args are the guarded corepin's PID and start
+// time (clock ticks since boot).
+func guardMain(args []string) int {
+	// Only corepin's end ends the guard: the signals meant for corepin
+	// (a terminal's, a supervisor's) must not take the cleanup with them.
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	if len(args) != 2 {
+		fmt.Fprintf(os.Stderr, "corepin %s: want the guarded PID and its start time\n", GuardArg)
+		return 2
+	}
+	pid, err1 := strconv.Atoi(args[0])
+	start, err2 := strconv.ParseUint(args[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		fmt.Fprintf(os.Stderr, "corepin %s: bad arguments %q\n", GuardArg, args)
+		return 2
+	}
+	g := &guardState{owner: system.Owner{PID: pid, Start: start}, cgroups: map[string]guardCgroup{}, groups: map[int]uint64{}, since: time.Now()}
+	dec := json.NewDecoder(os.NewFile(guardFD, "corepin-guard"))
+	for {
+		var m guardMsg
+		if err := dec.Decode(&m); err != nil {
+			break // end of file: corepin has ended
+		}
+		if m.Done {
+			return 0
+		}
+		g.note(m)
+	}
+	g.cleanUp(os.Stderr)
+	return 0
+}
+
+// guardState is what the guard was told to clean.
+type guardState struct {
+	owner   system.Owner
+	cgroups map[string]guardCgroup
+	groups  map[int]uint64 // PGID: the leader's start time
+	tunes   []guardTune
+	results string
+	since   time.Time // when the guard started: older results are not this run's
+}
+
+func (g *guardState) note(m guardMsg) {
+	if c := m.Cgroup; c != nil {
+		g.cgroups[c.Name] = *c
+	}
+	if m.Group != nil {
+		g.groups[m.Group.PGID] = m.Group.Start
+	}
+	if m.Ungroup != 0 {
+		delete(g.groups, m.Ungroup)
+	}
+	if m.Journal != nil && !slices.Contains(g.tunes, *m.Journal) {
+		g.tunes = append(g.tunes, *m.Journal)
+	}
+	if m.Results != "" {
+		g.results = m.Results
+	}
+}
+
+// cleanUp ends the run's tree, removes its cgroups, puts the machine back
+// and says what it did. The tree goes first: it is what runs on the
+// target at nice -20.
+func (g *guardState) cleanUp(w io.Writer) {
+	var did, failed []string
+	ended := 0
+	var names []string
+	for _, name := range sortedKeys(g.cgroups) {
+		c := g.cgroups[name]
+		cg := &cgroup{version: c.Version, name: c.Name, dirs: c.Dirs, fd: -1}
+		if !cg.exists() {
+			continue // corepin removed it
+		}
+		n, err := cg.end()
+		ended += n
+		names = append(names, name)
+		if err != nil {
+			failed = append(failed, err.Error())
+		}
+	}
+	for pgid, start := range g.groups {
+		ended += endGroup(pgid, start)
+	}
+	if len(names) > 0 || ended > 0 {
+		s := "ended " + processes(ended) + " of its run"
+		if len(names) > 0 {
+			s += " and removed its cgroups (" + strings.Join(names, ", ") + ")"
+		}
+		did = append(did, s)
+	}
+	if len(g.tunes) > 0 {
+		// The journal's layer is corepin's until its process is gone,
+		// zombie included: its parent reaps it, most often at once.
+		for deadline := time.Now().Add(10 * time.Second); g.owner.Alive() && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		}
+		for _, t := range g.tunes {
+			m := &system.Machine{Root: fsroot.Root(t.Root), Journal: t.Journal}
+			rep, err := m.Reset(context.Background())
+			switch {
+			case err != nil:
+				failed = append(failed, "putting the machine back: "+err.Error())
+			case len(rep.Running) > 0 && g.owner.Alive():
+				failed = append(failed, "the machine is still tuned: corepin's parent has not reaped it yet; `corepin system reset` restores it")
+			case rep != nil && len(rep.Restored) > 0:
+				did = append(did, fmt.Sprintf("put the machine's tuning back (%d values)", len(rep.Restored)))
+			}
+		}
+	}
+	if len(did) == 0 && len(failed) == 0 {
+		return // corepin had put everything back, or changed nothing
+	}
+	msg := fmt.Sprintf("corepin (pid %d) ended without finishing; its guard %s", g.owner.PID, strings.Join(did, ", "))
+	if len(did) == 0 {
+		msg = fmt.Sprintf("corepin (pid %d) ended without finishing", g.owner.PID)
+	}
+	if len(failed) > 0 {
+		msg += "; it could not: " + strings.Join(failed, "; ")
+	}
+	fmt.Fprintf(w, "corepin: %s\n", msg)
+	if g.results != "" {
+		if err := g.record(msg); err != nil {
+			fmt.Fprintf(w, "corepin: guard: recording this in the results: %v\n", err)
+		}
+	}
+}
+
+// exists says whether any of the cgroup's directories is still there.
+func (cg *cgroup) exists() bool {
+	for _, d := range cg.dirs {
+		if _, err := os.Stat(d); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// endGroup kills what is left of a run's process group and returns how
+// many processes it held. The kernel gives no process a PID that is still
+// a group's ID, so a leader that runs with another start time means the
+// run's group ended and its ID went to another.
+func endGroup(pgid int, start uint64) int {
+	if st, ok := readTaskStat(fsroot.Host, pgid); ok && st.StartTime != start && st.State != 'Z' {
+		return 0
+	}
+	n := 0
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readTaskStat(fsroot.Host, pid); ok && st.PGrp == pgid && st.State != 'Z' {
+			n++
+		}
+	}
+	if n > 0 {
+		unix.Kill(-pgid, unix.SIGKILL)
+	}
+	return n
+}
+
+// record waits until corepin is gone, as a reader of its results must
+// (a writer that is still there is not known to have crashed), and
+// records msg there.
+func (g *guardState) record(msg string) error {
+	if RecordGuarded == nil {
+		return nil
+	}
+	for deadline := time.Now().Add(10 * time.Second); g.owner.Alive() && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	}
+	return RecordGuarded(g.results, g.owner.PID, g.owner.Start, g.since, msg)
+}

@@ -1,0 +1,262 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/session"
+)
+
+func init() { treeHelpers["frozenkill"] = frozenKill }
+
+// frozenKill runs, guarded, a command whose child leaves the process
+// group and ignores SIGTERM, and ends it once the child runs: the kill
+// freezes the run's cgroup and stops there for good (holdFrozen), having
+// written COREPIN_FROZEN, until the test kills this process.
+func frozenKill() int {
+	EnableGuard()
+	holdFrozen(func() { os.WriteFile(os.Getenv("COREPIN_FROZEN"), nil, 0o644) })
+	ready := os.Getenv("COREPIN_READY")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for {
+			if _, err := os.Stat(ready); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	cpu, _ := strconv.Atoi(os.Getenv("COREPIN_CPU"))
+	_, err := Run(ctx, Config{
+		Request: session.Request{CPU: cpu},
+		Args:    []string{"sh", "-c", `trap "" TERM; setsid sleep 300 & echo > "$COREPIN_READY"; wait`},
+		Grace:   time.Millisecond,
+	})
+	fmt.Println("the kill did not stop at its freeze:", err)
+	return 1
+}
+
+// requireV1Freezer skips unless a run's cgroup is made on cgroup v1 with a
+// freezer, where ending a tree freezes it first.
+func requireV1Freezer(t *testing.T, cpu int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a run's cgroup")
+	}
+	cg, why := newCgroup(fsroot.Host, cpuset.Of(cpu))
+	if cg == nil {
+		t.Skipf("no run cgroup: %s", why)
+	}
+	defer cg.remove()
+	if cg.version != 1 || cg.dirs["freezer"] == "" {
+		t.Skip("needs a cgroup v1 freezer (runs end through cgroup.kill on v2)")
+	}
+}
+
+// runCgroups lists the run cgroups named for pid in every hierarchy.
+func runCgroups(pid int) []string {
+	dirs, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/*/corepin-%d-*", pid))
+	more, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/corepin-%d-*", pid))
+	return append(dirs, more...)
+}
+
+// tagged lists the processes whose environment holds tag.
+func tagged(tag string) []int {
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	var out []int
+	for _, p := range procs {
+		if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte(tag+"\x00")) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestGuardThawsATreeLeftFrozen: a corepin killed between the freezer's
+// FROZEN and THAWED would leave its tree frozen for good; the guard thaws
+// it, ends it and removes the cgroups.
+func TestGuardThawsATreeLeftFrozen(t *testing.T) {
+	cpu := testcpu.Target(t)
+	requireV1Freezer(t, cpu)
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := fmt.Sprintf("COREPIN_GUARD_TAG=%d-%s", os.Getpid(), t.Name())
+	frozen := filepath.Join(dir, "frozen")
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=frozenkill", tag, "COREPIN_CPU="+strconv.Itoa(cpu),
+		"COREPIN_READY="+filepath.Join(dir, "ready"), "COREPIN_FROZEN="+frozen)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, cmd, frozen, &stderr)
+	var frozenSeen bool
+	for _, d := range runCgroups(cmd.Process.Pid) {
+		if data, err := os.ReadFile(filepath.Join(d, "freezer.state")); err == nil && strings.TrimSpace(string(data)) == "FROZEN" {
+			frozenSeen = true
+		}
+	}
+	if !frozenSeen {
+		t.Fatalf("the run's cgroup is not frozen at the hold (%v)", runCgroups(cmd.Process.Pid))
+	}
+	cmd.Process.Kill()
+	cmd.Wait() // and the guard, which holds its stderr until it is done
+	cleanWithin(t, tag, cmd.Process.Pid, &stderr)
+	if !strings.Contains(stderr.String(), "its guard ended ") {
+		t.Errorf("the guard did not say what it ended:\n%s", stderr.String())
+	}
+}
+
+// waitFile waits until path exists, or fails when cmd has ended first.
+func waitFile(t *testing.T, cmd *exec.Cmd, path string, out *bytes.Buffer) {
+	t.Helper()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if err := unix.Kill(cmd.Process.Pid, 0); err != nil {
+			t.Fatalf("the helper ended before %s:\n%s", path, out)
+		}
+		if dl, ok := t.Deadline(); ok && time.Until(dl) < 5*time.Second {
+			t.Fatalf("gave up waiting for %s:\n%s", path, out)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// cleanWithin fails unless, within 2 s, no process tagged tag runs and no run
+// cgroup of pid is left.
+func cleanWithin(t *testing.T, tag string, pid int, out *bytes.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for len(tagged(tag)) > 0 || len(runCgroups(pid)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("2 s after corepin's end, processes %v and cgroups %v are left\n%s", tagged(tag), runCgroups(pid), out)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestSweepEndsADeadRunsTree: a run cgroup named for a corepin that is
+// gone, holding a process and a cgroup of the command's own, frozen, is
+// thawed, ended and removed; one named for this living process is not
+// touched.
+func TestSweepEndsADeadRunsTree(t *testing.T) {
+	cpu := testcpu.Target(t)
+	requireV1Freezer(t, cpu)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	runCgroup := func(owner int) (*cgroup, *exec.Cmd) {
+		cg, why := newCgroup(fsroot.Host, cpuset.Of(cpu))
+		if cg == nil {
+			t.Fatal(why)
+		}
+		// Renamed for its owner: a directory of each hierarchy.
+		name := fmt.Sprintf("corepin-%d-%d", owner, cgroupSeq.Add(1))
+		for ctl, d := range cg.dirs {
+			to := filepath.Join(filepath.Dir(d), name)
+			if err := os.Rename(d, to); err != nil {
+				cg.remove()
+				t.Skipf("cannot rename a cgroup: %v", err)
+			}
+			cg.dirs[ctl] = to
+		}
+		cg.name = name
+		sleep := exec.Command("sleep", "300")
+		if err := sleep.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait(); cg.remove() })
+		for _, d := range cg.Dirs() {
+			if err := writeFile(filepath.Join(d, "cgroup.procs"), strconv.Itoa(sleep.Process.Pid)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return cg, sleep
+	}
+	stale, strayProc := runCgroup(dead.Process.Pid)
+	sub := filepath.Join(stale.dirs["freezer"], "own")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(filepath.Join(sub, "cgroup.procs"), strconv.Itoa(strayProc.Process.Pid)); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(filepath.Join(stale.dirs["freezer"], "freezer.state"), "FROZEN"); err != nil {
+		t.Fatal(err)
+	}
+	live, liveProc := runCgroup(os.Getpid())
+
+	strays := SweepStale(fsroot.Host)
+	var found *Stray
+	for i := range strays {
+		if strays[i].Cgroup == stale.name {
+			found = &strays[i]
+		}
+	}
+	if found == nil || found.Ended != 1 || found.Err != "" {
+		t.Fatalf("sweep = %+v, want %s with 1 process ended", strays, stale.name)
+	}
+	if want := "ended 1 process left by a corepin that was killed (cgroup " + stale.name + ")"; found.String() != want {
+		t.Errorf("said %q, want %q", found.String(), want)
+	}
+	strayProc.Wait() // the sweep killed it; this test binary is its parent
+	if stale.exists() {
+		t.Errorf("the dead run's cgroups are still there: %v", stale.Dirs())
+	}
+	if !live.exists() || unix.Kill(liveProc.Process.Pid, 0) != nil {
+		t.Errorf("the sweep touched the living corepin's cgroup %s", live.name)
+	}
+}
+
+// TestOwnerGone: a run cgroup's owner is gone when its PID runs a process
+// that started after the cgroup was made; one that started before is its
+// owner; a PID that no process has is gone.
+func TestOwnerGone(t *testing.T) {
+	dir := t.TempDir() // made now, as a run's cgroup would be
+	root := t.TempDir()
+	now := time.Now().Unix()
+	stat := func(state string, startTicks int64) {
+		os.MkdirAll(filepath.Join(root, "proc", "4242"), 0o755)
+		line := fmt.Sprintf("4242 (corepin) %s 1 4242 4242 0 -1 4194304 101 0 0 0 0 0 0 0 20 0 1 0 %d 3133440 386 18446744073709551615 1 1 1 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 1 1 1 1 1 1 1 0\n", state, startTicks)
+		os.WriteFile(filepath.Join(root, "proc", "4242", "stat"), []byte(line), 0o644)
+	}
+	// Booted an hour ago.
+	if err := os.MkdirAll(filepath.Join(root, "proc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "proc", "stat"), []byte(fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", now-3600)), 0o644)
+	stat("S", 100*60) // a minute after boot: before the cgroup
+	if ownerGone(fsroot.Root(root), dir, 4242) {
+		t.Error("a process that started before its cgroup was made is taken as gone")
+	}
+	stat("S", 100*3660) // a minute from now: after the cgroup
+	if !ownerGone(fsroot.Root(root), dir, 4242) {
+		t.Error("a process that started after the cgroup was made is taken as its owner")
+	}
+	stat("Z", 100*60)
+	if !ownerGone(fsroot.Root(root), dir, 4242) {
+		t.Error("a zombie is taken as a living owner")
+	}
+}
