@@ -256,7 +256,7 @@ func TestSummaryWarningsOneLinePerKind(t *testing.T) {
 	}, Warnings: []string{"machine not tuned"}}
 	got := r.SummaryWarnings()
 	want := []string{
-		"fib, json: the work's own threads waited 3.1–9.2% of their time for the target CPU, behind each other (nothing else ran there) in 3 of 6 runs",
+		"fib, json: the work's own threads waited 3.1–9.2% of their time for the target CPU, behind each other (what else ran there took too little to cause it) in 3 of 6 runs",
 		"the run times varied: outlier runs in fib; a slow first run in sha; the page has each run",
 		"fib: the first run was slow",
 		"machine not tuned",

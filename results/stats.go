@@ -10,6 +10,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/watch"
 )
 
 // Summarize computes the statistics of the counted runs, the ratio to the
@@ -174,8 +175,17 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 			for _, e := range sch.Watch.Errors {
 				addRun(r.Index, KindWatcher, "watcher: %s", e)
 			}
-			for _, e := range sch.Watch.KeepUp.Warnings() {
-				addRun(r.Index, KindWatcher, "%s", e)
+			k := sch.Watch.KeepUp
+			if k.Unvouched {
+				addRun(r.Index, KindWatcher, "the watcher missed %d of %d ticks (%.0f%%, at %s): residency cannot be vouched for",
+					k.Missed, k.Expected, 100*k.MissedShare, k.Priority)
+			}
+			// The watcher's own cost matters where it shares the target;
+			// kept off it, the figure stays in run.json alone.
+			if k.TooExpensive && (sch.Watch.WatcherCPUs.IsEmpty() || !sch.Watch.WatcherCPUs.Intersect(sch.Readback.CPUs).IsEmpty()) {
+				share := k.CPUShare
+				w = append(w, Warning{Run: r.Index, Kind: KindWatcherCost, Value: &share,
+					Text: fmt.Sprintf("the watcher used %.1f%% of a CPU (above %.0f%%): use a longer --watch period", 100*share, 100*watch.CPUShareWarn)})
 			}
 		}
 		if sch.Watch != nil && sch.Watch.OnTargetRatio != nil && *sch.Watch.OnTargetRatio < ResidencyWarn {

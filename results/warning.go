@@ -40,6 +40,7 @@ const (
 	KindFirstRun    = "first-run"    // a slow first run
 	KindOutliers    = "outliers"     // runs far from the median
 	KindWatcher     = "watcher"      // the watcher's own troubles
+	KindWatcherCost = "watcher-cost" // the watcher's own CPU time, off the target
 	KindResidency   = "residency"    // the work was off the target
 	KindRestore     = "restore"      // a thread that could not be put back
 	KindTelemetry   = "telemetry"    // the sampler's notes
@@ -56,14 +57,15 @@ var summaries = map[string]struct {
 	phrase string
 	share  bool
 }{
-	KindShared:     {"others took %s of the target CPU's time", true},
-	KindOwnWait:    {"the work's own threads waited %s of their time for the target CPU, behind each other (nothing else ran there)", true},
-	KindWait:       {"the work waited %s of its time for the target CPU (cause unknown)", true},
-	KindOwnThreads: {"%s busy threads of the work took turns on the target CPUs", false},
-	KindCoverage:   {"the sampled residency covers only %s of the tree's CPU time", true},
-	KindSpeed:      {"the target ran at %s of its best speed by the speed witness (see run.json for each run's cause)", true},
-	KindSpeedGate:  {"%s run(s) per benchmark slowed below the speed gate were dropped and re-run", false},
-	KindSpread:     {"spread %s (coefficient of variation) is above 5%%: rerun with more runs on a quieter machine", true},
+	KindShared:      {"others took %s of the target CPU's time", true},
+	KindOwnWait:     {"the work's own threads waited %s of their time for the target CPU, behind each other (what else ran there took too little to cause it)", true},
+	KindWait:        {"the work waited %s of its time for the target CPU (cause unknown)", true},
+	KindOwnThreads:  {"%s busy threads of the work took turns on the target CPUs", false},
+	KindCoverage:    {"the sampled residency covers only %s of the tree's CPU time", true},
+	KindSpeed:       {"the target ran at %s of its best speed by the speed witness (see run.json for each run's cause)", true},
+	KindSpeedGate:   {"%s run(s) per benchmark slowed below the speed gate were dropped and re-run", false},
+	KindWatcherCost: {"the watcher used %s of a CPU off the target (above 2%%): a longer --watch period costs less", true},
+	KindSpread:      {"spread %s (coefficient of variation) is above 5%%: rerun with more runs on a quieter machine", true},
 }
 
 // String is the warning as summary.csv writes it: "run 3: text", or the

@@ -118,14 +118,19 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 	}
 	if ws := sh.WaitShare; ws != nil && sh.WaitS != nil && *sh.WaitS > 0 && work >= MinWorkCPU {
 		wait := seconds(*sh.WaitS)
+		wanted := wait.Seconds() / *ws // the time the work wanted a CPU
 		v.WaitCause = "unknown"
-		if o != nil && (seconds(o.S) <= floor || seconds(o.S) <= wait/10) {
+		share := *ws
+		if o != nil && v.Sharing != SharedWarned && v.Sharing != SharedInvalid && v.Sharing != SharedAllowed && seconds(o.S) < wait/2 {
+			// Others took too little of the target to matter, and less
+			// than half the wait: at least the rest of it was behind the
+			// work's own threads, which is what is said.
 			v.WaitCause = "own threads"
+			share = max(0, wait.Seconds()-o.S) / wanted
 		}
-		if *ws > OwnWaitWarn {
-			share := *ws
+		if share > OwnWaitWarn {
 			if v.WaitCause == "own threads" {
-				warn(results.KindOwnWait, &share, "the work's own threads waited %.1f%% of their time for the target CPU, behind each other (nothing else ran there)", 100*share)
+				warn(results.KindOwnWait, &share, "the work's own threads waited %.1f%% of their time for the target CPU, behind each other (what else ran there took too little to cause it)", 100*share)
 			} else {
 				warn(results.KindWait, &share, "the work waited %.1f%% of its time for the target CPU (cause unknown)", 100*share)
 			}
