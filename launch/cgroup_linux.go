@@ -553,6 +553,26 @@ func (cg *cgroup) accounted() []int {
 	return cg.procs()
 }
 
+// holds reports whether pid is in the run's cgroup (or one nested in it)
+// in the hierarchy of its CPU account, by its own /proc/PID/cgroup. A
+// process it cannot read is taken as held: nothing says it left.
+func (cg *cgroup) holds(root fsroot.Root, pid int) bool {
+	data, err := root.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cgroup"))
+	if err != nil {
+		return true
+	}
+	paths := parseProcCgroup(data)
+	ctl := ""
+	if cg.version == 1 {
+		ctl = "cpuset"
+		if cg.dirs["cpuacct"] != "" {
+			ctl = "cpuacct"
+		}
+	}
+	path, ok := paths[ctl]
+	return !ok || slices.Contains(strings.Split(path, "/"), cg.name)
+}
+
 // readProcs reads the cgroup.procs of a cgroup directory and of every
 // cgroup nested in it: a command may make cgroups of its own inside the
 // run's and move its processes there, and they are still the run's.

@@ -306,7 +306,9 @@ func (t *tree) members(withRoot bool) []int {
 			continue // the PID was reused by a process that is not the run's
 		}
 		t.seen[pid] = st.StartTime
-		if inside != nil && !inside[pid] {
+		// A process missing from the listing may have been forked since
+		// it was read: its own /proc/PID/cgroup says where it is.
+		if inside != nil && !inside[pid] && !t.cg.holds(t.root, pid) {
 			if t.outside == nil {
 				t.outside = map[int]outsider{}
 			}
