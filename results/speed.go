@@ -91,7 +91,13 @@ func (r *RunRecord) FullSpeed() bool {
 // probe that had the CPU all along ran on a slowed core; one that did not
 // waited for it.
 func (r *RunRecord) SpeedText() string {
+	// The slower probe is the one that says the core was slowed.
 	s, _ := r.Speed()
+	for _, p := range []*float64{r.SpeedBefore, r.SpeedAfter} {
+		if p != nil {
+			s = min(s, *p)
+		}
+	}
 	text := fmt.Sprintf("the target ran at %.2f of its best speed (probe before %s, after %s)", s, fraction(r.SpeedBefore), fraction(r.SpeedAfter))
 	on := 1.0
 	for _, p := range []*SpeedProbe{r.ProbeBefore, r.ProbeAfter} {

@@ -195,11 +195,17 @@ func TestSpeedGateReRunsASlowedRun(t *testing.T) {
 	if len(b.DroppedRuns) == 0 {
 		t.Fatal("no dropped run in run.json")
 	}
-	d := b.DroppedRuns[0]
-	s, _ := d.Speed()
-	t.Logf("dropped run %d at speed %.2f: %s", d.Index, s, d.Dropped)
-	if d.Index != 1 || d.Dropped == "" || s > 0.5 {
-		t.Errorf("first dropped run: index %d, speed %.2f, reason %q; want run 1 at about a third, with its reason", d.Index, s, d.Dropped)
+	// go test's other packages on the same CPUs can slow another run
+	// below the gate too, which is then dropped as rightly: the test asks
+	// that the throttled run 1 is among the dropped, at about a third.
+	throttled := false
+	for _, d := range b.DroppedRuns {
+		s, _ := d.Speed()
+		t.Logf("dropped run %d at speed %.2f: %s", d.Index, s, d.Dropped)
+		throttled = throttled || (d.Index == 1 && d.Dropped != "" && s <= 0.5)
+	}
+	if !throttled {
+		t.Errorf("run 1, throttled to a third, is not among the dropped runs %+v", b.DroppedRuns)
 	}
 	if b.N != 3 || len(b.Runs) != 3 || len(b.Included) != 3 {
 		t.Errorf("statistics of %d runs (included %v) from %d records, want the 3 planned", b.N, b.Included, len(b.Runs))
