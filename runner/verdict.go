@@ -119,19 +119,28 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 	if ws := sh.WaitShare; ws != nil && sh.WaitS != nil && *sh.WaitS > 0 && work >= MinWorkCPU {
 		wait := seconds(*sh.WaitS)
 		wanted := wait.Seconds() / *ws // the time the work wanted a CPU
-		v.WaitCause = "unknown"
 		share := *ws
-		if o != nil && v.Sharing != SharedWarned && v.Sharing != SharedInvalid && v.Sharing != SharedAllowed && seconds(o.S) < wait/2 {
-			// Others took too little of the target to matter, and less
-			// than half the wait: at least the rest of it was behind the
-			// work's own threads, which is what is said.
+		switch {
+		case o != nil && v.Sharing == NotShared:
+			// Others took too little of the target to matter: the wait
+			// was the work's own, all of it where others' time is
+			// nothing, else at least what others' time leaves of it. That
+			// part is what is said; where it is small, nothing is.
 			v.WaitCause = "own threads"
-			share = max(0, wait.Seconds()-o.S) / wanted
-		}
-		if share > OwnWaitWarn {
-			if v.WaitCause == "own threads" {
+			if seconds(o.S) > floor {
+				if seconds(o.S) >= wait/2 {
+					v.WaitCause = "unknown"
+				}
+				share = max(0, wait.Seconds()-o.S) / wanted
+			}
+			if share > OwnWaitWarn {
 				warn(results.KindOwnWait, &share, "the work's own threads waited %.1f%% of their time for the target CPU, behind each other (what else ran there took too little to cause it)", 100*share)
-			} else {
+			}
+		default:
+			// Shared, or the target could not be read: whom the work
+			// waited behind is not known.
+			v.WaitCause = "unknown"
+			if share > OwnWaitWarn {
 				warn(results.KindWait, &share, "the work waited %.1f%% of its time for the target CPU (cause unknown)", 100*share)
 			}
 		}

@@ -68,6 +68,13 @@ func TestJudge(t *testing.T) {
 		// OpenMP team on one CPU).
 		{"own threads waited", Config{}, with(func(r *run) { r.wait, r.busy = 0.08, 4 }), true, NotShared, "",
 			"the work's own threads waited 8.0% of their time for the target CPU, behind each other (what else ran there took too little to cause it); 4 busy threads of the work took turns on 1 target CPU(s): its own contention, not sharing", "own threads"},
+		// Others took a little, less than half the wait: what they leave
+		// of the wait is the work's own, and is said.
+		{"own wait beside a little of others'", Config{}, with(func(r *run) { r.wait, r.others = 0.08, 0.005 }), true, NotShared, "",
+			"the work's own threads waited 7.5% of their time", "own threads"},
+		// Others took about as much as the work waited: whom it waited
+		// behind is not known, and what is left is too small to say.
+		{"a small wait beside as much of others'", Config{}, with(func(r *run) { r.wait, r.others = 0.02, 0.015 }), true, NotShared, "", "", "unknown"},
 		{"others above --max-others", Config{}, with(func(r *run) { r.others = 0.05 }), true, SharedWarned, "",
 			"others took 5.0% of the target CPU's time (50.0 ms of 1.000 s on 1 CPU(s), from cpuacct), above --max-others 2.0%", ""},
 		{"a lower --max-others", Config{MaxOthers: 0.005}, with(func(r *run) { r.others = 0.01 }), true, SharedWarned, "", "above --max-others 0.5%", ""},
