@@ -501,9 +501,10 @@ func watchOptions(sr *session.Report, pid int, target cpuset.Set, period time.Du
 // forwardSignals passes what arrives on signals on to the whole tree until
 // stop is called. What still runs grace after the first is killed.
 func forwardSignals(signals <-chan os.Signal, tr *tree, grace time.Duration) (stop func()) {
-	done := make(chan struct{})
-	var kill *time.Timer
+	done, finished := make(chan struct{}), make(chan struct{})
+	var kill *time.Timer // the forwarding goroutine's until finished is closed
 	go func() {
+		defer close(finished)
 		for {
 			select {
 			case s := <-signals:
@@ -518,6 +519,7 @@ func forwardSignals(signals <-chan os.Signal, tr *tree, grace time.Duration) (st
 	}()
 	return func() {
 		close(done)
+		<-finished
 		if kill != nil {
 			kill.Stop()
 		}
