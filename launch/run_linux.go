@@ -254,7 +254,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	default:
 		rep.Child.WallS, rep.Child.WallSource = (exited - rep.execAt).Seconds(), "clock"
 	}
-	fillChild(&rep.Child, cmd.ProcessState, tr.sent)
+	fillChild(&rep.Child, cmd.ProcessState, tr.lastSent())
 	if haveRec {
 		rep.Child.MaxRSSKB, rep.Child.MaxRSSSource = exitRec.hiwaterKB, "taskstats"
 	}

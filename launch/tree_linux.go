@@ -366,6 +366,14 @@ func (t *tree) signal(sig unix.Signal) {
 	t.signalLocked(sig, t.members(true))
 }
 
+// lastSent is the last signal corepin sent the tree (a kill timer may
+// still be sending one).
+func (t *tree) lastSent() unix.Signal {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sent
+}
+
 func (t *tree) signalLocked(sig unix.Signal, pids []int) {
 	t.sent = sig
 	if t.pid > 0 {
