@@ -7,11 +7,15 @@
 # the CV of the runs the witness calls full-speed, and the witness's cost
 # (its probes' time over the run's time, and BenchmarkWitness).
 #
-#   bench/speed-witness.sh [RUNS] [ITERATIONS]   (default 60 runs of 300 M additions)
+#   bench/speed-witness.sh [RUNS] [ITERATIONS] [OUT]   (default 60 runs of 300 M additions)
+#
+# With OUT the results folder (run.json, and report.html with the scatter
+# of time against witness) is kept under OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-60}
 iters=${2:-300000000}
+out=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/corepin" ./cmd/corepin
@@ -37,7 +41,7 @@ args = ["$iters"]
 TOML
 # Others' work on this shared machine may take the target: the runs are
 # kept (--allow-sharing), their sharing is in run.json.
-"$tmp/corepin" run "$tmp/suite.toml" --runs "$runs" --warmup 1 --allow-sharing --out "$tmp/out" -q >"$tmp/folder"
+"$tmp/corepin" run "$tmp/suite.toml" --runs "$runs" --warmup 1 --allow-sharing --out "${out:-$tmp/out}" -q >"$tmp/folder"
 python3 - "$(cat "$tmp/folder")" <<'PY'
 import json, statistics, sys, os
 run = json.load(open(os.path.join(sys.argv[1], "run.json")))
@@ -74,6 +78,17 @@ if len(alone) > 2:
     fa = [x[0] for x in alone if min(x[2], x[3]) >= 1 - run['speed']['threshold']]
     print(f"not shared (others <= 2%): n={len(alone)}, correlation {statistics.correlation(ta, sa_):+.2f}, CV {100*cv(ta):.1f}%" +
           (f", full-speed of them: n={len(fa)}, CV {100*cv(fa):.1f}%" if len(fa) > 1 else ""))
+# The core's own speed while a probe ran: its rate over its share of the
+# CPU, so that a wait for the CPU (others on the target) is left out.
+core = []
+for r in b["runs"]:
+    if r["warmup"] or r.get("error") or r.get("speed_before") is None or r.get("speed_after") is None:
+        continue
+    pb, pa = r["probe_before"], r["probe_after"]
+    if pb.get("on_cpu") and pa.get("on_cpu"):
+        core.append((r["wall_s"], (pb["rate"] / pb["on_cpu"] + pa["rate"] / pa["on_cpu"]) / 2))
+if len(core) > 2:
+    print(f"correlation of time with the probes' rate per second on the CPU: {statistics.correlation([x[0] for x in core], [x[1] for x in core]):+.2f} (n={len(core)})")
 print(f"the probes' time over the run's time: median {100*statistics.median(x[5] for x in rows):.2f}%")
 PY
 go test ./speed -run '^$' -bench Witness -benchtime 1000x -count 3 | grep Benchmark | awk '{printf "BenchmarkWitness: %.0f µs per probe, %.2f%% of a 100 ms run for two\n", $3/1000, 2*$3/1e6}'

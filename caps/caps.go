@@ -46,8 +46,17 @@ type Capabilities struct {
 	Preemptors bool `json:"preemptors"`
 	// RTThrottle is what the realtime throttle costs a realtime thread,
 	// where it holds realtime threads back; "" where it does not.
-	RTThrottle string            `json:"rt_throttle,omitempty"`
-	Evidence   map[string]string `json:"evidence"`
+	RTThrottle string `json:"rt_throttle,omitempty"`
+	// What a run gets of the means the ladders use, besides Realtime and
+	// NiceLowering (nice below 0): Affinity, a mask within the allowed
+	// CPUs, which needs no privilege; UclampRaise, a uclamp minimum above
+	// the thread's own; Containment, how its process tree is held (a
+	// launch mechanism: a run cgroup, or the process group and corepin's
+	// subreaping; "" where unknown).
+	Affinity    bool              `json:"affinity"`
+	UclampRaise bool              `json:"uclamp_raise"`
+	Containment string            `json:"containment"`
+	Evidence    map[string]string `json:"evidence"`
 }
 
 // Read finds the capabilities of the system under root. Realtime, lowering
@@ -74,6 +83,10 @@ func Read(root fsroot.Root) (Capabilities, error) {
 		c.Evidence["nice_lowering"] = notHere + "; " + sched.CapSysNiceFact(root)
 		c.Evidence["slice"] = notHere
 	}
+	c.Evidence["priority"] = sched.PriorityFacts(root)
+	c.Affinity, c.Evidence["affinity"] = affinity(root)
+	c.UclampRaise, c.Evidence["uclamp_raise"] = uclampRaise(root, c.Uclamp, c.Evidence["uclamp"])
+	c.Containment, c.Evidence["containment"] = launch.Containment(root)
 	if t, err := sched.ReadRTThrottle(root); err == nil {
 		c.RTThrottle = t.Warning()
 	}
@@ -142,13 +155,26 @@ func (c Capabilities) WriteText(w io.Writer) error {
 		kernel = "(release unknown)"
 	}
 	fmt.Fprintf(w, "kernel %s, running as uid %d\n\n", kernel, c.UID)
+	// First what a run gets, as its ladder will find it.
+	fmt.Fprintln(w, "a run gets:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(name string, ok bool, key string) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, yesNo(ok), c.Evidence[key])
 	}
+	row("  affinity", c.Affinity, "affinity")
+	row("  nice below 0", c.NiceLowering, "nice_lowering")
+	row("  realtime", c.Realtime, "realtime")
+	row("  uclamp raise", c.UclampRaise, "uclamp_raise")
+	fmt.Fprintf(tw, "  process tree\t%s\t%s\n", containment(c.Containment), c.Evidence["containment"])
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if why := c.NotRaised(); why != "" {
+		fmt.Fprintf(w, "a run's priority cannot be raised here: %s; it gets its CPU (affinity) alone\n", why)
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row("uclamp", c.Uclamp, "uclamp")
-	row("realtime", c.Realtime, "realtime")
-	row("lower nice", c.NiceLowering, "nice_lowering")
 	row("EEVDF slice", c.Slice, "slice")
 	row("autogroup", c.Autogroup, "autogroup")
 	row("cpu weight", c.CPUWeight, "cpu_weight")

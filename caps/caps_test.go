@@ -1,13 +1,18 @@
 package caps
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/sched"
 )
 
 // fixture copies a machine of the topology tests and adds the files caps
@@ -132,4 +137,81 @@ func TestReadAutogroup(t *testing.T) {
 	if c.Autogroup || strings.Contains(text.String(), "autogroup:") {
 		t.Errorf("autogroup off: %v\n%s", c.Autogroup, text.String())
 	}
+}
+
+// What a run gets is what this user may ask for: as a user without
+// CAP_SYS_NICE (nobody, from root; or the test's own user, as in the
+// shell-user guest), affinity alone, no nice below 0, no realtime, no
+// uclamp raise where the kernel checks it, a tree held by the process
+// group where no cgroup may be made; and the text says so up front.
+func TestRunGetsAsAnUnprivilegedUser(t *testing.T) {
+	c, text := capsAsUnprivileged(t)
+	t.Logf("uid %d: affinity %v, nice below 0 %v, realtime %v, uclamp raise %v, containment %s (%s)",
+		c.UID, c.Affinity, c.NiceLowering, c.Realtime, c.UclampRaise, c.Containment, c.Evidence["containment"])
+	if !c.Affinity || c.NiceLowering || c.Realtime {
+		t.Errorf("uid %d: affinity %v, nice below 0 %v, realtime %v: want affinity alone (%s; %s)", c.UID, c.Affinity, c.NiceLowering, c.Realtime, c.Evidence["affinity"], c.Evidence["priority"])
+	}
+	if !c.Uclamp && c.UclampRaise {
+		t.Errorf("uclamp raise without uclamp: %s", c.Evidence["uclamp_raise"])
+	}
+	if c.Containment == "" || (c.Containment == launch.MechanismProcessGroup) != strings.HasPrefix(c.Evidence["containment"], "no cgroup: ") {
+		t.Errorf("containment %q: %s", c.Containment, c.Evidence["containment"])
+	}
+	want := []string{"a run gets:", "  affinity      yes", "  nice below 0  no", "  realtime      no", "  process tree  "}
+	if !c.UclampRaise {
+		want = append(want, "a run's priority cannot be raised here: no nice below 0, no realtime, no uclamp raise (no CAP_SYS_NICE")
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("the text lacks %q:\n%s", w, text)
+		}
+	}
+}
+
+// capsAsUnprivileged reads the capabilities as a user without
+// CAP_SYS_NICE: this process when it is one, else the test binary run as
+// nobody.
+func capsAsUnprivileged(t *testing.T) (Capabilities, string) {
+	t.Helper()
+	if os.Geteuid() != 0 && sched.CapSysNiceFact(fsroot.Host) == "no CAP_SYS_NICE" {
+		return readCaps(t)
+	}
+	cmd := nobody.Command(t, nobody.Executable(t), "-test.run", "^TestCapsHelper$")
+	cmd.Env = append(os.Environ(), "COREPIN_CAPS_HELPER=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("caps as nobody: %v\n%s", err, out)
+	}
+	jsonText, text, _ := strings.Cut(string(out), "\n--\n")
+	var c Capabilities
+	if err := json.Unmarshal([]byte(jsonText), &c); err != nil {
+		t.Fatalf("caps as nobody printed %q: %v", out, err)
+	}
+	return c, text
+}
+
+func readCaps(t *testing.T) (Capabilities, string) {
+	t.Helper()
+	c, err := Read(fsroot.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	return c, text.String()
+}
+
+// TestCapsHelper prints the capabilities as JSON, then "--", then as
+// text, for capsAsUnprivileged.
+func TestCapsHelper(t *testing.T) {
+	if os.Getenv("COREPIN_CAPS_HELPER") == "" {
+		t.Skip("run by TestRunGetsAsAnUnprivilegedUser")
+	}
+	c, text := readCaps(t)
+	data, _ := json.Marshal(c)
+	fmt.Printf("%s\n--\n%s", data, text)
+	os.Stdout.Sync()
+	os.Exit(0) // nothing of go test's own output after it
 }

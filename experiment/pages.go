@@ -68,8 +68,10 @@ func (r *PartitionResult) Page() *page.Simple {
 			{Label: "Fast and slow CPUs", Value: fmt.Sprintf("fast %s, slow %s", r.FastCPUs, r.SlowCPUs)},
 			{Label: "How", Value: r.How},
 			{Label: "One worker alone", Value: fmt.Sprintf("%.1f ms on a fast CPU, %.1f ms on a slow CPU (medians)", r.SingleMs, r.SingleSlowMs)},
+			{Label: "Speed of the slow CPUs", Value: r.speedText()},
 			{Label: "Ideal", Value: fmt.Sprintf("%.1f ms: every CPU busy until the end, in proportion to its speed", r.IdealMs)},
-			{Label: "Pinned static / best dynamic", Value: fmt.Sprintf("%.2f× (published, i7-1260P: 864/517 = %.2f×)", r.PinnedOverBest, publishedPinnedOverBest)},
+			{Label: "Pinned static / best dynamic", Value: fmt.Sprintf("%.2f× (ideal for these speeds: %.2f×; published, i7-1260P: 864/517 = %.2f×)",
+				r.PinnedOverBest, r.IdealPinnedOverBest, publishedPinnedOverBest)},
 		},
 		Notes: r.Notes,
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/partition"
+	"corepin.dev/corepin/speed"
 	"corepin.dev/corepin/topology"
 )
 
@@ -19,15 +21,18 @@ import (
 // barrier per iteration, under pinned static, static and dynamic
 // partitioning on fast and slow cores.
 type PartitionConfig struct {
-	CPUs       cpuset.Set // one worker per CPU
-	SlowCPUs   cpuset.Set // emulated slow CPUs; empty: real kinds, or the upper half
-	Slowdown   int        // F: F-1 competing threads on each slow CPU
+	CPUs     cpuset.Set // one worker per CPU
+	SlowCPUs cpuset.Set // emulated slow CPUs; empty: real kinds, or the upper half
+	Slowdown int        // F: emulated slow CPUs run at 1/F
+	// SlowBy is how slow CPUs are emulated: SlowByBandwidth, SlowByLoad,
+	// or "" for bandwidth where the kernel has it and load elsewhere.
+	SlowBy     string
 	Chunks     []int
 	Size       int // elements
 	Iterations int
 	Runs       int
 	Topology   *topology.Topology
-	Self       string // the corepin executable, for the competing processes
+	Self       string // the corepin executable, for the competing processes (SlowByLoad)
 }
 
 // PartitionRow is one strategy's result.
@@ -49,17 +54,26 @@ type PartitionResult struct {
 	CPUs     cpuset.Set `json:"cpus"`
 	FastCPUs cpuset.Set `json:"fast_cpus"`
 	SlowCPUs cpuset.Set `json:"slow_cpus"`
-	// Emulated says the slow CPUs are equal cores slowed by Slowdown-1
-	// competing threads each; otherwise they are the machine's own
-	// efficiency cores.
-	Emulated   bool   `json:"emulated"`
-	Slowdown   int    `json:"slowdown,omitempty"`
-	How        string `json:"how"`
-	Size       int    `json:"size"`
-	Iterations int    `json:"iterations"`
-	Runs       int    `json:"runs"`
+	// Emulated says the slow CPUs are equal cores slowed to 1/Slowdown,
+	// SlowBy says how (SlowByBandwidth with its quota and period, or
+	// SlowByLoad); otherwise they are the machine's own efficiency cores.
+	Emulated bool   `json:"emulated"`
+	Slowdown int    `json:"slowdown,omitempty"`
+	SlowBy   string `json:"slow_by,omitempty"`
+	QuotaUS  int    `json:"quota_us,omitempty"`
+	PeriodUS int    `json:"period_us,omitempty"`
+	How      string `json:"how"`
+	// SlowSpeed is the speed witness's rate on the first slow CPU over its
+	// rate on the first fast one, median of the rounds (SlowSpeedRounds):
+	// the speed the slow CPUs ran at, measured, not stated.
+	SlowSpeed       *float64  `json:"slow_speed,omitempty"`
+	SlowSpeedRounds []float64 `json:"slow_speed_rounds,omitempty"`
+	Size            int       `json:"size"`
+	Iterations      int       `json:"iterations"`
+	Runs            int       `json:"runs"`
 	// SingleMs is one worker alone on a fast CPU; IdealMs is the time a
-	// perfect balance would take given the CPUs' speeds.
+	// perfect balance would take given the CPUs' speeds, as the single
+	// workers measured them.
 	SingleMs     float64        `json:"single_fast_ms"`
 	SingleSlowMs float64        `json:"single_slow_ms"`
 	IdealMs      float64        `json:"ideal_ms"`
@@ -68,6 +82,12 @@ type PartitionResult struct {
 	// PinnedOverBest is the median over rounds of pinned static's time
 	// over the best dynamic strategy's time in the same round.
 	PinnedOverBest float64 `json:"pinned_static_over_best_dynamic"`
+	// IdealPinnedOverBest is what PinnedOverBest would be with both
+	// strategies at their ideal, given the measured speeds: pinned static
+	// gives every worker an equal share, so it ends when a slow CPU's
+	// worker does, at SingleSlowMs over the workers; the best dynamic at
+	// best ends at IdealMs.
+	IdealPinnedOverBest float64 `json:"ideal_pinned_static_over_best_dynamic"`
 	// Timelines holds the last run's chunks of each row, by row label.
 	Timelines map[string][]partition.Chunk `json:"timelines"`
 	// PublishedMs are the published times of each strategy on an Intel
@@ -101,14 +121,31 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 	if err := res.chooseSlow(cfg); err != nil {
 		return nil, err
 	}
-	var l *load
+	var slow *slowCPUs
 	if res.Emulated {
 		var err error
-		if l, err = startLoad(cfg.Self, res.SlowCPUs, cfg.Slowdown-1, false); err != nil {
-			return nil, fmt.Errorf("starting the competing threads: %w", err)
+		if slow, err = startSlow(cfg, res); err != nil {
+			return nil, err
 		}
-		defer l.Stop()
-		time.Sleep(50 * time.Millisecond)
+		defer func() {
+			if err := slow.stop(); err != nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("removing the slow CPUs' emulation: %v", err))
+			}
+		}()
+	}
+	// A worker that the kernel keeps off its CPU (throttled by its quota,
+	// or waiting behind the competing processes) keeps its P, which the Go
+	// runtime cannot know; so does a pacer between its sleeps. A P for
+	// each of them and one for the rest (the loop that starts the
+	// iterations) keep the others from waiting for one.
+	if procs, prev := cfg.CPUs.Len()+1+slow.pacerCount(), runtime.GOMAXPROCS(0); prev < procs {
+		runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(prev)
+	}
+	fast1, slow1 := res.FastCPUs.First(), res.SlowCPUs.First()
+	var probe speed.Probe
+	if err := speed.On(cpuset.Of(fast1), func() { probe = speed.Calibrate(witnessProbe) }); err != nil {
+		return nil, fmt.Errorf("calibrating the speed probe: %w", err)
 	}
 	data := make([]uint32, cfg.Size)
 	for i := range data {
@@ -116,10 +153,11 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 	}
 	body := func(lo, hi int) { bitOps(data[lo:hi]) }
 	single := func(cpu int) (float64, error) {
-		r, err := partition.Run(partition.Options{N: cfg.Size, CPUs: cpuset.Of(cpu), Pin: true, Strategy: partition.Static, Iterations: cfg.Iterations, Body: body, Context: ctx})
+		r, err := partition.Run(partition.Options{N: cfg.Size, CPUs: cpuset.Of(cpu), Pin: true, Strategy: partition.Static, Iterations: cfg.Iterations, Body: body, Context: ctx,
+			Setup: slow.setup(cpuset.Of(cpu))})
 		return ms(r.Elapsed), err
 	}
-	if _, err := single(res.FastCPUs.First()); err != nil && ctx.Err() == nil { // warm the array and the caches
+	if _, err := single(fast1); err != nil && ctx.Err() == nil { // warm the array and the caches
 		return nil, err
 	}
 	// One worker alone on a fast and on a slow CPU, measured in every round
@@ -137,14 +175,18 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 		if ctx.Err() != nil {
 			break
 		}
-		f, err := single(res.FastCPUs.First())
+		witnessed, err := slow.witness(probe, fast1, slow1)
+		if err != nil {
+			return nil, fmt.Errorf("witnessing the slow CPUs' speed: %w", err)
+		}
+		f, err := single(fast1)
 		if ctx.Err() != nil {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		s, err := single(res.SlowCPUs.First())
+		s, err := single(slow1)
 		if ctx.Err() != nil {
 			break
 		}
@@ -158,7 +200,8 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 				break // an unfinished round is not kept
 			}
 			r := &rows[i]
-			opts := partition.Options{N: cfg.Size, CPUs: cfg.CPUs, Iterations: cfg.Iterations, Body: body, Strategy: partition.Static, Context: ctx}
+			opts := partition.Options{N: cfg.Size, CPUs: cfg.CPUs, Iterations: cfg.Iterations, Body: body, Strategy: partition.Static, Context: ctx,
+				Setup: slow.setup(cfg.CPUs)}
 			switch r.Strategy {
 			case "pinned-static":
 				opts.Pin = true
@@ -181,6 +224,7 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 			break
 		}
 		fastMs, slowMs = append(fastMs, f), append(slowMs, s)
+		res.SlowSpeedRounds = append(res.SlowSpeedRounds, witnessed)
 		for i, t := range round {
 			rows[i].RunsMs = append(rows[i].RunsMs, t)
 			rows[i].ratios = append(rows[i].ratios, t/ideal)
@@ -196,6 +240,8 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 	}
 	res.SingleMs, res.SingleSlowMs = *medianPtr(fastMs), *medianPtr(slowMs)
 	res.IdealMs = res.ideal(res.SingleMs, res.SingleSlowMs)
+	res.IdealPinnedOverBest = res.SingleSlowMs / float64(res.CPUs.Len()) / res.IdealMs
+	res.SlowSpeed = medianPtr(res.SlowSpeedRounds)
 	for i := range rows {
 		rows[i].MedianMs = *medianPtr(rows[i].RunsMs)
 		rows[i].VsIdeal = *medianPtr(rows[i].ratios)
@@ -219,15 +265,9 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 
 // ideal is the time a perfect balance takes, given one worker's time alone
 // on a fast and on a slow CPU: every CPU works to the end, in proportion to
-// its speed. Emulated slow CPUs count at the emulated speed, 1/Slowdown.
+// its speed, as measured, also where the slow speed is emulated.
 func (res *PartitionResult) ideal(fastMs, slowMs float64) float64 {
-	speed := float64(res.FastCPUs.Len())
-	if res.Emulated {
-		speed += float64(res.SlowCPUs.Len()) / float64(res.Slowdown)
-	} else {
-		speed += float64(res.SlowCPUs.Len()) * fastMs / slowMs
-	}
-	return fastMs / speed
+	return fastMs / (float64(res.FastCPUs.Len()) + float64(res.SlowCPUs.Len())*fastMs/slowMs)
 }
 
 // chooseSlow decides which CPUs are slow: those asked for (emulated), the
@@ -240,7 +280,7 @@ func (res *PartitionResult) chooseSlow(cfg PartitionConfig) error {
 			return fmt.Errorf("the slow CPUs %s must be some, not all, of the CPUs %s", cfg.SlowCPUs, cfg.CPUs)
 		}
 		res.SlowCPUs, res.Emulated = cfg.SlowCPUs, true
-		res.How = fmt.Sprintf("CPUs %s are slowed to about 1/%d by %d competing CPU-bound processes each, of equal weight", cfg.SlowCPUs, cfg.Slowdown, cfg.Slowdown-1)
+		res.How = fmt.Sprintf("CPUs %s are slowed", cfg.SlowCPUs) // startSlow says how
 	case cfg.Topology != nil && cfg.Topology.Heterogeneous:
 		var slow []int
 		for _, c := range cfg.CPUs.CPUs() {
@@ -257,11 +297,13 @@ func (res *PartitionResult) chooseSlow(cfg PartitionConfig) error {
 	default:
 		cpus := cfg.CPUs.CPUs()
 		res.SlowCPUs, res.Emulated = cpuset.Of(cpus[len(cpus)/2:]...), true
-		res.How = fmt.Sprintf("no slow CPUs were named and the cores are equal, so the upper half, CPUs %s, is slowed to about 1/%d by %d competing CPU-bound processes each, of equal weight",
-			res.SlowCPUs, cfg.Slowdown, cfg.Slowdown-1)
+		res.How = fmt.Sprintf("no slow CPUs were named and the cores are equal, so the upper half, CPUs %s, is slowed", res.SlowCPUs)
 	}
 	if res.Emulated && cfg.Slowdown < 2 {
 		return fmt.Errorf("--slowdown %d: emulating slow CPUs needs a slowdown of at least 2", cfg.Slowdown)
+	}
+	if cfg.SlowBy != "" && cfg.SlowBy != SlowByBandwidth && cfg.SlowBy != SlowByLoad {
+		return fmt.Errorf("--slow-by %q: want %s or %s", cfg.SlowBy, SlowByBandwidth, SlowByLoad)
 	}
 	if res.Emulated {
 		res.Slowdown = cfg.Slowdown

@@ -54,12 +54,15 @@ func TestTextViews(t *testing.T) {
 			t.Errorf("QoS text lacks %q:\n%s", want, b.String())
 		}
 	}
-	p := &PartitionResult{Rows: []PartitionRow{{Strategy: "static", MedianMs: 10, VsIdeal: 1.5}, {Strategy: "dynamic", Chunks: 7, MedianMs: 9}}, PublishedMs: publishedPartition()}
+	third := 0.334
+	p := &PartitionResult{Rows: []PartitionRow{{Strategy: "static", MedianMs: 10, VsIdeal: 1.5}, {Strategy: "dynamic", Chunks: 7, MedianMs: 9}}, PublishedMs: publishedPartition(),
+		SingleMs: 10, SingleSlowMs: 31, SlowSpeed: &third, SlowSpeedRounds: []float64{third, third, third}, IdealPinnedOverBest: 2}
 	b.Reset()
 	if err := p.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"PUBLISHED I7-1260P MS", "static     10.0       1.50     567", "dynamic/7  9.0        0.00     -", "(published, i7-1260P: 1.67×)"} {
+	for _, want := range []string{"PUBLISHED I7-1260P MS", "static     10.0       1.50     567", "dynamic/7  9.0        0.00     -",
+		"slow CPUs ran at 0.33 of the fast (speed probe, median of 3 rounds; the loop alone: 0.32)", "(ideal for these speeds: 2.00×; published, i7-1260P: 1.67×)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("partition text lacks %q:\n%s", want, b.String())
 		}

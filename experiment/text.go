@@ -44,15 +44,30 @@ func (r *PartitionResult) WriteText(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "\none worker alone: %.1f ms on a fast CPU, %.1f ms on a slow one\n", r.SingleMs, r.SingleSlowMs)
+	fmt.Fprintln(w, r.speedText())
 	best := "-"
 	if r.BestDynamic != nil {
 		best = r.BestDynamic.Label()
 	}
-	fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (published, i7-1260P: %.2f×)\n", best, r.PinnedOverBest, publishedPinnedOverBest)
+	fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (ideal for these speeds: %.2f×; published, i7-1260P: %.2f×)\n",
+		best, r.PinnedOverBest, r.IdealPinnedOverBest, publishedPinnedOverBest)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	return nil
+}
+
+// speedText says how fast the slow CPUs ran against the fast, as the
+// speed witness and as the loop alone measured it.
+func (r *PartitionResult) speedText() string {
+	loop := "-"
+	if r.SingleSlowMs > 0 {
+		loop = fmt.Sprintf("%.2f", r.SingleMs/r.SingleSlowMs)
+	}
+	if r.SlowSpeed == nil {
+		return fmt.Sprintf("slow CPUs ran at %s of the fast (the loop alone; no speed probe)", loop)
+	}
+	return fmt.Sprintf("slow CPUs ran at %.2f of the fast (speed probe, median of %d rounds; the loop alone: %s)", *r.SlowSpeed, len(r.SlowSpeedRounds), loop)
 }
 
 // published is the row's published time, "-" where there is none.

@@ -1,104 +1,92 @@
 package launch
 
-import "corepin.dev/corepin/cpuset"
+import (
+	"fmt"
+	"time"
 
-// Sharing says whether the target CPUs were the work's own: how much of
-// the CPUs the tree used, and how long its threads waited, runnable, for a
-// CPU while something else ran there (the kernel's schedstat account of
-// every followed thread).
-type Sharing struct {
-	// UsableCPUs is the number of target CPUs the tree could use.
-	UsableCPUs int `json:"usable_cpus"`
-	// CPUPerWall is the followed threads' time on a CPU per second of the
-	// command's wall time; at most UsableCPUs for work that had the CPUs
-	// to itself.
-	CPUPerWall *float64 `json:"cpu_per_wall"`
-	// WaitS is the followed threads' time waiting on a run queue;
-	// WaitShare that time as a share of the time they wanted a CPU (on
-	// one or waiting for one): "the work waited N% of its time".
-	// WaitOfWall is WaitS per second of wall time.
-	WaitS      *float64 `json:"wait_s"`
-	WaitShare  *float64 `json:"wait_share"`
-	WaitOfWall *float64 `json:"wait_of_wall"`
-	// BusyThreads counts the threads that wanted a CPU (ran or waited
-	// for one) for at least half the wall time; more of them than
-	// UsableCPUs took turns on the target.
-	BusyThreads int `json:"busy_threads"`
-	// Others is the target's time that went to anything but the work:
-	// what a shared target is judged by. Null where the target's busy
-	// time could not be read.
-	Others *Others `json:"others,omitempty"`
-	// Preemptors name the processes outside the work that took the most
-	// time on the target, from the scheduler's switch events where corepin
-	// may trace them (BPF); null where it did not, with PreemptorsError
-	// saying why when it tried.
-	Preemptors      []Preemptor `json:"preemptors,omitempty"`
-	PreemptorsError string      `json:"preemptors_error,omitempty"`
-}
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
+	"corepin.dev/corepin/watch"
+)
 
-// Coverage says how much of the tree's CPU time the residency figure
-// accounts for.
-type Coverage struct {
-	// TreeCPUS is the whole tree's CPU time: the cgroup's exact account
-	// (TreeSource "cgroup") or the command's rusage, its own and its
-	// waited-for descendants' (TreeSource "rusage").
-	TreeCPUS   float64 `json:"tree_cpu_s"`
-	TreeSource string  `json:"tree_source"`
-	// SeenCPUS is the CPU time of the threads the watcher saw;
-	// SampledCoverage is SeenCPUS over TreeCPUS, at most 1: what the
-	// sampled residency covers. Threads that lived between two samples
-	// are never seen.
-	SeenCPUS        float64  `json:"seen_cpu_s"`
-	SampledCoverage *float64 `json:"sampled_coverage"`
-	// Residency is the share of the tree's CPU time spent on the target,
-	// from the exact per-CPU account where the kernel keeps one
-	// (ResidencySource "cpuacct", covering every process: Coverage 1),
-	// else from the samples ("sampled", Coverage = SampledCoverage).
-	// SampledResidency is the sampled figure, kept beside the exact one.
-	Residency        *float64 `json:"residency"`
-	ResidencySource  string   `json:"residency_source"`
-	Coverage         *float64 `json:"coverage"`
-	SampledResidency *float64 `json:"sampled_residency"`
-}
+// What the run's accounting finds is the run's evidence as results keeps
+// it (package evidence): one declaration, which a reader of run.json
+// links without the launcher.
+type (
+	// Sharing says whether the target CPUs were the work's own.
+	Sharing = evidence.Sharing
+	// Coverage says how much of the tree's CPU time the residency figure
+	// accounts for.
+	Coverage = evidence.Coverage
+)
+
+// MinSampledPeriods is how many of the watcher's periods of CPU time a
+// tree must use before its sampled coverage is judged. A thread's time
+// before the sample that first sees it is never counted, and that first
+// sample may come up to a period late (later still where the watcher is
+// starved); below five periods of CPU time the coverage measures where
+// the ticks fell, not what the samples missed: a command of a few
+// milliseconds may end before the first.
+const MinSampledPeriods = 5
+
+// MinSampledCPU is the CPU time below which a tree's sampled coverage is
+// too short to judge, for a watcher of period p.
+func MinSampledCPU(p time.Duration) time.Duration { return MinSampledPeriods * p }
 
 // account works out the run's sharing and coverage from the watcher's
 // result, the tree's account and the command's wall time.
 func (r *Report) account(target cpuset.Set) {
-	r.Sharing = &Sharing{UsableCPUs: target.Len()}
-	w, wall := r.Watch, r.Child.WallS
-	var seen float64
-	if w != nil {
-		for _, t := range w.Threads {
-			cpu := t.CPUSeconds
-			if t.RunS != nil {
-				cpu = *t.RunS
-			}
-			seen += cpu
-			// A thread that wanted a CPU (ran or waited for one) for at
-			// least half the wall time was busy: more of them than CPUs
-			// take turns, whatever share each got.
-			wanted := cpu
-			if t.WaitS != nil {
-				wanted += *t.WaitS
-			}
-			if wall > 0 && wanted >= wall/2 {
-				r.Sharing.BusyThreads++
-			}
-		}
-		if w.RunS != nil && w.WaitS != nil && wall > 0 {
-			perWall, wait, ofWall := *w.RunS/wall, *w.WaitS, *w.WaitS/wall
-			r.Sharing.CPUPerWall, r.Sharing.WaitS, r.Sharing.WaitOfWall = &perWall, &wait, &ofWall
-			if wanted := *w.RunS + *w.WaitS; wanted > 0 {
-				share := wait / wanted
-				r.Sharing.WaitShare = &share
-			}
-		}
-	}
-	c := &Coverage{SeenCPUS: seen, TreeCPUS: r.Child.UserS + r.Child.SysS, TreeSource: "rusage"}
+	seen := r.accountSharing(target)
 	tree := r.Tree
 	if tree == nil {
 		tree = &TreeReport{}
 	}
+	c := treeCoverage(tree, r.Child, r.Watch, seen)
+	coverResidency(c, tree, target, r.Watch)
+	r.Coverage = c
+}
+
+// accountSharing fills in Sharing from the followed threads' run and wait
+// times, and returns the CPU time of the threads the watcher saw.
+func (r *Report) accountSharing(target cpuset.Set) (seen float64) {
+	r.Sharing = &Sharing{UsableCPUs: target.Len()}
+	w, wall := r.Watch, r.Child.WallS
+	if w == nil {
+		return 0
+	}
+	for _, t := range w.Threads {
+		cpu := t.CPUSeconds
+		if t.RunS != nil {
+			cpu = *t.RunS
+		}
+		seen += cpu
+		// A thread that wanted a CPU (ran or waited for one) for at
+		// least half the wall time was busy: more of them than CPUs
+		// take turns, whatever share each got.
+		wanted := cpu
+		if t.WaitS != nil {
+			wanted += *t.WaitS
+		}
+		if wall > 0 && wanted >= wall/2 {
+			r.Sharing.BusyThreads++
+		}
+	}
+	if w.RunS != nil && w.WaitS != nil && wall > 0 {
+		perWall, wait, ofWall := *w.RunS/wall, *w.WaitS, *w.WaitS/wall
+		r.Sharing.CPUPerWall, r.Sharing.WaitS, r.Sharing.WaitOfWall = &perWall, &wait, &ofWall
+		if wanted := *w.RunS + *w.WaitS; wanted > 0 {
+			share := wait / wanted
+			r.Sharing.WaitShare = &share
+		}
+	}
+	return seen
+}
+
+// treeCoverage is the tree's CPU time, from the cgroup where it counted
+// it, else from the command's rusage, and what part of it the watcher's
+// samples saw.
+func treeCoverage(tree *TreeReport, child ChildReport, w *watch.Result, seen float64) *Coverage {
+	c := &Coverage{SeenCPUS: seen, TreeCPUS: child.UserS + child.SysS, TreeSource: "rusage"}
 	if tree.CPUSeconds != nil {
 		c.TreeCPUS, c.TreeSource = *tree.CPUSeconds+tree.LeftCgroupCPUS, "cgroup"
 		if tree.LeftCgroup > 0 {
@@ -113,6 +101,14 @@ func (r *Report) account(target cpuset.Set) {
 		sr := *w.OnTargetRatio
 		c.SampledResidency = &sr
 	}
+	return c
+}
+
+// coverResidency fills in c's share of the tree's CPU time on the target: exact from
+// the per-CPU account where the kernel keeps one, with what left the
+// cgroup counted where it was last seen; else the samples', with how
+// little they may cover.
+func coverResidency(c *Coverage, tree *TreeReport, target cpuset.Set, w *watch.Result) {
 	var total, onTarget float64
 	for cpu, s := range tree.PerCPUSeconds {
 		total += s
@@ -122,8 +118,6 @@ func (r *Report) account(target cpuset.Set) {
 	}
 	switch {
 	case total > 0 && tree.LeftCgroup > 0:
-		// What left the cgroup is counted where it was last seen: the
-		// exact account covers only the rest.
 		res, cov := (onTarget+tree.LeftCgroupOnTargetS)/(total+tree.LeftCgroupCPUS), total/(total+tree.LeftCgroupCPUS)
 		c.Residency, c.ResidencySource, c.Coverage = &res, "cpuacct+sampled", &cov
 	case total > 0:
@@ -133,6 +127,22 @@ func (r *Report) account(target cpuset.Set) {
 		// The samples' residency (null when no sample saw the work run)
 		// and their coverage, which says how little that may be.
 		c.Residency, c.ResidencySource, c.Coverage = c.SampledResidency, "sampled", c.SampledCoverage
+		c.TooShort = tooShort(c.TreeCPUS, w)
 	}
-	r.Coverage = c
+}
+
+// tooShort says why a sampled coverage says nothing of the work, or ""
+// when it may be judged (see Coverage.TooShort).
+func tooShort(treeCPUS float64, w *watch.Result) string {
+	period := time.Duration(w.PeriodMs) * time.Millisecond
+	switch floor := MinSampledCPU(period); {
+	case period == 0:
+	case treeCPUS < floor.Seconds():
+		return fmt.Sprintf("the tree used %.3fs of CPU time, under %d of the watcher's %v periods (%v)", treeCPUS, MinSampledPeriods, period, floor)
+	case w.Samples < MinSampledPeriods:
+		// A watcher that missed its ticks (an emulated machine's turns)
+		// took too few samples to say what they cover.
+		return fmt.Sprintf("the watcher took %d samples, under %d", w.Samples, MinSampledPeriods)
+	}
+	return ""
 }

@@ -1,8 +1,6 @@
 package launch
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -11,13 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/sched"
 )
 
@@ -57,120 +55,6 @@ type cgroup struct {
 	noWeight string
 }
 
-// cgroupSeq makes the names of one process's cgroups unique.
-var cgroupSeq atomic.Int64
-
-// mount is one cgroup hierarchy from mountinfo.
-type mount struct {
-	dir         string   // where it is mounted
-	root        string   // the part of the hierarchy seen there
-	version     int      // 1 or 2
-	controllers []string // v1: the controllers bound to it
-}
-
-// readMounts lists the cgroup hierarchies of /proc/self/mountinfo under
-// root.
-func readMounts(root fsroot.Root) ([]mount, error) {
-	data, err := root.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return nil, fmt.Errorf("reading the cgroup mounts: %w", err)
-	}
-	return parseMountinfo(data), nil
-}
-
-// parseMountinfo picks the cgroup and cgroup2 lines of a mountinfo file
-// (proc(5)): ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS…] - TYPE
-// SOURCE SUPEROPTIONS.
-func parseMountinfo(data []byte) []mount {
-	var out []mount
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		sep := slices.Index(f, "-")
-		if sep < 5 || len(f) < sep+4 {
-			continue
-		}
-		m := mount{root: unescapeMount(f[3]), dir: unescapeMount(f[4])}
-		switch f[sep+1] {
-		case "cgroup2":
-			m.version = 2
-		case "cgroup":
-			m.version = 1
-			for _, o := range strings.Split(f[sep+3], ",") {
-				switch o {
-				case "rw", "ro", "relatime", "noatime", "nosuid", "nodev", "noexec", "clone_children", "noprefix", "xattr":
-				default:
-					if !strings.Contains(o, "=") {
-						m.controllers = append(m.controllers, o)
-					}
-				}
-			}
-		default:
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// ownCgroups reads /proc/self/cgroup: for each v1 controller (and "" for
-// v2) the path of corepin's cgroup in that hierarchy.
-func ownCgroups(root fsroot.Root) (map[string]string, error) {
-	data, err := root.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return nil, fmt.Errorf("reading corepin's cgroups: %w", err)
-	}
-	return parseProcCgroup(data), nil
-}
-
-// parseProcCgroup parses lines of HIERARCHY-ID:CONTROLLERS:PATH.
-func parseProcCgroup(data []byte) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.SplitN(line, ":", 3)
-		if len(f) != 3 {
-			continue
-		}
-		if f[1] == "" {
-			out[""] = f[2]
-			continue
-		}
-		for _, c := range strings.Split(f[1], ",") {
-			out[c] = f[2]
-		}
-	}
-	return out
-}
-
-// hierarchyDir is the directory of path (from /proc/self/cgroup) in the
-// mounted hierarchy m, or "" when the mount does not show it.
-func hierarchyDir(m mount, path string) string {
-	rel, err := filepath.Rel(m.root, path)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return ""
-	}
-	return filepath.Join(m.dir, rel)
-}
-
 // swept are the folders sweepStale has looked at, once per process.
 var swept struct {
 	sync.Mutex
@@ -192,56 +76,31 @@ func sweepStale(dir string) {
 		swept.dirs = map[string]bool{}
 	}
 	swept.dirs[dir] = true
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
+	for _, d := range cgroupfs.Stale(fsroot.Host, dir) {
+		cgroupfs.RemoveTree(d, 0)
 	}
-	for _, e := range entries {
-		if pid, ok := cgroupOwner(e.Name()); ok && e.IsDir() && ownerGone(fsroot.Host, filepath.Join(dir, e.Name()), pid) {
-			removeTree(filepath.Join(dir, e.Name()), 0)
-		}
-	}
-}
-
-// cgroupOwner is the PID in a run cgroup's name, corepin-PID-N.
-func cgroupOwner(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, "corepin-")
-	if !ok {
-		return 0, false
-	}
-	p, n, ok := strings.Cut(rest, "-")
-	if !ok {
-		return 0, false
-	}
-	pid, err1 := strconv.Atoi(p)
-	_, err2 := strconv.Atoi(n)
-	return pid, err1 == nil && err2 == nil && pid > 0
 }
 
 // newCgroup makes a cgroup for one run confined to cpus, the best way the
 // kernel and this user allow. It returns nil and the reason when there is
 // none.
 func newCgroup(root fsroot.Root, cpus cpuset.Set) (*cgroup, string) {
-	mounts, err := readMounts(root)
+	mounts, err := cgroupfs.ReadMounts(root)
 	if err != nil {
 		return nil, err.Error()
 	}
-	own, err := ownCgroups(root)
+	own, err := cgroupfs.ReadProcCgroup(root, "self")
 	if err != nil {
 		return nil, err.Error()
 	}
-	name := fmt.Sprintf("corepin-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	name := cgroupfs.NewRunName()
 	var why []string
-	for _, m := range mounts {
-		if m.version != 2 {
-			continue
-		}
+	if m, ok := cgroupfs.V2(mounts); ok {
 		cg, err := newCgroupV2(m, own[""], name, cpus)
 		if err == nil {
 			return cg, ""
 		}
 		why = append(why, "cgroup v2: "+err.Error())
-		break
 	}
 	cg, err := newCgroupV1(mounts, own, name, cpus)
 	if err == nil {
@@ -253,10 +112,10 @@ func newCgroup(root fsroot.Root, cpus cpuset.Set) (*cgroup, string) {
 
 // newCgroupV2 makes the run's cgroup below corepin's own where cpuset is
 // delegated to it.
-func newCgroupV2(m mount, own, name string, cpus cpuset.Set) (*cgroup, error) {
-	parent := hierarchyDir(m, own)
+func newCgroupV2(m cgroupfs.Mount, own, name string, cpus cpuset.Set) (*cgroup, error) {
+	parent := cgroupfs.HierarchyDir(m, own)
 	if parent == "" {
-		return nil, fmt.Errorf("corepin's cgroup %s is not under the mount %s", own, m.dir)
+		return nil, fmt.Errorf("corepin's cgroup %s is not under the mount %s", own, m.Dir)
 	}
 	ctl, err := fsroot.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
 	if err != nil {
@@ -291,24 +150,23 @@ func newCgroupV2(m mount, own, name string, cpus cpuset.Set) (*cgroup, error) {
 // mounted, in cpuacct and freezer. A cpuacct bound together with the cpu
 // controller is left out: a new cpu group gets no realtime runtime, and a
 // realtime command could not enter it.
-func newCgroupV1(mounts []mount, own map[string]string, name string, cpus cpuset.Set) (*cgroup, error) {
+func newCgroupV1(mounts []cgroupfs.Mount, own map[string]string, name string, cpus cpuset.Set) (*cgroup, error) {
 	cg := &cgroup{version: 1, name: name, dirs: map[string]string{}, home: map[string]string{}, fd: -1}
 	for _, ctl := range []string{"cpuset", "cpuacct", "freezer"} {
-		i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, ctl) })
-		if i < 0 {
+		m, ok := cgroupfs.V1(mounts, ctl)
+		if !ok {
 			if ctl == "cpuset" {
 				return nil, errors.New("no cpuset hierarchy is mounted")
 			}
 			continue
 		}
-		m := mounts[i]
-		if ctl == "cpuacct" && slices.Contains(m.controllers, "cpu") {
+		if ctl == "cpuacct" && m.Has("cpu") {
 			continue
 		}
-		if ctl == "cpuset" && slices.Contains(m.controllers, "cpu") {
+		if ctl == "cpuset" && m.Has("cpu") {
 			cg.noWeight = "the cpu controller is bound with cpuset, whose run directory a realtime step must enter"
 		}
-		home := hierarchyDir(m, own[ctl])
+		home := cgroupfs.HierarchyDir(m, own[ctl])
 		if home == "" {
 			continue
 		}
@@ -324,7 +182,7 @@ func newCgroupV1(mounts []mount, own map[string]string, name string, cpus cpuset
 			// any task may enter.
 			mems, err := fsroot.ReadFile(filepath.Join(home, "cpuset.mems"))
 			if err == nil {
-				err = writeFile(filepath.Join(dir, "cpuset.mems"), strings.TrimSpace(string(mems)))
+				err = cgroupfs.Write(filepath.Join(dir, "cpuset.mems"), strings.TrimSpace(string(mems)))
 			}
 			if err == nil {
 				err = cg.confine(dir, "cpuset.cpus", "cpuset.effective_cpus", cpus)
@@ -343,13 +201,13 @@ func newCgroupV1(mounts []mount, own map[string]string, name string, cpus cpuset
 
 // cpuHierarchy finds corepin's own directory of the v1 cpu hierarchy, or
 // says why there is none. Stale run directories left there are swept.
-func cpuHierarchy(mounts []mount, own map[string]string) (home, why string) {
-	i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, "cpu") })
-	if i < 0 {
+func cpuHierarchy(mounts []cgroupfs.Mount, own map[string]string) (home, why string) {
+	m, ok := cgroupfs.V1(mounts, "cpu")
+	if !ok {
 		return "", "no cgroup v1 cpu hierarchy is mounted"
 	}
-	if home = hierarchyDir(mounts[i], own["cpu"]); home == "" {
-		return "", fmt.Sprintf("corepin's cpu cgroup %s is not under the mount %s", own["cpu"], mounts[i].dir)
+	if home = cgroupfs.HierarchyDir(m, own["cpu"]); home == "" {
+		return "", fmt.Sprintf("corepin's cpu cgroup %s is not under the mount %s", own["cpu"], m.Dir)
 	}
 	sweepStale(home)
 	return home, ""
@@ -358,11 +216,11 @@ func cpuHierarchy(mounts []mount, own map[string]string) (home, why string) {
 // newWeightCgroup is a run cgroup of the v1 cpu hierarchy alone, for a
 // thread of corepin's own (v2 moves whole processes, not one thread).
 func newWeightCgroup(root fsroot.Root) (*cgroup, error) {
-	mounts, err := readMounts(root)
+	mounts, err := cgroupfs.ReadMounts(root)
 	if err != nil {
 		return nil, err
 	}
-	own, err := ownCgroups(root)
+	own, err := cgroupfs.ReadProcCgroup(root, "self")
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +228,7 @@ func newWeightCgroup(root fsroot.Root) (*cgroup, error) {
 	if home == "" {
 		return nil, errors.New(why)
 	}
-	name := fmt.Sprintf("corepin-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	name := cgroupfs.NewRunName()
 	return &cgroup{version: 1, name: name, dirs: map[string]string{}, home: map[string]string{}, fd: -1, cpuHome: home}, nil
 }
 
@@ -385,7 +243,7 @@ func (cg *cgroup) weigh(n int) (int, error) {
 	shares := NiceWeight(n)
 	if cg.version == 2 {
 		dir := cg.dirs[""]
-		got, err := writeReadInt(filepath.Join(dir, "cpu.weight"), weightV2(shares))
+		got, err := cgroupfs.WriteReadInt(filepath.Join(dir, "cpu.weight"), weightV2(shares))
 		if err != nil {
 			return 0, err
 		}
@@ -395,7 +253,7 @@ func (cg *cgroup) weigh(n int) (int, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return 0, fmt.Errorf("making the run's cpu cgroup: %w", err)
 	}
-	got, err := writeReadInt(filepath.Join(dir, "cpu.shares"), shares)
+	got, err := cgroupfs.WriteReadInt(filepath.Join(dir, "cpu.shares"), shares)
 	if err != nil {
 		unix.Rmdir(dir)
 		return 0, err
@@ -411,7 +269,7 @@ func (cg *cgroup) enterWeighted() error {
 	if cg.version != 1 || !ok {
 		return nil
 	}
-	if err := writeFile(filepath.Join(dir, "tasks"), self); err != nil {
+	if err := cgroupfs.Write(filepath.Join(dir, "tasks"), self); err != nil {
 		return fmt.Errorf("moving the starting thread into the run's cpu cgroup: %w", err)
 	}
 	cg.home["cpu"] = cg.cpuHome
@@ -426,7 +284,7 @@ func (cg *cgroup) moveWeighted(pid int) error {
 	if cg.version != 1 || !ok {
 		return nil
 	}
-	if err := writeFile(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+	if err := cgroupfs.Write(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
 		return fmt.Errorf("moving process %d into the run's cpu cgroup: %w", pid, err)
 	}
 	return nil
@@ -441,39 +299,12 @@ func (cg *cgroup) dropWeighted() {
 	}
 }
 
-// writeReadInt writes v to a kernel file and reads back what the kernel
-// kept.
-func writeReadInt(path string, v int) (int, error) {
-	if err := writeFile(path, strconv.Itoa(v)); err != nil {
-		return 0, fmt.Errorf("setting %s to %d: %w", path, v, err)
-	}
-	data, err := fsroot.ReadFile(path)
-	if err != nil {
-		return 0, fmt.Errorf("reading back %s: %w", path, err)
-	}
-	got, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		return 0, fmt.Errorf("reading back %s: %w", path, err)
-	}
-	return got, nil
-}
-
 // confine writes the CPUs and reads them back: the cgroup must hold
 // exactly the target.
 func (cg *cgroup) confine(dir, file, effective string, cpus cpuset.Set) error {
-	if err := writeFile(filepath.Join(dir, file), cpus.String()); err != nil {
-		return fmt.Errorf("confining the run's cgroup to %s: %w", cpus, err)
-	}
-	data, err := fsroot.ReadFile(filepath.Join(dir, effective))
+	got, err := cgroupfs.Confine(dir, file, effective, cpus)
 	if err != nil {
-		return fmt.Errorf("reading back the run's cgroup CPUs: %w", err)
-	}
-	got, err := cpuset.Parse(strings.TrimSpace(string(data)))
-	if err != nil {
-		return fmt.Errorf("reading back the run's cgroup CPUs: %w", err)
-	}
-	if !got.Equal(cpus) {
-		return fmt.Errorf("the run's cgroup reads back CPUs %s, not %s", got, cpus)
+		return err
 	}
 	cg.cpus = got
 	return nil
@@ -510,7 +341,7 @@ func (cg *cgroup) enter() error {
 		if ctl == "cpu" {
 			continue // the weighted group, entered by enterWeighted alone
 		}
-		if err := writeFile(filepath.Join(dir, "tasks"), self); err != nil {
+		if err := cgroupfs.Write(filepath.Join(dir, "tasks"), self); err != nil {
 			return fmt.Errorf("moving the starting thread into the run's %s cgroup: %w", ctl, err)
 		}
 	}
@@ -527,7 +358,7 @@ func (cg *cgroup) leave() error {
 	}
 	var first error
 	for ctl, home := range cg.home {
-		if err := writeFile(filepath.Join(home, "tasks"), self); err != nil && first == nil {
+		if err := cgroupfs.Write(filepath.Join(home, "tasks"), self); err != nil && first == nil {
 			first = fmt.Errorf("moving the starting thread back to its %s cgroup: %w", ctl, err)
 		}
 	}
@@ -540,7 +371,7 @@ func (cg *cgroup) procs() []int {
 	if cg.version == 1 {
 		dir = cg.dirs["cpuset"]
 	}
-	return readProcs(dir)
+	return cgroupfs.Procs(dir)
 }
 
 // accounted lists the processes in the cgroup that holds the run's CPU
@@ -548,7 +379,7 @@ func (cg *cgroup) procs() []int {
 // hierarchy and stay in another), else the one that confines it.
 func (cg *cgroup) accounted() []int {
 	if dir := cg.dirs["cpuacct"]; cg.version == 1 && dir != "" {
-		return readProcs(dir)
+		return cgroupfs.Procs(dir)
 	}
 	return cg.procs()
 }
@@ -561,7 +392,7 @@ func (cg *cgroup) holds(root fsroot.Root, pid int) bool {
 	if err != nil {
 		return true
 	}
-	paths := parseProcCgroup(data)
+	paths := cgroupfs.ParseProcCgroup(data)
 	ctl := ""
 	if cg.version == 1 {
 		ctl = "cpuset"
@@ -573,41 +404,6 @@ func (cg *cgroup) holds(root fsroot.Root, pid int) bool {
 	return !ok || slices.Contains(strings.Split(path, "/"), cg.name)
 }
 
-// readProcs reads the cgroup.procs of a cgroup directory and of every
-// cgroup nested in it: a command may make cgroups of its own inside the
-// run's and move its processes there, and they are still the run's.
-func readProcs(dir string) []int {
-	var pids []int
-	data, err := fsroot.ReadFile(filepath.Join(dir, "cgroup.procs"))
-	if err != nil {
-		return nil
-	}
-	for _, f := range strings.Fields(string(data)) {
-		if pid, err := strconv.Atoi(f); err == nil {
-			pids = append(pids, pid)
-		}
-	}
-	for _, sub := range nested(dir) {
-		pids = append(pids, readProcs(sub)...)
-	}
-	return pids
-}
-
-// nested lists the cgroups directly inside dir.
-func nested(dir string) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() {
-			out = append(out, filepath.Join(dir, e.Name()))
-		}
-	}
-	return out
-}
-
 // allProcs lists, once each, the processes in any of the run's
 // directories: one that moved itself out of one hierarchy is still in
 // the others.
@@ -615,7 +411,7 @@ func (cg *cgroup) allProcs() []int {
 	var out []int
 	seen := map[int]bool{}
 	for _, dir := range cg.Dirs() {
-		for _, pid := range readProcs(dir) {
+		for _, pid := range cgroupfs.Procs(dir) {
 			if !seen[pid] {
 				seen[pid] = true
 				out = append(out, pid)
@@ -642,19 +438,19 @@ func (cg *cgroup) signal(sig unix.Signal) int {
 // forks between the listing and the signal.
 func (cg *cgroup) kill() {
 	if cg.version == 2 {
-		if writeFile(filepath.Join(cg.dirs[""], "cgroup.kill"), "1") == nil {
+		if cgroupfs.Kill(cg.dirs[""]) == nil {
 			return
 		}
 		cg.signal(unix.SIGKILL) // a kernel before 5.14
 		return
 	}
 	freezer := cg.dirs["freezer"]
-	if freezer != "" && cg.freeze(freezer) {
+	if freezer != "" && cgroupfs.Freeze(freezer) {
 		if afterFreeze != nil {
 			afterFreeze()
 		}
 		cg.signal(unix.SIGKILL)
-		thaw(freezer)
+		cgroupfs.Thaw(freezer)
 		return
 	}
 	for range 100 { // without a freezer: until no fork outruns the kill
@@ -664,46 +460,17 @@ func (cg *cgroup) kill() {
 	}
 }
 
-// freeze freezes a v1 freezer cgroup and waits, a little, until it is.
-func (cg *cgroup) freeze(dir string) bool {
-	state := filepath.Join(dir, "freezer.state")
-	if writeFile(state, "FROZEN") != nil {
-		return false
-	}
-	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if data, err := fsroot.ReadFile(state); err == nil && strings.TrimSpace(string(data)) == "FROZEN" {
-			return true
-		}
-	}
-	return true // signals still reach the tasks that did freeze
-}
-
 // Usage is the cgroup's CPU time so far, over every process that was in
 // it; ok is false where it has no account.
 func (cg *cgroup) usage() (time.Duration, bool) {
 	if cg.version == 2 {
-		data, err := fsroot.ReadFile(filepath.Join(cg.dirs[""], "cpu.stat"))
-		if err != nil {
-			return 0, false
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
-				us, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-				return time.Duration(us) * time.Microsecond, err == nil
-			}
-		}
-		return 0, false
+		return cgroupfs.UsageV2(cg.dirs[""])
 	}
 	dir := cg.dirs["cpuacct"]
 	if dir == "" {
 		return 0, false
 	}
-	data, err := fsroot.ReadFile(filepath.Join(dir, "cpuacct.usage"))
-	if err != nil {
-		return 0, false
-	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	return time.Duration(ns), err == nil
+	return cgroupfs.UsageV1(dir)
 }
 
 // usagePerCPU is the v1 cpuacct's CPU time per CPU; nil elsewhere.
@@ -712,44 +479,16 @@ func (cg *cgroup) usagePerCPU() map[int]time.Duration {
 	if cg.version != 1 || dir == "" {
 		return nil
 	}
-	data, err := fsroot.ReadFile(filepath.Join(dir, "cpuacct.usage_percpu"))
-	if err != nil {
-		return nil
-	}
-	per, err := parseUsagePerCPU(data)
+	per, err := cgroupfs.UsagePerCPU(dir)
 	if err != nil {
 		return nil
 	}
 	return per
 }
 
-// parseUsagePerCPU parses cpuacct.usage_percpu: nanoseconds, one number
-// per possible CPU in order.
-func parseUsagePerCPU(data []byte) (map[int]time.Duration, error) {
-	out := map[int]time.Duration{}
-	for cpu, f := range strings.Fields(string(data)) {
-		ns, err := strconv.ParseInt(f, 10, 64)
-		if err != nil || ns < 0 {
-			return nil, fmt.Errorf("cpuacct.usage_percpu: %q is not a count of nanoseconds", f)
-		}
-		out[cpu] = time.Duration(ns)
-	}
-	return out, nil
-}
-
 // afterFreeze, when set (by the tests), runs between kill's freeze and its
 // thaw: the window in which a corepin that dies leaves its tree frozen.
 var afterFreeze func()
-
-// thaw thaws a v1 freezer cgroup and every cgroup nested in it, which
-// the command may have frozen itself: a frozen task does not act on
-// SIGKILL until it is thawed.
-func thaw(dir string) {
-	writeFile(filepath.Join(dir, "freezer.state"), "THAWED")
-	for _, sub := range nested(dir) {
-		thaw(sub)
-	}
-}
 
 // remove deletes the run's directories, the cgroups the command made
 // inside them first. A cgroup with a live task cannot be removed, so the
@@ -761,47 +500,11 @@ func (cg *cgroup) remove() error {
 	}
 	var first error
 	for ctl, dir := range cg.dirs {
-		if err := removeTree(dir, 2*time.Second); err != nil && first == nil {
+		if err := cgroupfs.RemoveTree(dir, 2*time.Second); err != nil && first == nil {
 			first = fmt.Errorf("removing the run's %s cgroup: %w", ctl, err)
 		}
 	}
 	return first
-}
-
-// removeTree removes a cgroup directory and those nested in it, deepest
-// first; one still busy with an exiting task is tried again for up to
-// wait. A directory already gone is no error.
-func removeTree(dir string, wait time.Duration) error {
-	var first error
-	for _, sub := range nested(dir) {
-		if err := removeTree(sub, wait); err != nil && first == nil {
-			first = err
-		}
-	}
-	var err error
-	for deadline := time.Now().Add(wait); ; time.Sleep(time.Millisecond) {
-		err = unix.Rmdir(dir)
-		if err == nil || errors.Is(err, unix.ENOENT) || !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
-			break
-		}
-	}
-	if err != nil && !errors.Is(err, unix.ENOENT) && first == nil {
-		first = fmt.Errorf("removing %s: %w", dir, err)
-	}
-	return first
-}
-
-// writeFile writes one value to a kernel file, as one write.
-func writeFile(path, value string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(value)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // CPUWeightPlan says whether a run's nice value can be given a cpu
@@ -809,16 +512,16 @@ func writeFile(path, value string) error {
 // On the live system a v1 cpu cgroup is made, weighted and removed again
 // (what a run would do); under another root only the files are read.
 func CPUWeightPlan(root fsroot.Root) (ok bool, how string) {
-	mounts, err := readMounts(root)
+	mounts, err := cgroupfs.ReadMounts(root)
 	if err != nil {
 		return false, err.Error()
 	}
-	own, err := ownCgroups(root)
+	own, err := cgroupfs.ReadProcCgroup(root, "self")
 	if err != nil {
 		return false, err.Error()
 	}
-	if i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 2 }); i >= 0 {
-		if parent := hierarchyDir(mounts[i], own[""]); parent != "" {
+	if m, ok := cgroupfs.V2(mounts); ok {
+		if parent := cgroupfs.HierarchyDir(m, own[""]); parent != "" {
 			if ctl, err := root.ReadFile(filepath.Join(parent, "cgroup.subtree_control")); err == nil {
 				f := strings.Fields(string(ctl))
 				if slices.Contains(f, "cpuset") && slices.Contains(f, "cpu") {
@@ -827,25 +530,25 @@ func CPUWeightPlan(root fsroot.Root) (ok bool, how string) {
 			}
 		}
 	}
-	if !slices.ContainsFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, "cpuset") }) {
+	if _, ok := cgroupfs.V1(mounts, "cpuset"); !ok {
 		return false, "no cgroup v2 with cpu and cpuset delegated, and no cgroup v1 cpuset hierarchy for a run's cgroup"
 	}
-	i := slices.IndexFunc(mounts, func(m mount) bool { return m.version == 1 && slices.Contains(m.controllers, "cpu") })
-	if i < 0 {
+	cpu, ok := cgroupfs.V1(mounts, "cpu")
+	if !ok {
 		return false, "no cgroup v1 cpu hierarchy is mounted"
 	}
-	if slices.Contains(mounts[i].controllers, "cpuset") {
+	if cpu.Has("cpuset") {
 		return false, "the cpu controller is bound with cpuset, whose run directory a realtime step must enter"
 	}
-	home := hierarchyDir(mounts[i], own["cpu"])
+	home := cgroupfs.HierarchyDir(cpu, own["cpu"])
 	if home == "" {
-		return false, fmt.Sprintf("corepin's cpu cgroup %s is not under the mount %s", own["cpu"], mounts[i].dir)
+		return false, fmt.Sprintf("corepin's cpu cgroup %s is not under the mount %s", own["cpu"], cpu.Dir)
 	}
 	plan := fmt.Sprintf("a cgroup v1 cpu cgroup below %s with cpu.shares of the nice value's weight (nice -20: %d)", home, NiceWeight(-20))
 	if !root.IsHost() {
 		return true, plan + "; not tried: " + root.String() + " is not this system"
 	}
-	cg := &cgroup{version: 1, name: fmt.Sprintf("corepin-%d-%d", os.Getpid(), cgroupSeq.Add(1)), dirs: map[string]string{}, home: map[string]string{}, fd: -1, cpuHome: home}
+	cg := &cgroup{version: 1, name: cgroupfs.NewRunName(), dirs: map[string]string{}, home: map[string]string{}, fd: -1, cpuHome: home}
 	w, err := cg.weigh(-20)
 	if err != nil {
 		return false, err.Error()
@@ -854,6 +557,32 @@ func CPUWeightPlan(root fsroot.Root) (ok bool, how string) {
 		return false, err.Error()
 	}
 	return true, fmt.Sprintf("%s; a probe read back %d", plan, w)
+}
+
+// Containment says how a run's process tree is held on the system under
+// root, for corepin caps: in a run cgroup (MechanismCgroupV2 or
+// MechanismCgroupV1), which on the live system is made on the CPUs this
+// process may use and removed again, as a run makes it; or by its process
+// group and corepin's subreaping (MechanismProcessGroup), with the reason
+// there is no cgroup. Under another root only a run there can tell: the
+// mechanism is "".
+func Containment(root fsroot.Root) (mechanism, evidence string) {
+	if !root.IsHost() {
+		return "", "unknown: only making a cgroup on " + root.String() + "'s own system can tell"
+	}
+	cpus, err := sched.GetAffinity(0)
+	if err != nil {
+		return "", fmt.Sprintf("reading this process's CPUs: %v", err)
+	}
+	cg, why := newCgroup(root, cpus)
+	if cg == nil {
+		return MechanismProcessGroup, "no cgroup: " + why
+	}
+	dirs := strings.Join(cg.Dirs(), ", ")
+	if err := cg.remove(); err != nil {
+		return cg.Mechanism(), fmt.Sprintf("a run's cgroup %s was made, and removing it failed: %v", dirs, err)
+	}
+	return cg.Mechanism(), "a run's cgroup " + dirs + " was made and removed"
 }
 
 // WeighThread gives the calling thread, which must be locked to its

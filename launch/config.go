@@ -1,12 +1,62 @@
 package launch
 
 import (
-	"corepin.dev/corepin/oncpu"
+	"io"
+	"os"
 	"time"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/session"
 )
+
+// Config is a command to run and how to run it.
+type Config struct {
+	// Request is where and how the command runs.
+	Request session.Request
+	// Args is the command and its arguments.
+	Args []string
+	// Launcher starts the command through the re-executed launcher even
+	// when forking it from a prepared thread would do; a QoS level always
+	// goes through the launcher.
+	Launcher bool
+	// Self is the program that acts as the launcher: one whose main calls
+	// Main when its first argument is Arg. It defaults to this program.
+	Self   string
+	Dir    string
+	Env    []string // the command's environment; this process's by default
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Timeout ends the command with SIGTERM, then SIGKILL after Grace.
+	Timeout time.Duration
+	Grace   time.Duration // 2 s by default
+	// WatchPeriod is the watcher's period; 0 turns the watcher off.
+	WatchPeriod time.Duration
+	// ForwardSignals passes SIGINT, SIGTERM and SIGHUP on to the command's
+	// whole tree, and kills what still runs Grace after the first; SIGHUP
+	// not when the program ignores it (started under nohup).
+	ForwardSignals bool
+	// Signals, when set, are passed on to the command instead: signals
+	// that arrived before the command ran are passed on as soon as it
+	// runs (see internal/interrupt's Forward).
+	Signals <-chan os.Signal
+	// Observe follows and measures the command's threads without putting
+	// back what drifted: for programs whose own scheduling choices must be
+	// kept (a helper thread it put at nice 10 stays there).
+	Observe bool
+	// NoCgroup keeps the run to its process group and corepin's
+	// subreaping, without a cgroup even where one could be made.
+	NoCgroup bool
+	// Root is the folder holding proc/, where corepin lists its own
+	// threads; the live system by default.
+	Root fsroot.Root
+	// Node is the target's NUMA node, recorded in the report.
+	Node *int
+	// OnCPU, when set, is a tracer of the target CPUs whose snapshots
+	// around the run name who else ran there (see Sharing.Preemptors).
+	OnCPU *oncpu.Tracer
+}
 
 // ThreadConfig is work to run on a thread of corepin itself (RunThread).
 type ThreadConfig struct {

@@ -3,20 +3,16 @@ package launch
 import (
 	"fmt"
 	"strings"
-	"time"
+
+	"corepin.dev/corepin/system"
 )
 
 // GuardArg makes corepin the guard of another corepin (see guardMain): a
 // small process that finishes the cleanup when the corepin that started
-// it ends without saying it is done.
-const GuardArg = "__corepin-guard"
-
-// RecordGuarded, when set, records what a guard did in the run that the
-// guarded corepin (pid, with its start time in clock ticks since boot)
-// was writing under the results folder dir since the guard started. The
-// results model cannot be imported here (it imports launch), so corepin's
-// main sets it in its initialisation, which runs before Dispatch.
-var RecordGuarded func(dir string, pid int, start uint64, since time.Time, msg string) error
+// it ends without saying it is done. Its command line names the guarded
+// corepin, and a shield knows a running corepin by it: the name is
+// system's.
+const GuardArg = system.GuardArg
 
 // Stray is a dead corepin's run cgroup that a sweep found still holding
 // processes: its name, how many processes were ended, and what could not

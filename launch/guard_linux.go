@@ -21,6 +21,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/system"
 	"corepin.dev/corepin/topology"
@@ -301,7 +302,7 @@ func (g *guardState) cleanUp(w io.Writer) {
 	if len(g.tunes) > 0 {
 		// The journal's layer is corepin's until its process is gone,
 		// zombie included: its parent reaps it, most often at once.
-		for deadline := time.Now().Add(10 * time.Second); g.owner.Alive() && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(10 * time.Second); g.owner.Alive(fsroot.Host) && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		}
 		for _, t := range g.tunes {
 			m := &system.Machine{Root: fsroot.Root(t.Root), Journal: t.Journal}
@@ -309,7 +310,7 @@ func (g *guardState) cleanUp(w io.Writer) {
 			switch {
 			case err != nil:
 				failed = append(failed, "putting the machine back: "+err.Error())
-			case len(rep.Running) > 0 && g.owner.Alive():
+			case len(rep.Running) > 0 && g.owner.Alive(fsroot.Host):
 				failed = append(failed, "the machine is still tuned: corepin's parent has not reaped it yet; `corepin system reset` restores it")
 			case rep != nil && len(rep.Restored) > 0:
 				did = append(did, fmt.Sprintf("put the machine's tuning back (%d values)", len(rep.Restored)))
@@ -373,10 +374,7 @@ func endGroup(pgid int, start uint64) int {
 // (a writer that is still there is not known to have crashed), and
 // records msg there.
 func (g *guardState) record(msg string) error {
-	if RecordGuarded == nil {
-		return nil
+	for deadline := time.Now().Add(10 * time.Second); g.owner.Alive(fsroot.Host) && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 	}
-	for deadline := time.Now().Add(10 * time.Second); g.owner.Alive() && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-	}
-	return RecordGuarded(g.results, g.owner.PID, g.owner.Start, g.since, msg)
+	return results.RecordGuarded(g.results, g.owner.PID, g.owner.Start, g.since, msg)
 }

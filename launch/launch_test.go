@@ -3,6 +3,7 @@ package launch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,10 +21,18 @@ import (
 	"corepin.dev/corepin/session"
 )
 
+// The launcher runs on the process's main thread (see Main): the test
+// binary, which doubles as it, keeps its main goroutine there from its
+// initialisation on, as corepin's main package does.
+func init() { runtime.LockOSThread() }
+
 // The test binary doubles as the launcher: it answers corepin's helper
 // verbs.
 func TestMain(m *testing.M) {
-	Dispatch(os.Args)
+	if os.Getenv("COREPIN_LAUNCH_HELPER") == "launcher-off-main" {
+		launcherOffMain()
+	}
+	Dispatch(os.Args, echoVerb)
 	if os.Getenv("COREPIN_LAUNCH_HELPER") == "nice5twice" {
 		os.Exit(niceFiveTwice())
 	}
@@ -31,6 +40,48 @@ func TestMain(m *testing.M) {
 		os.Exit(helper())
 	}
 	os.Exit(m.Run())
+}
+
+// launcherOffMain runs the launcher on a goroutine locked to another
+// thread than the main one, which the main goroutine holds.
+func launcherOffMain() {
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		Main()
+		close(done)
+	}()
+	<-done
+	os.Exit(2)
+}
+
+// TestLauncherRefusesAnotherThread: a launcher that is not on the main
+// thread says so and exits instead of starting a command whose thread
+// would not be the one it set up.
+func TestLauncherRefusesAnotherThread(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=launcher-off-main", specEnv+`={"request":{"cpu":0},"args":["true"]}`)
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m message
+	json.NewDecoder(r).Decode(&m)
+	cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(m.Failed, "main one") || m.Report != nil {
+		t.Errorf("launcher off the main thread: %v, sent %+v; want exit 1 and the refusal", cmd.ProcessState, m)
+	}
 }
 
 // niceFiveTwice launches twice with nice 5, which an unprivileged thread

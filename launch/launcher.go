@@ -33,6 +33,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/internal/kacct"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
@@ -75,17 +76,6 @@ type message struct {
 	ExecElapsedNS int64 `json:"exec_elapsed_ns,omitempty"`
 }
 
-// init keeps the main goroutine on the process's main thread when this
-// program runs as the launcher: a goroutine locked during init stays on
-// the main thread through main, whereas one locked only in Main may have
-// moved to another thread by then, and an execve from a thread that is not
-// the main one makes the session's thread another than the command's.
-func init() {
-	if len(os.Args) > 1 && os.Args[1] == Arg {
-		runtime.LockOSThread()
-	}
-}
-
 // Main is the launcher, which corepin runs when its first argument is Arg.
 // A program that embeds the launcher calls Dispatch first thing in main:
 //
@@ -94,10 +84,21 @@ func init() {
 //		...
 //	}
 //
+// and keeps its main goroutine on the process's main thread from its
+// initialisation on, as corepin's main package does with
+// runtime.LockOSThread in an init function: a goroutine locked only here
+// may have moved to another thread by then, and an execve from a thread
+// that is not the main one makes the session's thread another than the
+// command's. Main refuses to run on any other thread.
+//
 // Main never returns: it execs the command or exits.
 func Main() {
 	runtime.LockOSThread() // the session's thread is the one that execs
 	pipe := os.NewFile(reportFD, "corepin-report")
+	if sched.Gettid() != os.Getpid() {
+		json.NewEncoder(pipe).Encode(message{Failed: "the launcher runs on another thread than the process's main one (its program must lock the main goroutine in an init function)"})
+		os.Exit(1)
+	}
 	os.Exit(launch(pipe))
 }
 
@@ -132,7 +133,7 @@ func launch(pipe *os.File) int {
 	}
 	send(message{Report: &rep})
 	unix.CloseOnExec(reportFD)
-	elapsed, _ := ownElapsed()
+	elapsed, _ := kacct.OwnElapsed()
 	send(message{ExecAtNS: int64(monotonic()), ExecElapsedNS: int64(elapsed)})
 	err = unix.Exec(path, spec.Args, os.Environ())
 	errno, code := execErrno(err)

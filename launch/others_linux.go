@@ -9,6 +9,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
 )
 
@@ -31,12 +32,10 @@ type busyMeter struct {
 
 func newBusyMeter(root fsroot.Root, cpus cpuset.Set) *busyMeter {
 	b := &busyMeter{root: root, cpus: cpus}
-	if mounts, err := readMounts(root); err == nil {
-		i := slices.IndexFunc(mounts, func(m mount) bool {
-			return m.version == 1 && m.root == "/" && slices.Contains(m.controllers, "cpuacct")
-		})
+	if mounts, err := cgroupfs.ReadMounts(root); err == nil {
+		i := slices.IndexFunc(mounts, func(m cgroupfs.Mount) bool { return m.Root == "/" && m.Has("cpuacct") })
 		if i >= 0 {
-			b.cpuacct = root.Path(filepath.Join(mounts[i].dir, "cpuacct.usage_percpu"))
+			b.cpuacct = root.Path(filepath.Join(mounts[i].Dir, "cpuacct.usage_percpu"))
 		}
 	}
 	return b
@@ -54,7 +53,7 @@ func (b *busyMeter) read() (r busyReading, ok bool) {
 	}
 	if b.cpuacct != "" {
 		if data, err := fsroot.ReadFile(b.cpuacct); err == nil {
-			if per, err := parseUsagePerCPU(data); err == nil {
+			if per, err := cgroupfs.ParseUsagePerCPU(data); err == nil {
 				r.tasks, r.source = map[int]time.Duration{}, BusyCpuacct
 				for _, cpu := range b.cpus.CPUs() {
 					r.tasks[cpu] = per[cpu]

@@ -56,6 +56,9 @@ func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 			result <- fmt.Errorf("pinning to CPU %d: %s", cpu, rep.Accept.Why)
 		}
 	}()
+	// A forking thread that could not leave cpu (p.hold.offTarget) waits
+	// there, blocked until Stop, beside the competing processes it
+	// started: it takes no time on the CPU, so nothing more is said.
 	select {
 	case err := <-p.hold.started:
 		if err != nil {

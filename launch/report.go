@@ -4,7 +4,7 @@ import (
 	"syscall"
 	"time"
 
-	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
@@ -52,36 +52,13 @@ const (
 	StartThread = "thread"
 )
 
-// ChildReport is the command's end and resource use.
-type ChildReport struct {
-	PID      int     `json:"pid"`
-	ExitCode *int    `json:"exit_code"`
-	Signal   *string `json:"signal"`
-	// WallS is the command's wall time, from just before its exec to its
-	// exit: by the kernel's taskstats clock (WallSource "taskstats"); through
-	// the launcher, by the kernel's process events ("proc_events"), from
-	// the end of the launcher's exec into the command to its exit; or by
-	// corepin's clock ("clock"), which sees the exit a little late.
-	WallS      float64 `json:"wall_s"`
-	WallSource string  `json:"wall_source,omitempty"`
-	UserS      float64 `json:"user_s"`
-	SysS       float64 `json:"sys_s"`
-	MaxRSSKB   int64   `json:"max_rss_kb"`
-	// MaxRSSSource says where MaxRSSKB comes from: "taskstats", the
-	// kernel's record of the command's own memory when it exited, or
-	// "rusage", which can include the high-water mark of corepin's
-	// memory that the command's exec replaced.
-	MaxRSSSource string `json:"max_rss_source,omitempty"`
-	TimedOut     bool   `json:"timed_out"`
-	Started      bool   `json:"started"`
-}
-
-// ParentReport says where corepin's own threads were kept during the run.
-type ParentReport struct {
-	CPUs     cpuset.Set `json:"cpus"` // empty when they could not avoid the target
-	Restored bool       `json:"restored"`
-	Note     string     `json:"note,omitempty"`
-}
+type (
+	// ChildReport is the command's end and resource use.
+	ChildReport = evidence.ChildReport
+	// ParentReport says where corepin's own threads were kept during the
+	// run.
+	ParentReport = evidence.ParentReport
+)
 
 // ExitCode is the code a shell would report for the command: its exit
 // status, 128+N for a signal, 125/126/127 when it did not run.

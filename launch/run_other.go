@@ -6,35 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"time"
 
-	"corepin.dev/corepin/fsroot"
-	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/session"
 )
-
-// Config is a command to run and how to run it.
-type Config struct {
-	Request        session.Request
-	Args           []string
-	Self, Dir      string
-	Env            []string
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	Timeout, Grace time.Duration
-	WatchPeriod    time.Duration
-	ForwardSignals bool
-	Signals        <-chan os.Signal
-	Launcher       bool
-	OnCPU          *oncpu.Tracer
-	NoCgroup       bool
-	Observe        bool
-	Root           fsroot.Root
-	Node           *int
-}
 
 func signalNumber(string) int { return 0 }
 
@@ -62,7 +38,3 @@ func (p *Pinned) Processes() []*os.Process { return nil }
 
 // Stop does nothing outside Linux.
 func (p *Pinned) Stop() {}
-
-func ownElapsed() (time.Duration, error) {
-	return 0, fmt.Errorf("reading taskstats: %w", errors.ErrUnsupported)
-}

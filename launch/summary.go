@@ -25,55 +25,111 @@ func (rep *Report) SchedulingSummary() string {
 }
 
 // Summary is the run in one line: where the command ran, its share on
-// target, its times and how it ended.
+// target, its times and how it ended, then the watcher's warnings.
 func (rep *Report) Summary() string {
 	var b strings.Builder
-	// Without a watcher, where the command started is all that is known.
-	// Without a watcher (or with only the one reading at the end), what
-	// corepin set is all that is known: the command may have changed its
-	// own threads since, and the summary does not say it held.
-	if rep.Watch == nil || rep.Watch.PeriodMs == 0 {
-		fmt.Fprintf(&b, "%s started (not watched) with %s set", filepath.Base(rep.Command[0]), rep.SchedulingSummary())
-	} else {
-		fmt.Fprintf(&b, "%s ran on %s", filepath.Base(rep.Command[0]), rep.SchedulingSummary())
-	}
-	if wr := rep.Watch; wr != nil && wr.OnTargetRatio != nil {
-		fmt.Fprintf(&b, "; on target %.1f%% of %d running samples, %d migrations, %d re-assertions", 100**wr.OnTargetRatio, runningSamples(wr.Threads), wr.Migrations, wr.Reasserts)
-	}
+	rep.summarizePlace(&b)
+	rep.summarizeResidency(&b)
 	if why := rep.NoLongerHeld(); why != "" {
 		b.WriteString("; " + why)
 	}
-	c := rep.Child
-	fmt.Fprintf(&b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)
-	if cov := rep.Coverage; cov != nil && cov.TreeSource == "cgroup" {
-		fmt.Fprintf(&b, " (the whole tree %.3fs CPU)", cov.TreeCPUS)
+	rep.summarizeTimes(&b)
+	rep.summarizeTree(&b)
+	rep.summarizeEnd(&b)
+	rep.summarizeWarnings(&b)
+	return b.String()
+}
+
+// summarizePlace says where the command ran. Without a watcher (or with
+// only the one reading at the end), what corepin set is all that is
+// known: the command may have changed its own threads since, and the
+// summary does not say it held.
+func (rep *Report) summarizePlace(b *strings.Builder) {
+	if rep.Watch == nil || rep.Watch.PeriodMs == 0 {
+		fmt.Fprintf(b, "%s started (not watched) with %s set", filepath.Base(rep.Command[0]), rep.SchedulingSummary())
+		return
 	}
-	if c := rep.Coverage; c != nil && c.Residency != nil && *c.Residency < 0.99 && rep.Tree != nil && len(rep.Tree.PerCPUSeconds) > 0 {
-		// The work went elsewhere (its own affinity under --observe, or
-		// something that escaped): say where its time went.
-		fmt.Fprintf(&b, "; %.0f%% of the tree's CPU time on the target (%s)", 100**c.Residency, perCPU(rep.Tree.PerCPUSeconds))
+	fmt.Fprintf(b, "%s ran on %s", filepath.Base(rep.Command[0]), rep.SchedulingSummary())
+}
+
+// summarizeResidency says what the watcher's samples saw: the share on
+// target, and when the samples are the residency, how much of the work
+// they describe.
+func (rep *Report) summarizeResidency(b *strings.Builder) {
+	wr := rep.Watch
+	if wr == nil || wr.OnTargetRatio == nil {
+		return
 	}
+	fmt.Fprintf(b, "; on target %.1f%% of %d running samples", 100**wr.OnTargetRatio, runningSamples(wr.Threads))
+	if c := rep.Coverage; c != nil && c.ResidencySource == "sampled" {
+		switch {
+		case c.TooShort != "":
+			b.WriteString(" (the sampled residency: too short to judge what it covers)")
+		case c.Coverage != nil:
+			fmt.Fprintf(b, " (the sampled residency, covering %.0f%% of the tree's %.3fs CPU time from %s)", 100**c.Coverage, c.TreeCPUS, c.TreeSource)
+		}
+	}
+	fmt.Fprintf(b, ", %d migrations, %d re-assertions", wr.Migrations, wr.Reasserts)
+}
+
+// summarizeTimes gives the command's times, the whole tree's CPU time
+// where the cgroup counted it, and where that time went when the work
+// left the target (its own affinity under --observe, or something that
+// escaped).
+func (rep *Report) summarizeTimes(b *strings.Builder) {
+	c, cov := rep.Child, rep.Coverage
+	fmt.Fprintf(b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)
+	if cov == nil {
+		return
+	}
+	if cov.TreeSource == "cgroup" {
+		fmt.Fprintf(b, " (the whole tree %.3fs CPU)", cov.TreeCPUS)
+	}
+	if cov.Residency != nil && *cov.Residency < 0.99 && rep.Tree != nil && len(rep.Tree.PerCPUSeconds) > 0 {
+		fmt.Fprintf(b, "; %.0f%% of the tree's CPU time on the target (%s)", 100**cov.Residency, perCPU(rep.Tree.PerCPUSeconds))
+	}
+}
+
+// summarizeTree says how priority reached the tree and who else ran on
+// the target.
+func (rep *Report) summarizeTree(b *strings.Builder) {
 	if t := rep.Tree; t != nil && t.PriorityScope != "" {
-		fmt.Fprintf(&b, "; priority acts through %s", t.PriorityScope)
+		fmt.Fprintf(b, "; priority acts through %s", t.PriorityScope)
 	}
 	if sh := rep.Sharing; sh != nil && sh.Others != nil {
-		fmt.Fprintf(&b, "; others on the target %.1f%%", 100*sh.Others.Share)
+		fmt.Fprintf(b, "; others on the target %.1f%%", 100*sh.Others.Share)
 	}
+}
+
+// summarizeEnd says what corepin had to end: what the command left
+// running, the command at its timeout, the thread it could not put back.
+func (rep *Report) summarizeEnd(b *strings.Builder) {
 	if t := rep.Tree; t != nil && t.Ended > 0 {
-		fmt.Fprintf(&b, "; ended %d process(es) the command left running", t.Ended)
+		fmt.Fprintf(b, "; ended %d process(es) the command left running", t.Ended)
 	}
-	if c.TimedOut {
+	if rep.Child.TimedOut {
 		b.WriteString("; timed out")
 	}
 	if !rep.Restore.OK && rep.Restore.Done {
 		b.WriteString("; corepin's thread that started it could not be put back, so it was ended")
 	}
-	if wr := rep.Watch; wr != nil {
-		for _, warn := range wr.KeepUp.Warnings() {
-			b.WriteString("\nwarning: " + warn)
-		}
+}
+
+// summarizeWarnings adds the watcher's warnings, a line each. A run too
+// short to judge claims its sampled residency neither way, so missed
+// ticks put nothing in doubt.
+func (rep *Report) summarizeWarnings(b *strings.Builder) {
+	wr := rep.Watch
+	if wr == nil {
+		return
 	}
-	return b.String()
+	k := wr.KeepUp
+	if c := rep.Coverage; c != nil && c.TooShort != "" {
+		k.Unvouched = false
+	}
+	for _, warn := range k.Warnings() {
+		b.WriteString("\nwarning: " + warn)
+	}
 }
 
 func runningSamples(threads []watch.ThreadStat) int {

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
@@ -50,11 +51,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		// target, just before and after the work: the thread's CPU clock is
 		// the work's part of it, the rest went to others.
 		meter := newBusyMeter(cfg.Root, target)
-		var traceBefore oncpu.Account
-		var traceErr error
-		if cfg.OnCPU != nil {
-			traceBefore, traceErr = cfg.OnCPU.Snapshot()
-		}
+		trace := startTrace(cfg.OnCPU)
 		busyBefore, haveBusy := meter.read()
 		cpuBefore := threadCPU()
 		before, _ := threadUsage()
@@ -65,16 +62,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		if busyAfter, ok := meter.read(); ok && haveBusy {
 			othersTime = others(busyBefore, busyAfter, workCPU, "thread", true)
 		}
-		if cfg.OnCPU != nil && traceErr == nil {
-			var after oncpu.Account
-			if after, traceErr = cfg.OnCPU.Snapshot(); traceErr == nil {
-				tid := s.TID()
-				preemptors = topPreemptors(after.Since(traceBefore), target, func(_, t int) bool { return t == tid })
-			}
-		}
-		if traceErr != nil {
-			preemptorsErr = traceErr.Error()
-		}
+		preemptors, preemptorsErr = trace.preemptors(target, s.TID())
 		if after, err := threadUsage(); err == nil {
 			rep.Child.UserS = after.user - before.user
 			rep.Child.SysS = after.sys - before.sys
@@ -97,6 +85,39 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	rep.Sharing.Others = othersTime
 	rep.Sharing.Preemptors, rep.Sharing.PreemptorsError = preemptors, preemptorsErr
 	return rep, err
+}
+
+// trace is the on-CPU tracer's account of the target from just before
+// the work; err says why there is none.
+type trace struct {
+	tracer *oncpu.Tracer
+	before oncpu.Account
+	err    error
+}
+
+// startTrace snapshots the tracer, if any, before the work.
+func startTrace(tracer *oncpu.Tracer) *trace {
+	t := &trace{tracer: tracer}
+	if tracer != nil {
+		t.before, t.err = tracer.Snapshot()
+	}
+	return t
+}
+
+// preemptors names who else took time on the target since startTrace, the
+// work's own thread tid aside, or says why it cannot ("" without a
+// tracer).
+func (t *trace) preemptors(target cpuset.Set, tid int) ([]Preemptor, string) {
+	if t.tracer == nil {
+		return nil, ""
+	}
+	if t.err == nil {
+		var after oncpu.Account
+		if after, t.err = t.tracer.Snapshot(); t.err == nil {
+			return topPreemptors(after.Since(t.before), target, func(_, t int) bool { return t == tid }), ""
+		}
+	}
+	return nil, t.err.Error()
 }
 
 type usage struct{ user, sys float64 }

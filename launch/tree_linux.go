@@ -32,10 +32,16 @@ type tree struct {
 	rep  *TreeReport
 	pid  int // the command; pid is also the process group's id
 	mu   sync.Mutex
-	// seen remembers every process of the run found so far by its start
-	// time, so that one that left the group (setsid) is still ended, and
-	// a reused PID is not.
+	// seen remembers every live process of the run found so far by its
+	// start time, so that one that left the group (setsid) is still
+	// ended, and a reused PID is not. A process that has gone is dropped
+	// from it, or a run whose work forks all the time would read the
+	// /proc of every process it ever had at every look (a shell loop that
+	// forks 20 times a second made corepin read 15,000 missing /proc files
+	// a second after 40 minutes); ever keeps every PID the run had, so that
+	// its own short-lived processes are not named among the others.
 	seen  map[int]uint64
+	ever  map[int]bool
 	ended map[int]bool
 	sent  unix.Signal // the last signal corepin sent the tree
 	// exited is closed when the command has exited (not yet reaped), at
@@ -77,7 +83,7 @@ type outsider struct {
 // confines it to cpus (the target, or for a run that is only observed the
 // CPUs corepin was allowed); useCgroup false keeps to the process group.
 func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
-	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ended: map[int]bool{}, exited: make(chan struct{}), meter: newBusyMeter(root, target)}
+	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, exited: make(chan struct{}), meter: newBusyMeter(root, target)}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -267,10 +273,37 @@ func (t *tree) Members() []int {
 }
 
 // members lists the live processes of the run; withRoot includes the
-// command when it still runs.
+// command when it still runs. It walks down from every process known to
+// be the run's (see roots), through the children of each.
 func (t *tree) members(withRoot bool) []int {
-	var queue []int
-	var inside map[int]bool
+	queue, inside := t.roots()
+	var out []int
+	done := map[int]bool{}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if done[pid] || pid <= 0 {
+			continue
+		}
+		done[pid] = true
+		if !t.admit(pid, inside) {
+			continue
+		}
+		if pid != t.pid || withRoot {
+			out = append(out, pid)
+		}
+		queue = append(queue, t.children(pid)...)
+	}
+	return out
+}
+
+// roots are where the walk of the run's processes starts: the cgroup's
+// processes, the command, corepin's children that are the run's (in its
+// process group, or inherited orphans already seen), and the processes
+// seen before that still live; the ones gone, or whose PID another took,
+// are forgotten. inside is the set of the cgroup's accounted processes,
+// nil without a cgroup.
+func (t *tree) roots() (queue []int, inside map[int]bool) {
 	if t.cg != nil {
 		queue = append(queue, t.cg.procs()...)
 		inside = map[int]bool{}
@@ -287,44 +320,45 @@ func (t *tree) members(withRoot bool) []int {
 	for pid, start := range t.seen {
 		if st, ok := t.stat(pid); ok && st.StartTime == start {
 			queue = append(queue, pid)
+		} else {
+			delete(t.seen, pid) // gone, or its PID given to another
 		}
 	}
-	var out []int
-	done := map[int]bool{}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		if done[pid] || pid <= 0 {
-			continue
-		}
-		done[pid] = true
-		st, ok := t.stat(pid)
-		if !ok || st.State == 'Z' || st.State == 'X' {
-			continue
-		}
-		if start, known := t.seen[pid]; known && start != st.StartTime {
-			continue // the PID was reused by a process that is not the run's
-		}
-		t.seen[pid] = st.StartTime
-		// A process missing from the listing may have been forked since
-		// it was read: its own /proc/PID/cgroup says where it is.
-		if inside != nil && !inside[pid] && !t.cg.holds(t.root, pid) {
-			if t.outside == nil {
-				t.outside = map[int]outsider{}
-			}
-			o, known := t.outside[pid]
-			if !known || o.start != st.StartTime {
-				o = outsider{start: st.StartTime, first: st.UTime + st.STime}
-			}
-			o.last, o.cpu = st.UTime+st.STime, st.Processor
-			t.outside[pid] = o
-		}
-		if pid != t.pid || withRoot {
-			out = append(out, pid)
-		}
-		queue = append(queue, t.children(pid)...)
+	return queue, inside
+}
+
+// admit says whether pid is a live process of the run, and records it:
+// seen with its start time, and followed where it left the cgroup.
+func (t *tree) admit(pid int, inside map[int]bool) bool {
+	st, ok := t.stat(pid)
+	if !ok || st.State == 'Z' || st.State == 'X' {
+		return false
 	}
-	return out
+	if start, known := t.seen[pid]; known && start != st.StartTime {
+		return false // the PID was reused by a process that is not the run's
+	}
+	t.seen[pid] = st.StartTime
+	t.ever[pid] = true
+	// A process missing from the listing may have been forked since it
+	// was read: its own /proc/PID/cgroup says where it is.
+	if inside != nil && !inside[pid] && !t.cg.holds(t.root, pid) {
+		t.noteOutside(pid, st)
+	}
+	return true
+}
+
+// noteOutside keeps the CPU time of a process of the run outside its
+// cgroup, from its first sight, and where it ran last.
+func (t *tree) noteOutside(pid int, st watch.TaskStat) {
+	if t.outside == nil {
+		t.outside = map[int]outsider{}
+	}
+	o, known := t.outside[pid]
+	if !known || o.start != st.StartTime {
+		o = outsider{start: st.StartTime, first: st.UTime + st.STime}
+	}
+	o.last, o.cpu = st.UTime+st.STime, st.Processor
+	t.outside[pid] = o
 }
 
 func (t *tree) stat(pid int) (watch.TaskStat, bool) {
@@ -535,7 +569,7 @@ func (t *tree) preemptors(target cpuset.Set) ([]Preemptor, string) {
 	}
 	t.mu.Lock()
 	ours := map[int]bool{t.pid: true}
-	for pid := range t.seen {
+	for pid := range t.ever {
 		ours[pid] = true
 	}
 	t.mu.Unlock()

@@ -1,47 +1,35 @@
 package launch
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
-
-	"corepin.dev/corepin/workloads"
 )
 
-// The workload verb takes its name before or after the size, and refuses
-// what it cannot run with a usage status.
-func TestWorkloadVerb(t *testing.T) {
-	for _, args := range [][]string{{"fib", "--size", "quick"}, {"--size=quick", "fib"}} {
-		var out, errOut bytes.Buffer
-		if code := runWorkload(args, &out, &errOut); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
-		}
-		var res workloads.Result
-		if err := json.Unmarshal(out.Bytes(), &res); err != nil || !res.Valid {
-			t.Errorf("%v printed %q: %v", args, out.String(), err)
-		}
-	}
-	for _, args := range [][]string{{}, {"nope"}, {"fib", "fib"}, {"fib", "--bogus"}} {
-		var out, errOut bytes.Buffer
-		if code := runWorkload(args, &out, &errOut); code != 2 {
-			t.Errorf("%v: exit %d, want 2 (usage)", args, code)
-		}
-	}
-}
+// echoVerb stands for a verb a program adds to launch's own: it prints
+// its arguments and exits 3.
+var echoVerb = Verb{Name: "__corepin-test-echo", Main: func(args []string) int {
+	fmt.Println(strings.Join(args, " "))
+	return 3
+}}
 
-// The test binary answers the same verbs as corepin, through the same
-// table.
+// The test binary answers launch's verbs and the ones added to them,
+// through the same table, and a verb is listed once.
 func TestDispatchRunsTheVerb(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(exe, WorkloadArg, "fib", "--size", "quick").Output()
-	if err != nil || !strings.Contains(string(out), `"valid":true`) {
-		t.Errorf("the test binary as %s: %q, %v", WorkloadArg, out, err)
+	out, err := exec.Command(exe, echoVerb.Name, "a", "b").Output()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 || string(out) != "a b\n" {
+		t.Errorf("the test binary as %s: %q, %v; want \"a b\" and exit 3", echoVerb.Name, out, err)
+	}
+	if !IsVerb(Arg) || !IsVerb(echoVerb.Name, echoVerb) || IsVerb(echoVerb.Name) || IsVerb("workload") {
+		t.Error("IsVerb does not answer for launch's verbs and the added ones alone")
 	}
 	names := map[string]bool{}
 	for _, v := range Verbs() {

@@ -11,3 +11,8 @@ func CPUWeightPlan(fsroot.Root) (ok bool, how string) { return false, "not Linux
 func WeighThread(fsroot.Root) (scope, note string, back func() error) {
 	return "", "not Linux", func() error { return nil }
 }
+
+// Containment is the process group outside Linux: there are no cgroups.
+func Containment(fsroot.Root) (mechanism, evidence string) {
+	return MechanismProcessGroup, "no cgroup: not Linux"
+}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -13,6 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 )
 
 // btfPath is where a kernel built with CONFIG_DEBUG_INFO_BTF describes its
@@ -221,24 +221,10 @@ func (t *sysTracer) read(now uint64) (Account, error) {
 	return a, nil
 }
 
-// readRuntime reads a thread's sum_exec_runtime from schedstat.
+// readRuntime reads a thread's sum_exec_runtime from its schedstat.
 func readRuntime(tgid, pid uint32) (uint64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/schedstat", tgid, pid))
-	if err != nil {
-		return 0, err
-	}
-	return parseSchedstat(data)
-}
-
-// parseSchedstat reads the first figure of /proc/PID/task/TID/schedstat,
-// "sum_exec_runtime run_delay timeslices" in ns: the thread's run time.
-func parseSchedstat(data []byte) (uint64, error) {
-	first, _, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
-	rt, err := strconv.ParseUint(first, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("schedstat %q: %w", data, err)
-	}
-	return rt, nil
+	ss, err := procfs.ReadSchedStat(fsroot.Host, int(tgid), int(pid))
+	return uint64(ss.Run), err
 }
 
 // comm turns the kernel's NUL-padded task name into a string.

@@ -477,22 +477,6 @@ func FuzzParseUsagePerCPU(f *testing.F) {
 	})
 }
 
-func FuzzParseSchedstat(f *testing.F) {
-	f.Add([]byte("532591408 1034 77\n"))
-	f.Add([]byte(""))
-	f.Add([]byte("18446744073709551615"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		rt, err := parseSchedstat(data)
-		if err != nil {
-			return
-		}
-		first, _, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
-		if strconv.FormatUint(rt, 10) != strings.TrimLeft(first, "+0") && rt != 0 {
-			t.Errorf("%q: read %d from %q", data, rt, first)
-		}
-	})
-}
-
 func FuzzComm(f *testing.F) {
 	f.Add([]byte("bash\x00\x00"))
 	f.Add([]byte("0123456789abcdef"))

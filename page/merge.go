@@ -11,7 +11,9 @@ import (
 // MergePage shows the same job on several machines: each machine with its
 // evidence (host, topology, target, the scheduling read back), one table
 // of every benchmark's median, interval and ratio on each machine, and
-// bars of each median relative to the first machine's.
+// bars of each median relative to the first machine's; where a machine's
+// cell is not comparable with the first's, no ratio and no bar, and the
+// notes say why.
 func MergePage(m results.Merge) *Simple {
 	var names []string
 	for i, mc := range m.Machines {
@@ -29,7 +31,7 @@ func MergePage(m results.Merge) *Simple {
 		if mc.Score != nil {
 			score = fmt.Sprintf("%.0f", *mc.Score)
 		}
-		machines.Rows = append(machines.Rows, []string{fmt.Sprint(i + 1), mc.Name, mc.Host.Hostname, mc.Host.CPUModel, mc.Host.Kernel,
+		machines.Rows = append(machines.Rows, []string{fmt.Sprint(i + 1), mc.Name, mc.Host.Label(), mc.Host.CPUModel, mc.Host.Kernel,
 			mc.Topology, fmt.Sprintf("%s: CPU %d (%s), %s", mc.Target.Spec, mc.Target.ExactCPU, mc.Target.Mode, mc.Target.Why), mc.Scheduling, score})
 		if mc.Interrupted {
 			notes = append(notes, fmt.Sprintf("[%d] %s was interrupted: only its finished runs are recorded.", i+1, mc.Name))
@@ -68,7 +70,7 @@ func MergePage(m results.Merge) *Simple {
 	}
 	p.Sections = []SimpleSection{
 		{Title: "Machines", Table: machines, Notes: notes},
-		{Title: "Benchmarks on each machine", Table: bench},
+		{Title: "Benchmarks on each machine", Table: bench, Notes: m.Notes()},
 	}
 	if len(bars) > 0 {
 		p.Sections[1].Charts = []template.HTML{BarChart{Title: "Each median over machine [1]'s · × (red slower, green faster, grey no significant difference: Mann-Whitney U, α = 0.05)", Unit: "×", Bars: bars}.SVG()}

@@ -76,3 +76,32 @@ func TestMergePageInChromium(t *testing.T) {
 		t.Error("the relative bars are not drawn")
 	}
 }
+
+// TestMergePageWithholds: a machine whose runs measured other work (here
+// full sizes against quick) is shown without a relative figure or bar,
+// with the reason.
+func TestMergePageWithholds(t *testing.T) {
+	var runs []*results.Run
+	for _, n := range []string{"cpu0", "cpu1"} {
+		r, err := results.Load(filepath.Join("..", "results", "testdata", "merge", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	runs[1].Options.Quick = false
+	m := results.Merged(runs, []string{"cpu0", "cpu1"})
+	var b strings.Builder
+	if err := MergePage(m).Render(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"withheld", "[2] is not compared with [1]: the runs differ in sizes: quick on [1], full on [2]"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the merge page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "×") || strings.Contains(page, `<svg class="chart"`) {
+		t.Error("the page relates the full run to the quick one")
+	}
+}

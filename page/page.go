@@ -4,7 +4,7 @@
 // reported frequency above, their utilisation below, raw samples, nothing
 // smoothed — with the data behind each chart one click away. The page has
 // no scripts, fonts or network references; every string from the results
-// is escaped.
+// is escaped, and shown safe (see text).
 package page
 
 import (
@@ -35,8 +35,14 @@ var page = sync.OnceValue(func() *template.Template {
 		"seconds": fmtSeconds,
 		"pct":     func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
 		"opt":     fmtOpt,
+		"text":    text,
 	}).Parse(styleTemplate)).Parse(pageTemplate))
 })
+
+// text is how the templates show every string: html/template escapes
+// HTML, but would carry an ESC, a carriage return or a bidi override from
+// a results folder into the page; termsafe.Text shows them instead.
+func text(v any) string { return termsafe.Text(fmt.Sprint(v)) }
 
 // Page is what the template shows.
 type Page struct {
@@ -74,6 +80,8 @@ type Section struct {
 	FreqChart             template.HTML
 	FreqNote              string
 	UtilChart             template.HTML
+	SpeedChart            template.HTML // run time against the speed witness
+	SpeedNote             string
 	Table                 Table
 	Runs                  []RunRow
 	Links                 []Link
@@ -131,9 +139,6 @@ func Build(run *results.Run, dir string) *Page {
 		p.Scheduling = append(p.Scheduling, Fact{l.Label, l.Value})
 	}
 	p.Warnings = run.GroupedWarnings()
-	for k, w := range p.Warnings {
-		p.Warnings[k] = termsafe.Text(w) // names and errors from outside, shown, not obeyed
-	}
 	target := targetCPUs(run)
 	maxMHz := targetMaxMHz(run, target)
 	var all []sample
@@ -194,7 +199,7 @@ func schedulingFacts(run *results.Run) []Fact {
 				switch {
 				case st.Skipped != "":
 					tried = append(tried, fmt.Sprintf("%d %s: skipped", st.Step, st.Asked))
-				case st.Errno != 0:
+				case st.Errno != "":
 					tried = append(tried, fmt.Sprintf("%d %s: %s", st.Step, st.Asked, st.Errno))
 				case st.Mismatch != "":
 					tried = append(tried, fmt.Sprintf("%d %s: %s", st.Step, st.Asked, st.Mismatch))
@@ -216,7 +221,7 @@ func schedulingFacts(run *results.Run) []Fact {
 }
 
 func row(b results.Benchmark) Row {
-	r := Row{Name: termsafe.Text(b.Name), Median: fmtSeconds(b.MedianS), CI: "-", Ratio: "-", Check: "passed", Valid: b.Valid, Warnings: len(b.Warnings)}
+	r := Row{Name: b.Name, Median: fmtSeconds(b.MedianS), CI: "-", Ratio: "-", Check: "passed", Valid: b.Valid, Warnings: len(b.Warnings)}
 	if b.CIConf > 0 {
 		r.CI = fmtSeconds(b.CILowS) + " – " + fmtSeconds(b.CIHighS)
 	}
@@ -266,10 +271,7 @@ func row(b results.Benchmark) Row {
 // section builds a benchmark's charts from its runs' telemetry, laid end
 // to end on the time each run started.
 func section(b results.Benchmark, i int, dir string, target []int, maxMHz float64, runStart time.Time) (Section, []sample) {
-	sec := Section{ID: fmt.Sprintf("b%d", i), Name: termsafe.Text(b.Name), Description: termsafe.Text(b.Description), Warnings: results.WarningTexts(b.Warnings)}
-	for k, w := range sec.Warnings {
-		sec.Warnings[k] = termsafe.Text(w)
-	}
+	sec := Section{ID: fmt.Sprintf("b%d", i), Name: b.Name, Description: b.Description, Warnings: results.WarningTexts(b.Warnings)}
 	var first time.Time
 	for _, r := range b.Runs {
 		if !r.Started.IsZero() && (first.IsZero() || r.Started.Before(first)) {
@@ -281,7 +283,7 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 	var notes []string
 	for _, r := range b.DroppedRuns {
 		rr := runRow(r)
-		rr.Dropped, rr.Note = true, termsafe.Text(r.Dropped)
+		rr.Dropped, rr.Note = true, r.Dropped
 		sec.Runs = append(sec.Runs, rr)
 	}
 	for _, r := range b.Runs {
@@ -369,6 +371,7 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 	if len(notes) > 0 {
 		sec.Warnings = append(sec.Warnings, notes...)
 	}
+	sec.SpeedChart, sec.SpeedNote = speedScatter(b)
 	return sec, runSamples
 }
 

@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -12,12 +13,9 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/topology"
-	"corepin.dev/corepin/watch"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/small and the golden page")
@@ -35,16 +33,16 @@ func smallRun(t *testing.T) *results.Run {
 	target, _ := topo.Select("prime")
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	ratio := 0.95
-	rep := &launch.Report{Command: []string{"corepin", "workload", "fib"}}
-	rep.Readback = session.Readback{CPUs: cpuset.Of(12), CPU: 12, Policy: sched.Normal, Nice: -20, ExactAtReadback: true}
-	rep.Ladder = session.LadderResult{Name: "geekbench", AcceptedStep: 2, Steps: []session.StepResult{
+	rep := &evidence.Scheduling{Command: []string{"corepin", "workload", "fib"}}
+	rep.Readback = evidence.Readback{CPUs: cpuset.Of(12), CPU: 12, Policy: "other", Nice: -20, ExactAtReadback: true}
+	rep.Ladder = evidence.LadderResult{Name: "geekbench", AcceptedStep: 2, Steps: []evidence.StepResult{
 		{Step: 1, Asked: "fifo:1 + uclamp 1024/1024", Skipped: "realtime is not allowed"},
 		{Step: 2, Asked: "other + nice -20 + uclamp 1024/1024", Accepted: true}}}
-	rep.Accept = session.AcceptResult{Rule: "exact", OK: true, Why: "exact: on CPU 12"}
-	rep.Restore = session.RestoreResult{Done: true, OK: true}
+	rep.Accept = evidence.AcceptResult{Rule: "exact", OK: true, Why: "exact: on CPU 12"}
+	rep.Restore = evidence.RestoreResult{Done: true, OK: true}
 	one := 1.0
-	rep.Watch = &watch.Result{OnTargetRatio: &one, Threads: []watch.ThreadStat{{TID: 1, Running: 10, OnTarget: 10}}}
-	run := &results.Run{Schema: results.Schema, Started: start, Topology: topo, State: results.StateFinished,
+	rep.Watch = &evidence.Watch{OnTargetRatio: &one, Threads: []evidence.ThreadStat{{TID: 1, Running: 10, OnTarget: 10}}}
+	run := &results.Run{Schema: results.Schema, Started: start, Topology: topologyRecord(t, topo), State: results.StateFinished,
 		Host:    results.Host{Hostname: "phone", Kernel: "5.10.0", CPUModel: "Kirin <test>", GoVersion: "go1.26.8"},
 		Target:  results.Target{Spec: "prime", Mode: "exact", ExactCPU: 12, SoftCPUs: target.SoftCPUs, Why: target.Why},
 		Options: results.Options{Runs: 2, Warmup: 0, Isolation: "process", TelemetryPeriod: 0.5, Ladder: "geekbench"},
@@ -71,6 +69,19 @@ func smallRun(t *testing.T) *results.Run {
 	run.ComputeScore()
 	run.Warnings = []string{"no score: a benchmark is invalid, unfinished or has no reference time"}
 	return run
+}
+
+// topologyRecord is the topology as run.json keeps it.
+func topologyRecord(t *testing.T, topo *topology.Topology) *evidence.Topology {
+	data, err := json.Marshal(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec evidence.Topology
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return &rec
 }
 
 // writeSmall writes the fixed results folder.

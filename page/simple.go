@@ -14,7 +14,7 @@ var styleTemplate string
 var simpleTemplate string
 
 var simple = sync.OnceValue(func() *template.Template { // parsed on first use, as page is
-	return template.Must(template.Must(template.New("simple").Parse(styleTemplate)).Parse(simpleTemplate))
+	return template.Must(template.Must(template.New("simple").Funcs(template.FuncMap{"text": text}).Parse(styleTemplate)).Parse(simpleTemplate))
 })
 
 // Simple is a page of facts, charts and tables, for the experiments and

@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"math"
 	"strings"
+
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // The charts are inline SVG written here rather than by a plotting library:
@@ -50,7 +52,9 @@ const (
 	marginBottom = 42
 )
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc is a chart's text, shown safe (a label may be a name from a results
+// folder) and escaped for HTML.
+func esc(s string) string { return html.EscapeString(termsafe.Text(s)) }
 
 // width is a chart's width in SVG units, 1100 unless set.
 func width(w int) int {
@@ -100,21 +104,8 @@ func (c LineChart) SVG() template.HTML {
 
 	var b strings.Builder
 	begin(&b, w, h, c.Title, marginLeft)
-	// Grid and ticks.
-	for _, y := range ticks(ymin, ymax, 4) {
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/>`, marginLeft, w-marginRight, sy(y), sy(y))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`, marginLeft-6, sy(y)+4, fmtTick(y))
-	}
-	for _, x := range ticks(0, xmax, 8) {
-		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%.1f" class="tickmark"/>`, sx(x), sx(x), h-marginBottom, float64(h-marginBottom)+4)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="tick" text-anchor="middle">%s</text>`, sx(x), h-marginBottom+16, fmtTick(x))
-	}
-	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="%.1f" class="frame"/>`, marginLeft, marginTop, pw, ph)
-	fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="axis" text-anchor="middle">%s</text>`, marginLeft+pw/2, h-6, esc(c.XLabel))
-	fmt.Fprintf(&b, `<text transform="translate(14 %.1f) rotate(-90)" class="axis" text-anchor="middle">%s</text>`, marginTop+ph/2, esc(c.YLabel))
-	if n == 0 {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="empty" text-anchor="middle">no samples</text>`, marginLeft+pw/2, marginTop+ph/2)
-	}
+	// Grid, ticks, frame and labels.
+	drawAxes(&b, w, h, sx, sy, 0, xmax, ymin, ymax, c.XLabel, c.YLabel, n == 0)
 	// Lines, broken at gaps; a lone point is drawn as a dot.
 	for i, l := range c.Lines {
 		color := l.Color
@@ -379,4 +370,25 @@ func (t Timeline) SVG() template.HTML {
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// drawAxes draws what every chart of points has around its data: the grid
+// and ticks of both axes, the frame, the axis labels and, for a chart
+// without data, "no samples". sx and sy map data to the picture.
+func drawAxes(b *strings.Builder, w, h int, sx, sy func(float64) float64, xmin, xmax, ymin, ymax float64, xlabel, ylabel string, empty bool) {
+	pw, ph := float64(w-marginLeft-marginRight), float64(h-marginTop-marginBottom)
+	for _, y := range ticks(ymin, ymax, 4) {
+		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/>`, marginLeft, w-marginRight, sy(y), sy(y))
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`, marginLeft-6, sy(y)+4, fmtTick(y))
+	}
+	for _, x := range ticks(xmin, xmax, 8) {
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%.1f" class="tickmark"/>`, sx(x), sx(x), h-marginBottom, float64(h-marginBottom)+4)
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="tick" text-anchor="middle">%s</text>`, sx(x), h-marginBottom+16, fmtTick(x))
+	}
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%.1f" height="%.1f" class="frame"/>`, marginLeft, marginTop, pw, ph)
+	fmt.Fprintf(b, `<text x="%.1f" y="%d" class="axis" text-anchor="middle">%s</text>`, marginLeft+pw/2, h-6, esc(xlabel))
+	fmt.Fprintf(b, `<text transform="translate(14 %.1f) rotate(-90)" class="axis" text-anchor="middle">%s</text>`, marginTop+ph/2, esc(ylabel))
+	if empty {
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" class="empty" text-anchor="middle">no samples</text>`, marginLeft+pw/2, marginTop+ph/2)
+	}
 }

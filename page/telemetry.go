@@ -3,11 +3,10 @@ package page
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 
-	"corepin.dev/corepin/telemetry"
+	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/telemetry/samples"
 )
 
 // sample is one row of a telemetry CSV.
@@ -19,7 +18,7 @@ type sample struct {
 	source string
 }
 
-// readCSV reads a telemetry CSV written by corepin (telemetry.ReadCSV); a
+// readCSV reads a telemetry CSV written by corepin (samples.ReadCSV); a
 // missing or damaged file gives no samples and a note, never a failed
 // report.
 func readCSV(dir, rel string) ([]sample, error) {
@@ -27,21 +26,19 @@ func readCSV(dir, rel string) ([]sample, error) {
 		return nil, nil
 	}
 	// The page reads only what is inside the results folder, whatever
-	// run.json says (a folder may come from anyone).
-	if !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("%q is not a path inside the results folder", rel)
-	}
-	f, err := os.Open(filepath.Join(dir, rel))
+	// run.json says and wherever its links point (a folder may come from
+	// anyone).
+	f, err := results.OpenIn(dir, rel)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	series, err := telemetry.ReadCSV(f)
+	read, _, err := samples.ReadCSV(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
-	out := make([]sample, 0, len(series.Samples))
-	for _, s := range series.Samples {
+	out := make([]sample, 0, len(read))
+	for _, s := range read {
 		out = append(out, sample{t: s.T, cpu: s.CPU, util: orNaN(s.UtilPct), freq: orNaN(s.FreqMHz), source: s.FreqSource})
 	}
 	return out, nil

@@ -44,6 +44,10 @@ type Options struct {
 	// Context, when set, stops the run between chunks once it is done:
 	// Run then returns its error and no result.
 	Context context.Context
+	// Setup, when set, runs on each worker's thread once it is placed,
+	// before any work (the partition experiment puts the workers of slow
+	// CPUs into a CPU bandwidth limit there); an error ends the run.
+	Setup func(worker, tid int) error
 }
 
 // Chunk is one piece of work as it ran.
@@ -95,9 +99,12 @@ func Run(opts Options) (Result, error) {
 			if opts.Pin {
 				mask = cpuset.Of(cpus[w])
 			}
-			errs[w] = sched.SetAffinity(0, mask)
-			ready.Done()
 			tid := sched.Gettid()
+			errs[w] = sched.SetAffinity(0, mask)
+			if errs[w] == nil && opts.Setup != nil {
+				errs[w] = opts.Setup(w, tid)
+			}
+			ready.Done()
 			for it := range start[w] {
 				if it < 0 {
 					return

@@ -60,7 +60,7 @@ func (a *ADB) copy(ctx context.Context, what string, argv []string) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	if code != 0 {
-		return clientError(what, code, said.String())
+		return copyError(what, "adb", code, said.String())
 	}
 	return nil
 }

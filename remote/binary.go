@@ -7,10 +7,12 @@ import (
 	"crypto/sha256"
 	"debug/buildinfo"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,11 +25,13 @@ import (
 // build corepin for a device.
 const Module = "corepin.dev/corepin"
 
-// Binaries finds a static corepin for a device's platform: the one given,
-// else the running one when it fits, else one built on the spot from
-// corepin's source with CGO_ENABLED=0.
+// Binaries finds a corepin for a device's platform: the one given, else
+// the running one when it fits, else one built on the spot from corepin's
+// source with CGO_ENABLED=0 — a static binary for Linux; for Android on
+// arm64 Go's android build, a position-independent executable that needs
+// only the system's loader (/system/bin/linker64) and no library.
 type Binaries struct {
-	Given   string // --binary FILE: use this one, whatever it is
+	Given   string // --binary FILE: checked to fit the device, then used
 	Running string // the running corepin (os.Executable); "" when it is not corepin
 	Source  string // a corepin source tree; "" to look from the working folder up
 	Cache   string // where builds go; "" for the user's cache folder
@@ -37,6 +41,9 @@ type Binaries struct {
 // For returns the path of a corepin for p.
 func (b *Binaries) For(ctx context.Context, p Platform) (string, error) {
 	if b.Given != "" {
+		if err := fits(b.Given, p); err != nil {
+			return "", fmt.Errorf("--binary %s cannot run on the device (%s, %s): it %v", b.Given, p, p.System, err)
+		}
 		return b.Given, nil
 	}
 	if b.Running != "" && fits(b.Running, p) == nil {
@@ -45,7 +52,7 @@ func (b *Binaries) For(ctx context.Context, p Platform) (string, error) {
 	why := "this corepin is " + runtime.GOOS + "/" + runtime.GOARCH
 	if b.Running != "" {
 		if err := fits(b.Running, p); err != nil {
-			why = err.Error()
+			why = "this corepin " + err.Error()
 		}
 	}
 	src := b.Source
@@ -61,6 +68,23 @@ func (b *Binaries) For(ctx context.Context, p Platform) (string, error) {
 	return b.build(ctx, src, p)
 }
 
+// Ready is the corepin For would give without building one: the given
+// one or the running one when it fits, else an earlier build for p; ""
+// when there is none.
+func (b *Binaries) Ready(p Platform) string {
+	switch {
+	case b.Given != "" && fits(b.Given, p) == nil:
+		return b.Given
+	case b.Given == "" && b.Running != "" && fits(b.Running, p) == nil:
+		return b.Running
+	case b.Given == "":
+		if out := b.buildPath(p); out != "" && fits(out, p) == nil {
+			return out
+		}
+	}
+	return ""
+}
+
 func goarmEnv(p Platform) string {
 	if p.ARM == "" {
 		return ""
@@ -68,23 +92,107 @@ func goarmEnv(p Platform) string {
 	return " GOARM=" + p.ARM
 }
 
-// fits says why a binary cannot run on p, or nil when it can: the same
-// architecture, a static ELF (no interpreter to find on the device), and
-// for Android a linux or android build.
+// elfArch is the GOARCH of an ELF file's machine, "" for one Go does not
+// build for.
+func elfArch(f *elf.File) string {
+	switch f.Machine {
+	case elf.EM_X86_64:
+		return "amd64"
+	case elf.EM_386:
+		return "386"
+	case elf.EM_AARCH64:
+		return "arm64"
+	case elf.EM_ARM:
+		return "arm"
+	case elf.EM_RISCV:
+		if f.Class == elf.ELFCLASS64 {
+			return "riscv64"
+		}
+	case elf.EM_PPC64:
+		if f.ByteOrder == binary.LittleEndian {
+			return "ppc64le"
+		}
+		return "ppc64"
+	case elf.EM_S390:
+		return "s390x"
+	case elf.EM_LOONGARCH:
+		return "loong64"
+	case elf.EM_MIPS:
+		if f.Class == elf.ELFCLASS64 {
+			return "mips64"
+		}
+	}
+	return ""
+}
+
+// interpreter is the program loader an ELF file names (PT_INTERP), "" for
+// a static binary.
+func interpreter(f *elf.File) string {
+	for _, prog := range f.Progs {
+		if prog.Type == elf.PT_INTERP {
+			data, err := io.ReadAll(io.LimitReader(prog.Open(), 4096))
+			if err != nil {
+				return "?"
+			}
+			return strings.TrimRight(string(data), "\x00")
+		}
+	}
+	return ""
+}
+
+// Linkage says in words how a binary is linked, as its ELF header shows:
+// "static", or "position-independent, loaded by /system/bin/linker64".
+func Linkage(path string) string {
+	f, err := elf.Open(path)
+	if err != nil {
+		return "not an ELF file"
+	}
+	defer f.Close()
+	interp := interpreter(f)
+	switch {
+	case interp == "" && f.Type == elf.ET_DYN:
+		return "static, position-independent"
+	case interp == "":
+		return "static"
+	case f.Type == elf.ET_DYN:
+		return "position-independent, loaded by " + interp
+	}
+	return "dynamically linked, loaded by " + interp
+}
+
+// fits says why a binary cannot run on p, or nil when it can: an ELF file
+// of the device's architecture; a Go build for linux, or for android on
+// Android; and static, or on Android loaded by Android's own loader
+// (/system/bin/linker64 or linker), which every Android device has. The
+// message is what the binary is, to follow "it" or "this corepin".
 func fits(path string, p Platform) error {
 	f, err := elf.Open(path)
 	if err != nil {
-		return fmt.Errorf("%s is not an ELF binary", path)
+		var fe *elf.FormatError
+		switch {
+		case errors.As(err, &fe):
+			return fmt.Errorf("is not an ELF executable")
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("does not exist")
+		}
+		return fmt.Errorf("cannot be read: %w", err)
 	}
 	defer f.Close()
-	for _, prog := range f.Progs {
-		if prog.Type == elf.PT_INTERP {
-			return fmt.Errorf("this corepin is dynamically linked (built with cgo)")
+	if arch := elfArch(f); arch != p.Arch {
+		if arch == "" {
+			arch = f.Machine.String()
 		}
+		return fmt.Errorf("is an ELF file for %s, and the device is %s", arch, p.Arch)
+	}
+	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
+		return fmt.Errorf("is not an executable (ELF type %s)", f.Type)
+	}
+	if interp := interpreter(f); interp != "" && !(p.OS == "android" && strings.HasPrefix(interp, "/system/bin/linker")) {
+		return fmt.Errorf("is dynamically linked (its loader is %s; build it with CGO_ENABLED=0)", interp)
 	}
 	info, err := buildinfo.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("%s has no Go build information", path)
+		return fmt.Errorf("has no Go build information: it is not a corepin build")
 	}
 	var goos, goarch, goarm string
 	for _, s := range info.Settings {
@@ -98,10 +206,10 @@ func fits(path string, p Platform) error {
 		}
 	}
 	if goarch != p.Arch || (goos != "linux" && goos != p.OS) {
-		return fmt.Errorf("this corepin is %s/%s", goos, goarch)
+		return fmt.Errorf("is %s/%s", goos, goarch)
 	}
 	if p.ARM != "" && goarm != "" && goarm[:1] > p.ARM {
-		return fmt.Errorf("this corepin needs GOARM=%s", goarm)
+		return fmt.Errorf("needs GOARM=%s", goarm)
 	}
 	return nil
 }
@@ -129,20 +237,36 @@ func findSource() string {
 	}
 }
 
-// build builds a static corepin for p from src.
-func (b *Binaries) build(ctx context.Context, src string, p Platform) (string, error) {
-	cache := b.Cache
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			dir = os.TempDir()
-		}
-		cache = filepath.Join(dir, "corepin", "builds")
+// cache is the folder of corepin's builds.
+func (b *Binaries) cache() string {
+	if b.Cache != "" {
+		return b.Cache
 	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "corepin", "builds")
+}
+
+func buildName(p Platform) string { return "corepin-" + p.BuildOS() + "-" + p.Arch + p.ARM }
+
+// buildPath is an earlier build for p, "" when there is none.
+func (b *Binaries) buildPath(p Platform) string {
+	out := filepath.Join(b.cache(), buildName(p))
+	if _, err := os.Stat(out); err != nil {
+		return ""
+	}
+	return out
+}
+
+// build builds corepin for p from src with CGO_ENABLED=0.
+func (b *Binaries) build(ctx context.Context, src string, p Platform) (string, error) {
+	cache := b.cache()
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return "", fmt.Errorf("building corepin for %s: %w", p, err)
 	}
-	out := filepath.Join(cache, "corepin-"+p.BuildOS()+"-"+p.Arch+p.ARM)
+	out := filepath.Join(cache, buildName(p))
 	if b.Log != nil {
 		fmt.Fprintf(b.Log, "corepin: building corepin for %s from %s\n", p, src)
 	}
@@ -193,21 +317,20 @@ func (d *Device) Install(ctx context.Context, local string, log io.Writer) (stri
 	var r [4]byte
 	rand.Read(r[:])
 	part := bin + ".part-" + hex.EncodeToString(r[:])
-	if code, err := d.Target.Run(ctx, "mkdir -p "+d.Folder, nil, nil); err != nil || code != 0 {
-		return "", errors.Join(fmt.Errorf("making %s on %s", d.Folder, d.Target), err)
+	if err := runChecked(ctx, d.Target, "making "+d.Folder, "mkdir -p "+d.Folder, nil); err != nil {
+		return "", err
 	}
+	// What a failed push or install leaves is removed where the device
+	// still answers (corepin --on T clean removes it otherwise).
 	if err := d.Target.Push(ctx, local, part); err != nil {
+		runChecked(ctx, d.Target, "removing "+part, "rm -f "+part, nil)
 		return "", err
 	}
-	var said strings.Builder
-	code, err := d.Target.Run(ctx, "chmod 755 "+part+" && mv -f "+part+" "+bin, nil, &said)
-	if err != nil {
+	if err := runChecked(ctx, d.Target, "installing "+bin, "chmod 755 "+part+" && mv -f "+part+" "+bin, nil); err != nil {
+		runChecked(ctx, d.Target, "removing "+part, "rm -f "+part, nil)
 		return "", err
-	}
-	if code != 0 {
-		return "", clientError("installing "+bin+" on "+d.Target.String(), code, said.String())
 	}
 	st, _ := os.Stat(local)
-	fmt.Fprintf(log, "corepin: pushed corepin-%s (%.1f MB) to %s\n", hash, float64(st.Size())/1e6, d.Target)
+	fmt.Fprintf(log, "corepin: pushed corepin-%s (%.1f MB, %s) to %s\n", hash, float64(st.Size())/1e6, Linkage(local), d.Target)
 	return bin, nil
 }

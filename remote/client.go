@@ -69,6 +69,26 @@ var installHint = map[string]string{
 	"hdc": "the OpenHarmony SDK's toolchains folder",
 }
 
+// runChecked runs a short command on the device and fails on a non-zero
+// status with what the device said: its standard error or, where the
+// client merges the two streams (hdc, adb before Android 7), the start of
+// its output.
+func runChecked(ctx context.Context, t Target, what, command string, stdout io.Writer) error {
+	var said, out strings.Builder
+	code, err := t.Run(ctx, command, teeTo(stdout, &limited{w: &out, n: 4096}), &limited{w: &said, n: 4096})
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if code != 0 {
+		text := said.String()
+		if strings.TrimSpace(text) == "" {
+			text = out.String()
+		}
+		return clientError(what+" on "+t.String(), code, text)
+	}
+	return nil
+}
+
 // clientError is a client's failure with what it said.
 func clientError(what string, code int, errText string) error {
 	return fmt.Errorf("%s: exit status %d%s", what, code, firstLines(errText))

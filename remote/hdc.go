@@ -61,7 +61,7 @@ func (h *HDC) copy(ctx context.Context, what string, argv []string) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	if code != 0 || strings.Contains(said.String(), "[Fail]") {
-		return clientError(what, code, said.String())
+		return copyError(what, "hdc", code, said.String())
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -36,26 +37,42 @@ type Job struct {
 	// Abandon, once closed after an interrupt, stops Follow from waiting
 	// for the job to end (a second Ctrl-C); the job ends on its own.
 	Abandon <-chan struct{}
+	// Env is added to corepin's environment when Start starts it
+	// (NAME=VALUE words).
+	Env []string
 	// results are the out/ entries the last poll saw once the job ended.
 	results []string
 }
 
-// ErrAbandoned says the host stopped waiting for an interrupted job.
-var ErrAbandoned = errors.New("stopped waiting for the interrupted run")
-
-// Timing of a job's follower.
-var (
-	// PollEvery is how often the host asks for new output: often enough
+// followTiming is how a job's follower times its questions; a zero field
+// is defaultFollow's.
+type followTiming struct {
+	// pollEvery is how often the host asks for new output: often enough
 	// for a progress bar, rarely enough to cost the device little (each
 	// time a shell and a few small processes run there). After a minute
 	// it asks once a second.
-	PollEvery = 400 * time.Millisecond
-	// LostAfter is how long the device may fail to answer before the host
+	pollEvery time.Duration
+	// lostAfter is how long the device may fail to answer before the host
 	// gives up following (the job goes on).
-	LostAfter = 20 * time.Second
-	// StopWithin is how long an interrupted job has to end.
-	StopWithin = 2 * time.Minute
-)
+	lostAfter time.Duration
+	// stopWithin is how long an interrupted job has to end.
+	stopWithin time.Duration
+}
+
+var defaultFollow = followTiming{pollEvery: 400 * time.Millisecond, lostAfter: 20 * time.Second, stopWithin: 2 * time.Minute}
+
+// or is t with its zero fields taken from d.
+func (t followTiming) or(d followTiming) followTiming {
+	for _, f := range []struct{ v, d *time.Duration }{{&t.pollEvery, &d.pollEvery}, {&t.lostAfter, &d.lostAfter}, {&t.stopWithin, &d.stopWithin}} {
+		if *f.v == 0 {
+			*f.v = *f.d
+		}
+	}
+	return t
+}
+
+// ErrAbandoned says the host stopped waiting for an interrupted job.
+var ErrAbandoned = errors.New("stopped waiting for the interrupted run")
 
 // NewJob names a new job; nothing happens on the device yet.
 func (d *Device) NewJob(now time.Time) *Job {
@@ -75,15 +92,7 @@ func (d *Device) Job(id string) (*Job, error) {
 
 // run runs a short command on the device and fails on a non-zero status.
 func (j *Job) run(ctx context.Context, what, command string, stdout io.Writer) error {
-	var said strings.Builder
-	code, err := j.Device.Target.Run(ctx, command, stdout, &said)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	if code != 0 {
-		return clientError(what+" on "+j.Device.Target.String(), code, said.String())
-	}
-	return nil
+	return runChecked(ctx, j.Device.Target, what, command, stdout)
 }
 
 // PushInput copies a local file into the job's in/ folder as rel, and
@@ -141,10 +150,18 @@ const startWait = "i=0; while [ ! -s pid ] && [ $i -lt 1200 ]; do " +
 func (j *Job) Start(ctx context.Context, bin string, args []string) error {
 	d := j.Dir
 	words := append([]string{bin}, args...)
+	env := ""
+	for _, kv := range j.Env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !validEnvName(name) {
+			return fmt.Errorf("starting corepin on %s: %q is not NAME=VALUE", j.Device.Target, kv)
+		}
+		env += name + "=" + Quote(value) + " "
+	}
 	cmd := "set -e; mkdir -p " + d + "/work " + d + "/out; cd " + d + "; " +
 		"printf '%s\\n' " + QuoteAll(words) + " > cmdline; : > stdout; : > stderr; " +
 		"S=; command -v setsid > /dev/null 2>&1 && S=setsid; " +
-		"($S sh -c " + Quote(wrapper) + " corepin-job " + QuoteAll(words) + " > /dev/null 2>&1 < /dev/null &); " +
+		"(" + env + "$S sh -c " + Quote(wrapper) + " corepin-job " + QuoteAll(words) + " > /dev/null 2>&1 < /dev/null &); " +
 		startWait
 	var out strings.Builder
 	if err := j.run(ctx, "starting corepin", cmd, &out); err != nil {
@@ -154,6 +171,16 @@ func (j *Job) Start(ctx context.Context, bin string, args []string) error {
 		return fmt.Errorf("starting corepin on %s: it did not start (no PID in %s/pid)", j.Device.Target, d)
 	}
 	return nil
+}
+
+// validEnvName says whether s can be a shell's variable name.
+func validEnvName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Interrupt sends SIGINT to corepin on the device: it stops the benchmark
@@ -228,14 +255,15 @@ func (j *Job) poll(ctx context.Context, offOut, offErr *int64, stdout, stderr io
 // Follow copies the job's output as it comes until the job ends, and
 // returns corepin's exit status there. When ctx ends (Ctrl-C on the host),
 // the job is interrupted and followed until it has stopped. When the
-// device stops answering for LostAfter, Follow returns an error wrapping
+// device stops answering for a while (20 s), Follow returns an error wrapping
 // ErrLost and the job goes on.
 func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error) {
 	var offOut, offErr int64
 	var failingSince, stopBy time.Time
 	done := ctx.Done()
-	// Ask soon at first, for a short command, then every PollEvery.
-	every := min(50*time.Millisecond, PollEvery)
+	timing := j.Device.follow.or(defaultFollow)
+	// Ask soon at first, for a short command, then every pollEvery.
+	every := min(50*time.Millisecond, timing.pollEvery)
 	started := time.Now()
 	for {
 		st, err := j.poll(context.Background(), &offOut, &offErr, stdout, stderr)
@@ -248,13 +276,13 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 			return -1, err
 		case err != nil && failingSince.IsZero():
 			failingSince = time.Now()
-		case err != nil && time.Since(failingSince) > LostAfter:
+		case err != nil && time.Since(failingSince) > timing.lostAfter:
 			return -1, fmt.Errorf("%w (run %s goes on there)", err, j.ID)
 		case err == nil:
 			failingSince = time.Time{}
 		}
 		if !stopBy.IsZero() && time.Now().After(stopBy) {
-			return -1, fmt.Errorf("run %s on %s did not stop within %v after the interrupt", j.ID, j.Device.Target, StopWithin)
+			return -1, fmt.Errorf("run %s on %s did not stop within %v after the interrupt", j.ID, j.Device.Target, timing.stopWithin)
 		}
 		var abandon <-chan struct{}
 		if done == nil {
@@ -265,14 +293,14 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 			return -1, fmt.Errorf("run %s on %s: %w; it ends there on its own", j.ID, j.Device.Target, ErrAbandoned)
 		case <-done:
 			done = nil // once
-			stopBy = time.Now().Add(StopWithin)
+			stopBy = time.Now().Add(timing.stopWithin)
 			ictx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			if err := j.Interrupt(ictx); err != nil {
 				fmt.Fprintf(stderr, "corepin: %v\n", err)
 			}
 			cancel()
 		case <-time.After(every):
-			every = min(2*every, PollEvery)
+			every = min(2*every, timing.pollEvery)
 			if time.Since(started) > time.Minute {
 				every = max(every, time.Second)
 			}
@@ -295,6 +323,77 @@ func (j *Job) Results(ctx context.Context) ([]string, error) {
 // Fetch pulls the folder out/NAME into localBase, under NAME or, when the
 // host has one of that name, NAME-2, NAME-3…, and returns its local path.
 func (j *Job) Fetch(ctx context.Context, name, localBase string) (string, error) {
+	tmp, err := j.pull(ctx, name, localBase)
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	// Several devices' runs may arrive at once under one name: the name is
+	// taken under a lock, and a rename that finds it taken after all (by
+	// another corepin) tries the next.
+	fetchMu.Lock()
+	defer fetchMu.Unlock()
+	dst := filepath.Join(localBase, name)
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(dst); os.IsNotExist(err) {
+			err := os.Rename(filepath.Join(tmp, name), dst)
+			if err == nil {
+				return dst, nil
+			}
+			if _, lerr := os.Lstat(dst); lerr != nil {
+				return "", fmt.Errorf("pulling %s from %s: %w", name, j.Device.Target, err)
+			}
+		}
+		dst = filepath.Join(localBase, fmt.Sprintf("%s-%d", name, i))
+	}
+}
+
+var fetchMu sync.Mutex
+
+// FetchInto pulls the file or folder out/NAME to into/NAME as the command
+// would have written it here: a file replaces the one there, a folder's
+// files go into the folder there, replacing those of the same names.
+func (j *Job) FetchInto(ctx context.Context, name, into string) (string, error) {
+	tmp, err := j.pull(ctx, name, into)
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	dst := filepath.Join(into, name)
+	if err := moveInto(filepath.Join(tmp, name), dst); err != nil {
+		return "", fmt.Errorf("pulling %s from %s: %w", name, j.Device.Target, err)
+	}
+	return dst, nil
+}
+
+// moveInto moves src to dst, merging folders and replacing files.
+func moveInto(src, dst string) error {
+	st, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	dt, err := os.Lstat(dst)
+	if err != nil || !st.IsDir() || !dt.IsDir() {
+		if err == nil && dt.IsDir() {
+			return fmt.Errorf("%s is a folder", dst)
+		}
+		return os.Rename(src, dst)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := moveInto(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pull copies out/NAME into a new temporary folder under localBase (on
+// the same file system as its destination), and returns that folder.
+func (j *Job) pull(ctx context.Context, name, localBase string) (string, error) {
 	if err := os.MkdirAll(localBase, 0o755); err != nil {
 		return "", err
 	}
@@ -302,21 +401,11 @@ func (j *Job) Fetch(ctx context.Context, name, localBase string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(tmp)
 	if err := j.Device.Target.Pull(ctx, j.Dir+"/out/"+name, tmp); err != nil {
+		os.RemoveAll(tmp)
 		return "", err
 	}
-	dst := filepath.Join(localBase, name)
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(dst); os.IsNotExist(err) {
-			break
-		}
-		dst = filepath.Join(localBase, fmt.Sprintf("%s-%d", name, i))
-	}
-	if err := os.Rename(filepath.Join(tmp, name), dst); err != nil {
-		return "", fmt.Errorf("pulling %s from %s: %w", name, j.Device.Target, err)
-	}
-	return dst, nil
+	return tmp, nil
 }
 
 // Remove deletes the job's folder from the device.
@@ -327,33 +416,37 @@ type JobInfo struct {
 	ID      string
 	Status  *int // corepin's exit status; nil while it runs or when it ended unrecorded
 	Running bool
+	// Pulled: its results were brought back and the run kept on the
+	// device (--keep-remote); clean removes it.
+	Pulled  bool
 	PID     int
 	Command []string
 }
 
 // State says in words where the job is.
 func (i JobInfo) State() string {
+	pulled := ""
+	if i.Pulled {
+		pulled = ", pulled"
+	}
 	switch {
 	case i.Status != nil:
-		return fmt.Sprintf("ended, exit %d", *i.Status)
+		return fmt.Sprintf("ended, exit %d%s", *i.Status, pulled)
 	case i.Running:
 		return fmt.Sprintf("running, pid %d", i.PID)
 	}
-	return "ended without a status (device restarted or corepin killed)"
+	return "ended without a status (device restarted or corepin killed)" + pulled
 }
 
 // Jobs lists the device's jobs, oldest first.
 func (d *Device) Jobs(ctx context.Context) ([]JobInfo, error) {
 	cmd := `cd ` + d.runs() + ` 2> /dev/null || exit 0; for j in *; do [ -f "$j/cmdline" ] || continue; ` +
 		`p=$(cat "$j/pid" 2> /dev/null); r=no; [ -n "$p" ] && [ ! -e "$j/status" ] && kill -0 "$p" 2> /dev/null && r=yes; ` +
-		`printf 'job %s %s %s %s\n' "$j" "$(cat "$j/status" 2> /dev/null || echo -)" "$r" "${p:--}"; sed 's/^/arg /' "$j/cmdline"; done`
-	var out, said strings.Builder
-	code, err := d.Target.Run(ctx, cmd, &out, &said)
-	if err != nil {
-		return nil, fmt.Errorf("listing runs: %w", err)
-	}
-	if code != 0 {
-		return nil, clientError("listing runs on "+d.Target.String(), code, said.String())
+		`u=no; [ -e "$j/pulled" ] && u=yes; ` +
+		`printf 'job %s %s %s %s %s\n' "$j" "$(cat "$j/status" 2> /dev/null || echo -)" "$r" "${p:--}" "$u"; sed 's/^/arg /' "$j/cmdline"; done`
+	var out strings.Builder
+	if err := runChecked(ctx, d.Target, "listing runs", cmd, &out); err != nil {
+		return nil, err
 	}
 	return parseJobs(out.String()), nil
 }
@@ -368,10 +461,10 @@ func parseJobs(text string) []JobInfo {
 			continue
 		}
 		f := strings.Fields(line)
-		if len(f) != 5 || f[0] != "job" {
+		if len(f) != 6 || f[0] != "job" {
 			continue
 		}
-		info := JobInfo{ID: f[1], Running: f[3] == "yes"}
+		info := JobInfo{ID: f[1], Running: f[3] == "yes", Pulled: f[5] == "yes"}
 		if n, err := strconv.Atoi(f[2]); err == nil {
 			info.Status = &n
 		}

@@ -57,6 +57,7 @@ func localDevice(t *testing.T) (*Device, *localTarget) {
 		t.Fatal(err)
 	}
 	d.Folder = t.TempDir()
+	d.follow.pollEvery = 20 * time.Millisecond // a local device answers at once
 	return d, lt
 }
 
@@ -64,9 +65,8 @@ func localDevice(t *testing.T) (*Device, *localTarget) {
 // the device while following it, and follows it again when the device is
 // back: the job went on, its whole output and status come through once.
 func TestJobFollowsThroughALostLink(t *testing.T) {
-	defer func(p, l time.Duration) { PollEvery, LostAfter = p, l }(PollEvery, LostAfter)
-	PollEvery, LostAfter = 20*time.Millisecond, 100*time.Millisecond
 	d, lt := localDevice(t)
+	d.follow.lostAfter = 100 * time.Millisecond
 	j := d.NewJob(time.Now())
 	gate := filepath.Join(t.TempDir(), "gate")
 	script := fmt.Sprintf(`echo started; echo to-stderr >&2; while [ ! -e %s ]; do sleep 0.02; done; printf done; exit 4`, gate)
@@ -134,8 +134,6 @@ func TestJobFetch(t *testing.T) {
 // TestJobEndedWithoutStatus follows a job whose wrapper was killed: the
 // follower says so instead of waiting for a status that never comes.
 func TestJobEndedWithoutStatus(t *testing.T) {
-	defer func(p time.Duration) { PollEvery = p }(PollEvery)
-	PollEvery = 20 * time.Millisecond
 	d, _ := localDevice(t)
 	j := d.NewJob(time.Now())
 	if err := j.Start(context.Background(), "sh", []string{"-c", "while [ ! -s ../pid ]; do sleep 0.01; done; echo before; kill -9 $PPID"}); err != nil {
@@ -151,8 +149,6 @@ func TestJobEndedWithoutStatus(t *testing.T) {
 // TestJobAbandoned interrupts a job that does not stop (a shell started in
 // the background ignores SIGINT) and then stops waiting for it.
 func TestJobAbandoned(t *testing.T) {
-	defer func(p time.Duration) { PollEvery = p }(PollEvery)
-	PollEvery = 20 * time.Millisecond
 	d, _ := localDevice(t)
 	j := d.NewJob(time.Now())
 	if err := j.Start(context.Background(), "sh", []string{"-c", "while :; do sleep 0.05; done"}); err != nil {
@@ -177,8 +173,6 @@ func TestJobAbandoned(t *testing.T) {
 // none), hangs up on the job's whole session while it waits, and follows
 // it to its end: it started, and the hang-up did not end it.
 func TestJobRunsWithoutNohupAndIgnoresHangUp(t *testing.T) {
-	defer func(p time.Duration) { PollEvery = p }(PollEvery)
-	PollEvery = 20 * time.Millisecond
 	bin := t.TempDir()
 	for _, tool := range []string{"sh", "uname", "id", "mkdir", "cat", "sleep", "mv", "rm", "printf", "setsid", "wc", "tail", "head", "ls", "tr", "grep"} {
 		if path, err := exec.LookPath(tool); err == nil {
@@ -216,5 +210,132 @@ func TestJobRunsWithoutNohupAndIgnoresHangUp(t *testing.T) {
 	code, err := j.Follow(context.Background(), &out, io.Discard)
 	if err != nil || code != 0 || out.String() != "waiting\nthrough\n" {
 		t.Fatalf("after a hang-up: exit %d, %v, output %q", code, err, out.String())
+	}
+}
+
+// TestJobFetchInto pulls a job's file and folder results over the host's
+// as the command would have written them here: the file replaced, the
+// folder's files merged in.
+func TestJobFetchInto(t *testing.T) {
+	d, _ := localDevice(t)
+	j := d.NewJob(time.Now())
+	if err := j.Start(context.Background(), "sh", []string{"-c", "echo new > ../out/t.csv && mkdir ../out/exp && echo new > ../out/exp/a.json"}); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := j.Follow(context.Background(), io.Discard, io.Discard); err != nil || code != 0 {
+		t.Fatal(code, err)
+	}
+	here := t.TempDir()
+	os.WriteFile(filepath.Join(here, "t.csv"), []byte("old\n"), 0o644)
+	os.Mkdir(filepath.Join(here, "exp"), 0o755)
+	os.WriteFile(filepath.Join(here, "exp", "a.json"), []byte("old\n"), 0o644)
+	os.WriteFile(filepath.Join(here, "exp", "other.json"), []byte("kept\n"), 0o644)
+	for _, name := range []string{"t.csv", "exp"} {
+		if got, err := j.FetchInto(context.Background(), name, here); err != nil || got != filepath.Join(here, name) {
+			t.Errorf("%s: fetched to %q, %v", name, got, err)
+		}
+	}
+	for rel, want := range map[string]string{"t.csv": "new\n", "exp/a.json": "new\n", "exp/other.json": "kept\n"} {
+		if data, _ := os.ReadFile(filepath.Join(here, rel)); string(data) != want {
+			t.Errorf("%s: %q, want %q", rel, data, want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(here, "*")); len(left) != 2 {
+		t.Errorf("the host's folder holds %v", left)
+	}
+}
+
+// TestClean leaves a device with what corepin needs: the current binary
+// and a running run's, a run not pulled yet, and what is not corepin's.
+func TestClean(t *testing.T) {
+	d, _ := localDevice(t)
+	ctx := context.Background()
+	const cur, old, inUse = "corepin-00000000000000aa", "corepin-00000000000000bb", "corepin-00000000000000cc"
+	sh, _ := exec.LookPath("sh")
+	for _, name := range []string{cur, old, old + ".part-0123abcd", "corepin-notmine", "other-file"} {
+		os.WriteFile(filepath.Join(d.Folder, name), nil, 0o755)
+	}
+	os.Symlink(sh, filepath.Join(d.Folder, inUse))
+	start := func(bin, script string) *Job {
+		j := d.NewJob(time.Now())
+		if err := j.Start(ctx, bin, []string{"-c", script}); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	pulled, kept := start("sh", "true"), start("sh", "true")
+	for _, j := range []*Job{pulled, kept} {
+		if _, err := j.Follow(ctx, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(pulled.Dir, "pulled"), nil, 0o644)
+	gate := filepath.Join(t.TempDir(), "gate")
+	running := start(filepath.Join(d.Folder, inUse), fmt.Sprintf("while [ ! -e %s ]; do sleep 0.02; done", gate))
+	defer func() {
+		os.WriteFile(gate, nil, 0o644)
+		running.Follow(ctx, io.Discard, io.Discard)
+	}()
+	c, err := d.Clean(ctx, d.Folder+"/"+cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(c.Binaries, c.Parts, c.Runs) != fmt.Sprintf("[%s] [%s.part-0123abcd] [%s]", old, old, pulled.ID) {
+		t.Errorf("removed %v %v %v", c.Binaries, c.Parts, c.Runs)
+	}
+	if len(c.Kept) != 2 || len(c.Left) != 2 {
+		t.Errorf("kept %v, left %+v", c.Kept, c.Left)
+	}
+	var names []string
+	entries, _ := os.ReadDir(d.Folder)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := fmt.Sprint([]string{cur, inUse, "corepin-notmine", "other-file", "runs"}); fmt.Sprint(names) != want {
+		t.Errorf("left on the device %v, want %v", names, want)
+	}
+	if _, err := os.Stat(pulled.Dir); !os.IsNotExist(err) {
+		t.Errorf("the pulled run is still there: %v", err)
+	}
+	for _, j := range []*Job{kept, running} {
+		if _, err := os.Stat(j.Dir); err != nil {
+			t.Errorf("run %s: %v", j.ID, err)
+		}
+	}
+}
+
+// TestJobEnv starts corepin with words added to its environment, quoted
+// for the device's shell.
+func TestJobEnv(t *testing.T) {
+	d, _ := localDevice(t)
+	j := d.NewJob(time.Now())
+	j.Env = []string{`COREPIN_DEVICE={"on":"adb:R5 8","model":"it's $HOME"}`}
+	if err := j.Start(context.Background(), "sh", []string{"-c", `printf %s "$COREPIN_DEVICE"`}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := j.Follow(context.Background(), &out, io.Discard); err != nil || out.String() != `{"on":"adb:R5 8","model":"it's $HOME"}` {
+		t.Errorf("the job's environment: %q, %v", out.String(), err)
+	}
+	j = d.NewJob(time.Now())
+	j.Env = []string{"A B=1"}
+	if err := j.Start(context.Background(), "sh", []string{"-c", "true"}); err == nil {
+		t.Error("a bad variable name was passed on")
+	}
+}
+
+// TestSameDevice: one device reached through two targets (USB and IP)
+// is noticed by the serial it reports; two devices are not one.
+func TestSameDevice(t *testing.T) {
+	h := &Host{}
+	dev := func(spec, key string) *Device {
+		tg, _ := Open(spec, Options{})
+		return &Device{Target: tg, Identity: Identity{On: spec, key: key}}
+	}
+	if h.sameDevice(dev("adb:R58M1", "R58M1")) != "" || h.sameDevice(dev("adb:R58M2", "R58M2")) != "" || h.sameDevice(dev("adb:x", "")) != "" {
+		t.Error("two devices taken for one")
+	}
+	if got := h.sameDevice(dev("adb:192.168.1.20:5555", "R58M1")); got != "adb:R58M1" {
+		t.Errorf("the same phone over IP: %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
 )
 
 // Platform is what a device runs, in Go's words.
@@ -25,9 +26,11 @@ func (p Platform) String() string {
 	return s
 }
 
-// BuildOS is the GOOS to build for: android only where Go can build a
-// static android binary (arm64); a static linux binary runs on Android
-// and HarmonyOS alike, and corepin has no Android-only code.
+// BuildOS is the GOOS to build for: android on Android's arm64, where Go
+// builds without cgo a position-independent executable that Android's
+// own loader (/system/bin/linker64) starts; elsewhere linux, a static
+// binary that runs on Android and HarmonyOS alike (corepin has no
+// Android-only code).
 func (p Platform) BuildOS() string {
 	if p.OS == "android" && p.Arch == "arm64" {
 		return "android"
@@ -61,11 +64,19 @@ func GoArch(machine string) (arch, goarm string, err error) {
 	return "", "", fmt.Errorf("machine %q: no Go architecture known for it", machine)
 }
 
-// probeCommand asks the device, in one call, what it is and where
-// corepin may keep its files.
-const probeCommand = `echo "machine=$(uname -m)"; echo "kernel=$(uname -s)"; ` +
-	`echo "sdk=$(getprop ro.build.version.sdk 2>/dev/null)"; ` +
-	`echo "ohos=$(param get const.ohos.apiversion 2>/dev/null)"; ` +
+// probeCommand asks the device, in one call, what it is (its platform,
+// and the identity a result records: see Identity) and where corepin may
+// keep its files. v prints KEY=VALUE with the first line a command
+// prints, nothing where the device lacks the command or the file.
+const probeCommand = `v() { k=$1; shift; printf '%s=' "$k"; "$@" 2> /dev/null | head -n 1; echo; }; ` +
+	`v machine uname -m; v kernel uname -s; ` +
+	`v sdk getprop ro.build.version.sdk; v release getprop ro.build.version.release; ` +
+	`v model getprop ro.product.model; v maker getprop ro.product.manufacturer; v serialno getprop ro.serialno; ` +
+	`v ohos param get const.ohos.apiversion; v ohos_name param get const.ohos.fullname; ` +
+	`v ohos_model param get const.product.model; v ohos_sn param get ohos.boot.sn; ` +
+	`v os_release sed -n 's/^PRETTY_NAME=//p' /etc/os-release; v dt_model cat /proc/device-tree/model; ` +
+	`v dmi_vendor cat /sys/class/dmi/id/sys_vendor; v dmi_product cat /sys/class/dmi/id/product_name; ` +
+	`v machine_id cat /etc/machine-id; ` +
 	`c="${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}"; echo "cache=$c"; echo "tmp=${TMPDIR:-/tmp}"; ` +
 	`for b in /data/local/tmp/corepin-* "$c/corepin"/corepin-* "${TMPDIR:-/tmp}/corepin"/corepin-*; do [ -x "$b" ] && echo "bin=$b"; done; true`
 
@@ -78,11 +89,12 @@ func parseProbe(out string) probe {
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok {
+			v = strings.TrimSpace(strings.Map(dropControl, v))
 			if k == "bin" {
-				p["bins"] += strings.TrimSpace(v) + "\n"
+				p["bins"] += v + "\n"
 				continue
 			}
-			p[k] = strings.TrimSpace(v)
+			p[k] = v
 		}
 	}
 	return p
@@ -99,8 +111,8 @@ func (p probe) platform(kind string) (Platform, error) {
 		return Platform{}, err
 	}
 	pl := Platform{OS: "linux", Arch: arch, ARM: goarm, Machine: p["machine"], System: "Linux"}
-	switch sdk, api := p["sdk"], p["ohos"]; {
-	case api != "" && !strings.Contains(api, "fail") && kind != "adb":
+	switch sdk, api := p["sdk"], p.param("ohos"); {
+	case api != "" && kind != "adb":
 		pl.System = "HarmonyOS API " + api
 	case sdk != "":
 		pl.OS, pl.System = "android", "Android SDK "+sdk
@@ -126,32 +138,49 @@ func (p probe) folder(pl Platform, kind string) string {
 	return path.Join(p["tmp"], "corepin")
 }
 
+// dropControl leaves out control characters (a device tree's NUL, a
+// terminal's escapes) from what the device said.
+func dropControl(r rune) rune {
+	if unicode.IsControl(r) {
+		return -1
+	}
+	return r
+}
+
+// param is a HarmonyOS parameter the probe read with param get, "" where
+// there is none ("Get parameter … fail! errNum is:106!").
+func (p probe) param(k string) string {
+	if v := p[k]; !strings.Contains(strings.ToLower(v), "fail") {
+		return v
+	}
+	return ""
+}
+
 // Device is a target that has been asked what it is.
 type Device struct {
 	Target   Target
 	Platform Platform
+	Identity Identity
 	// Folder holds corepin-<hash> binaries and the runs/ folder.
 	Folder string
 	// installed are the corepin binaries the device had when asked.
 	installed map[string]bool
+	// follow is how its jobs are followed; zero: defaultFollow.
+	follow followTiming
 }
 
 // Connect reaches the target and asks what it is.
 func Connect(ctx context.Context, t Target) (*Device, error) {
-	var out, said strings.Builder
-	code, err := t.Run(ctx, probeCommand, &out, &said)
-	if err != nil {
+	var out strings.Builder
+	if err := runChecked(ctx, t, "asking what it is", probeCommand, &out); err != nil {
 		return nil, err
-	}
-	if code != 0 {
-		return nil, clientError("asking "+t.String()+" what it is", code, said.String())
 	}
 	p := parseProbe(out.String())
 	pl, err := p.platform(t.Kind())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)
 	}
-	d := &Device{Target: t, Platform: pl, Folder: p.folder(pl, t.Kind()), installed: map[string]bool{}}
+	d := &Device{Target: t, Platform: pl, Identity: p.identity(t, pl), Folder: p.folder(pl, t.Kind()), installed: map[string]bool{}}
 	for _, b := range strings.Fields(p["bins"]) {
 		d.installed[b] = true
 	}

@@ -50,8 +50,8 @@ type Timeouts struct {
 	Copy    time.Duration // one push or pull
 }
 
-// DefaultTimeouts suit a device on USB or a local network.
-var DefaultTimeouts = Timeouts{Connect: 10 * time.Second, Call: 30 * time.Second, Copy: 10 * time.Minute}
+// defaultTimeouts suit a device on USB or a local network.
+var defaultTimeouts = Timeouts{Connect: 10 * time.Second, Call: 30 * time.Second, Copy: 10 * time.Minute}
 
 // Options are what Open needs beyond the spec.
 type Options struct {
@@ -64,10 +64,38 @@ type Options struct {
 	ControlDir string
 	// Env is added to the clients' environment (e.g. ANDROID_ADB_SERVER_PORT).
 	Env []string
+	// LostAfter is how long a device may fail to answer while its run is
+	// followed before the host stops following it (the run goes on there
+	// and pull fetches it later); zero: 20 s.
+	LostAfter time.Duration
 }
 
 // EnvSpec is the environment variable that holds the default target.
 const EnvSpec = "COREPIN_ON"
+
+// Targets is the targets v names: v itself, or, for @FILE, those the
+// file lists, one a line (# starts a comment).
+func Targets(v string) ([]string, error) {
+	file, ok := strings.CutPrefix(v, "@")
+	if !ok {
+		return []string{v}, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--on @%s: %w", file, err)
+	}
+	var targets []string
+	for line := range strings.Lines(string(data)) {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line != "" {
+			targets = append(targets, line)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, fmt.Errorf("--on @%s: the file names no target", file)
+	}
+	return targets, nil
+}
 
 // Open parses a target spec and returns its target:
 //
@@ -80,7 +108,7 @@ const EnvSpec = "COREPIN_ON"
 // Open starts nothing; the first call reaches the device.
 func Open(spec string, opt Options) (Target, error) {
 	if opt.Timeouts == (Timeouts{}) {
-		opt.Timeouts = DefaultTimeouts
+		opt.Timeouts = defaultTimeouts
 	}
 	kind, rest, hasRest := strings.Cut(spec, ":")
 	switch kind {
@@ -88,7 +116,7 @@ func Open(spec string, opt Options) (Target, error) {
 		return openSSH(spec, rest, opt)
 	case "adb", "hdc":
 		if hasRest && !validSerial(rest) {
-			return nil, fmt.Errorf("target %q: a %s serial is letters, digits and . : _ -", spec, kind)
+			return nil, fmt.Errorf("target %q: the serial is letters, digits and . : _ -", spec)
 		}
 		c := client{timeouts: opt.Timeouts, env: opt.Env}
 		if kind == "adb" {
@@ -97,6 +125,19 @@ func Open(spec string, opt Options) (Target, error) {
 		return &HDC{Key: rest, client: c}, nil
 	}
 	return nil, fmt.Errorf("target %q: want ssh://[user@]host[:port], adb, adb:SERIAL, hdc or hdc:KEY", spec)
+}
+
+// Check finds, before anything runs, the first of specs that names no
+// target Open can reach (see Open); it reaches none of them.
+func Check(specs []string) error {
+	for _, spec := range specs {
+		t, err := Open(spec, Options{})
+		if err != nil {
+			return err
+		}
+		t.Close()
+	}
+	return nil
 }
 
 func openSSH(spec, rest string, opt Options) (Target, error) {

@@ -288,15 +288,7 @@ func removeWith(ctx context.Context, t Target, remote string) error {
 	if remote == "/" || !strings.Contains(strings.Trim(remote, "/"), "/") {
 		return fmt.Errorf("removing %s on %s: refusing a top-level folder", remote, t)
 	}
-	var said strings.Builder
-	code, err := t.Run(ctx, "rm -rf "+Quote(remote), nil, &said)
-	if err != nil {
-		return fmt.Errorf("removing %s on %s: %w", remote, t, err)
-	}
-	if code != 0 {
-		return clientError("removing "+remote+" on "+t.String(), code, said.String())
-	}
-	return nil
+	return runChecked(ctx, t, "removing "+remote, "rm -rf "+Quote(remote), nil)
 }
 
 // teeTo writes to both, skipping a nil first.

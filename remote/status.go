@@ -15,24 +15,33 @@ import (
 // the output itself.
 const statusMarker = "__COREPIN_STATUS="
 
-// withStatus wraps a command line so that its output ends with a line
-// "__COREPIN_STATUS=N". The subshell keeps an exit in the command from
-// skipping the marker; the echo before it ends a last line that had no
-// newline, and is taken away again by statusFilter.
+// withStatus wraps a command line so that its output starts with an
+// empty line, which tells how the link sends line ends, and ends with a
+// line "__COREPIN_STATUS=N". The subshell keeps an exit in the command
+// from skipping the marker; the echo before it ends a last line that had
+// no newline. statusFilter takes the three away again.
 func withStatus(command string) string {
-	return "(" + command + "); s=$?; echo; echo " + statusMarker + "$s"
+	return "echo; (" + command + "); s=$?; echo; echo " + statusMarker + "$s"
 }
 
 // statusFilter passes a command's output through, holding back the bytes
 // after the last newline until it has seen whether they are the marker.
 // Old adb ran commands on a terminal, which turned every "\n" into "\r\n";
-// that is undone here. Whether the link does it is told by the first line
-// end: corepin's own commands print their first line themselves (an
-// echo), and a command's "\r\n" passed on by a newer adb stays as it was.
+// that is undone here, once for each byte as it comes. Whether the link
+// does it is told by the first line end: withStatus's empty first line
+// (taken away), or the first line of output that comes without it; a
+// command's own "\r\n" passed on by a newer adb stays as it was.
 type statusFilter struct {
-	w       io.Writer
+	w io.Writer
+	// raw holds what came before the first line end, while the kind of
+	// link is not known.
+	raw []byte
+	// pending holds the converted bytes after the last newline passed on.
 	pending []byte
 	ends    lineEnds
+	// cr: the last byte that came was a "\r" of a terminal link, not yet
+	// passed on; whether it ends a line is told by the next byte.
+	cr bool
 }
 
 type lineEnds int
@@ -44,17 +53,26 @@ const (
 )
 
 func (f *statusFilter) Write(p []byte) (int, error) {
-	f.pending = append(f.pending, p...)
+	n := len(p)
 	if f.ends == unknownEnds {
-		if i := bytes.IndexByte(f.pending, '\n'); i == 0 || i > 0 && f.pending[i-1] != '\r' {
-			f.ends = plainEnds
-		} else if i > 0 {
+		f.raw = append(f.raw, p...)
+		i := bytes.IndexByte(f.raw, '\n')
+		if i < 0 {
+			return n, nil
+		}
+		f.ends = plainEnds
+		if i > 0 && f.raw[i-1] == '\r' {
 			f.ends = terminalEnds
+		}
+		p, f.raw = f.raw, nil
+		if i == 0 || i == 1 && p[0] == '\r' { // withStatus's first line
+			p = p[i+1:]
 		}
 	}
 	if f.ends == terminalEnds {
-		f.pending = bytes.ReplaceAll(f.pending, []byte("\r\n"), []byte("\n"))
+		p = f.undoTerminal(p)
 	}
+	f.pending = append(f.pending, p...)
 	// Keep the last line and the newline before it: at the end they are
 	// the wrapper's echo and the marker.
 	end := len(f.pending)
@@ -63,17 +81,42 @@ func (f *statusFilter) Write(p []byte) (int, error) {
 	}
 	if i := bytes.LastIndexByte(f.pending[:end], '\n'); i > 0 {
 		if _, err := f.w.Write(f.pending[:i]); err != nil {
-			return len(p), err
+			return n, err
 		}
 		f.pending = append(f.pending[:0], f.pending[i:]...)
 	}
-	return len(p), nil
+	return n, nil
+}
+
+// undoTerminal turns the terminal's "\r\n" back into "\n" in bytes that
+// have not been converted before; a "\r" at the end waits for the next.
+func (f *statusFilter) undoTerminal(p []byte) []byte {
+	out := make([]byte, 0, len(p)+1)
+	for _, b := range p {
+		if f.cr {
+			f.cr = false
+			if b != '\n' {
+				out = append(out, '\r')
+			}
+		}
+		if b == '\r' {
+			f.cr = true
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // status ends the stream: it returns the command's exit status, or false
 // when the marker never came (the client failed, or the link broke before
 // the command ended).
 func (f *statusFilter) status() (int, bool) {
+	f.pending = append(f.pending, f.raw...) // no line end came: nothing to convert
+	if f.cr {
+		f.pending, f.cr = append(f.pending, '\r'), false
+	}
+	f.raw = nil
 	tail := strings.TrimSuffix(strings.TrimSuffix(string(f.pending), "\n"), "\r")
 	rest, ok := strings.CutPrefix(tail, "\n"+statusMarker)
 	if !ok {
@@ -92,22 +135,93 @@ func (f *statusFilter) status() (int, bool) {
 
 // shellRun runs a command through a client that does not carry the exit
 // status (adb, hdc): argv is the client's command line up to the command.
+// When no status comes back, the error is the client's own account of why
+// (hdc prints it on standard output, adb on standard error), or says that
+// the output ended early and how the client exited.
 func shellRun(ctx context.Context, c *client, argv []string, command string, stdout, stderr io.Writer, name string) (int, error) {
 	if stdout == nil {
 		stdout = io.Discard
 	}
-	var said strings.Builder
-	f := &statusFilter{w: stdout}
-	code, err := c.call(ctx, c.timeouts.Call, append(argv, withStatus(command)), f, teeTo(stderr, &said))
+	var said, first strings.Builder
+	f := &statusFilter{w: io.MultiWriter(stdout, &limited{w: &first, n: 4096})}
+	code, err := c.call(ctx, c.timeouts.Call, append(argv, withStatus(command)), f, teeTo(stderr, &limited{w: &said, n: 4096}))
 	if err != nil {
 		return -1, fmt.Errorf("%s: %w", name, err)
 	}
 	status, ok := f.status()
 	if !ok {
-		if code == 0 {
-			code = -1
+		if e := clientFailure(name, argv[0], said.String()+"\n"+first.String()); e != nil {
+			return -1, e
 		}
-		return -1, fmt.Errorf("%s: the device reported no exit status (client exit %d)%s: %w", name, code, firstLines(said.String()), ErrLost)
+		return -1, fmt.Errorf("%s: the output ended before the command's exit status (%s exited %d)%s: %w", name, argv[0], code, firstLines(said.String()), ErrLost)
 	}
 	return status, nil
+}
+
+// clientFailed is a client's own account of why a command did not reach
+// the device, in its words. It wraps ErrLost when the device is not there
+// (unplugged, offline, out of reach), since it may come back.
+type clientFailed struct {
+	target string // what failed: the target, or the copy to it
+	said   string
+	hint   string
+	lost   bool
+}
+
+func (e *clientFailed) Error() string {
+	s := e.target + ": " + e.said
+	if e.hint != "" {
+		s += "; " + e.hint
+	}
+	return s
+}
+
+func (e *clientFailed) Unwrap() error {
+	if e.lost {
+		return ErrLost
+	}
+	return nil
+}
+
+// copyError is a failed push or pull, in the client's words where it gave
+// them.
+func copyError(what, client string, code int, said string) error {
+	if e := clientFailure(what, client, said); e != nil {
+		return e
+	}
+	return clientError(what, code, said)
+}
+
+// clientFailure finds, in what a client printed, the lines where it says
+// it failed: hdc's "[Fail]…" (on standard output, with any exit status),
+// adb's "adb: …" or "error: …" (on standard error, exit status 1). nil
+// when there are none.
+func clientFailure(target, client, said string) error {
+	var lines []string
+	for line := range strings.Lines(said) {
+		line = strings.TrimSpace(line)
+		if client == "hdc" && strings.Contains(line, "[Fail]") ||
+			client == "adb" && (strings.HasPrefix(line, "adb: ") || strings.HasPrefix(line, "error: ")) {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	if len(lines) > 4 {
+		lines = lines[:4]
+	}
+	e := &clientFailed{target: target, said: strings.Join(lines, "; ")}
+	text := strings.ToLower(e.said)
+	switch {
+	case strings.Contains(text, "more than one"):
+		e.hint = "name one with --on adb:SERIAL (adb devices lists them)"
+		if client == "hdc" {
+			e.hint = "name one with --on hdc:KEY (hdc list targets lists them)"
+		}
+	case strings.Contains(text, "not found"), strings.Contains(text, "offline"), strings.Contains(text, "no devices"),
+		strings.Contains(text, "not connected"), strings.Contains(text, "or connected"):
+		e.lost = true
+	}
+	return e
 }

@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -20,9 +19,10 @@ type Delta struct {
 	Alpha       float64  `json:"alpha"`
 	Significant bool     `json:"significant"`
 	Warnings    []string `json:"warnings"`
-	// Withheld says why there is no verdict, when the two cannot be
-	// compared: an invalid or unfinished benchmark, or runs that differ
-	// in what they measured (see Comparison.Differences).
+	// Withheld says why there is no change, p-value or verdict, when the
+	// two cannot be compared: an invalid or unfinished benchmark, a
+	// definition that differs, or runs that differ in what they measured
+	// or where (see Comparison.Differences).
 	Withheld string `json:"withheld,omitempty"`
 }
 
@@ -30,8 +30,8 @@ type Delta struct {
 type Comparison struct {
 	Deltas []Delta `json:"benchmarks"`
 	// Differences are what the two runs differ in that makes their times
-	// incomparable (sizes, suite, target, isolation, host); each verdict
-	// is then withheld. Notes are differences worth knowing that do not
+	// incomparable (sizes, kind, suite, isolation, target, host); each
+	// verdict is then withheld. Notes are differences worth knowing that do not
 	// (corepin's version, a run that did not finish).
 	Differences []string `json:"differences"`
 	RunNotes    []string `json:"run_notes"`
@@ -53,11 +53,11 @@ func Compare(before, after *Run) Comparison {
 	for i := range after.Benchmarks {
 		nb := &after.Benchmarks[i]
 		seen[nb.Name] = true
-		c.Deltas = append(c.Deltas, compareOne(byName[nb.Name], nb, c.Differences))
+		c.Deltas = append(c.Deltas, compareOne(before, after, byName[nb.Name], nb, c.Differences))
 	}
 	for i := range before.Benchmarks {
 		if ob := &before.Benchmarks[i]; !seen[ob.Name] {
-			c.Deltas = append(c.Deltas, compareOne(ob, nil, c.Differences))
+			c.Deltas = append(c.Deltas, compareOne(before, after, ob, nil, c.Differences))
 		}
 	}
 	c.OldScore, c.NewScore = before.Score, after.Score
@@ -68,25 +68,20 @@ func Compare(before, after *Run) Comparison {
 	return c
 }
 
-// differences lists what makes two runs' times incomparable, and what is
-// only worth a note.
+// differences lists what makes two runs' times incomparable (what they
+// measured, and where: the same work on another CPU or machine is
+// another measurement), and what is only worth a note.
 func differences(before, after *Run) (diff, notes []string) {
+	for _, d := range measuredDifferences(before, after) {
+		diff = append(diff, fmt.Sprintf("%s: %q in the old run, %q in the new", d.what, d.a, d.b))
+	}
 	differ := func(what, a, b string) {
 		if a != b {
 			diff = append(diff, fmt.Sprintf("%s: %q in the old run, %q in the new", what, a, b))
 		}
 	}
-	size := func(r *Run) string {
-		if r.Options.Quick {
-			return "quick"
-		}
-		return "full"
-	}
-	differ("sizes", size(before), size(after))
-	differ("suite", before.Options.Suite, after.Options.Suite)
 	differ("target CPU", fmt.Sprint(before.Target.ExactCPU), fmt.Sprint(after.Target.ExactCPU))
 	differ("mode", string(before.Target.Mode), string(after.Target.Mode))
-	differ("isolation", before.Options.Isolation, after.Options.Isolation)
 	differ("host", before.Host.Hostname, after.Host.Hostname)
 	differ("CPU model", before.Host.CPUModel, after.Host.CPUModel)
 	if before.Host.Corepin != after.Host.Corepin {
@@ -103,37 +98,9 @@ func differences(before, after *Run) (diff, notes []string) {
 	return diff, notes
 }
 
-// withheld says why a benchmark's verdict is withheld; "" when it is not.
-func withheld(before, after *Benchmark, diff []string) string {
-	for _, s := range []struct {
-		which string
-		b     *Benchmark
-	}{{"old", before}, {"new", after}} {
-		switch b := s.b; {
-		case b.N == 0:
-			return fmt.Sprintf("no completed run in the %s run", s.which)
-		case b.CompletedRuns < b.PlannedRuns:
-			return fmt.Sprintf("%d of %d runs completed in the %s run", b.CompletedRuns, b.PlannedRuns, s.which)
-		case !b.Valid:
-			return fmt.Sprintf("invalid in the %s run", s.which)
-		}
-	}
-	if len(diff) > 0 {
-		return "the runs differ in " + strings.Join(diffWhat(diff), ", ")
-	}
-	return ""
-}
-
-func diffWhat(diff []string) []string {
-	var out []string
-	for _, d := range diff {
-		what, _, _ := strings.Cut(d, ":")
-		out = append(out, what)
-	}
-	return out
-}
-
-func compareOne(before, after *Benchmark, diff []string) Delta {
+// compareOne is one benchmark of two runs (rb and ra), nil where a run
+// does not have it.
+func compareOne(rb, ra *Run, before, after *Benchmark, diff []string) Delta {
 	d := Delta{Alpha: benchmath.DefaultThresholds.CompareAlpha, Warnings: []string{}}
 	if before != nil {
 		d.Name, d.Old = before.Name, &before.Stats
@@ -144,24 +111,33 @@ func compareOne(before, after *Benchmark, diff []string) Delta {
 	if before == nil || after == nil {
 		return d
 	}
-	d.Withheld = withheld(before, after, diff)
-	if before.N == 0 || after.N == 0 || before.MedianS == 0 {
-		return d // no time to compare: no change, not -100%
+	d.Withheld = withheld(rb, ra, before, after, diff, "the old run", "the new run")
+	ratio, ok := timeRatio(before, after)
+	if d.Withheld != "" || !ok {
+		return d // nothing to compare: no change, not -100%, and no test
 	}
-	ch := after.MedianS/before.MedianS - 1
+	ch := ratio - 1
 	d.Change = &ch
-	s1 := benchmath.NewSample(countedTimes(before), &benchmath.DefaultThresholds)
-	s2 := benchmath.NewSample(countedTimes(after), &benchmath.DefaultThresholds)
+	d.P, d.Significant, d.Warnings = uTest(before, after)
+	return d
+}
+
+// uTest is the Mann-Whitney U test of two benchmarks' counted runs: its
+// p-value (nil when there are too few runs for one), whether it is below
+// the test's alpha, and benchmath's warnings.
+func uTest(a, b *Benchmark) (p *float64, significant bool, warnings []string) {
+	s1 := benchmath.NewSample(countedTimes(a), &benchmath.DefaultThresholds)
+	s2 := benchmath.NewSample(countedTimes(b), &benchmath.DefaultThresholds)
 	cmp := benchmath.AssumeNothing.Compare(s1, s2)
 	if !math.IsNaN(cmp.P) {
-		p := cmp.P
-		d.P = &p
-		d.Significant = p < cmp.Alpha
+		v := cmp.P
+		p, significant = &v, v < cmp.Alpha
 	}
+	warnings = []string{}
 	for _, w := range cmp.Warnings {
-		d.Warnings = append(d.Warnings, w.Error())
+		warnings = append(warnings, w.Error())
 	}
-	return d
+	return p, significant, warnings
 }
 
 func countedTimes(b *Benchmark) []float64 {

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -129,7 +128,7 @@ func upperASCII(s string) string {
 // WriteCSV writes one row per benchmark, numbers in seconds as read, empty
 // where there is no value, and the verdict in the same words as the text.
 func (c Comparison) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := newCSV(w)
 	cw.Write([]string{"name", "old_median_s", "old_ci_low_s", "old_ci_high_s", "new_median_s", "new_ci_low_s", "new_ci_high_s", "change", "p", "significant", "verdict"})
 	num := func(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
 	for _, d := range c.Deltas {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // JournalFile is the append-only record of a run's finished runs, one JSON
@@ -47,7 +49,7 @@ func (j *Journal) Append(benchmark string, rec *RunRecord) error {
 	if err != nil {
 		return fmt.Errorf("recording a run of %s: %w", benchmark, err)
 	}
-	if _, err := j.f.Write(append(line, '\n')); err != nil {
+	if _, err := j.f.Write(append(termsafe.JSON(line), '\n')); err != nil {
 		return fmt.Errorf("recording a run of %s: %w", benchmark, err)
 	}
 	if err := j.f.Sync(); err != nil {

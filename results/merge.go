@@ -1,11 +1,14 @@
 package results
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // Merge is the same job's runs on several machines side by side: per
@@ -27,6 +30,10 @@ type Machine struct {
 	Scheduling  string   `json:"scheduling"` // the first run's read-back, in one line
 	Score       *float64 `json:"score"`
 	Interrupted bool     `json:"interrupted"`
+	// Differences are what this run measured otherwise than the first
+	// machine's (sizes, kind, suite, isolation): its times are then not
+	// related to the first machine's.
+	Differences []string `json:"differences,omitempty"`
 }
 
 // MergeRow is one benchmark on every machine; a nil cell is a machine that
@@ -40,11 +47,16 @@ type MergeRow struct {
 type MergeCell struct {
 	Stats
 	Valid bool     `json:"valid"`
-	Ratio *float64 `json:"ratio"` // reference / median, when the benchmark has a reference
+	Ratio *float64 `json:"ratio"` // reference / median, when the benchmark has a reference and a median
 	// Relative is this median / the first machine's median: above 1 is
-	// slower than the first machine. nil on the first machine and where
-	// either median is missing.
+	// slower than the first machine. nil on the first machine, where
+	// either median is missing, and where the two cannot be compared.
 	Relative *float64 `json:"relative"`
+	// Withheld says why this cell is not related to the first machine's,
+	// as compare says it: a benchmark without complete, valid runs on
+	// either, a definition that differs, or runs that measured different
+	// work (Machine.Differences).
+	Withheld string `json:"withheld,omitempty"`
 	// P is the Mann-Whitney U test's p-value against the first machine's
 	// runs; Significant is P below the test's alpha (0.05).
 	P           *float64 `json:"p"`
@@ -52,13 +64,21 @@ type MergeCell struct {
 }
 
 // Merged puts runs side by side; names label them (the folders' names).
-// Benchmarks keep the order of their first appearance.
+// Benchmarks keep the order of their first appearance. A cell is related
+// to the first machine's by the rule compare uses, less where the work
+// ran: machines differ on purpose.
 func Merged(runs []*Run, names []string) Merge {
 	var m Merge
 	index := map[string]int{}
 	first := map[string]*Benchmark{}
 	for i, r := range runs {
-		m.Machines = append(m.Machines, machineOf(r, names[i]))
+		mc := machineOf(r, names[i])
+		if i > 0 {
+			for _, d := range measuredDifferences(runs[0], r) {
+				mc.Differences = append(mc.Differences, fmt.Sprintf("%s: %s on [1], %s on [%d]", d.what, d.a, d.b, i+1))
+			}
+		}
+		m.Machines = append(m.Machines, mc)
 		for j := range r.Benchmarks {
 			b := &r.Benchmarks[j]
 			k, ok := index[b.Name]
@@ -67,21 +87,44 @@ func Merged(runs []*Run, names []string) Merge {
 				index[b.Name] = k
 				m.Benchmarks = append(m.Benchmarks, MergeRow{Name: b.Name, Cells: make([]*MergeCell, len(runs))})
 			}
-			c := &MergeCell{Stats: b.Stats, Valid: b.Valid, Ratio: b.Ratio}
+			c := &MergeCell{Stats: b.Stats, Valid: b.Valid}
+			if b.N > 0 && b.MedianS > 0 {
+				c.Ratio = b.Ratio
+			}
 			m.Benchmarks[k].Cells[i] = c
 			if i == 0 {
 				first[b.Name] = b
-			} else if base := first[b.Name]; base != nil && base.N > 0 && b.N > 0 {
-				d := compareOne(base, b, nil) // machines differ on purpose: nothing is withheld for it
-				if d.Change != nil {
-					rel := 1 + *d.Change
+			} else if base := first[b.Name]; base != nil {
+				c.Withheld = withheld(runs[0], r, base, b, mc.Differences, "[1]", fmt.Sprintf("[%d]", i+1))
+				if rel, ok := timeRatio(base, b); ok && c.Withheld == "" {
 					c.Relative = &rel
+					c.P, c.Significant, _ = uTest(base, b)
 				}
-				c.P, c.Significant = d.P, d.Significant
 			}
 		}
 	}
 	return m
+}
+
+// Notes say why cells are not related to the first machine's: once per
+// machine whose runs measured other work, and per cell for a reason of
+// its benchmark alone.
+func (m Merge) Notes() []string {
+	var notes []string
+	for i, mc := range m.Machines {
+		if len(mc.Differences) > 0 {
+			notes = append(notes, fmt.Sprintf("[%d] is not compared with [1]: the runs differ in %s", i+1, strings.Join(mc.Differences, "; ")))
+		}
+	}
+	for _, row := range m.Benchmarks {
+		for i, c := range row.Cells {
+			if c == nil || c.Withheld == "" || strings.HasPrefix(c.Withheld, "the runs differ in ") {
+				continue
+			}
+			notes = append(notes, fmt.Sprintf("[%d] %s is not compared with [1]: %s", i+1, row.Name, c.Withheld))
+		}
+	}
+	return notes
 }
 
 func machineOf(r *Run, name string) Machine {
@@ -149,7 +192,10 @@ func (c *MergeCell) text() (median, interval, ratio, relative string) {
 	if c.Ratio != nil {
 		ratio = fmt.Sprintf("%.3f", *c.Ratio)
 	}
-	if c.Relative != nil {
+	switch {
+	case c.Withheld != "":
+		relative = "withheld"
+	case c.Relative != nil:
 		relative = fmt.Sprintf("×%.3f", *c.Relative)
 		if !c.Significant {
 			relative += " ~" // not significant at α = 0.05
@@ -166,13 +212,15 @@ func (c *MergeCell) Cell() [4]string {
 }
 
 // WriteText writes the machines with their evidence, then one table: a
-// row per benchmark, a column group per machine.
+// row per benchmark, a column group per machine. Every name and fact is
+// shown safe (termsafe.Text): the folders may come from anywhere.
 func (m Merge) WriteText(w io.Writer) error {
+	t := termsafe.Text
 	for i, mc := range m.Machines {
-		fmt.Fprintf(w, "[%d] %s: %s, %s, kernel %s\n", i+1, mc.Name, mc.Host.Hostname, mc.Host.CPUModel, mc.Host.Kernel)
-		fmt.Fprintf(w, "    topology:   %s\n", mc.Topology)
-		fmt.Fprintf(w, "    target:     %s, CPU %d (%s): %s\n", mc.Target.Spec, mc.Target.ExactCPU, mc.Target.Mode, mc.Target.Why)
-		fmt.Fprintf(w, "    scheduling: %s\n", mc.Scheduling)
+		fmt.Fprintf(w, "[%d] %s: %s, %s, kernel %s\n", i+1, t(mc.Name), t(mc.Host.Label()), t(mc.Host.CPUModel), t(mc.Host.Kernel))
+		fmt.Fprintf(w, "    topology:   %s\n", t(mc.Topology))
+		fmt.Fprintf(w, "    target:     %s, CPU %d (%s): %s\n", t(mc.Target.Spec), mc.Target.ExactCPU, t(string(mc.Target.Mode)), t(mc.Target.Why))
+		fmt.Fprintf(w, "    scheduling: %s\n", t(mc.Scheduling))
 		if mc.Interrupted {
 			fmt.Fprintf(w, "    interrupted: only finished runs are recorded\n")
 		}
@@ -188,7 +236,7 @@ func (m Merge) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, head)
 	for _, row := range m.Benchmarks {
-		line := row.Name
+		line := t(row.Name)
 		for i, c := range row.Cells {
 			med, ci, ratio, rel := c.text()
 			line += "\t" + med + "\t" + ci + "\t" + ratio
@@ -219,13 +267,16 @@ func (m Merge) WriteText(w io.Writer) error {
 	if len(m.Machines) > 1 {
 		fmt.Fprintln(w, "\nVS [1]: the median over machine [1]'s; ~ marks no significant difference (Mann-Whitney U, α = 0.05).")
 	}
+	for _, n := range m.Notes() {
+		fmt.Fprintf(w, "note: %s\n", t(n))
+	}
 	return nil
 }
 
 // WriteCSV writes one row per benchmark and machine.
 func (m Merge) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"benchmark", "machine", "host", "target_cpu", "n", "median_s", "ci_low_s", "ci_high_s", "valid", "ratio", "relative_to_first", "p"})
+	cw := newCSV(w)
+	cw.Write([]string{"benchmark", "machine", "host", "target_cpu", "n", "median_s", "ci_low_s", "ci_high_s", "valid", "ratio", "relative_to_first", "p", "withheld"})
 	for _, row := range m.Benchmarks {
 		for i, c := range row.Cells {
 			if c == nil {
@@ -233,7 +284,7 @@ func (m Merge) WriteCSV(w io.Writer) error {
 			}
 			mc := m.Machines[i]
 			cw.Write([]string{row.Name, mc.Name, mc.Host.Hostname, fmt.Sprint(mc.Target.ExactCPU), fmt.Sprint(c.N),
-				fmtF(c.MedianS), fmtF(c.CILowS), fmtF(c.CIHighS), fmt.Sprint(c.Valid), optF(c.Ratio), optF(c.Relative), optF(c.P)})
+				fmtF(c.MedianS), fmtF(c.CILowS), fmtF(c.CIHighS), fmt.Sprint(c.Valid), optF(c.Ratio), optF(c.Relative), optF(c.P), c.Withheld})
 		}
 	}
 	cw.Flush()
@@ -245,4 +296,53 @@ func optF(v *float64) string {
 		return ""
 	}
 	return fmtF(*v)
+}
+
+// SameFolderError is a results folder given twice to a merge (by another
+// path, or as the folder and its run.json): merged with itself it would
+// seem to agree.
+type SameFolderError struct{ First, Again string }
+
+func (e *SameFolderError) Error() string {
+	return fmt.Sprintf("%s and %s are the same results folder: give each run once", e.First, e.Again)
+}
+
+// LoadEach loads the runs a merge puts side by side, each named for its
+// folder, after refusing a folder given twice (a *SameFolderError); a
+// run.json of a schema this corepin does not read is a *SchemaError.
+func LoadEach(dirs []string) (runs []*Run, names []string, err error) {
+	if err := distinctFolders(dirs); err != nil {
+		return nil, nil, err
+	}
+	for _, dir := range dirs {
+		r, err := Load(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs = append(runs, r)
+		names = append(names, filepath.Base(filepath.Clean(dir)))
+	}
+	return runs, names, nil
+}
+
+// distinctFolders refuses a run given twice.
+func distinctFolders(dirs []string) error {
+	seen := map[int]os.FileInfo{} // by the argument's index
+	for i, dir := range dirs {
+		file := dir
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			file = filepath.Join(dir, "run.json")
+		}
+		st, err := os.Stat(file)
+		if err != nil {
+			continue // Load says what is wrong with it
+		}
+		for j := range i {
+			if prev, ok := seen[j]; ok && os.SameFile(prev, st) {
+				return &SameFolderError{First: dirs[j], Again: dirs[i]}
+			}
+		}
+		seen[i] = st
+	}
+	return nil
 }

@@ -10,12 +10,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/suite"
-	"corepin.dev/corepin/system"
-	"corepin.dev/corepin/telemetry"
-	"corepin.dev/corepin/topology"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Schema names the version of run.json. Keys are only ever added within a
@@ -39,7 +34,7 @@ type Run struct {
 	// without being interrupted: its target went offline.
 	StoppedEarly string             `json:"stopped_early,omitempty"`
 	Host         Host               `json:"host"`
-	Topology     *topology.Topology `json:"topology"`
+	Topology     *evidence.Topology `json:"topology"`
 	Target       Target             `json:"target"`
 	Options      Options            `json:"options"`
 	Benchmarks   []Benchmark        `json:"benchmarks"`
@@ -49,7 +44,7 @@ type Run struct {
 	Warnings []string `json:"warnings"`
 	// System is the machine's condition for measuring at the start and
 	// the end of the run, and what was tuned for it.
-	System *system.RunFacts `json:"system,omitempty"`
+	System *evidence.RunFacts `json:"system,omitempty"`
 	// Speed is the witness of the target's speed: the probe calibrated
 	// for the session, or why there is none.
 	Speed *SpeedWitness `json:"speed,omitempty"`
@@ -80,26 +75,44 @@ type Host struct {
 	Driver    string `json:"cpufreq_driver"`
 	GoVersion string `json:"go_version"`
 	Corepin   string `json:"corepin_version"`
+	// On, Serial, Model and OS say which device the run was on when it
+	// was started from another machine (corepin --on): the target it was
+	// reached through (ssh://…, adb:SERIAL, hdc:KEY), the device's serial
+	// number, model and system release, as the device told that machine
+	// (see DeviceEnv). "" for a run started here.
+	On     string `json:"on,omitempty"`
+	Serial string `json:"serial,omitempty"`
+	Model  string `json:"model,omitempty"`
+	OS     string `json:"os,omitempty"`
 }
 
 // Target is where the benchmarks ran.
 type Target struct {
-	Spec     string       `json:"spec"`
-	Mode     session.Mode `json:"mode"`
-	ExactCPU int          `json:"exact_cpu"`
-	SoftCPUs cpuset.Set   `json:"soft_cpus"`
-	Node     *int         `json:"node,omitempty"` // the NUMA node of every soft CPU
-	Why      string       `json:"why"`
+	Spec     string        `json:"spec"`
+	Mode     evidence.Mode `json:"mode"`
+	ExactCPU int           `json:"exact_cpu"`
+	SoftCPUs cpuset.Set    `json:"soft_cpus"`
+	Node     *int          `json:"node,omitempty"` // the NUMA node of every soft CPU
+	Why      string        `json:"why"`
 }
 
-// CPUs is the mask the work was kept on, as the request computes it.
+// CPUs is the mask the work was kept on, as the request computed it: the
+// soft group in soft mode, else the exact CPU.
 func (t Target) CPUs() cpuset.Set {
-	return session.Request{CPU: t.ExactCPU, Group: t.SoftCPUs, Mode: t.Mode}.Mask()
+	if t.Mode == evidence.Soft && !t.SoftCPUs.IsEmpty() {
+		return t.SoftCPUs
+	}
+	return cpuset.Of(t.ExactCPU)
 }
 
 // Options are the run's settings.
 type Options struct {
-	Suite           string  `json:"suite,omitempty"` // "" for the built-in suite
+	Suite string `json:"suite,omitempty"` // "" for the built-in suite
+	App   string `json:"app,omitempty"`   // the app whose native module wrote the run
+	// SuiteSHA256 is the suite's identity: the SHA-256 of the suite file
+	// as it was read, which holds every benchmark's definition. Two runs
+	// whose hashes differ ran different suites, whatever their names.
+	SuiteSHA256     string  `json:"suite_sha256,omitempty"`
 	Quick           bool    `json:"quick"`
 	Runs            int     `json:"runs"`
 	Warmup          int     `json:"warmup"`
@@ -129,7 +142,7 @@ type Options struct {
 type Benchmark struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description,omitempty"`
-	Kind        string   `json:"kind"` // builtin or command
+	Kind        string   `json:"kind"` // builtin, command, or native (written by the native library)
 	Command     []string `json:"command,omitempty"`
 	ReferenceS  float64  `json:"reference_s,omitempty"`
 	// Valid: every counted run finished and passed its output checks.
@@ -184,14 +197,14 @@ type RunRecord struct {
 	Warmup bool `json:"warmup"` // not counted in the statistics
 	// WallS is the benchmark's time: the workload's own timing for
 	// built-ins, the command's wall time for external commands.
-	WallS    float64         `json:"wall_s"`
-	UserS    float64         `json:"user_s"`
-	SysS     float64         `json:"sys_s"`
-	MaxRSSKB int64           `json:"max_rss_kb"`
-	Valid    bool            `json:"valid"`
-	Summary  string          `json:"summary,omitempty"` // what a built-in computed
-	Checks   []suite.Outcome `json:"checks"`
-	Error    string          `json:"error,omitempty"`
+	WallS    float64            `json:"wall_s"`
+	UserS    float64            `json:"user_s"`
+	SysS     float64            `json:"sys_s"`
+	MaxRSSKB int64              `json:"max_rss_kb"`
+	Valid    bool               `json:"valid"`
+	Summary  string             `json:"summary,omitempty"` // what a built-in computed
+	Checks   []evidence.Outcome `json:"checks"`
+	Error    string             `json:"error,omitempty"`
 	// Warnings are the run's own: a target it had to share, a residency
 	// that covers too little of its work.
 	Warnings []Warning `json:"warnings,omitempty"`
@@ -231,11 +244,11 @@ type RunRecord struct {
 	Dropped string `json:"dropped,omitempty"`
 	// Scheduling is the report of the thread that did the work: the launch
 	// report for a process, the session's for a thread.
-	Scheduling   *launch.Report `json:"scheduling"`
-	TelemetryCSV string         `json:"telemetry_csv"` // relative to the results folder
-	Telemetry    TelemetryStats `json:"telemetry"`
-	StdoutFile   string         `json:"stdout_file,omitempty"`
-	Started      time.Time      `json:"started"`
+	Scheduling   *evidence.Scheduling `json:"scheduling"`
+	TelemetryCSV string               `json:"telemetry_csv"` // relative to the results folder
+	Telemetry    TelemetryStats       `json:"telemetry"`
+	StdoutFile   string               `json:"stdout_file,omitempty"`
+	Started      time.Time            `json:"started"`
 }
 
 // SpeedProbe is one reading of the speed witness.
@@ -249,15 +262,24 @@ type SpeedProbe struct {
 	CPU   int      `json:"cpu"` // where it ended; -1 unknown
 }
 
+// The frequency sources of TelemetryStats.FreqSource that say nothing of
+// the core's speed: a rough /proc/cpuinfo "cpu MHz" (in a VM often the
+// host's nominal clock), or no frequency at all. They are the sampler's
+// names (telemetry.SourceProcCpuinfo, telemetry.SourceNone).
+const (
+	FreqSourceCpuinfo = "proc_cpuinfo"
+	FreqSourceNone    = "none"
+)
+
 // TelemetryStats summarise a run's samples of the target CPUs.
 type TelemetryStats struct {
-	Samples     int              `json:"samples"`
-	FreqSource  string           `json:"freq_source"`
-	FreqMinMHz  *float64         `json:"freq_min_mhz"`
-	FreqMaxMHz  *float64         `json:"freq_max_mhz"`
-	FreqMeanMHz *float64         `json:"freq_mean_mhz"`
-	UtilMeanPct *float64         `json:"util_mean_pct"`   // of the target CPUs
-	Notes       []telemetry.Note `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
+	Samples     int      `json:"samples"`
+	FreqSource  string   `json:"freq_source"`
+	FreqMinMHz  *float64 `json:"freq_min_mhz"`
+	FreqMaxMHz  *float64 `json:"freq_max_mhz"`
+	FreqMeanMHz *float64 `json:"freq_mean_mhz"`
+	UtilMeanPct *float64 `json:"util_mean_pct"`   // of the target CPUs
+	Notes       []string `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
 }
 
 // MarshalJSON writes the benchmark with null times when no counted run

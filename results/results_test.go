@@ -12,9 +12,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
+	"corepin.dev/corepin/results/evidence"
 )
 
 func bench(name string, ref float64, times ...float64) Benchmark {
@@ -56,10 +54,10 @@ func TestWarnings(t *testing.T) {
 	// Scheduling evidence: residency, ladder, restore, frequency.
 	low := 0.9
 	b := bench("sched", 0, 1, 1, 1)
-	rep := &launch.Report{Watch: &watch.Result{OnTargetRatio: &low}}
-	rep.Ladder = session.LadderResult{Name: "geekbench", AcceptedStep: 4, Steps: []session.StepResult{
+	rep := &evidence.Scheduling{Watch: &evidence.Watch{OnTargetRatio: &low}}
+	rep.Ladder = evidence.LadderResult{Name: "geekbench", AcceptedStep: 4, Steps: []evidence.StepResult{
 		{Step: 1, Skipped: "realtime"}, {Step: 2}, {Step: 3}, {Step: 4, Accepted: true}}}
-	rep.Restore = session.RestoreResult{Done: true, OK: false}
+	rep.Restore = evidence.RestoreResult{Done: true, OK: false}
 	lo, hi := 1000.0, 2000.0
 	b.Runs[1].Scheduling = rep
 	b.Runs[1].Telemetry = TelemetryStats{FreqMinMHz: &lo, FreqMaxMHz: &hi}

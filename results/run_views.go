@@ -21,9 +21,10 @@ func (r *Run) AllValid() bool {
 // WriteSummary writes the run as corepin run prints it: the host and
 // target, a table of the benchmarks, the score and every warning once.
 func (r *Run) WriteSummary(w io.Writer) error {
-	fmt.Fprintf(w, "%s on CPU %d (%s): %s\n", r.Host.CPUModel, r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
+	t := termsafe.Text // every name and text of the run may come from outside
+	fmt.Fprintf(w, "%s on CPU %d (%s): %s\n", t(r.Host.CPUModel), r.Target.ExactCPU, t(string(r.Target.Mode)), t(r.Target.Why))
 	if line := r.schedulingLine(); line != "" {
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, t(line))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -44,19 +45,19 @@ func (r *Run) WriteSummary(w io.Writer) error {
 		if b.N > 0 {
 			cv = fmt.Sprintf("%.1f%%", 100*b.CV)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", termsafe.Text(b.Name), FormatSeconds(b.MedianS), interval, cv, ratio, check, len(b.Warnings))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", t(b.Name), FormatSeconds(b.MedianS), interval, cv, ratio, check, len(b.Warnings))
 	}
 	tw.Flush()
 	for _, b := range r.Benchmarks {
 		if why := b.WhyInvalid(); why != "" {
-			fmt.Fprintf(w, "%s is invalid: %s\n", b.Name, why)
+			fmt.Fprintf(w, "%s is invalid: %s\n", t(b.Name), t(why))
 		}
 	}
 	if r.Score != nil {
 		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
 	}
 	for _, warn := range r.SummaryWarnings() {
-		fmt.Fprintf(w, "warning: %s\n", termsafe.Text(warn))
+		fmt.Fprintf(w, "warning: %s\n", t(warn))
 	}
 	return nil
 }

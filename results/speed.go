@@ -3,8 +3,6 @@ package results
 import (
 	"fmt"
 	"strings"
-
-	"corepin.dev/corepin/telemetry"
 )
 
 // SpeedWarn is how far below its best a speed probe may read before its
@@ -117,7 +115,7 @@ func (r *RunRecord) SpeedText() string {
 	// The frequency is a fact beside the speed only where cpufreq gives
 	// it: /proc/cpuinfo's "cpu MHz" in a VM is often the host's nominal
 	// clock, the same whatever the core did.
-	if t := r.Telemetry; t.FreqMinMHz != nil && t.FreqMaxMHz != nil && t.FreqMeanMHz != nil && t.FreqSource != telemetry.SourceProcCpuinfo && t.FreqSource != telemetry.SourceNone {
+	if t := r.Telemetry; t.FreqMinMHz != nil && t.FreqMaxMHz != nil && t.FreqMeanMHz != nil && t.FreqSource != FreqSourceCpuinfo && t.FreqSource != FreqSourceNone {
 		facts = append(facts, fmt.Sprintf("frequency %.0f–%.0f MHz, mean %.0f (%s)", *t.FreqMinMHz, *t.FreqMaxMHz, *t.FreqMeanMHz, t.FreqSource))
 	}
 	if len(facts) > 0 {

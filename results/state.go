@@ -3,9 +3,9 @@ package results
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
+
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 )
 
 // The states of a run. A run is written as Running when it starts; it ends
@@ -31,45 +31,23 @@ type Writer struct {
 func ThisWriter() *Writer {
 	w := &Writer{PID: os.Getpid()}
 	w.Host, _ = os.Hostname()
-	w.StartTicks, _ = startTicks("/", w.PID)
+	p, _ := procfs.Identify(fsroot.Host, w.PID)
+	w.StartTicks = p.Start
 	return w
 }
 
 // Gone says whether the writer has certainly ended: on this host, its PID
-// is free or belongs to a process that started at another time. A writer
-// on another host, or one that cannot be checked, is not known to be gone.
-func (w *Writer) Gone(root string) bool {
+// is free under root's /proc or belongs to a process that started at
+// another time. A writer on another host, or one that cannot be checked,
+// is not known to be gone.
+func (w *Writer) Gone(root fsroot.Root) bool {
 	if w == nil || w.PID <= 0 {
 		return true
 	}
 	if host, _ := os.Hostname(); w.Host != "" && host != w.Host {
 		return false
 	}
-	ticks, err := startTicks(root, w.PID)
-	if os.IsNotExist(err) {
-		return true
-	}
-	return err == nil && w.StartTicks != 0 && ticks != w.StartTicks
-}
-
-// startTicks reads a process's start time from root/proc/PID/stat.
-func startTicks(root string, pid int) (uint64, error) {
-	data, err := os.ReadFile(filepath.Join(root, "proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0, err
-	}
-	// The name, field 2, is in parentheses and may hold spaces and
-	// parentheses itself: the fields after it follow the last ')'.
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("reading /proc/%d/stat: no command name", pid)
-	}
-	f := strings.Fields(string(data[i+1:]))
-	const startField = 22 - 3 // field 22, counted from field 3
-	if len(f) <= startField {
-		return 0, fmt.Errorf("reading /proc/%d/stat: %d fields", pid, len(f)+2)
-	}
-	return strconv.ParseUint(f[startField], 10, 64)
+	return procfs.Process{PID: w.PID, Start: w.StartTicks}.Gone(root)
 }
 
 // Done says whether the run ended as planned.

@@ -5,12 +5,10 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"syscall"
 
 	"golang.org/x/perf/benchmath"
 
-	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/watch"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Summarize computes the statistics of the counted runs, the ratio to the
@@ -102,6 +100,10 @@ const (
 	FirstRunWarn  = 0.10 // first counted run slower than the median by this much
 	FreqWarn      = 0.10 // frequency range within a run, relative to its maximum
 	ResidencyWarn = 0.99 // share of running samples on the target
+	// WatcherCostWarn is the share of one CPU the watcher's own thread
+	// may use before a run says so: the watcher's own threshold, which
+	// its KeepUp.TooExpensive records.
+	WatcherCostWarn = evidence.CPUShareWarn
 	// OutlierFloor: a run nearer the median than this share of it is
 	// never an outlier, however tight the others are (a run 0.18% off
 	// the median of a 0.08%-CV benchmark is noise, not an outlier).
@@ -135,7 +137,7 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 		case first.Slowed():
 			add(KindFirstRun, "the first run took %.0f%% longer than the median, and its speed witness read %.2f of the best: the core was slow, not the work cold", longer, speed)
 		case witnessed:
-			add(KindFirstRun, "the first run took %.0f%% longer than the median while its speed witness saw the core at full speed: the work's caches or memory were not warm; use --warmup", longer)
+			add(KindFirstRun, "the first run took %.0f%% longer than the median while its speed witness saw the core at full speed just before and just after it: the work's caches or memory were likely not warm (the probes do not see the core during the run); use --warmup", longer)
 		default:
 			add(KindFirstRun, "the first run took %.0f%% longer than the median: caches or frequency were not warm; use --warmup", longer)
 		}
@@ -185,7 +187,7 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 			if k.TooExpensive && (sch.Watch.WatcherCPUs.IsEmpty() || !sch.Watch.WatcherCPUs.Intersect(sch.Readback.CPUs).IsEmpty()) {
 				share := k.CPUShare
 				w = append(w, Warning{Run: r.Index, Kind: KindWatcherCost, Value: &share,
-					Text: fmt.Sprintf("the watcher used %.1f%% of a CPU (above %.0f%%): use a longer --watch period", 100*share, 100*watch.CPUShareWarn)})
+					Text: fmt.Sprintf("the watcher used %.1f%% of a CPU (above %.0f%%): use a longer --watch period", 100*share, 100*WatcherCostWarn)})
 			}
 		}
 		if sch.Watch != nil && sch.Watch.OnTargetRatio != nil && *sch.Watch.OnTargetRatio < ResidencyWarn {
@@ -196,10 +198,10 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 		}
 		switch {
 		case sch.Restore.OK || !sch.Restore.Done:
-		case sch.Start == launch.StartFork:
+		case sch.Start == evidence.StartFork:
 			// Nothing is left changed: the thread was ended instead.
 			addRun(r.Index, KindRestore, "corepin's thread that started the command could not be put back, so it was ended (%s)", sch.Restore.Failure())
-		case sch.Start == launch.StartThread:
+		case sch.Start == evidence.StartThread:
 			addRun(r.Index, KindRestore, "the work's thread could not be put back, so it was ended (%s)", sch.Restore.Failure())
 		default:
 			addRun(r.Index, KindRestore, "the scheduling restore failed (%s)", sch.Restore.Failure())
@@ -229,8 +231,15 @@ func (b *Benchmark) explainOutliers() string {
 // weakerStep says when the ladder settled on a step below the first one
 // that was tried (skipped steps, such as realtime when not allowed, do not
 // count as asked).
-func weakerStep(rep interface{ AcceptedStepInfo() (int, int, string) }) string {
-	accepted, firstTried, name := rep.AcceptedStepInfo()
+func weakerStep(sch *evidence.Scheduling) string {
+	accepted, name := sch.Ladder.AcceptedStep, sch.Ladder.Name
+	firstTried := 0
+	for _, st := range sch.Ladder.Steps {
+		if st.Skipped == "" {
+			firstTried = st.Step
+			break
+		}
+	}
 	switch {
 	case firstTried == 0:
 		return ""
@@ -246,14 +255,14 @@ func weakerStep(rep interface{ AcceptedStepInfo() (int, int, string) }) string {
 // one failed because the kernel lacks what it asks (uclamp on a kernel
 // built without it): nothing a person can do on this machine, which the
 // summary's scheduling line and caps say, not a warning on every run.
-func aboveUnsupported(sch *launch.Report) bool {
+func aboveUnsupported(sch *evidence.Scheduling) bool {
 	tried := 0
 	for _, st := range sch.Ladder.Steps {
 		if st.Step >= sch.Ladder.AcceptedStep || st.Skipped != "" {
 			continue
 		}
 		tried++
-		if e := syscall.Errno(st.Errno); e != syscall.EOPNOTSUPP && e != syscall.ENOSYS {
+		if st.Errno != "EOPNOTSUPP" && st.Errno != "ENOSYS" {
 			return false
 		}
 	}

@@ -2,7 +2,6 @@ package results
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,8 +12,10 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // Folder is a results folder, DIR/<timestamp>-<host>/.
@@ -66,11 +67,7 @@ func (f *Folder) WriteFile(rel string, write func(io.Writer) error) error {
 // flushed to the disk.
 func (f *Folder) Save(r *Run) error {
 	return atomicfile.WriteFiles(
-		atomicfile.File{Path: filepath.Join(f.Path, "run.json"), Write: func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(r)
-		}},
+		atomicfile.File{Path: filepath.Join(f.Path, "run.json"), Write: r.writeJSON},
 		atomicfile.File{Path: filepath.Join(f.Path, "summary.csv"), Write: r.WriteSummaryCSV},
 		atomicfile.File{Path: filepath.Join(f.Path, "bench.txt"), Write: r.WriteBenchFormat},
 	)
@@ -79,11 +76,19 @@ func (f *Folder) Save(r *Run) error {
 // SaveRun writes run.json alone: at the start of a run, with its state
 // and plan but no result yet.
 func (f *Folder) SaveRun(r *Run) error {
-	return f.WriteFile("run.json", func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	})
+	return f.WriteFile("run.json", r.writeJSON)
+}
+
+// writeJSON writes the run as run.json holds it: every string with its
+// exact bytes, and nothing in the file that a terminal showing it would
+// act on (termsafe.JSON escapes what encoding/json leaves raw).
+func (r *Run) writeJSON(w io.Writer) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(termsafe.JSON(append(data, '\n')))
+	return err
 }
 
 // MaxRunFile bounds the size of a run.json that Load reads.
@@ -93,7 +98,8 @@ const MaxRunFile = 256 << 20
 // A run still marked running takes its completed runs from the folder's
 // journal, and is called crashed when its writer is gone; the statistics
 // are computed again from what completed, so that nothing unfinished is
-// ever read as a result.
+// ever read as a result. Its files are read only from inside the folder
+// (see OpenIn).
 func Load(path string) (*Run, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "run.json")
@@ -107,7 +113,7 @@ func Load(path string) (*Run, error) {
 		return nil, fmt.Errorf("reading results %s: %w", path, err)
 	}
 	if r.State == StateRunning {
-		if j, err := os.Open(filepath.Join(filepath.Dir(path), JournalFile)); err == nil {
+		if j, err := OpenIn(filepath.Dir(path), JournalFile); err == nil {
 			err = replay(r, j)
 			j.Close()
 			if err != nil {
@@ -132,10 +138,22 @@ func Parse(data []byte) (*Run, error) {
 	if !strings.HasPrefix(r.Schema, "corepin.run/") {
 		return nil, fmt.Errorf("not a corepin run (schema %q)", r.Schema)
 	}
+	if r.Schema != Schema {
+		return nil, &SchemaError{Schema: r.Schema}
+	}
 	if r.State == "" { // written before run states existed
 		r.legacyState()
 	}
 	return &r, nil
+}
+
+// SchemaError is a run.json of a schema version this corepin does not
+// read: keys keep their meaning only within a version, so a newer
+// corepin's file is refused rather than misread.
+type SchemaError struct{ Schema string }
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("schema %q is not one this corepin reads (it reads %s): a newer corepin wrote it", e.Schema, Schema)
 }
 
 // legacyState gives a run.json written before run states one: the old
@@ -189,9 +207,26 @@ func (f *Folder) Recover(r *Run) error {
 	return f.Save(r)
 }
 
-// readBounded reads a file of at most limit bytes.
+// OpenIn opens the file rel of the results folder dir for reading, never
+// outside it: rel must be a local path, and neither it nor a symbolic link
+// on its way may lead out of the folder (os.Root). A folder may come from
+// anyone, and corepin often reads it as root: a telemetry file linked to
+// /etc/shadow must not end up in a page.
+func OpenIn(dir, rel string) (*os.File, error) {
+	if !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%q is not a path inside the results folder", rel)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.Open(rel)
+}
+
+// readBounded reads a results file (run.json) of at most limit bytes.
 func readBounded(path string, limit int64) ([]byte, error) {
-	file, err := os.Open(path)
+	file, err := OpenIn(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +243,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 
 // WriteSummaryCSV writes one row per benchmark.
 func (r *Run) WriteSummaryCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := newCSV(w)
 	cw.Write([]string{"name", "valid", "n", "median_s", "ci_low_s", "ci_high_s", "min_s", "max_s", "cv", "reference_s", "ratio", "warnings",
 		"completed_runs", "planned_runs", "run_state"})
 	for _, b := range r.Benchmarks {
@@ -241,10 +276,13 @@ func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 // benchstat can read and compare them.
 func (r *Run) WriteBenchFormat(w io.Writer) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "goos: linux\ncpu: %s\n", r.Host.CPUModel)
-	fmt.Fprintf(&b, "corepin-target: %d\ncorepin-mode: %s\ncorepin-isolation: %s\n", r.Target.ExactCPU, r.Target.Mode, r.Options.Isolation)
+	// A value is one line, and shown safe: a run read from a folder
+	// holds anything.
+	t := termsafe.Text
+	fmt.Fprintf(&b, "goos: linux\ncpu: %s\n", t(r.Host.CPUModel))
+	fmt.Fprintf(&b, "corepin-target: %d\ncorepin-mode: %s\ncorepin-isolation: %s\n", r.Target.ExactCPU, t(string(r.Target.Mode)), t(r.Options.Isolation))
 	// benchstat shows configuration lines: an unfinished run says so.
-	fmt.Fprintf(&b, "corepin-state: %s\n", r.State)
+	fmt.Fprintf(&b, "corepin-state: %s\n", t(r.State))
 	for _, bm := range r.Benchmarks {
 		name := BenchName(bm.Name)
 		for _, run := range bm.Runs {
@@ -259,10 +297,19 @@ func (r *Run) WriteBenchFormat(w io.Writer) error {
 }
 
 // BenchName is a benchmark's name in the Go benchmark format:
-// "fib" becomes "BenchmarkFib".
+// "fib" becomes "BenchmarkFib". The format's name is one field, so a name
+// read from a folder is shown safe (termsafe.Text) and its spaces become
+// underscores.
 func BenchName(name string) string {
-	if name == "" {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, termsafe.Text(name))
+	first, size := utf8.DecodeRuneInString(name)
+	if size == 0 {
 		return "Benchmark"
 	}
-	return "Benchmark" + strings.ToUpper(name[:1]) + name[1:]
+	return "Benchmark" + string(unicode.ToUpper(first)) + name[size:]
 }

@@ -41,13 +41,13 @@ func TestLongRunsTryNiceFirst(t *testing.T) {
 	}
 }
 
-// run.json's options record what was used: the suite's runs and the
-// suite's absolute path.
+// run.json's options record what was used: the suite's runs, the
+// suite's absolute path and its identity.
 func TestOptionsRecordWhatWasUsed(t *testing.T) {
 	s := loadSuite(t, "[settings]\nruns = 3\n\n[[benchmark]]\nname = \"t\"\ncmd = \"true\"\n")
 	cfg := Config{Suite: s, Warmup: -1}
 	run := cfg.skeleton(results.Host{}, []bench{{name: "t", command: &s.Benchmarks[0]}})
-	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxOthers != DefaultMaxOthers {
+	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxOthers != DefaultMaxOthers || run.Options.SuiteSHA256 != s.SHA256 || s.SHA256 == "" {
 		t.Errorf("options %+v", run.Options)
 	}
 }

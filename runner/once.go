@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,15 +11,15 @@ import (
 
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/workloads"
 )
 
 // runOnce runs one job with the sampler around it.
 func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench, j job) results.RunRecord {
-	rec := results.RunRecord{Index: j.index, Warmup: j.warmup, Started: time.Now(), Checks: []suite.Outcome{}}
+	rec := results.RunRecord{Index: j.index, Warmup: j.warmup, Started: time.Now(), Checks: []evidence.Outcome{}}
 	target := cfg.Request.Mask()
 	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target, Root: cfg.Root})
 	if err != nil {
@@ -29,23 +28,25 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	}
 	sampler.Mark("start")
 	stealBefore, haveSteal := cfg.steal()
+	var rep *launch.Report
 	switch {
 	case b.workload != nil && cfg.Isolation == Thread:
-		cfg.runThread(ctx, b, &rec)
+		rep = cfg.runThread(ctx, b, &rec)
 	case b.workload != nil:
-		cfg.runWorkloadProcess(ctx, b, &rec)
+		rep = cfg.runWorkloadProcess(ctx, b, &rec)
 	default:
-		cfg.runCommand(ctx, folder, b, j, &rec)
+		rep = cfg.runCommand(ctx, folder, b, j, &rec)
 	}
 	if stealAfter, ok := cfg.steal(); ok && haveSteal && stealAfter >= stealBefore {
 		s := ticksToSeconds(stealAfter - stealBefore)
 		rec.StealS = &s
 	}
 	sampler.Mark("end")
-	cfg.vouch(&rec)
+	cfg.vouch(&rec, rep)
 	series := sampler.Stop()
 	rec.Telemetry = summarizeTelemetry(series, target)
-	cfg.judge(&rec)
+	cfg.judge(&rec, rep)
+	rec.Scheduling = schedulingEvidence(rep)
 	rec.TelemetryCSV = filepath.Join("telemetry", j.file(b.name)+".csv")
 	if err := folder.WriteFile(rec.TelemetryCSV, series.WriteCSV); err != nil {
 		rec.Error = err.Error()
@@ -59,6 +60,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 			rec.Error = "corepin was stopped during the run"
 		}
 	}
+	rec.Bound()
 	return rec
 }
 
@@ -75,13 +77,13 @@ func failedCheck(rec results.RunRecord) bool {
 
 // vouch marks a run invalid in exact mode when its watcher missed so many
 // ticks that it cannot say the work stayed on its CPU.
-func (cfg *Config) vouch(rec *results.RunRecord) {
-	if rec.Scheduling == nil || rec.Scheduling.Watch == nil || cfg.Request.ModeOrDefault() != session.Exact {
+func (cfg *Config) vouch(rec *results.RunRecord, rep *launch.Report) {
+	if rep == nil || rep.Watch == nil || cfg.Request.ModeOrDefault() != session.Exact {
 		return
 	}
-	if k := rec.Scheduling.Watch.KeepUp; k.Unvouched {
+	if k := rep.Watch.KeepUp; k.Unvouched {
 		rec.Valid = false
-		rec.Checks = append(rec.Checks, suite.Outcome{What: "the watcher kept up", Passed: false,
+		rec.Checks = append(rec.Checks, evidence.Outcome{What: "the watcher kept up", Passed: false,
 			Detail: fmt.Sprintf("missed %d of %d ticks: residency cannot be vouched for", k.Missed, k.Expected)})
 	}
 }
@@ -89,14 +91,13 @@ func (cfg *Config) vouch(rec *results.RunRecord) {
 // runWorkloadProcess starts corepin again as the workload, on target
 // through the launch package, with GOMAXPROCS=1 so the Go runtime does not spread the single
 // thread's work.
-func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) {
+func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) (rep *launch.Report) {
 	stdout, stderr := &tail{max: maxStderr}, &tail{max: maxStderr} // a workload prints one small JSON line
-	var rep *launch.Report
 	var err error
 	cfg.witness.aroundProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: cfg.request(b), Self: cfg.Self,
-			Args:   []string{cfg.Self, WorkloadCommand, b.name, "--size", string(cfg.size())},
+			Args:   append([]string{cfg.Self}, workloads.ChildArgs(b.name, cfg.size())...),
 			Env:    append(os.Environ(), "GOMAXPROCS=1"),
 			Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
 		})
@@ -104,19 +105,20 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
 	}
-	var res workloads.Result
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+	res, err := workloads.ReadChildResult(stdout.Bytes())
+	if err != nil {
 		rec.Error = fmt.Sprintf("reading the workload's result: %v (output %q)", err, clip(string(stdout.Bytes())))
 		return
 	}
 	rec.WallS, rec.Summary, rec.Valid = res.Seconds, res.Summary, res.Valid
-	rec.Checks = append(rec.Checks, suite.Outcome{What: "built-in answer check", Passed: res.Valid, Detail: res.Why})
+	rec.Checks = append(rec.Checks, evidence.Outcome{What: "built-in answer check", Passed: res.Valid, Detail: res.Why})
+	return rep
 }
 
 // runThread runs a built-in workload on a session thread inside corepin,
 // started by launch as every work is: corepin's other threads keep off the
 // target while it runs, and the watcher follows the thread.
-func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) {
+func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) *launch.Report {
 	var res workloads.Result
 	var werr error
 	w := cfg.witness
@@ -133,7 +135,6 @@ func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecor
 		_, oerr := s.Observe()
 		return oerr
 	})
-	rec.Scheduling = rep
 	if rep != nil {
 		rec.UserS, rec.SysS = rep.Child.UserS, rep.Child.SysS
 	}
@@ -151,13 +152,14 @@ func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecor
 		rec.Error = werr.Error()
 	default:
 		rec.WallS, rec.Summary, rec.Valid = res.Seconds, res.Summary, res.Valid
-		rec.Checks = append(rec.Checks, suite.Outcome{What: "built-in answer check", Passed: res.Valid, Detail: res.Why})
+		rec.Checks = append(rec.Checks, evidence.Outcome{What: "built-in answer check", Passed: res.Valid, Detail: res.Why})
 	}
+	return rep
 }
 
 // runCommand runs a suite command on target (launch.Run) and checks its
 // output.
-func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b bench, j job, rec *results.RunRecord) {
+func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b bench, j job, rec *results.RunRecord) (rep *launch.Report) {
 	c := b.command
 	s := cfg.Suite
 	dir := s.WorkDir(*c)
@@ -196,13 +198,18 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	defer stdout.Close()
 	stderr := &tail{max: maxStderr}
-	var rep *launch.Report
 	cfg.witness.aroundProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
 			Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
 		})
 	})
+	if rep != nil {
+		// The command is the benchmark's, written once in run.json: a
+		// copy in every run's record would grow the record, the journal
+		// and the memory holding them with the suite.
+		rep.Command = nil
+	}
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
 	}
@@ -219,6 +226,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 		rec.Checks = append(rec.Checks, o)
 		rec.Valid = rec.Valid && o.Passed
 	}
+	return rep
 }
 
 // maxStderr is how much of a command's standard error is kept: its end,
@@ -248,14 +256,13 @@ func (t *tail) Write(p []byte) (int, error) {
 // Bytes is what was kept.
 func (t *tail) Bytes() []byte { return t.buf }
 
-// record keeps the launch report and says whether the command ran to
-// a successful end.
+// record keeps the command's resource use and says whether it ran to a
+// successful end.
 func (cfg *Config) record(rec *results.RunRecord, rep *launch.Report, err error, stderr []byte) bool {
 	if err != nil {
 		rec.Error = err.Error()
 		return false
 	}
-	rec.Scheduling = rep
 	rec.UserS, rec.SysS, rec.MaxRSSKB = rep.Child.UserS, rep.Child.SysS, rep.Child.MaxRSSKB
 	switch {
 	case rep.Refused != "":

@@ -17,6 +17,30 @@ func LineEvents(w io.Writer) Events { return &lineEvents{w: w} }
 // StatusLine keeps one status line on a terminal (see barEvents).
 func StatusLine(w io.Writer) Events { return &barEvents{w: w} }
 
+// Progress is how a run shows its progress on w: not at all when quiet,
+// as a status line on a terminal, else a line per run.
+func Progress(w io.Writer, quiet, terminal bool) Events {
+	switch {
+	case quiet:
+		return nil
+	case terminal:
+		return StatusLine(w)
+	}
+	return LineEvents(w)
+}
+
+// WhyInvalid says, a line each, why each invalid benchmark of the run is
+// invalid, for whoever saw no summary; the text is made safe to show.
+func WhyInvalid(run *results.Run) []string {
+	var why []string
+	for _, b := range run.Benchmarks {
+		if w := b.WhyInvalid(); w != "" {
+			why = append(why, termsafe.Text(b.Name)+" is invalid: "+termsafe.Text(w))
+		}
+	}
+	return why
+}
+
 // lineEvents prints one plain line per run, for logs and pipes.
 type lineEvents struct {
 	w     io.Writer
@@ -89,6 +113,15 @@ func (e *barEvents) Finish() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	fmt.Fprint(e.w, "\r\x1b[K")
+}
+
+// Note prints a note on a line of its own above the status line.
+func (e *barEvents) Note(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fmt.Fprint(e.w, "\r\x1b[K")
+	fmt.Fprintln(e.w, "corepin: "+s)
+	e.draw()
 }
 
 func (e *barEvents) draw() {

@@ -6,7 +6,10 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
+
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // progressLine is what LineEvents prints per finished run:
@@ -17,7 +20,8 @@ var progressLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 // Relay shows the progress lines of a run that LineEvents prints elsewhere
 // (corepin on a device, its output copied here) as the status line of a
 // local run on w; every other line prints above it. Close takes the line
-// away.
+// away. What the device says is shown safe (termsafe.Message): a corepin
+// there made its lines safe, but the device may run anything.
 func Relay(w io.Writer) io.WriteCloser { return &relay{w: w} }
 
 type relay struct {
@@ -39,6 +43,7 @@ func (r *relay) Write(b []byte) (int, error) {
 }
 
 func (r *relay) line(text string) {
+	text = termsafe.Message(strings.TrimSuffix(text, "\r")) // a "\r\n" line end is harmless
 	m := progressLine().FindStringSubmatch(text)
 	if m == nil {
 		if r.bar != nil {
@@ -76,7 +81,7 @@ func (r *relay) Close() error {
 		r.bar = nil
 	}
 	if len(r.buf) > 0 {
-		fmt.Fprintln(r.w, string(r.buf))
+		fmt.Fprintln(r.w, termsafe.Message(string(r.buf)))
 		r.buf = nil
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"corepin.dev/corepin/internal/termsafetest"
 )
 
 // TestRelay draws the device's progress lines as a bar and passes
@@ -41,4 +43,21 @@ func (l *lockedOutput) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestRelayShowsTheDeviceSafely: what the device says, in a line, in a
+// progress line or in a last line without a newline, reaches the terminal
+// with nothing it would obey but the status line's own redraws.
+func TestRelayShowsTheDeviceSafely(t *testing.T) {
+	var out lockedOutput
+	p := Relay(&out)
+	p.Write([]byte("warning: \x1b]0;PWNED\x07 title\rover\r\n[1/2] \x1b[31mred run 0: 1 ms\n[2/2] \u009b2J run 1: 1 ms\nlast " + termsafetest.Evil))
+	p.Close()
+	got := out.String()
+	termsafetest.Check(t, "the relayed output", []byte(strings.ReplaceAll(got, "\r\x1b[K", "")))
+	for _, want := range []string{"warning: \\e]0;PWNED\\x07 title\\x0dover\n", `\e[31mred run 0`, `last \e[31m,"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q is missing from:\n%q", want, got)
+		}
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/system"
@@ -98,6 +99,9 @@ type Config struct {
 	SpeedGate bool
 
 	witness *witness
+	// startFacts is the machine's condition before the first run, which
+	// the warnings at the end judge.
+	startFacts *system.Facts
 }
 
 // Events are told how the run goes; a progress display implements them.
@@ -143,6 +147,47 @@ type bench struct {
 // MaxRuns bounds the runs and the warm-ups of one benchmark: far beyond,
 // a count is a typo that would only cost time.
 const MaxRuns = suite.MaxRuns
+
+// MaxTotalRuns bounds the runs and warm-ups of all benchmarks together,
+// and the speed gate's re-runs with them: every run adds its record (at
+// most results.MaxRecordBytes) to run.json and the journal, which stay
+// readable within results.MaxRunFile.
+const MaxTotalRuns = suite.MaxTotalRuns
+
+// TooManyRunsError is a run whose benchmarks, runs and warm-ups add up to
+// more than MaxTotalRuns.
+type TooManyRunsError struct {
+	Benchmarks, Runs, Warmups int // Runs of the benchmark with the most
+	Total                     int
+}
+
+func (e *TooManyRunsError) Error() string {
+	return fmt.Sprintf("%d benchmark(s), up to %d runs and %d warm-up(s) each: %d runs in all; one corepin run records at most %d (ask for fewer runs, or run the suite in parts with --only)",
+		e.Benchmarks, e.Runs, e.Warmups, e.Total, MaxTotalRuns)
+}
+
+// ValidatePlan checks, before anything is started, what the run would
+// run: the benchmarks --only names exist (an UnknownNamesError) and
+// their runs and warm-ups stay within MaxTotalRuns (a TooManyRunsError).
+func (cfg *Config) ValidatePlan() error {
+	benches, err := cfg.benchmarks()
+	if err != nil {
+		return err
+	}
+	return cfg.checkTotal(benches)
+}
+
+func (cfg *Config) checkTotal(benches []bench) error {
+	e := &TooManyRunsError{Benchmarks: len(benches), Warmups: cfg.warmups()}
+	for _, b := range benches {
+		e.Total += cfg.runs(b) + e.Warmups
+		e.Runs = max(e.Runs, cfg.runs(b))
+	}
+	if e.Total > MaxTotalRuns {
+		return e
+	}
+	return nil
+}
 
 // Validate checks the counts and periods of a run, before anything is
 // read or started: each error names the setting.
@@ -193,6 +238,9 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := cfg.checkTotal(benches); err != nil {
+		return nil, nil, err
+	}
 	if cfg.Suite != nil {
 		if err := cfg.Suite.LookCommands(); err != nil {
 			return nil, nil, err
@@ -201,11 +249,15 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	cfg.witness = cfg.calibrateWitness()
 	defer cfg.witness.stop()
 	host := hostFacts(cfg)
-	folder, err := results.Create(cfg.OutDir, host.Hostname, time.Now())
+	folder, err := results.Create(cfg.OutDir, host.Name(), time.Now())
 	if err != nil {
 		return nil, nil, err
 	}
 	run := cfg.skeleton(host, benches)
+	if run.Topology, err = topologyEvidence(cfg.Topology); err != nil {
+		os.RemoveAll(folder.Path) // nothing happened: leave no empty folder
+		return nil, nil, err
+	}
 	cfg.systemStart(run)
 	// run.json says from the start what is planned and that it is not
 	// finished; the runs themselves go to the journal as they complete.
@@ -227,10 +279,14 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		defer tr.Stop()
 	}
 	jobs := cfg.jobs(benches)
+	// The speed gate's re-runs are recorded too: they may add what the
+	// planned runs leave of MaxTotalRuns.
+	reruns := MaxTotalRuns - len(jobs)
 	cfg.Events.Start(len(jobs))
 	var failed error
 	var offline []string // what the target's going offline did to the run
 	longest := make(longestRun, len(benches))
+	noted := false // what the first run that started could not have
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			run.Interrupted = true
@@ -253,6 +309,10 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 		cfg.Events.RunStarted(b.name, j.index, of, j.warmup)
 		rec := cfg.runOnce(ctx, folder, b, j)
+		if !noted && rec.Scheduling != nil && rec.Scheduling.Child.Started {
+			noted = true
+			cfg.noteFirst(rec.Scheduling)
+		}
 		for cfg.SpeedGate && !j.warmup && ctx.Err() == nil {
 			why := gateReason(&rec, rb.SpeedBestRate, j.rerun+1)
 			if why == "" {
@@ -263,6 +323,12 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 					Text: fmt.Sprintf("still below the speed gate after %d re-runs: counted as it is", MaxSpeedReruns)})
 				break
 			}
+			if reruns == 0 {
+				rec.Warnings = append(rec.Warnings, results.Warning{Run: rec.Index, Kind: results.KindSpeedGate,
+					Text: fmt.Sprintf("below the speed gate, not run again: re-runs reached the limit of %d runs in all; counted as it is", MaxTotalRuns)})
+				break
+			}
+			reruns--
 			rec.Dropped = why
 			if err := journal.Append(b.name, &rec); err != nil {
 				failed = err
@@ -442,8 +508,8 @@ func (cfg *Config) size() workloads.Size {
 
 func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 	run := &results.Run{
-		Schema: results.Schema, Started: time.Now(), Host: host, Topology: cfg.Topology,
-		Target: results.Target{Spec: cfg.Target.Spec, Mode: cfg.Request.ModeOrDefault(), ExactCPU: cfg.Request.CPU,
+		Schema: results.Schema, Started: time.Now(), Host: host,
+		Target: results.Target{Spec: cfg.Target.Spec, Mode: evidence.Mode(cfg.Request.ModeOrDefault()), ExactCPU: cfg.Request.CPU,
 			SoftCPUs: cfg.Request.Group, Node: cfg.Target.Node, Why: cfg.Target.Why},
 		// The runs recorded are those used: the command line's, else the
 		// suite's, else the default (a benchmark's own runs are in its
@@ -456,7 +522,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		State: results.StateRunning, Writer: results.ThisWriter(),
 	}
 	if cfg.Suite != nil {
-		run.Options.Suite = cfg.Suite.Path
+		run.Options.Suite, run.Options.SuiteSHA256 = cfg.Suite.Path, cfg.Suite.SHA256
 	}
 	if cfg.SpeedGate {
 		run.Options.SpeedGateReruns = MaxSpeedReruns
@@ -485,6 +551,9 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 func hostFacts(cfg Config) results.Host {
 	h := results.Host{GoVersion: runtime.Version(), Corepin: cfg.Version}
 	h.Hostname, _ = os.Hostname()
+	if device := os.Getenv(results.DeviceEnv); device != "" { // started by corepin --on
+		h.AddDevice(device)
+	}
 	var uts unix.Utsname
 	if unix.Uname(&uts) == nil {
 		h.Kernel = unix.ByteSliceToString(uts.Release[:])

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,6 +27,11 @@ import (
 	"corepin.dev/corepin/workloads"
 )
 
+// The launcher runs on the process's main thread (see launch.Main): the
+// test binary, which doubles as it, keeps its main goroutine there from
+// its initialisation on, as corepin's main package does.
+func init() { runtime.LockOSThread() }
+
 // The test binary doubles as corepin's launcher and workload command, so
 // the runner can use it as Self: it answers corepin's helper verbs.
 func TestMain(m *testing.M) {
@@ -33,8 +40,10 @@ func TestMain(m *testing.M) {
 		competitor()
 	case "threads":
 		threads()
+	case "spin":
+		spinOwnCPU()
 	}
-	launch.Dispatch(os.Args)
+	Dispatch(os.Args)
 	os.Exit(m.Run())
 }
 
@@ -349,7 +358,7 @@ func TestTelemetryNotesByKind(t *testing.T) {
 		{Kind: telemetry.NoteGap, Text: "t=0.1s: CPU 1 has no frequency reading: a gap (cpu MHz unknown)"},
 	}}
 	st := summarizeTelemetry(s, cpuset.Of(1))
-	if len(st.Notes) != 1 || st.Notes[0].Kind != telemetry.NoteGap {
+	if len(st.Notes) != 1 || st.Notes[0] != s.Notes[1].Text {
 		t.Errorf("kept notes %+v, want the gap alone", st.Notes)
 	}
 }
@@ -431,5 +440,41 @@ func TestLauncherIsPassedOn(t *testing.T) {
 		if r.Error != "" || r.Scheduling.Start != launch.StartLauncher || r.WallS <= 0 || r.Scheduling.Child.WallSource == "" {
 			t.Errorf("run %d: %q, start %q, wall_s %v (%s)", r.Index, r.Error, r.Scheduling.Start, r.WallS, r.Scheduling.Child.WallSource)
 		}
+	}
+}
+
+// More runs than one run records are refused before anything starts,
+// whether the suite's settings or the command line ask for them; the
+// command line's count may bring a suite's back within the limit.
+func TestTooManyRunsRefusedBeforeRunning(t *testing.T) {
+	s, err := suite.Parse("s.toml", []byte(fmt.Sprintf("[settings]\nruns = %d\n[[benchmark]]\nname = \"a\"\ncmd = \"true\"\n[[benchmark]]\nname = \"b\"\ncmd = \"true\"\n", MaxTotalRuns-1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		cfg     Config
+		refused bool
+	}{
+		{"built-ins", Config{Runs: MaxTotalRuns, Warmup: 0}, true},
+		{"the suite's runs", Config{Suite: s, Warmup: -1}, true},
+		{"the suite's runs of one", Config{Suite: s, Only: []string{"a"}, Warmup: 1}, false},
+		{"the suite's runs and a warm-up of one", Config{Suite: s, Only: []string{"a"}, Warmup: 2}, true},
+		{"fewer runs of the suite", Config{Suite: s, Runs: 5, Warmup: -1}, false},
+	} {
+		err := tt.cfg.ValidatePlan()
+		var many *TooManyRunsError
+		if errors.As(err, &many) != tt.refused {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+	}
+	// Run refuses it before its results folder is made: a file in the
+	// folder's place would fail the making, with another error.
+	cfg := config(t)
+	cfg.Runs, cfg.OutDir = MaxTotalRuns, filepath.Join(cfg.OutDir, "file")
+	os.WriteFile(cfg.OutDir, nil, 0o644)
+	var many *TooManyRunsError
+	if _, folder, err := Run(context.Background(), cfg); !errors.As(err, &many) || folder != nil {
+		t.Errorf("a run of %d runs a benchmark: %v", MaxTotalRuns, err)
 	}
 }

@@ -2,14 +2,22 @@ package runner
 
 import (
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/system"
 )
 
 // systemStart records the machine's condition for measuring on the target
 // before the first run, and the tune made for the run.
 func (cfg *Config) systemStart(run *results.Run) {
-	start, _ := system.Read(cfg.Root, cfg.Request.Mask()) // nil where /sys cannot be read: the fact is absent
-	run.System = &system.RunFacts{Start: start, Tuned: cfg.Tuned}
+	cfg.startFacts, _ = system.Read(cfg.Root, cfg.Request.Mask()) // nil where /sys cannot be read: the fact is absent
+	run.System = &evidence.RunFacts{}
+	var err error
+	if run.System.Start, err = factsEvidence(cfg.startFacts); err != nil {
+		run.Warnings = append(run.Warnings, err.Error())
+	}
+	if run.System.Tuned, err = tunedEvidence(cfg.Tuned); err != nil {
+		run.Warnings = append(run.Warnings, err.Error())
+	}
 }
 
 // systemEnd records the condition after the last run and warns when it
@@ -19,8 +27,12 @@ func (cfg *Config) systemEnd(run *results.Run) {
 	if run.System == nil {
 		return
 	}
-	run.System.End, _ = system.Read(cfg.Root, cfg.Request.Mask())
-	start := run.System.Start
+	end, _ := system.Read(cfg.Root, cfg.Request.Mask())
+	var err error
+	if run.System.End, err = factsEvidence(end); err != nil {
+		run.Warnings = append(run.Warnings, err.Error())
+	}
+	start := cfg.startFacts
 	if start == nil {
 		return
 	}

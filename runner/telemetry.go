@@ -12,7 +12,7 @@ func summarizeTelemetry(s *telemetry.Series, target cpuset.Set) results.Telemetr
 	for _, n := range s.Notes {
 		// The rough-frequency note is said once, beside the chart.
 		if n.Kind != telemetry.NoteRoughFrequency {
-			st.Notes = append(st.Notes, n)
+			st.Notes = append(st.Notes, n.Text)
 		}
 	}
 	var fSum, uSum float64

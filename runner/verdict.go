@@ -149,7 +149,7 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 		n := float64(sh.BusyThreads)
 		warn(results.KindOwnThreads, &n, "%d busy threads of the work took turns on %d target CPU(s): its own contention, not sharing", sh.BusyThreads, sh.UsableCPUs)
 	}
-	if c := rep.Coverage; c != nil && c.Coverage != nil && *c.Coverage < CoverageWarn && work >= MinWorkCPU {
+	if c := rep.Coverage; c != nil && c.Coverage != nil && *c.Coverage < CoverageWarn && work >= MinWorkCPU && c.TooShort == "" {
 		cov := *c.Coverage
 		warn(results.KindCoverage, &cov, "the %s residency covers only %.0f%% of the tree's CPU time: threads and processes that lived between two samples were not seen", c.ResidencySource, 100*cov)
 	}
@@ -190,8 +190,7 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // sharing, and its warnings; a shared run is invalid (said even when the
 // run is already invalid for another reason: a shared run's time is never
 // counted).
-func (cfg *Config) judge(rec *results.RunRecord) {
-	sch := rec.Scheduling
+func (cfg *Config) judge(rec *results.RunRecord, sch *launch.Report) {
 	if sch == nil || sch.Sharing == nil {
 		return
 	}

@@ -6,8 +6,8 @@ import (
 
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/suite"
 )
 
 // run is a finished run's record for the verdict: the work's CPU time,
@@ -21,9 +21,10 @@ type run struct {
 	source          string
 	coverage        float64
 	residencySource string
+	tooShort        string // launch.Coverage.TooShort
 }
 
-func (r run) record() results.RunRecord {
+func (r run) report() *launch.Report {
 	wall := 1.0
 	sh := &launch.Sharing{UsableCPUs: r.usable, BusyThreads: r.busy}
 	if r.wait >= 0 {
@@ -39,11 +40,11 @@ func (r run) record() results.RunRecord {
 		sh.Others = o
 	}
 	cov := r.coverage
-	return results.RunRecord{Valid: true, Scheduling: &launch.Report{
+	return &launch.Report{
 		Child:    launch.ChildReport{WallS: wall},
 		Sharing:  sh,
-		Coverage: &launch.Coverage{Coverage: &cov, ResidencySource: r.residencySource, TreeCPUS: r.workCPU, TreeSource: "cgroup"},
-	}}
+		Coverage: &launch.Coverage{Coverage: &cov, ResidencySource: r.residencySource, TreeCPUS: r.workCPU, TreeSource: "cgroup", TooShort: r.tooShort},
+	}
 }
 
 // busy is a run of work that had one CPU to itself for 1 s.
@@ -86,6 +87,11 @@ func TestJudge(t *testing.T) {
 		{"shared, allowed", Config{AllowSharing: true}, with(func(r *run) { r.others = 0.5 }), true, SharedAllowed, "", "(allowed by --allow-sharing)", ""},
 		{"two busy threads, soft mode", Config{Request: session.Request{Mode: session.Soft}}, with(func(r *run) { r.busy = 2 }), true, NotShared, "", "", ""},
 		{"samples cover little", Config{}, with(func(r *run) { r.coverage, r.residencySource = 0.3, "sampled" }), true, NotShared, "", "the sampled residency covers only 30% of the tree's CPU time", ""},
+		// exec -- true in an emulated guest: 30 ms of CPU time, most of it
+		// before the watcher's first sample.
+		{"samples cover little of a run too short to judge", Config{}, with(func(r *run) {
+			r.workCPU, r.coverage, r.residencySource, r.tooShort = 0.03, 0.11, "sampled", "the tree used 0.030s of CPU time, under 5 of the watcher's 100ms periods (500ms)"
+		}), true, NotShared, "", "", ""},
 		// sh -c "sleep 1": 4 ms of CPU time in a second beside a competitor
 		// says nothing of what the work lost.
 		{"too short to judge", Config{}, with(func(r *run) { r.workCPU, r.others, r.wait, r.coverage = 0.004, 0.9, 0.54, 0.1 }), true, TooShort, "", "", ""},
@@ -94,11 +100,11 @@ func TestJudge(t *testing.T) {
 		// is still said, so that the shared time is not counted.
 		{"shared and unvouched", Config{}, with(func(r *run) { r.others = 0.5 }), false, SharedInvalid, "the target CPU was shared", "", ""},
 	} {
-		rec := c.run.record()
+		rec := results.RunRecord{Valid: true}
 		if c.name == "shared and unvouched" {
 			rec = unvouched(rec)
 		}
-		c.cfg.judge(&rec)
+		c.cfg.judge(&rec, c.run.report())
 		warns := strings.Join(results.WarningTexts(rec.Warnings), "; ")
 		if rec.Valid != c.valid || rec.Sharing != c.sharing || !strings.Contains(rec.Error, c.error) || (c.error == "") != (rec.Error == "") ||
 			(c.warn == "") != (warns == "") || !strings.Contains(warns, c.warn) || rec.WaitCause != c.cause {
@@ -109,6 +115,6 @@ func TestJudge(t *testing.T) {
 
 func unvouched(rec results.RunRecord) results.RunRecord {
 	rec.Valid = false
-	rec.Checks = append(rec.Checks, suite.Outcome{What: "the watcher kept up", Detail: "missed 13 of 25 ticks"})
+	rec.Checks = append(rec.Checks, evidence.Outcome{What: "the watcher kept up", Detail: "missed 13 of 25 ticks"})
 	return rec
 }

@@ -89,6 +89,13 @@ func RealtimeFacts(root fsroot.Root) []string {
 	return facts
 }
 
+// PriorityFacts are what allows or refuses raising a thread's priority
+// (nice below 0, realtime, a uclamp raise where the kernel checks it) to
+// this process: "no CAP_SYS_NICE, RLIMIT_NICE=0, RLIMIT_RTPRIO=0".
+func PriorityFacts(root fsroot.Root) string {
+	return CapSysNiceFact(root) + ", " + rlimitFact(unix.RLIMIT_NICE, "RLIMIT_NICE") + ", " + rlimitFact(unix.RLIMIT_RTPRIO, "RLIMIT_RTPRIO")
+}
+
 // NiceLowering reports whether this process may lower a thread's nice value
 // (and so restore one it raised): CAP_SYS_NICE or a large RLIMIT_NICE. The
 // answer comes from a real request, made once per process.

@@ -21,6 +21,9 @@ func RealtimeFacts(fsroot.Root) []string { return nil }
 // CapSysNiceFact is unknown outside Linux.
 func CapSysNiceFact(fsroot.Root) string { return "capabilities unknown" }
 
+// PriorityFacts are unknown outside Linux.
+func PriorityFacts(fsroot.Root) string { return "capabilities unknown" }
+
 // RTRuntimeFact is "" outside Linux.
 func RTRuntimeFact(fsroot.Root) string { return "" }
 

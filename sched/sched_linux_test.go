@@ -8,7 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/internal/testcpu"
 )
 
 func TestParsePolicy(t *testing.T) {
@@ -29,7 +28,7 @@ func TestParsePolicy(t *testing.T) {
 func onThread(f func()) { onThrowawayThread(f) }
 
 func TestAffinityRoundTrip(t *testing.T) {
-	last := testcpu.Target(t)
+	last := otherCPU(t)
 	onThread(func() {
 		if err := SetAffinity(0, cpuset.Of(last)); err != nil {
 			t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/internal/testcpu"
 )
 
 // The helper must run on the process's main thread. Only an init function
@@ -28,7 +27,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("COREPIN_SCHED_HELPER") == "main" {
 		before, _ := GetAffinity(0)
 		done := Throwaway()
-		usable, _ := testcpu.UsableNow()
+		usable, _ := usableNow()
 		SetAffinity(0, cpuset.Of(usable.Last()))
 		SetNice(0, 7)
 		done()
@@ -41,7 +40,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestThrowawayPutsTheMainThreadBack(t *testing.T) {
-	testcpu.Target(t)
+	otherCPU(t)
 	if !NiceLowering().Supported {
 		t.Skip("needs CAP_SYS_NICE: without it nice 7 cannot be lowered back: " + NiceLowering().Evidence)
 	}

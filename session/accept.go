@@ -217,7 +217,7 @@ func (q requirement) check(rep *Report) (bool, string) {
 func firstStepError(rep *Report) string {
 	for _, st := range rep.Ladder.Steps {
 		why := st.Error
-		if st.Errno != 0 {
+		if st.Errno != "" {
 			why = st.Errno.String() + " (" + st.Error + ")"
 		}
 		if why == "" {

@@ -5,17 +5,18 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/results/evidence"
 )
 
-// Mode says how strictly the thread is placed.
-type Mode string
+// Mode says how strictly the thread is placed; the report records it.
+type Mode = evidence.Mode
 
 const (
 	// Exact asks for a one-CPU mask: the thread may run nowhere else.
-	Exact Mode = "exact"
+	Exact = evidence.Exact
 	// Soft asks for the target group's CPUs and lets the kernel choose
 	// among them.
-	Soft Mode = "soft"
+	Soft = evidence.Soft
 )
 
 // ParseMode reads a mode: exact or soft.

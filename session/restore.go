@@ -29,7 +29,7 @@ func (s *Session) Finish() RestoreResult {
 	if s.changed.attr || s.changed.uclamp {
 		step := RestoreStep{What: "attributes"}
 		if err := s.restoreAttributes(); err != nil {
-			step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
+			step.Errno, step.Error = errnoOf(err), err.Error()
 		} else if m := s.attributesMismatch(); m != "" {
 			step.Mismatch = m
 		} else {
@@ -45,6 +45,7 @@ func (s *Session) Finish() RestoreResult {
 		res.OK = res.OK && st.OK
 	}
 	s.report.Restore = res
+	s.unhold()
 	return res
 }
 
@@ -58,7 +59,7 @@ func (s *Session) finishQoS() RestoreStep {
 		err = qos.Leave()
 	}
 	if err != nil {
-		step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
+		step.Errno, step.Error = errnoOf(err), err.Error()
 		return step
 	}
 	level, known, err := qos.Get()
@@ -77,7 +78,7 @@ func (s *Session) finishAffinity() RestoreStep {
 	step := RestoreStep{What: "affinity"}
 	want := s.report.Capture.CPUs
 	if err := sched.SetAffinity(0, want); err != nil {
-		step.Errno, step.Error = sched.ErrnoOf(err), err.Error()
+		step.Errno, step.Error = errnoOf(err), err.Error()
 		return step
 	}
 	got, err := sched.GetAffinity(0)
@@ -100,17 +101,17 @@ func (s *Session) finishAffinity() RestoreStep {
 // its own, reset to the system default where the capture had the default.
 func (s *Session) restoreAttributes() error {
 	c := s.report.Capture
-	if !c.Complete && len(c.Missing) > 0 && c.Attr == (sched.Attr{}) {
+	if !c.Complete && len(c.Missing) > 0 && s.captured == (sched.Attr{}) {
 		return errors.New("the original attributes were never read; nothing to restore to")
 	}
-	a := sched.Attr{Policy: c.Attr.Policy, Flags: c.Attr.Flags & sched.FlagResetOnFork}
+	a := sched.Attr{Policy: s.captured.Policy, Flags: s.captured.Flags & sched.FlagResetOnFork}
 	switch {
-	case c.Attr.Policy.Realtime():
-		a.Priority = c.Attr.Priority
-	case c.Attr.Policy == sched.Deadline:
-		a.Runtime, a.Deadline, a.Period = c.Attr.Runtime, c.Attr.Deadline, c.Attr.Period
+	case s.captured.Policy.Realtime():
+		a.Priority = s.captured.Priority
+	case s.captured.Policy == sched.Deadline:
+		a.Runtime, a.Deadline, a.Period = s.captured.Runtime, s.captured.Deadline, s.captured.Period
 	default:
-		a.Nice = c.Attr.Nice
+		a.Nice = s.captured.Nice
 	}
 	if err := sched.SetAttr(0, a); err != nil {
 		return err
@@ -119,21 +120,21 @@ func (s *Session) restoreAttributes() error {
 	// is written back only when it differs from what that reads back as
 	// (a slice that was asked for). Reading it here, on the thread itself,
 	// spares a probe on a thread of its own.
-	if fair := !c.Attr.Policy.Realtime() && c.Attr.Policy != sched.Deadline; fair && c.Attr.Runtime != 0 {
-		if now, err := sched.GetAttr(0); err == nil && now.Runtime != c.Attr.Runtime {
-			a.Runtime = c.Attr.Runtime
+	if fair := !s.captured.Policy.Realtime() && s.captured.Policy != sched.Deadline; fair && s.captured.Runtime != 0 {
+		if now, err := sched.GetAttr(0); err == nil && now.Runtime != s.captured.Runtime {
+			a.Runtime = s.captured.Runtime
 			if err := sched.SetAttr(0, a); err != nil {
 				return err
 			}
 		}
 	}
-	if c.Attr.Policy.Realtime() && c.Nice != 0 {
+	if s.captured.Policy.Realtime() && c.Nice != 0 {
 		if err := sched.SetNice(0, c.Nice); err != nil {
 			return err
 		}
 	}
 	if s.changed.uclamp && sched.Uclamp().Supported {
-		lo, hi := c.Attr.UtilMin, c.Attr.UtilMax
+		lo, hi := s.captured.UtilMin, s.captured.UtilMax
 		if lo == 0 && hi == sched.UclampMax {
 			lo, hi = sched.UclampReset, sched.UclampReset
 		}
@@ -152,16 +153,16 @@ func (s *Session) attributesMismatch() string {
 		return "reading back: " + err.Error()
 	}
 	switch {
-	case a.Policy != c.Attr.Policy || a.Priority != c.Attr.Priority:
-		return fmt.Sprintf("policy reads back as %s:%d, was %s:%d", a.Policy, a.Priority, c.Attr.Policy, c.Attr.Priority)
-	case a.Nice != c.Attr.Nice:
-		return fmt.Sprintf("nice reads back as %d, was %d", a.Nice, c.Attr.Nice)
-	case a.Flags&sched.FlagResetOnFork != c.Attr.Flags&sched.FlagResetOnFork:
+	case a.Policy != s.captured.Policy || a.Priority != s.captured.Priority:
+		return fmt.Sprintf("policy reads back as %s:%d, was %s:%d", a.Policy, a.Priority, s.captured.Policy, s.captured.Priority)
+	case a.Nice != s.captured.Nice:
+		return fmt.Sprintf("nice reads back as %d, was %d", a.Nice, s.captured.Nice)
+	case a.Flags&sched.FlagResetOnFork != s.captured.Flags&sched.FlagResetOnFork:
 		return "reset-on-fork differs"
-	case !a.Policy.Realtime() && a.Runtime != c.Attr.Runtime:
-		return fmt.Sprintf("slice reads back as %d ns, was %d ns", a.Runtime, c.Attr.Runtime)
-	case sched.Uclamp().Supported && (a.UtilMin != c.Attr.UtilMin || a.UtilMax != c.Attr.UtilMax):
-		return fmt.Sprintf("uclamp reads back as %d/%d, was %d/%d", a.UtilMin, a.UtilMax, c.Attr.UtilMin, c.Attr.UtilMax)
+	case !a.Policy.Realtime() && a.Runtime != s.captured.Runtime:
+		return fmt.Sprintf("slice reads back as %d ns, was %d ns", a.Runtime, s.captured.Runtime)
+	case sched.Uclamp().Supported && (a.UtilMin != s.captured.UtilMin || a.UtilMax != s.captured.UtilMax):
+		return fmt.Sprintf("uclamp reads back as %d/%d, was %d/%d", a.UtilMin, a.UtilMax, s.captured.UtilMin, s.captured.UtilMax)
 	}
 	if n, err := sched.GetNice(0); err == nil && n != c.Nice {
 		return fmt.Sprintf("nice (getpriority) reads back as %d, was %d", n, c.Nice)

@@ -69,21 +69,3 @@ func (s *Session) call(fn func(*Session) error) (err error) {
 	}()
 	return fn(s)
 }
-
-// Failure names the first restore step that failed and why ("attributes:
-// sched_setattr: operation not permitted"), or "" when none did.
-func (r RestoreResult) Failure() string {
-	for _, st := range r.Steps {
-		if !st.OK {
-			msg := st.Error
-			if msg == "" {
-				msg = st.Mismatch
-			}
-			return st.What + ": " + msg
-		}
-	}
-	if r.Done && !r.OK {
-		return "unknown failure"
-	}
-	return ""
-}

@@ -39,6 +39,13 @@ type Session struct {
 	changed  struct{ affinity, attr, uclamp, qos bool }
 	lastCPU  int
 	report   Report
+	// captured is the thread's attributes as they were before the session
+	// changed them, in full (the report keeps what a reader needs); zero
+	// when they could not be read.
+	captured sched.Attr
+	// unhold ends the thread's hold (sched.HoldThread), which keeps runs
+	// that move corepin's threads off their targets from moving this one.
+	unhold func()
 }
 
 // Errors of the package.
@@ -64,8 +71,9 @@ func Begin(req Request) (*Session, error) {
 	req.Mode = req.ModeOrDefault()
 	s := &Session{req: req, rule: req.Rule(), tid: sched.Gettid(), lastCPU: -1, target: req.Mask()}
 	s.report.TID = s.tid
+	s.unhold = sched.HoldThread(s.tid)
 	s.report.Target = TargetReport{Mode: req.Mode, CPU: req.CPU, CPUs: s.target}
-	s.report.Capture = capture()
+	s.report.Capture, s.captured = capture()
 	s.requestAffinity()
 	s.requestLadder()
 	s.requestQoS()
@@ -91,9 +99,6 @@ func (s *Session) Report() Report {
 	return r
 }
 
-// AcceptedStep returns the ladder step that held, or nil.
-func (s *Session) AcceptedStep() *Step { return s.accepted }
-
 // onOwnThread guards every call after Begin.
 func (s *Session) onOwnThread() error {
 	if sched.Gettid() != s.tid {
@@ -102,18 +107,20 @@ func (s *Session) onOwnThread() error {
 	return nil
 }
 
-// capture reads the calling thread's state.
-func capture() Snapshot {
+// capture reads the calling thread's state: as the report keeps it, and
+// its attributes in full, which the restore writes back.
+func capture() (Snapshot, sched.Attr) {
 	var snap Snapshot
+	var attr sched.Attr
 	var err error
 	if snap.CPUs, err = sched.GetAffinity(0); err != nil {
 		snap.Missing = append(snap.Missing, "affinity: "+err.Error())
 	}
-	if snap.Attr, err = sched.GetAttr(0); err != nil {
+	if attr, err = sched.GetAttr(0); err != nil {
 		snap.Missing = append(snap.Missing, "attributes: "+err.Error())
 	} else {
-		a := snap.Attr
-		snap.Policy, snap.Priority, snap.Flags, snap.SliceNs = a.Policy, a.Priority, a.Flags, a.Runtime
+		a := attr
+		snap.Policy, snap.Priority, snap.Flags, snap.SliceNs = policyOf(a.Policy), a.Priority, a.Flags, a.Runtime
 		if sched.Uclamp().Supported {
 			snap.Uclamp = UclampState{Supported: true, Min: &a.UtilMin, Max: &a.UtilMax}
 		}
@@ -134,13 +141,13 @@ func capture() Snapshot {
 		}
 	}
 	snap.Complete = len(snap.Missing) == 0
-	return snap
+	return snap, attr
 }
 
 func (s *Session) requestAffinity() {
 	s.report.Affinity.Asked = s.target
 	if err := sched.SetAffinity(0, s.target); err != nil {
-		s.report.Affinity.Errno, s.report.Affinity.Error = sched.ErrnoOf(err), err.Error()
+		s.report.Affinity.Errno, s.report.Affinity.Error = errnoOf(err), err.Error()
 		return
 	}
 	s.changed.affinity = true
@@ -174,7 +181,7 @@ func (s *Session) try(step Step) StepResult {
 	}
 	err := s.apply(step)
 	if err != nil {
-		r.Errno, r.Error = sched.ErrnoOf(err), err.Error()
+		r.Errno, r.Error = errnoOf(err), err.Error()
 	} else if mismatch := s.matches(step); mismatch != "" {
 		r.Mismatch = mismatch
 	} else {
@@ -192,7 +199,7 @@ func (s *Session) try(step Step) StepResult {
 // apply sends a step: policy and nice in one call, uclamp in a call of its
 // own, because a kernel without uclamp refuses a combined request whole.
 func (s *Session) apply(step Step) error {
-	captured := s.report.Capture.Attr
+	captured := s.captured
 	keepFlags := captured.Flags & sched.FlagResetOnFork
 	if step.Policy != nil || step.Nice != nil {
 		a := sched.Attr{Flags: keepFlags}
@@ -269,7 +276,7 @@ func (s *Session) requestQoS() {
 		return
 	}
 	if err := qos.Set(level); err != nil {
-		r.Errno, r.Error = sched.ErrnoOf(err), err.Error()
+		r.Errno, r.Error = errnoOf(err), err.Error()
 		return
 	}
 	s.changed.qos = true
@@ -288,7 +295,7 @@ func (s *Session) readback() Readback {
 	if a, err := sched.GetAttr(0); err != nil {
 		rb.Errors = append(rb.Errors, err.Error())
 	} else {
-		rb.Policy, rb.Priority, rb.Nice, rb.SliceNs = a.Policy, a.Priority, a.Nice, a.Runtime
+		rb.Policy, rb.Priority, rb.Nice, rb.SliceNs = policyOf(a.Policy), a.Priority, a.Nice, a.Runtime
 		if a.Policy.Realtime() {
 			rb.SliceNs = 0
 		}

@@ -30,14 +30,21 @@ const DefaultDuration = 300 * time.Microsecond
 // work unused and remove it.
 var sink atomic.Uint64
 
-// work runs n steps of a 64-bit linear congruential generator. Each step
-// depends on the one before, so the loop cannot be vectorised or
-// overlapped beyond what one core's pipeline does; its result is stored.
+// work runs n steps of one addition each, into one register. The loop
+// is three instructions that can issue every cycle, so its rate follows
+// how much of the core's front end the thread gets. On a 2-vCPU AMD EPYC
+// KVM guest the core's speed changed by 2× underneath the guest for such
+// loops (most likely a neighbour of the host's on the same physical core)
+// while a chain bound by a multiply's latency, a few cycles per step, ran
+// on unchanged: a linear congruential generator as the probe read full
+// speed while a fixed-work loop of additions ran at half, and explained
+// nothing of its times.
+// The result is stored, so that the compiler cannot drop the loop.
 //
 //go:noinline
 func work(n int, x uint64) uint64 {
-	for range n {
-		x = x*6364136223846793005 + 1442695040888963407
+	for i := range n {
+		x += uint64(i)
 	}
 	return x
 }

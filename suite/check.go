@@ -12,14 +12,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"corepin.dev/corepin/results/evidence"
 )
 
-// Outcome is the result of one check.
-type Outcome struct {
-	What   string `json:"what"` // e.g. "stdout matches ref.out within reltol 1e-4"
-	Passed bool   `json:"passed"`
-	Detail string `json:"detail,omitempty"` // the first difference, when it failed
-}
+// Outcome is the result of one check, as the run's evidence keeps it.
+type Outcome = evidence.Outcome
 
 // MaxCompared bounds the outputs a number-by-number comparison reads into
 // memory; hashes and regular expressions read any size as a stream.
@@ -28,10 +27,26 @@ const MaxCompared = 64 << 20
 // maxLine bounds a line that a regular expression is matched against.
 const maxLine = 16 << 20
 
+// MaxOutcomeText bounds an outcome's What and Detail: an outcome is kept
+// with every run, so the suite's text in it (a regular expression, a
+// path) and the output's (a differing word) are clipped, never copied
+// whole into each run's record.
+const MaxOutcomeText = 160
+
+// bounded clips the outcome's texts to MaxOutcomeText.
+func bounded(o Outcome) Outcome {
+	o.What, o.Detail = clipTo(o.What, MaxOutcomeText), clipTo(o.Detail, MaxOutcomeText)
+	return o
+}
+
 // RunFile applies the check to a run's output, its standard output being
 // in the file stdoutPath, reading as a stream where the check allows, so
 // that the memory it takes does not grow with the output.
 func (c Check) RunFile(s *Suite, stdoutPath, dir string) Outcome {
+	return bounded(c.runFile(s, stdoutPath, dir))
+}
+
+func (c Check) runFile(s *Suite, stdoutPath, dir string) Outcome {
 	subject, p := "stdout", stdoutPath
 	if c.File != "" {
 		subject, p = c.File, c.File
@@ -55,7 +70,7 @@ func (c Check) RunFile(s *Suite, stdoutPath, dir string) Outcome {
 		re := regexp.MustCompile(c.Regex)
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-		o := Outcome{What: fmt.Sprintf("%s matches /%s/", subject, c.Regex)}
+		o := Outcome{What: fmt.Sprintf("%s matches /%s/", clip(subject), clip(c.Regex))}
 		for sc.Scan() {
 			if re.Match(sc.Bytes()) {
 				o.Passed = true
@@ -89,6 +104,10 @@ func (c Check) sha(subject string, sum []byte) Outcome {
 
 // Run applies the check to a run's output: stdout, and files under dir.
 func (c Check) Run(s *Suite, stdout []byte, dir string) Outcome {
+	return bounded(c.run(s, stdout, dir))
+}
+
+func (c Check) run(s *Suite, stdout []byte, dir string) Outcome {
 	subject := "stdout"
 	data := stdout
 	if c.File != "" {
@@ -107,7 +126,7 @@ func (c Check) Run(s *Suite, stdout []byte, dir string) Outcome {
 		sum := sha256.Sum256(data)
 		return c.sha(subject, sum[:])
 	case c.Regex != "":
-		o := Outcome{What: fmt.Sprintf("%s matches /%s/", subject, c.Regex), Passed: regexp.MustCompile(lineMode + c.Regex).Match(data)}
+		o := Outcome{What: fmt.Sprintf("%s matches /%s/", clip(subject), clip(c.Regex)), Passed: regexp.MustCompile(lineMode + c.Regex).Match(data)}
 		if !o.Passed {
 			o.Detail = "no match"
 		}
@@ -121,7 +140,7 @@ func (c Check) expected(s *Suite, subject string, data []byte) Outcome {
 	if err != nil {
 		return Outcome{What: subject, Detail: "reading the expected output: " + err.Error()}
 	}
-	o := Outcome{What: fmt.Sprintf("%s matches %s (abstol %g, reltol %g)", subject, c.Expected, c.AbsTol, c.RelTol)}
+	o := Outcome{What: fmt.Sprintf("%s matches %s (abstol %g, reltol %g)", clip(subject), clip(c.Expected), c.AbsTol, c.RelTol)}
 	o.Detail = c.Compare(string(want), string(data))
 	o.Passed = o.Detail == ""
 	return o
@@ -159,7 +178,7 @@ func (c Check) Compare(want, got string) string {
 				skipped++
 				continue
 			}
-			return fmt.Sprintf("line %d: %q, reference %q", gl[i].n, gf[j], wf[j])
+			return fmt.Sprintf("line %d: %q, reference %q", gl[i].n, clip(gf[j]), clip(wf[j]))
 		}
 	}
 	return ""
@@ -212,11 +231,20 @@ func (c Check) tokenAgrees(want, got string) (ok, numeric bool) {
 	return d <= c.AbsTol || d <= math.Abs(w)*c.RelTol, true
 }
 
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
+// clip shortens a word, a line or a name from the suite for an outcome.
+func clip(s string) string { return clipTo(s, 60) }
+
+// clipTo cuts s to at most max bytes, on a character's start, and marks
+// the cut.
+func clipTo(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return s
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func readAtMost(path string, limit int64) ([]byte, error) {

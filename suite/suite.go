@@ -30,6 +30,8 @@ package suite
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -48,7 +50,10 @@ import (
 
 // Suite is a parsed suite file.
 type Suite struct {
-	Path       string      `toml:"-"`
+	Path string `toml:"-"`
+	// SHA256 is the hex SHA-256 of the file as read: the suite's identity,
+	// which every benchmark's definition is part of, wherever the file is.
+	SHA256     string      `toml:"-"`
 	Settings   Settings    `toml:"settings"`
 	Benchmarks []Benchmark `toml:"benchmark"`
 }
@@ -125,7 +130,16 @@ func (e *Error) Error() string {
 const (
 	MaxFileSize   = 1 << 20 // bytes of a suite file
 	MaxBenchmarks = 1000
-	MaxRuns       = 100000 // runs (or warm-ups) of one benchmark
+	// MaxTotalRuns bounds the runs and warm-ups of all the benchmarks
+	// together that one corepin run makes, however they are asked for
+	// (the suite's settings, the command line): each adds its record to
+	// run.json and the journal (results.MaxRecordBytes at most), which so
+	// stay readable. The runner refuses a run beyond it.
+	MaxTotalRuns = 2000
+	MaxRuns      = MaxTotalRuns // runs (or warm-ups) of one benchmark
+	// MaxChecks bounds the output checks of one benchmark: each run keeps
+	// every check's outcome.
+	MaxChecks = 16
 	// MaxNameLen leaves room, within a file system's 255-byte names, for
 	// what corepin adds to a benchmark's name in its files
 	// ("-123456.stdout", "-123456.csv").
@@ -162,6 +176,8 @@ func Parse(path string, data []byte) (*Suite, error) {
 	// made absolute at once: a relative one ("suite.toml") would leave
 	// "./prog" as "prog", which exec looks up in $PATH.
 	s.Path = path
+	sum := sha256.Sum256(data)
+	s.SHA256 = hex.EncodeToString(sum[:])
 	if abs, err := filepath.Abs(path); err == nil {
 		s.Path = abs
 	}
@@ -248,6 +264,9 @@ func (s *Suite) validate() error {
 			}
 		}
 		seen[b.Name] = true
+		if len(b.Checks) > MaxChecks {
+			return fail("%s: %d checks; at most %d", where, len(b.Checks), MaxChecks)
+		}
 		for j, c := range b.Checks {
 			if err := c.validate(); err != nil {
 				return fail("%s, check %d: %v", where, j+1, err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const good = `
@@ -74,6 +75,7 @@ func TestValidate(t *testing.T) {
 		"bad regex":     "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n[[benchmark.check]]\nstdout = true\nregex = \"(\"\n",
 		"short sha":     "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n[[benchmark.check]]\nstdout = true\nsha256 = \"abc\"\n",
 		"negative runs": "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\nruns = -1\n",
+		"many checks":   "[[benchmark]]\nname = \"x\"\ncmd = \"true\"\n" + strings.Repeat("[[benchmark.check]]\nstdout = true\nregex = \"a\"\n", MaxChecks+1),
 	} {
 		if _, err := Parse("s.toml", []byte(text)); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -182,5 +184,59 @@ func TestExampleSuite(t *testing.T) {
 	}
 	if err := s.LookCommands(); err != nil {
 		t.Skip("a command of the example is missing here: ", err)
+	}
+}
+
+// An outcome is kept with every run: the suite's text in it (a long
+// regular expression, a path) and the output's (a long differing word)
+// are clipped to MaxOutcomeText.
+func TestOutcomesAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	s := &Suite{Path: filepath.Join(dir, "s.toml")}
+	long := strings.Repeat("é", 1<<16)
+	out, ref := filepath.Join(dir, "out"), filepath.Join(dir, "ref")
+	os.WriteFile(out, []byte(long+"a\n"), 0o644)
+	os.WriteFile(ref, []byte(long+"b\n"), 0o644)
+	for _, c := range []Check{
+		{Stdout: true, Regex: "z" + long},
+		{Stdout: true, Expected: ref, CollapseWhitespace: new(bool)},
+		{Stdout: true, Expected: ref},
+		{File: long, Regex: "a"},
+	} {
+		o := c.RunFile(s, out, dir)
+		if o.Passed || o.Detail == "" {
+			t.Fatalf("check passed: %.40s", o.What)
+		}
+		for _, text := range []string{o.What, o.Detail} {
+			if len(text) > MaxOutcomeText+len("…") || !utf8.ValidString(text) {
+				t.Errorf("outcome text of %d bytes (valid UTF-8 %v): %.40s…", len(text), utf8.ValidString(text), text)
+			}
+		}
+		if b := c.Run(s, []byte(long+"a\n"), dir); len(b.What) > MaxOutcomeText+len("…") || len(b.Detail) > MaxOutcomeText+len("…") {
+			t.Errorf("Run's outcome: %d and %d bytes", len(b.What), len(b.Detail))
+		}
+	}
+}
+
+// A suite's identity is its file's content: the same file read from two
+// places is one suite; a benchmark of the same name defined otherwise is
+// another.
+func TestSuiteIdentity(t *testing.T) {
+	one := "[[benchmark]]\nname = \"fib\"\ncmd = \"./fib\"\nargs = [\"30\"]\n"
+	other := strings.Replace(one, "30", "40", 1)
+	a, err := Parse("/a/lab.toml", []byte(one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse("/b/lab.toml", []byte(one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("/a/lab.toml", []byte(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.SHA256) != 64 || a.SHA256 != b.SHA256 || a.SHA256 == c.SHA256 {
+		t.Errorf("identities %q, %q (the same file elsewhere), %q (another fib)", a.SHA256, b.SHA256, c.SHA256)
 	}
 }

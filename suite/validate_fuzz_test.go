@@ -16,7 +16,7 @@ func FuzzValidate(f *testing.F) {
 			return
 		}
 		for _, b := range s.Benchmarks {
-			if len(b.Name) > MaxNameLen || b.Runs > MaxRuns || b.Timeout.Duration < 0 ||
+			if len(b.Name) > MaxNameLen || b.Runs > MaxRuns || len(b.Checks) > MaxChecks || b.Timeout.Duration < 0 ||
 				math.IsNaN(b.ReferenceSeconds) || math.IsInf(b.ReferenceSeconds, 0) {
 				t.Fatalf("accepted %+v", b)
 			}

@@ -49,6 +49,12 @@ type Facts struct {
 
 	Load Load `json:"load"`
 
+	// Journal is what corepin's journal under the root said when the
+	// facts were read: tunes left by processes that ended, shields that
+	// are up and whether the reader runs inside one; nil without a
+	// journal.
+	Journal *JournalState `json:"journal,omitempty"`
+
 	// Checks judge the facts for measuring on the target.
 	Checks []Check `json:"checks"`
 

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/nobody"
 	"golang.org/x/sys/unix"
 )
@@ -156,8 +158,8 @@ func asNobody(cpu int) int {
 func taskState(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, tid := range allThreads() {
-		st, err := readStatus(tid)
+	for _, tid := range allThreads(fsroot.Host) {
+		st, err := readStatus(fsroot.Host, tid)
 		if err != nil {
 			continue
 		}
@@ -165,8 +167,7 @@ func taskState(t *testing.T) map[string]string {
 		if err != nil {
 			continue
 		}
-		start, _ := processStart(tid)
-		out[fmt.Sprintf("%d@%d %s", tid, start, st.name)] = st.cpus + " " + strings.ReplaceAll(string(cg), "\n", ";")
+		out[fmt.Sprintf("%d@%d %s", tid, st.start, st.name)] = st.cpus + " " + strings.ReplaceAll(string(cg), "\n", ";")
 	}
 	return out
 }
@@ -237,7 +238,7 @@ func busyLoop(t *testing.T, cpus string) *exec.Cmd {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	// Ready once the loop has run at all (taskset has become the shell).
 	for {
-		if ns, ok := threadRunNs(cmd.Process.Pid); ok && ns > 0 {
+		if ns, ok := threadRunNs(fsroot.Host, cmd.Process.Pid); ok && ns > 0 {
 			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); strings.TrimSpace(string(comm)) == "sh" {
 				return cmd
 			}
@@ -248,7 +249,7 @@ func busyLoop(t *testing.T, cpus string) *exec.Cmd {
 
 func allowedList(t *testing.T, pid int) cpuset.Set {
 	t.Helper()
-	st, err := readStatus(pid)
+	st, err := readStatus(fsroot.Host, pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func keepSelfOff(t *testing.T, cpu int) func() {
 // (state R and field 39 of /proc/TID/stat).
 func runningOn(cpu, skip int) map[int]string {
 	out := map[int]string{}
-	for _, tid := range allThreads() {
+	for _, tid := range allThreads(fsroot.Host) {
 		if tid == skip {
 			continue
 		}
@@ -421,7 +422,7 @@ func testShield(t *testing.T, cpu int, mount string) {
 
 func TestGuestShieldCgroupV2(t *testing.T) {
 	cpu := inGuest(t)
-	mount, v2, err := cpusetMount()
+	mount, v2, err := cpusetMount(fsroot.Host)
 	if err != nil || !v2 {
 		t.Skipf("no cgroup v2 cpuset here (%v)", err)
 	}
@@ -497,7 +498,7 @@ func corepinBin(t *testing.T) string {
 func TestGuestRunRestores(t *testing.T) {
 	cpu := inGuest(t)
 	bin := corepinBin(t)
-	mount, _, err := cpusetMount()
+	mount, _, err := cpusetMount(fsroot.Host)
 	if err != nil {
 		t.Skip(err)
 	}
@@ -583,7 +584,7 @@ func TestGuestRunRestores(t *testing.T) {
 func TestGuestSystemTuneShield(t *testing.T) {
 	cpu := inGuest(t)
 	bin := corepinBin(t)
-	mount, _, err := cpusetMount()
+	mount, _, err := cpusetMount(fsroot.Host)
 	if err != nil {
 		t.Skip(err)
 	}
@@ -607,6 +608,183 @@ func TestGuestSystemTuneShield(t *testing.T) {
 	sameTree(t, irqs, irqTable(t))
 }
 
+// system tune --shield from another shell while a corepin run measures on
+// the same CPU leaves that corepin and its run where they are: every run,
+// those after the shield went up too, completes on its CPU, and the
+// shield says it left the run in place. A corepin started afterwards from
+// a shell the shield moved says it runs inside the shield, on stderr and
+// in its run.json, with the stale tune that made it.
+func testShieldBesideARun(t *testing.T, cpu int, mount string) {
+	bin := corepinBin(t)
+	c := strconv.Itoa(cpu)
+	tree := cgroupTree(t, mount)
+	others := active().Difference(cpuset.Of(cpu))
+	// A shell started before the shield: the shield moves it, and the
+	// corepin it starts afterwards is inside.
+	second := t.TempDir()
+	shell := exec.Command("sh", "-c", `read go; exec "$@"`, "sh", bin, "run", "--quick", "--only", "fib", "--runs", "1", "--warmup", "0",
+		"--allow-sharing", "--cpu", strconv.Itoa(others.First()), "--out", second)
+	release, _ := shell.StdinPipe()
+	var shellErr strings.Builder
+	shell.Stderr = &shellErr
+	if err := shell.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { release.Close(); shell.Wait() }()
+
+	first := t.TempDir()
+	args := []string{"run", "--quick", "--only", "fib", "--runs", "12", "--warmup", "0", "--allow-sharing", "--cpu", c, "--out", first}
+	run := exec.Command(bin, args...)
+	stderr, _ := run.StderrPipe()
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Ready once its first run has started: the tree is on the target.
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), "[1/") {
+			break
+		}
+	}
+	cgroupBefore, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", run.Process.Pid))
+	out, err := exec.Command(bin, "system", "tune", "--cpu", c, "--shield").CombinedOutput()
+	up := time.Now()
+	t.Logf("corepin system tune --cpu %s --shield, during the run: %v\n%s", c, err, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		out, err := exec.Command(bin, "system", "reset").CombinedOutput()
+		t.Logf("corepin system reset: %v\n%s", err, out)
+		if err != nil {
+			t.Error(err)
+		}
+		sameTree(t, tree, cgroupTree(t, mount))
+	}()
+	if want := fmt.Sprintf("left in place, a corepin that measures now: pid %d `%s", run.Process.Pid, bin); !strings.Contains(string(out), want) ||
+		!strings.Contains(string(out), "1 corepin run left in place") {
+		t.Errorf("the shield does not say it left the run in place (%q)", want)
+	}
+	if now, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", run.Process.Pid)); string(now) != string(cgroupBefore) {
+		t.Errorf("the shield moved the running corepin: its cgroups were\n%s, now\n%s", cgroupBefore, now)
+	}
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	err = run.Wait()
+	t.Logf("corepin %s: %v\n%s", strings.Join(args, " "), err, strings.Join(lines, "\n"))
+	if code := run.ProcessState.ExitCode(); code != 0 {
+		if why := onlyWatcherMissed(first); code == 1 && why != "" {
+			t.Logf("exit 1 because the watcher could not keep up under TCG: %s", why)
+		} else {
+			t.Errorf("the run beside the shield: exit %d", code)
+		}
+	}
+	after := 0
+	doc := readRun(t, first)
+	for _, b := range doc.Benchmarks {
+		if b.CompletedRuns != b.PlannedRuns {
+			t.Errorf("%s: %d of %d runs completed", b.Name, b.CompletedRuns, b.PlannedRuns)
+		}
+		for _, r := range b.Runs {
+			sch := r.Scheduling
+			if r.Error != "" || !sch.Accept.OK || !slices.Equal(sch.Readback.CPUs, []int{cpu}) {
+				t.Errorf("%s run %d (started %s): error %q, accepted %v (%s), mask reads back %v, want [%d]", b.Name, r.Index, r.Started.Format(time.StampMilli),
+					r.Error, sch.Accept.OK, sch.Accept.Why, sch.Readback.CPUs, cpu)
+			}
+			if r.Started.After(up) {
+				after++
+			}
+		}
+	}
+	t.Logf("%d runs started after the shield was up", after)
+	if after == 0 {
+		t.Errorf("every run started before the shield was up at %s: nothing was measured beside it", up.Format(time.StampMilli))
+	}
+
+	// A corepin from the shell the shield moved.
+	release.Write([]byte("go\n"))
+	release.Close()
+	err = shell.Wait()
+	t.Logf("corepin run from a shell inside the shield: %v\n%s", err, shellErr.String())
+	inside := fmt.Sprintf("inside corepin's shield: CPUs %d are shielded by `corepin system tune --cpus %d --shield` (pid ", cpu, cpu)
+	if !strings.Contains(shellErr.String(), inside) {
+		t.Errorf("corepin started inside the shield does not say %q on stderr", inside)
+	}
+	warnings := strings.Join(readRun(t, second).Warnings, "\n")
+	if !strings.Contains(warnings, inside) || !strings.Contains(warnings, "the machine is still tuned from `corepin system tune --cpus "+c+" --shield`") {
+		t.Errorf("run.json of the corepin inside the shield does not say it is inside, nor name the tune that made it:\n%s", warnings)
+	}
+}
+
+// runDoc is what testShieldBesideARun reads of a run.json.
+type runDoc struct {
+	Warnings   []string `json:"warnings"`
+	Benchmarks []struct {
+		Name          string `json:"name"`
+		PlannedRuns   int    `json:"planned_runs"`
+		CompletedRuns int    `json:"completed_runs"`
+		Runs          []struct {
+			Index      int       `json:"index"`
+			Error      string    `json:"error"`
+			Started    time.Time `json:"started"`
+			Scheduling struct {
+				Readback struct {
+					CPUs []int `json:"cpus"`
+				} `json:"readback"`
+				Accept struct {
+					OK  bool   `json:"ok"`
+					Why string `json:"why"`
+				} `json:"accept"`
+			} `json:"scheduling"`
+		} `json:"runs"`
+	} `json:"benchmarks"`
+}
+
+// readRun reads the one run.json under out.
+func readRun(t *testing.T, out string) runDoc {
+	t.Helper()
+	runs, _ := filepath.Glob(filepath.Join(out, "*", "run.json"))
+	if len(runs) != 1 {
+		t.Fatalf("run.json under %s: %v", out, runs)
+	}
+	data, err := os.ReadFile(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc runDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s: %v", runs[0], err)
+	}
+	return doc
+}
+
+func TestGuestShieldBesideARun(t *testing.T) {
+	cpu := inGuest(t)
+	mount, _, err := cpusetMount(fsroot.Host)
+	if err != nil {
+		t.Skip(err)
+	}
+	testShieldBesideARun(t, cpu, mount)
+}
+
+// The same on a cgroup v1 cpuset hierarchy mounted for the test, where
+// the run's cgroups are made in it and the shield must leave them their
+// CPUs. It comes before TestGuestShieldCgroupV1 and unmounts the
+// hierarchy at its end, giving cgroup v2 its cpuset controller back.
+func TestGuestShieldBesideARunCgroupV1(t *testing.T) {
+	cpu := inGuest(t)
+	dir := filepath.Join(t.TempDir(), "cpuset")
+	os.Mkdir(dir, 0o755)
+	if err := syscall.Mount("cpuset", dir, "cgroup", 0, "cpuset"); err != nil {
+		t.Skipf("cannot mount a cgroup v1 cpuset hierarchy (a kernel without CONFIG_CPUSETS_V1, as Debian's 6.12): %v", err)
+	}
+	defer syscall.Unmount(dir, 0)
+	testShieldBesideARun(t, cpu, dir)
+}
+
 // The shield on a cgroup v1 cpuset hierarchy mounted for the test, with a
 // child cpuset that includes the target. It runs last: the mount takes the
 // cpuset controller away from cgroup v2 until the hierarchy is gone.
@@ -618,7 +796,7 @@ func TestGuestShieldCgroupV1(t *testing.T) {
 		t.Skipf("cannot mount a cgroup v1 cpuset hierarchy (a kernel without CONFIG_CPUSETS_V1, as Debian's 6.12): %v", err)
 	}
 	defer syscall.Unmount(dir, 0)
-	if mount, v2, err := cpusetMount(); err != nil || v2 || mount != dir {
+	if mount, v2, err := cpusetMount(fsroot.Host); err != nil || v2 || mount != dir {
 		t.Fatalf("the v1 mount is not found: %s %v %v", mount, v2, err)
 	}
 	// A child cpuset that includes the target, as a container runtime's.

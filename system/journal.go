@@ -8,12 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 )
 
 // JournalSchema names the journal's format. Version 2 added the boot ID.
@@ -208,7 +207,12 @@ func (j *Journal) save(path string) error {
 	// Gone after the rename; after a failure, removed here; after a
 	// SIGKILL, by the next lock (sweepTemps).
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(data, '\n'))
+	// Readable by all, as the state of the machine is: any user's corepin
+	// says the machine is tuned, or that it runs inside a shield.
+	err = tmp.Chmod(0o644)
+	if err == nil {
+		_, err = tmp.Write(append(data, '\n'))
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -260,42 +264,18 @@ func (j *Journal) dropEmpty() {
 	j.Layers = kept
 }
 
-// self is the running process as a journal owner.
+// self is the running process as a journal owner. A journal's owners
+// are processes of the running system, whatever root its files are read
+// under, so their identity is read in the host's /proc.
 func self() Owner {
-	pid := os.Getpid()
-	start, _ := processStart(pid)
-	return Owner{PID: pid, Start: start}
+	p, _ := procfs.Identify(fsroot.Host, os.Getpid())
+	return Owner{PID: os.Getpid(), Start: p.Start}
 }
 
-// Alive reports whether the owner still runs: its PID exists with the
-// same start time.
-func (o Owner) Alive() bool {
-	start, err := processStart(o.PID)
-	return err == nil && start == o.Start
-}
-
-// processStart returns a process's start time in clock ticks since boot,
-// field 22 of /proc/PID/stat (the command name, field 2, may hold spaces
-// and parentheses, so the fields are counted from its last ')').
-func processStart(pid int) (uint64, error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	return parseStart(string(data))
-}
-
-func parseStart(stat string) (uint64, error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("stat without a command name")
-	}
-	fields := strings.Fields(stat[i+1:])
-	// fields[0] is field 3 (state), so field 22 is fields[19].
-	if len(fields) < 20 {
-		return 0, fmt.Errorf("stat with %d fields after the name", len(fields))
-	}
-	return strconv.ParseUint(fields[19], 10, 64)
+// Alive reports whether the owner still runs under root's /proc: its
+// PID exists with the same start time.
+func (o Owner) Alive(root fsroot.Root) bool {
+	return procfs.Process{PID: o.PID, Start: o.Start}.Alive(root)
 }
 
 // Stale describes the layers of a journal whose processes no longer run,
@@ -304,14 +284,9 @@ func (j *Journal) Stale() string {
 	if j == nil {
 		return ""
 	}
-	var who []string
+	var tunes []TuneLayer
 	for _, l := range j.Layers {
-		if !l.Owner.Alive() {
-			who = append(who, fmt.Sprintf("`%s` (pid %d, %s, %d changes)", l.Command, l.Owner.PID, l.Started.Local().Format("2006-01-02 15:04:05"), len(l.Entries)))
-		}
+		tunes = append(tunes, tuneLayer(l))
 	}
-	if len(who) == 0 {
-		return ""
-	}
-	return "the machine is still tuned from " + strings.Join(who, " and ") + "; `corepin system reset` restores it"
+	return staleText(tunes)
 }

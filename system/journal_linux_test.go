@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -371,6 +372,38 @@ func TestStaleTempFilesAreSwept(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("another file was removed: %v", err)
+	}
+}
+
+// Any corepin command removes them too, when nobody holds the lock: a
+// tune killed in its first save leaves no journal, so no later command
+// has a reason to take the lock. A holder's temporary files are its own.
+func TestStaleTempFilesAreSweptByAnyCommand(t *testing.T) {
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "system.json")
+	stale := filepath.Join(dir, ".system.json.654321")
+	os.WriteFile(stale, []byte(`{"schema":`), 0o600)
+	SweepTemps(journal) // no lock file: no save of corepin's was made here
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("removed without a lock file: %v", err)
+	}
+	// flock's locks are of an open file: another open of the lock file,
+	// in this process too, cannot take it while this one holds it.
+	held, err := os.OpenFile(journal+".lock", os.O_CREATE|os.O_RDONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	SweepTemps(journal)
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("removed while the lock is held: %v", err)
+	}
+	held.Close()
+	SweepTemps(journal)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale temporary file is still there once the lock is free: %v", err)
 	}
 }
 

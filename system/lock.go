@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 // DefaultLockTimeout is how long corepin waits for another process to free
@@ -60,8 +62,10 @@ func (e *stopped) Unwrap() error { return e.err }
 func (e *LockError) Unwrap() error { return e.Err }
 
 // describePID names a process for a message: its PID and command name.
+// The process holds a live lock, so it is the live system's whatever the
+// machine's root.
 func describePID(pid int) string {
-	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	comm, err := fsroot.Host.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	if err != nil || len(comm) == 0 {
 		return fmt.Sprintf("pid %d", pid)
 	}
@@ -167,6 +171,34 @@ func sweepTemps(path string) {
 		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
 			os.Remove(p)
 		}
+	}
+}
+
+// SweepTemps removes the temporary files that saves of the journal at
+// path left when their process was killed, if nobody holds the journal's
+// lock now. The next tune or reset would remove them too; every corepin
+// command calls this, so that a tune killed in its first save, which
+// leaves no journal and so nothing to warn of, leaves nothing behind. A
+// lock that another process holds, or one this user may not open, leaves
+// them to the holder.
+func SweepTemps(path string) {
+	if stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), tempPattern(path))); len(stale) == 0 {
+		return
+	}
+	dfd, err := openTrustedDir(filepath.Dir(path))
+	if err != nil {
+		return
+	}
+	defer unix.Close(dfd)
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(dfd, filepath.Base(path)+".lock", unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return // no lock file: no save of corepin's was ever made here
+	}
+	defer unix.Close(fd)
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
+		sweepTemps(path)
 	}
 }
 

@@ -2,11 +2,12 @@ package system
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 // lockHolder returns the PID of the process that holds a flock on the
@@ -20,7 +21,7 @@ func lockHolder(fd int) int {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return 0
 	}
-	data, err := os.ReadFile("/proc/locks")
+	data, err := fsroot.Host.ReadFile("/proc/locks")
 	if err != nil {
 		return 0
 	}

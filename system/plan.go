@@ -17,10 +17,11 @@ type Request struct {
 	CPUs cpuset.Set `json:"cpus"` // the target
 	// AllPolicies tunes every cpufreq policy, not only the target's.
 	AllPolicies bool `json:"all_policies"`
-	// Freq is where min and max are locked: "max" (the default), "base",
-	// "NN%" of the hardware maximum, or a frequency in kHz.
+	// Freq is where min and max are locked: "max" (the default, also
+	// for ""), "base", "NN%" of the hardware maximum, or a frequency in
+	// kHz.
 	Freq string `json:"freq"`
-	// Governor replaces "performance".
+	// Governor replaces "performance" (the default, also for "").
 	Governor string `json:"governor"`
 	NoBoost  bool   `json:"no_boost"` // turn boost/turbo off
 	IRQs     bool   `json:"irqs"`     // move IRQs off the target, the default affinity too
@@ -58,6 +59,14 @@ type Change struct {
 // under intel_pstate, no_turbo), then boost and the energy preference,
 // then min and max in the order that never puts min above max, then IRQs,
 // idle states and kernel knobs. Values that already hold are left out.
+//
+// What the request asks for and the machine cannot do is refused, before
+// anything is written, with each request and why: a governor the policy
+// lacks, a frequency out of its range, and, on a machine without cpufreq
+// (most VMs) or without a boost switch, a frequency, a governor or boost
+// off asked for by name. What a tune does unasked (the performance
+// governor at the highest frequency) is skipped there instead, and
+// Skipped says so.
 func Plan(f *Facts, req Request) ([]Change, error) {
 	var cs []Change
 	add := func(c Change) {
@@ -71,12 +80,9 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 	if req.CPUs.IsEmpty() {
 		return nil, fmt.Errorf("no target CPUs to tune")
 	}
-	policies := f.TargetPolicies()
-	if req.AllPolicies && f.CPUFreq != nil {
-		policies = nil
-		for i := range f.CPUFreq.Policies {
-			policies = append(policies, &f.CPUFreq.Policies[i])
-		}
+	policies := f.tunedPolicies(req)
+	if why := unmet(f, req, policies); len(why) > 0 {
+		return nil, fmt.Errorf("cannot tune as asked, nothing was changed: %s", strings.Join(why, "; "))
 	}
 	gov := req.Governor
 	if gov == "" {
@@ -160,6 +166,66 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 		add(Change{Path: "proc/sys/kernel/perf_event_max_sample_rate", Value: "1", Was: strconv.Itoa(*r), Why: "perf sampling interrupts kept rare"})
 	}
 	return cs, nil
+}
+
+// tunedPolicies are the policies a tune of req sets: the target's, or
+// with AllPolicies every one.
+func (f *Facts) tunedPolicies(req Request) []*Policy {
+	if !req.AllPolicies || f.CPUFreq == nil {
+		return f.TargetPolicies()
+	}
+	var out []*Policy
+	for i := range f.CPUFreq.Policies {
+		out = append(out, &f.CPUFreq.Policies[i])
+	}
+	return out
+}
+
+// noCpufreq says why the request's policies are none: no cpufreq driver
+// at all, or none for the target; "" when there are policies.
+func noCpufreq(f *Facts, policies []*Policy, req Request) string {
+	switch {
+	case len(policies) > 0:
+		return ""
+	case f.CPUFreq == nil || len(f.CPUFreq.Policies) == 0:
+		return "this kernel has no cpufreq driver (no policy under " + cpufreqDir + "): the frequency can be neither set nor read, as in most VMs and on fixed clocks"
+	}
+	return fmt.Sprintf("no cpufreq policy covers CPUs %s", req.CPUs)
+}
+
+// unmet lists the requests given by name that the machine cannot honour,
+// each with why.
+func unmet(f *Facts, req Request, policies []*Policy) []string {
+	var out []string
+	if why := noCpufreq(f, policies, req); why != "" {
+		if req.Freq != "" {
+			out = append(out, fmt.Sprintf("--freq %s: %s", req.Freq, why))
+		}
+		if req.Governor != "" {
+			out = append(out, fmt.Sprintf("--governor %s: %s", req.Governor, why))
+		}
+		if req.AllPolicies {
+			out = append(out, "--all-policies: "+why)
+		}
+		if req.NoBoost {
+			out = append(out, "--no-boost: "+why)
+		}
+		return out
+	}
+	if req.NoBoost && f.CPUFreq.Boost == nil && !slices.ContainsFunc(policies, func(p *Policy) bool { return p.Boost != nil }) {
+		out = append(out, "--no-boost: this machine has no boost switch (no "+cpufreqDir+"/boost, intel_pstate/no_turbo or policy boost file), so boost can be neither turned off nor known to be off")
+	}
+	return out
+}
+
+// Skipped says what a tune of req leaves out unasked because the machine
+// cannot do it: the performance governor and the frequency lock, where
+// there is no cpufreq.
+func Skipped(f *Facts, req Request) []string {
+	if why := noCpufreq(f, f.tunedPolicies(req), req); why != "" && req.Freq == "" && req.Governor == "" {
+		return []string{"the performance governor and min = max at the highest frequency: " + why}
+	}
+	return nil
 }
 
 // lockFrequency returns the frequency (kHz) that min and max are set to.

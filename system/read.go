@@ -139,6 +139,7 @@ func Read(root fsroot.Root, target cpuset.Set) (*Facts, error) {
 	f.Irqbalance = r.irqbalance()
 	f.Thermal, f.Cooling = r.thermal()
 	f.Load = r.load()
+	f.Journal = ReadJournalState(root, "")
 	f.Unreadable = r.unreadable
 	f.Checks = f.judge()
 	return f, nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 // ResetReport is what a reset put back and what it could not.
@@ -46,7 +48,7 @@ func (s *Session) Reset() (*ResetReport, error) {
 // journal's lock; once the lock is held, the reset goes to its end.
 func (m *Machine) Reset(ctx context.Context) (*ResetReport, error) {
 	me := self()
-	return m.reset(ctx, func(l *Layer) bool { return l.Owner == me || !l.Owner.Alive() })
+	return m.reset(ctx, func(l *Layer) bool { return l.Owner == me || !l.Owner.Alive(fsroot.Host) })
 }
 
 func (m *Machine) reset(ctx context.Context, which func(*Layer) bool) (*ResetReport, error) {
@@ -157,7 +159,7 @@ func (m *Machine) undo(e Entry) error {
 	case OpMove:
 		return m.undoMove(e)
 	case OpAffinity:
-		return undoAffinity(e)
+		return m.undoAffinity(e)
 	case OpControl:
 		return m.undoControl(e)
 	}

@@ -2,13 +2,9 @@ package system
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-
-	"corepin.dev/corepin/fsroot"
 )
 
 // RunFacts are the facts that travel with a run's results: the machine's
@@ -49,6 +45,7 @@ func TuneFor(ctx context.Context, m *Machine, req Request, command string) (*Tun
 	if t.Result, err = t.session.Apply(ctx, changes); err != nil {
 		return nil, err
 	}
+	t.Result.Skipped = Skipped(f, req)
 	if req.Shield && ctx.Err() == nil {
 		if t.shield, t.Shield, err = startShield(m, t.session, req.CPUs); err != nil {
 			if _, rerr := t.session.Reset(); rerr != nil {
@@ -135,6 +132,9 @@ func (r *Result) WriteText(w io.Writer) {
 	for _, x := range r.Refused {
 		fmt.Fprintf(w, "not moved: %s\n", x.Error)
 	}
+	for _, x := range r.Skipped {
+		fmt.Fprintf(w, "not set: %s\n", x)
+	}
 	if len(r.Done) == 0 && len(r.Refused) == 0 {
 		fmt.Fprintln(w, "nothing to change: every value already holds")
 	}
@@ -170,23 +170,6 @@ func describe(e Entry) string {
 		return fmt.Sprintf("%s without %s", e.Path, e.New)
 	}
 	return fmt.Sprintf("%s = %s", e.Path, strings.TrimSpace(e.Old))
-}
-
-// StaleWarning returns the warning for a journal at path left by
-// processes that no longer run, or "".
-//
-// It reads the journal as a reset would, so a journal a reset would refuse
-// (another boot's, one that others could have written) is reported with
-// the reason instead.
-func StaleWarning(path string) string {
-	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-		return ""
-	}
-	j, err := (&Machine{Root: fsroot.Host, Journal: path}).loadJournal()
-	if err != nil {
-		return fmt.Sprintf("cannot use the journal of a tuned machine: %v", err)
-	}
-	return j.Stale()
 }
 
 // Line is one labelled fact, for a report's facts table.

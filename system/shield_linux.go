@@ -16,6 +16,9 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/sched"
 )
 
 // startShield moves every other movable task off the target CPUs: into a
@@ -24,7 +27,8 @@ import (
 // their own CPU masks. Every step is in the session's journal before it is
 // taken. corepin's own process and its parent (the shell that started it,
 // so that commands started from it after system tune --shield can use the
-// target) stay where they are.
+// target) stay where they are, and so do the other corepins that run now,
+// with their runs (findCorepins): the report lists them.
 func startShield(m *Machine, s *Session, target cpuset.Set) (*shield, *ShieldReport, error) {
 	if !m.Root.IsHost() {
 		return nil, nil, fmt.Errorf("a shield moves the running kernel's tasks; it needs the root /, not %s", m.Root)
@@ -41,12 +45,24 @@ func startShield(m *Machine, s *Session, target cpuset.Set) (*shield, *ShieldRep
 		return nil, nil, fmt.Errorf("cannot shield CPUs %s: no other CPU is online for the rest of the machine", target)
 	}
 	keep := map[int]bool{os.Getpid(): true, os.Getppid(): true}
-	mount, v2, err := cpusetMount()
+	mount, v2, err := cpusetMount(m.Root)
 	if err != nil {
 		return nil, nil, err
 	}
 	rep := &ShieldReport{CPUs: target, Others: others}
-	sh := &shield{start: time.Now(), tracked: map[int]uint64{}}
+	j, _ := m.loadJournal() // a journal that cannot be used fails the first record below
+	runs := findCorepins(m.Root, mount, j)
+	for _, r := range runs.runs {
+		if keep[r.PID] {
+			// This corepin, or the shell it came from: its other
+			// descendants are no run's, and leave the target as
+			// everything does.
+			runs.drop(r)
+			continue
+		}
+		rep.Left = append(rep.Left, *r)
+	}
+	sh := &shield{root: m.Root, start: time.Now(), tracked: map[int]uint64{}}
 	undo := func(err error) (*shield, *ShieldReport, error) {
 		if _, rerr := s.Reset(); rerr != nil {
 			err = fmt.Errorf("%w; putting the shield back: %v", err, rerr)
@@ -54,18 +70,18 @@ func startShield(m *Machine, s *Session, target cpuset.Set) (*shield, *ShieldRep
 		return nil, nil, err
 	}
 	if v2 {
-		err = shieldV2(s, mount, others, keep, rep)
+		err = shieldV2(s, mount, others, keep, runs, rep)
 	} else {
-		err = shieldV1(s, mount, target, others, keep, rep)
+		err = shieldV1(s, mount, target, others, keep, runs, rep)
 	}
 	if err != nil {
 		return undo(err)
 	}
-	if err := narrowThreads(s, target, keep, rep); err != nil {
+	if err := narrowThreads(m.Root, s, target, keep, runs, rep); err != nil {
 		return undo(err)
 	}
 	for _, t := range rep.Unmovable {
-		if ns, ok := threadRunNs(t.TID); ok {
+		if ns, ok := threadRunNs(m.Root, t.TID); ok {
 			sh.tracked[t.TID] = ns
 		}
 	}
@@ -73,55 +89,75 @@ func startShield(m *Machine, s *Session, target cpuset.Set) (*shield, *ShieldRep
 	return sh, rep, nil
 }
 
-// cpusetMount finds the hierarchy that holds the cpuset controller: a
-// cgroup v1 mount with the cpuset option, else the cgroup v2 mount if its
-// root offers cpuset.
-func cpusetMount() (string, bool, error) {
-	data, err := os.ReadFile("/proc/self/mountinfo")
+// cpusetMount is where the hierarchy with the cpuset controller is
+// mounted, and whether it is cgroup v2 (see cgroupfs.CpusetHierarchy).
+func cpusetMount(root fsroot.Root) (string, bool, error) {
+	h, err := cgroupfs.CpusetHierarchy(root)
+	return h.Dir, h.Version == 2, err
+}
+
+// insideCgroup says whether this process runs in the cgroup dir of the
+// cpuset hierarchy, or in one nested in it.
+func insideCgroup(root fsroot.Root, dir string) bool {
+	own := ownCpuset(root)
+	return own != "" && (own == dir || strings.HasPrefix(own, dir+"/"))
+}
+
+// shieldAround is the shield cgroup (named corepin-shield-PID) this
+// process runs in, found by its name alone, or "": a shield whose
+// journal cannot be read (another user's, one kept elsewhere with
+// --journal) is known all the same.
+func shieldAround(root fsroot.Root) string {
+	mount, _, _ := cpusetMount(root)
+	return shieldOf(ownCpuset(root), mount)
+}
+
+// shieldOf is the outermost directory named corepin-shield-PID between
+// the hierarchy's mount and the cgroup own, or "".
+func shieldOf(own, mount string) string {
+	rel, ok := strings.CutPrefix(own, mount+"/")
+	if own == "" || mount == "" || !ok {
+		return ""
+	}
+	parts := strings.Split(rel, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, shieldPrefix) {
+			return filepath.Join(mount, filepath.Join(parts[:i+1]...))
+		}
+	}
+	return ""
+}
+
+// ownCpuset is this process's cgroup of the cpuset hierarchy, as a
+// directory; "" when it cannot be told.
+func ownCpuset(root fsroot.Root) string {
+	mount, v2, err := cpusetMount(root)
 	if err != nil {
-		return "", false, fmt.Errorf("finding the cpuset hierarchy: %w", err)
+		return ""
 	}
-	v1, v2 := parseMountinfo(string(data))
-	if v1 != "" {
-		return v1, false, nil
+	own, err := cgroupfs.ReadProcCgroup(root, "self")
+	if err != nil {
+		return ""
 	}
-	if v2 != "" {
-		ctl, _ := os.ReadFile(filepath.Join(v2, "cgroup.controllers"))
-		if slices.Contains(strings.Fields(string(ctl)), "cpuset") {
-			return v2, true, nil
-		}
+	// cgroup v2's line has no controllers.
+	ctl := "cpuset"
+	if v2 {
+		ctl = ""
 	}
-	return "", false, fmt.Errorf("no cpuset controller: neither a cgroup v1 cpuset mount nor cgroup v2 with cpuset (%w)", errors.ErrUnsupported)
+	if path, ok := own[ctl]; ok {
+		return filepath.Join(mount, path)
+	}
+	return ""
 }
 
-// parseMountinfo returns the mount point of the first cgroup v1 hierarchy
-// with the cpuset controller and of the first cgroup v2 mount. A line is
-// "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE
-// SUPEROPTIONS" (proc(5)).
-func parseMountinfo(text string) (v1, v2 string) {
-	for _, line := range strings.Split(text, "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if !ok || len(f) < 5 || len(g) < 3 {
-			continue
-		}
-		switch {
-		case g[0] == "cgroup" && v1 == "" && slices.Contains(strings.Split(g[2], ","), "cpuset"):
-			v1 = f[4]
-		case g[0] == "cgroup2" && v2 == "":
-			v2 = f[4]
-		}
-	}
-	return v1, v2
-}
-
-func shieldName() string { return fmt.Sprintf("corepin-shield-%d", os.Getpid()) }
+func shieldName() string { return fmt.Sprintf("%s%d", shieldPrefix, os.Getpid()) }
 
 // shieldV1 makes the complementary cpuset beside the root one, narrows
 // the child cpusets that include the target (deepest first, as a parent
 // cannot lose CPUs a child still has), and moves every task of the root
-// cpuset into it, thread by thread.
-func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]bool, rep *ShieldReport) error {
+// cpuset into it, thread by thread. The run cgroups of the corepins that
+// run now keep their CPUs.
+func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
 	rep.Hierarchy = "cgroup v1 cpuset"
 	rel := strings.TrimPrefix(mount, "/")
 	name := shieldName()
@@ -129,7 +165,7 @@ func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]
 	var narrow []Change
 	var dirs []string
 	filepath.WalkDir(mount, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && p != mount {
+		if err == nil && d.IsDir() && p != mount && !runs.holds(p) {
 			dirs = append(dirs, p)
 		}
 		return nil
@@ -167,14 +203,14 @@ func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]
 			return err
 		}
 	}
-	return moveTasks(s, filepath.Join(mount, "tasks"), rel+"/tasks", rep.Cgroup+"/tasks", keep, rep)
+	return moveTasks(s.m.Root, s, filepath.Join(mount, "tasks"), rel+"/tasks", rep.Cgroup+"/tasks", keep, runs, rep)
 }
 
 // shieldV2 makes the complementary cgroup under the v2 root, with the
 // cpuset controller enabled for the root's children, and moves every
 // process of the root cgroup into it. Kernel threads cannot leave the
 // root cgroup under v2; narrowThreads deals with them.
-func shieldV2(s *Session, mount string, others cpuset.Set, keep map[int]bool, rep *ShieldReport) error {
+func shieldV2(s *Session, mount string, others cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
 	rep.Hierarchy = "cgroup v2"
 	rel := strings.TrimPrefix(mount, "/")
 	name := shieldName()
@@ -201,14 +237,14 @@ func shieldV2(s *Session, mount string, others cpuset.Set, keep map[int]bool, re
 	if err := writeFile(filepath.Join(dir, "cpuset.cpus"), []byte(others.String())); err != nil {
 		return fmt.Errorf("setting the CPUs of %s: %w", dir, err)
 	}
-	return moveTasks(s, filepath.Join(mount, "cgroup.procs"), rel+"/cgroup.procs", rep.Cgroup+"/cgroup.procs", keep, rep)
+	return moveTasks(s.m.Root, s, filepath.Join(mount, "cgroup.procs"), rel+"/cgroup.procs", rep.Cgroup+"/cgroup.procs", keep, runs, rep)
 }
 
 // moveTasks moves the IDs listed in from (a tasks or cgroup.procs file)
-// to the file to, except corepin's own. All moves are journaled first, in
-// one durable write; those the kernel refuses (kernel threads) leave the
-// journal again.
-func moveTasks(s *Session, from, oldRel, newRel string, keep map[int]bool, rep *ShieldReport) error {
+// to the file to, except corepin's own and those of the corepin runs left
+// in place. All moves are journaled first, in one durable write; those the
+// kernel refuses (kernel threads) leave the journal again.
+func moveTasks(root fsroot.Root, s *Session, from, oldRel, newRel string, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
 	data, err := os.ReadFile(from)
 	if err != nil {
 		return fmt.Errorf("listing the tasks to move: %w", err)
@@ -219,14 +255,11 @@ func moveTasks(s *Session, from, oldRel, newRel string, keep map[int]bool, rep *
 		if err != nil {
 			continue
 		}
-		st, err := readStatus(id)
-		if err != nil || keep[st.tgid] || st.kernel {
+		st, err := readStatus(root, id)
+		if err != nil || keep[st.tgid] || runs.run(st.tgid) != nil || st.kernel {
 			continue
 		}
-		start, err := processStart(id)
-		if err != nil {
-			continue
-		}
+		start := st.start
 		entries = append(entries, Entry{Op: OpMove, Path: newRel, Old: oldRel, New: strconv.Itoa(id), TID: id, TaskStart: start, Mask: st.cpus})
 	}
 	if err := s.record(entries...); err != nil {
@@ -249,16 +282,18 @@ func moveTasks(s *Session, from, oldRel, newRel string, keep map[int]bool, rep *
 
 // narrowThreads takes the target out of the CPU mask of every thread that
 // still has it (outside corepin's own process), where the mask has other
-// CPUs and the kernel allows it; the rest are reported as unmovable.
-func narrowThreads(s *Session, target cpuset.Set, keep map[int]bool, rep *ShieldReport) error {
+// CPUs and the kernel allows it; the rest are reported as unmovable, and
+// so are the threads of the corepin runs left in place that may use the
+// target.
+func narrowThreads(root fsroot.Root, s *Session, target cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
 	type cand struct {
 		st    status
 		start uint64
 		mask  cpuset.Set
 	}
 	var cands []cand
-	for _, tid := range allThreads() {
-		st, err := readStatus(tid)
+	for _, tid := range allThreads(root) {
+		st, err := readStatus(root, tid)
 		if err != nil || keep[st.tgid] {
 			continue
 		}
@@ -266,7 +301,11 @@ func narrowThreads(s *Session, target cpuset.Set, keep map[int]bool, rep *Shield
 		if err != nil || mask.Intersect(target).IsEmpty() {
 			continue
 		}
-		switch {
+		switch r := runs.run(st.tgid); {
+		case r != nil:
+			rep.Unmovable = append(rep.Unmovable, Task{TID: tid, Name: st.name, CPUs: st.cpus,
+				Why: fmt.Sprintf("of the run of corepin pid %d, which measures now: left in place", r.PID)})
+			continue
 		case st.kernel:
 			// Moving kernel threads can change their masks for good (a
 			// workqueue rescuer follows its pool), so they stay, as with
@@ -277,11 +316,7 @@ func narrowThreads(s *Session, target cpuset.Set, keep map[int]bool, rep *Shield
 			rep.Unmovable = append(rep.Unmovable, Task{TID: tid, Name: st.name, CPUs: st.cpus, Why: "pinned to the target alone"})
 			continue
 		}
-		start, err := processStart(tid)
-		if err != nil {
-			continue
-		}
-		cands = append(cands, cand{st, start, mask})
+		cands = append(cands, cand{st, st.start, mask})
 	}
 	var entries []Entry
 	for _, c := range cands {
@@ -293,7 +328,7 @@ func narrowThreads(s *Session, target cpuset.Set, keep map[int]bool, rep *Shield
 	}
 	refused := map[int]bool{}
 	for _, c := range cands {
-		if err := setAffinity(c.st.tid, c.mask.Difference(target)); err != nil {
+		if err := sched.SetAffinity(c.st.tid, c.mask.Difference(target)); err != nil {
 			refused[c.st.tid] = true
 			why := "the kernel refuses to change its CPUs: " + errno(err)
 			if errors.Is(err, unix.EINVAL) {
@@ -316,108 +351,41 @@ type status struct {
 	name      string
 	cpus      string // Cpus_allowed_list
 	kernel    bool   // a kernel thread (PF_KTHREAD)
+	start     uint64 // clock ticks since boot: with the TID, the task
 }
 
-func readStatus(tid int) (status, error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
+// readStatus reads a task's status and stat under root; a task that
+// ended between the two reads is an error.
+func readStatus(root fsroot.Root, tid int) (status, error) {
+	ps, err := procfs.ReadStatus(root, tid)
 	if err != nil {
 		return status{}, err
 	}
-	st := status{tid: tid}
-	for _, line := range strings.Split(string(data), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		switch k {
-		case "Name":
-			st.name = v
-		case "Tgid":
-			st.tgid, _ = strconv.Atoi(v)
-		case "Cpus_allowed_list":
-			st.cpus = v
-		}
+	st := status{tid: tid, tgid: ps.Tgid, name: ps.Name, cpus: ps.CPUsAllowed}
+	ts, err := procfs.ReadTaskStat(root, tid)
+	if err != nil {
+		return status{}, err
 	}
-	st.kernel = isKernelThread(tid)
+	st.kernel, st.start = ts.Kernel(), ts.StartTime
 	return st, nil
 }
 
-// isKernelThread reads the PF_KTHREAD flag, field 9 of /proc/TID/stat.
-func isKernelThread(tid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 7 {
-		return false
-	}
-	flags, err := strconv.ParseUint(f[6], 10, 64)
-	return err == nil && flags&0x00200000 != 0
-}
-
-// allThreads lists every thread of every process.
-func allThreads() []int {
-	procs, _ := os.ReadDir("/proc")
+// allThreads lists every thread of every process under root.
+func allThreads(root fsroot.Root) []int {
+	pids, _ := procfs.PIDs(root)
 	var out []int
-	for _, p := range procs {
-		if _, err := strconv.Atoi(p.Name()); err != nil {
-			continue
-		}
-		tasks, _ := os.ReadDir("/proc/" + p.Name() + "/task")
-		for _, t := range tasks {
-			if tid, err := strconv.Atoi(t.Name()); err == nil {
-				out = append(out, tid)
-			}
-		}
+	for _, pid := range pids {
+		tids, _ := procfs.Tasks(root, pid)
+		out = append(out, tids...)
 	}
 	return out
 }
 
 // threadRunNs is a thread's time on a CPU so far, the first field of
 // /proc/TID/schedstat.
-func threadRunNs(tid int) (uint64, bool) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/schedstat")
-	if err != nil {
-		return 0, false
-	}
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(f[0], 10, 64)
-	return n, err == nil
-}
-
-func setAffinity(tid int, cpus cpuset.Set) error {
-	var set unix.CPUSet
-	for _, c := range cpus.CPUs() {
-		if c >= 1024 {
-			return fmt.Errorf("CPU %d: %w", c, unix.EINVAL)
-		}
-		set.Set(c)
-	}
-	return unix.SchedSetaffinity(tid, &set)
-}
-
-func getAffinity(tid int) (cpuset.Set, error) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(tid, &set); err != nil {
-		return cpuset.Set{}, err
-	}
-	var cpus []int
-	for c := 0; c < 1024; c++ {
-		if set.IsSet(c) {
-			cpus = append(cpus, c)
-		}
-	}
-	return cpuset.Of(cpus...), nil
+func threadRunNs(root fsroot.Root, tid int) (uint64, bool) {
+	ss, err := procfs.ReadSchedStat(root, tid, tid)
+	return uint64(ss.Run), err == nil
 }
 
 // active returns the online CPUs, which sched_getaffinity limits a mask
@@ -427,21 +395,20 @@ func active() cpuset.Set {
 	return s
 }
 
-// sameTask reports whether the entry's task still runs (its TID with the
-// same start time).
-func sameTask(e Entry) bool {
-	start, err := processStart(e.TID)
-	return err == nil && start == e.TaskStart
+// sameTask reports whether the entry's task still runs under root's
+// /proc (its TID with the same start time).
+func sameTask(root fsroot.Root, e Entry) bool {
+	return procfs.Process{PID: e.TID, Start: e.TaskStart}.Alive(root)
 }
 
 // undoMove moves a task back to the cgroup it came from and gives it
 // back its CPU mask; a task that has ended needs nothing.
 func (m *Machine) undoMove(e Entry) error {
-	if !sameTask(e) {
+	if !sameTask(m.Root, e) {
 		return nil
 	}
 	if err := writeFile(m.path(e.Old), []byte(strconv.Itoa(e.TID))); err != nil {
-		if errors.Is(err, unix.ESRCH) || !sameTask(e) {
+		if errors.Is(err, unix.ESRCH) || !sameTask(m.Root, e) {
 			return nil
 		}
 		return fmt.Errorf("moving task %d back to %s: %w", e.TID, e.Old, err)
@@ -453,8 +420,8 @@ func (m *Machine) undoMove(e Entry) error {
 	if err != nil {
 		return err
 	}
-	if now, err := getAffinity(e.TID); err == nil && !now.Equal(want.Intersect(active())) {
-		if err := setAffinity(e.TID, want); err != nil && sameTask(e) {
+	if now, err := sched.GetAffinity(e.TID); err == nil && !now.Equal(want.Intersect(active())) {
+		if err := sched.SetAffinity(e.TID, want); err != nil && sameTask(m.Root, e) {
 			return fmt.Errorf("giving task %d its CPUs %s back: %w", e.TID, e.Mask, err)
 		}
 	}
@@ -462,22 +429,22 @@ func (m *Machine) undoMove(e Entry) error {
 }
 
 // undoAffinity gives a thread its CPU mask back and reads it back.
-func undoAffinity(e Entry) error {
-	if !sameTask(e) {
+func (m *Machine) undoAffinity(e Entry) error {
+	if !sameTask(m.Root, e) {
 		return nil
 	}
 	want, err := cpuset.Parse(e.Old)
 	if err != nil {
 		return err
 	}
-	if err := setAffinity(e.TID, want); err != nil {
-		if !sameTask(e) {
+	if err := sched.SetAffinity(e.TID, want); err != nil {
+		if !sameTask(m.Root, e) {
 			return nil
 		}
 		return fmt.Errorf("giving thread %d its CPUs %s back: %w", e.TID, e.Old, err)
 	}
 	// The kernel reads back the mask's online part.
-	if now, err := getAffinity(e.TID); err == nil && !now.Equal(want.Intersect(active())) {
+	if now, err := sched.GetAffinity(e.TID); err == nil && !now.Equal(want.Intersect(active())) {
 		return fmt.Errorf("thread %d: %w: CPUs %s, want %s", e.TID, ErrNotHeld, now, want.Intersect(active()))
 	}
 	return nil

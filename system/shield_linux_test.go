@@ -1,31 +1,85 @@
 package system
 
 import (
-	"strings"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
+
+	"corepin.dev/corepin/fsroot"
 )
 
-func TestParseMountinfo(t *testing.T) {
-	// This machine's lines, and a guest's.
-	text := `31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
-32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
-35 31 0:32 / /sys/fs/cgroup/cpuset rw,relatime shared:9 - cgroup cgroup rw,cpuset
-41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw`
-	if v1, v2 := parseMountinfo(text); v1 != "/sys/fs/cgroup/cpuset" || v2 != "/sys/fs/cgroup/unified" {
-		t.Errorf("v1 %q, v2 %q", v1, v2)
+// shieldTree is a fixture root with a cgroup v1 cpuset mount (its mount
+// point holding a space, as mountinfo escapes it), this process inside a
+// shield's cgroup, and two tasks: a kernel thread and a thread of a
+// process.
+func shieldTree(t *testing.T) fsroot.Root {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, text string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if v1, v2 := parseMountinfo("25 1 0:22 / /sys/fs/cgroup rw - cgroup2 none rw\n"); v1 != "" || v2 != "/sys/fs/cgroup" {
-		t.Errorf("v2 only: v1 %q, v2 %q", v1, v2)
+	write("proc/self/mountinfo", "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n35 31 0:32 / /sys/fs/cgroup/cpu\\040set rw - cgroup cgroup rw,cpuset\n")
+	write("proc/self/cgroup", "3:cpuset:/corepin-shield-77/inner\n1:cpu:/\n")
+	stat := func(pid int, comm string, flags uint64, start int) string {
+		return fmt.Sprintf("%d (%s) S 0 0 0 0 -1 %d 0 0 0 0 0 1 0 0 20 0 1 0 %d 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n", pid, comm, flags, start)
 	}
+	write("proc/2/stat", stat(2, "kthreadd", 2129984, 14))
+	write("proc/2/status", "Name:\tkthreadd\nTgid:\t2\nPid:\t2\nCpus_allowed_list:\t0-1\n")
+	write("proc/2/task/2/stat", stat(2, "kthreadd", 2129984, 14))
+	write("proc/500/stat", stat(500, "a) (b", 4194304, 900))
+	write("proc/500/status", "Name:\ta) (b\nTgid:\t500\nPid:\t500\nCpus_allowed_list:\t1\n")
+	write("proc/501/stat", stat(501, "worker", 4194368, 901))
+	write("proc/501/status", "Name:\tworker\nTgid:\t500\nPid:\t501\nCpus_allowed_list:\t0-1\n")
+	for _, tid := range []int{500, 501} {
+		os.MkdirAll(filepath.Join(dir, "proc", "500", "task", fmt.Sprint(tid)), 0o755)
+	}
+	return fsroot.Root(dir)
 }
 
-func FuzzParseMountinfo(f *testing.F) {
-	f.Add("35 31 0:32 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n")
-	f.Add(" - \n - cgroup2\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		v1, v2 := parseMountinfo(text)
-		if strings.ContainsAny(v1+v2, " \n") {
-			t.Errorf("a mount point with a separator: %q %q", v1, v2)
-		}
-	})
+func TestShieldReadsUnderItsRoot(t *testing.T) {
+	root := shieldTree(t)
+	mount, v2, err := cpusetMount(root)
+	if err != nil || v2 || mount != "/sys/fs/cgroup/cpu set" {
+		t.Errorf("cpusetMount = %q, %v, %v", mount, v2, err)
+	}
+	if own := ownCpuset(root); own != "/sys/fs/cgroup/cpu set/corepin-shield-77/inner" {
+		t.Errorf("ownCpuset = %q", own)
+	}
+	if sh := shieldAround(root); sh != "/sys/fs/cgroup/cpu set/corepin-shield-77" {
+		t.Errorf("shieldAround = %q", sh)
+	}
+	if !insideCgroup(root, "/sys/fs/cgroup/cpu set/corepin-shield-77") || insideCgroup(root, "/sys/fs/cgroup/cpu set/corepin-shield-7") {
+		t.Error("insideCgroup does not follow the fixture's cgroup")
+	}
+	tids := allThreads(root)
+	slices.Sort(tids)
+	if !slices.Equal(tids, []int{2, 500, 501}) {
+		t.Errorf("allThreads = %v", tids)
+	}
+	k, err := readStatus(root, 2)
+	if err != nil || !k.kernel || k.start != 14 || k.tgid != 2 {
+		t.Errorf("kthreadd: %+v, %v", k, err)
+	}
+	w, err := readStatus(root, 501)
+	if err != nil || w.kernel || w.tgid != 500 || w.cpus != "0-1" || w.start != 901 || w.name != "worker" {
+		t.Errorf("worker: %+v, %v", w, err)
+	}
+	if _, err := readStatus(root, 9); err == nil {
+		t.Error("a missing task read")
+	}
+	if !sameTask(root, Entry{TID: 501, TaskStart: 901}) || sameTask(root, Entry{TID: 501, TaskStart: 900}) {
+		t.Error("sameTask does not tell a task by its start time")
+	}
+	// The journal's owner check, on the same tree.
+	if !(Owner{PID: 500, Start: 900}).Alive(root) || (Owner{PID: 500, Start: 1}).Alive(root) || (Owner{PID: 9, Start: 900}).Alive(root) {
+		t.Error("Owner.Alive does not tell a process by its PID and start time")
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 func startShield(*Machine, *Session, cpuset.Set) (*shield, *ShieldReport, error) {
@@ -17,7 +18,7 @@ func (m *Machine) undoMove(e Entry) error {
 	return fmt.Errorf("moving task %d back: %w", e.TID, errors.ErrUnsupported)
 }
 
-func undoAffinity(e Entry) error {
+func (m *Machine) undoAffinity(e Entry) error {
 	return fmt.Errorf("setting the CPUs of task %d back: %w", e.TID, errors.ErrUnsupported)
 }
 
@@ -29,4 +30,8 @@ func (m *Machine) undoControl(e Entry) error {
 	return fmt.Errorf("disabling %s: %w", e.New, errors.ErrUnsupported)
 }
 
-func threadRunNs(int) (uint64, bool) { return 0, false }
+func threadRunNs(fsroot.Root, int) (uint64, bool) { return 0, false }
+
+func insideCgroup(fsroot.Root, string) bool { return false }
+
+func shieldAround(fsroot.Root) string { return "" }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 )
 
 // A journal tells root which values to write into which files, so it is
@@ -159,22 +160,17 @@ func outside(path string, trees []string) string {
 }
 
 // cgroupMounts lists the cgroup hierarchies mounted under the root, as
-// paths relative to it (sys/fs/cgroup, dev/cpuset on Android), from
-// proc/self/mountinfo. A fixture tree without that file has none.
+// paths relative to it (sys/fs/cgroup, dev/cpuset on Android). A fixture
+// tree without proc/self/mountinfo has none.
 func cgroupMounts(root fsroot.Root) []string {
-	data, err := root.ReadFile("proc/self/mountinfo")
+	mounts, err := cgroupfs.ReadMounts(root)
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f, g := strings.Fields(pre), strings.Fields(post)
-		if !ok || len(f) < 5 || len(g) < 1 || (g[0] != "cgroup" && g[0] != "cgroup2") {
-			continue
-		}
+	for _, m := range mounts {
 		// A mount at / itself would let the journal name any file.
-		if rel := strings.TrimPrefix(filepath.Clean(f[4]), "/"); rel != "" && !strings.Contains(rel, `\`) {
+		if rel := strings.TrimPrefix(filepath.Clean(m.Dir), "/"); rel != "" {
 			out = append(out, rel)
 		}
 	}

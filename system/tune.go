@@ -132,6 +132,9 @@ type Result struct {
 	Refused []Refusal `json:"refused"`
 	// Rollback is set when the tune failed halfway and undid itself.
 	Rollback *ResetReport `json:"rollback,omitempty"`
+	// Skipped says what the tune left out unasked because the machine
+	// cannot do it (see Skipped).
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Apply makes the changes in order. Before each write the old content is

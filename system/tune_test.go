@@ -16,6 +16,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 )
 
 // The test binary doubles as a process that tunes a fixture tree and ends
@@ -163,7 +164,11 @@ func TestTuneThenResetLeavesTheTreeAsItWas(t *testing.T) {
 			m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "journal.json")}
 			before := snapshot(t, root)
 			target := cpuset.Of(1)
-			changes, err := Plan(mustRead(t, root, target), fullRequest(target))
+			req := fullRequest(target)
+			if name == "phone-4-3-1" {
+				req.NoBoost = false // it has no boost switch (see TestTuneRefusesWhatTheMachineCannotDo)
+			}
+			changes, err := Plan(mustRead(t, root, target), req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -502,12 +507,6 @@ func FuzzParseInterrupts(f *testing.F) {
 	})
 }
 
-func FuzzParseStart(f *testing.F) {
-	f.Add("1 (a b) S 0 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 12345 0 0")
-	f.Add("1 (x)) S")
-	f.Fuzz(func(t *testing.T, s string) { parseStart(s) })
-}
-
 // A reset leaves the changes of a process that still runs to it.
 func TestResetLeavesARunningTuneAlone(t *testing.T) {
 	t.Parallel()
@@ -516,7 +515,9 @@ func TestResetLeavesARunningTuneAlone(t *testing.T) {
 	target := cpuset.Of(1)
 	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target})
 	init1 := &Session{m: m, owner: Owner{PID: 1}, command: "a run"}
-	init1.owner.Start, _ = processStart(1) // PID 1 runs as long as the machine does
+	if p, err := procfs.Identify(fsroot.Host, 1); err == nil { // PID 1 runs as long as the machine does
+		init1.owner.Start = p.Start
+	}
 	if _, err := init1.Apply(t.Context(), changes); err != nil {
 		t.Fatal(err)
 	}
@@ -528,5 +529,55 @@ func TestResetLeavesARunningTuneAlone(t *testing.T) {
 	sameTree(t, tuned, snapshot(t, root))
 	if _, err := init1.Reset(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A frequency, a governor or boost off asked for by name where the
+// machine has no cpufreq (most VMs), or boost off where it has no boost
+// switch, is refused with each request and why, and nothing is written;
+// a tune that did not ask for them skips the default governor and lock,
+// and says so.
+func TestTuneRefusesWhatTheMachineCannotDo(t *testing.T) {
+	t.Parallel()
+	target := cpuset.Of(1)
+	root := copyTree(t, "acpi-cpufreq")
+	if err := os.RemoveAll(filepath.Join(root, cpufreqDir)); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, root)
+	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
+	_, err := TuneFor(t.Context(), m, Request{CPUs: target, Freq: "2000000", Governor: "performance", NoBoost: true, IRQs: true}, "test")
+	if err == nil {
+		t.Fatal("a frequency lock on a machine without cpufreq was accepted")
+	}
+	for _, want := range []string{"nothing was changed", "--freq 2000000: this kernel has no cpufreq driver", "--governor performance: ", "--no-boost: "} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	sameTree(t, before, snapshot(t, root))
+	if _, err := os.Stat(m.JournalPath()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a journal was written: %v", err)
+	}
+
+	tuned, err := TuneFor(t.Context(), m, Request{CPUs: target, IRQs: true}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := tuned.Result.Skipped; len(s) != 1 || !strings.Contains(s[0], "the performance governor and min = max") || !strings.Contains(s[0], "no cpufreq driver") {
+		t.Errorf("skipped: %q", s)
+	}
+	if err := tuned.Undo(); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, before, snapshot(t, root))
+
+	phone := copyTree(t, "phone-4-3-1")
+	_, err = Plan(mustRead(t, phone, target), Request{CPUs: target, NoBoost: true})
+	if err == nil || !strings.Contains(err.Error(), "--no-boost: this machine has no boost switch") {
+		t.Errorf("boost off without a boost switch: %v", err)
+	}
+	if changes, err := Plan(mustRead(t, phone, target), Request{CPUs: target}); err != nil || len(changes) == 0 {
+		t.Errorf("the phone's default tune: %v, %d changes", err, len(changes))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // WriteText writes the facts and their judgement for a terminal: the
@@ -78,6 +80,29 @@ func (f *Facts) WriteText(w io.Writer) {
 	for _, d := range f.Cooling {
 		fmt.Fprintf(w, "cooling: %s %s %d/%d\n", d.Name, d.Type, d.CurState, d.MaxState)
 	}
+	if j := f.Journal; j != nil {
+		for _, l := range j.Tunes {
+			state := "its process has ended: corepin system reset puts the changes back"
+			if l.Running {
+				state = "still running, it puts them back when it ends"
+			}
+			fmt.Fprintf(w, "journal %s: %d changes by `%s` (pid %d, %s), %s\n", j.Journal, l.Changes, termsafe.Text(l.Command), l.PID, l.Started.Local().Format("2006-01-02 15:04:05"), state)
+		}
+		for _, sh := range j.Shields {
+			inside := ""
+			if sh.Inside {
+				inside = "; this process runs inside it"
+			}
+			by := fmt.Sprintf("`%s`", termsafe.Text(sh.Command))
+			if sh.Command == "" {
+				by = fmt.Sprintf("corepin pid %d", sh.PID)
+			}
+			fmt.Fprintf(w, "shield: CPUs %s kept for the work by %s, the rest of the machine in %s on CPUs %s%s\n", sh.CPUs, by, sh.Cgroup, sh.Others, inside)
+		}
+		if j.Error != "" {
+			fmt.Fprintf(w, "journal %s: cannot be used: %s\n", j.Journal, j.Error)
+		}
+	}
 	for _, u := range f.Unreadable {
 		fmt.Fprintf(w, "unreadable: %s\n", u)
 	}
@@ -102,8 +127,9 @@ func (f *Facts) WriteText(w io.Writer) {
 	}
 }
 
-// Warnings returns one line per important check that fails, for a run's
-// warnings.
+// Warnings returns one line per important check that fails, and the
+// journal's warnings (a tune left behind, a shield the reader runs
+// inside), for a run's warnings.
 func (f *Facts) Warnings() []string {
 	var out []string
 	for _, c := range f.Checks {
@@ -115,7 +141,7 @@ func (f *Facts) Warnings() []string {
 			out = append(out, fmt.Sprintf("machine not tuned for measuring on CPUs %s: %s is %s (%s)", f.Target, c.Item, value, c.Why))
 		}
 	}
-	return out
+	return append(out, f.Journal.Warnings()...)
 }
 
 func optInt(v *int) string {

@@ -4,25 +4,13 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
+
+	"corepin.dev/corepin/telemetry/samples"
 )
 
 // WriteCSV writes the samples in long format, one row per sample per CPU:
-// t_s,cpu,util_pct,freq_mhz,freq_source. An unknown value is an empty field.
-func (s *Series) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	cw.Write(csvHeader)
-	for _, smp := range s.Samples {
-		cw.Write([]string{
-			strconv.FormatFloat(smp.T, 'f', 3, 64),
-			strconv.Itoa(smp.CPU),
-			optFloat(smp.UtilPct, 1),
-			optFloat(smp.FreqMHz, 1),
-			smp.FreqSource,
-		})
-	}
-	cw.Flush()
-	return cw.Error()
-}
+// t_s,cpu,util_pct,freq_mhz,freq_source (see samples.WriteCSV).
+func (s *Series) WriteCSV(w io.Writer) error { return samples.WriteCSV(w, s.Samples) }
 
 // WriteThermalCSV writes the temperatures: t_s,zone,type,temp_c.
 func (s *Series) WriteThermalCSV(w io.Writer) error {
@@ -33,11 +21,4 @@ func (s *Series) WriteThermalCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-func optFloat(v *float64, prec int) string {
-	if v == nil {
-		return ""
-	}
-	return strconv.FormatFloat(*v, 'f', prec, 64)
 }

@@ -1,5 +1,6 @@
-// Package telemetry samples every CPU's utilisation and frequency at about
-// 1 Hz while a benchmark runs, raw: nothing is smoothed, resampled or
+// Package telemetry samples every CPU's utilisation and frequency at a
+// fixed period while a benchmark runs (100 ms around a built-in's run, a
+// second around a suite's), raw: nothing is smoothed, resampled or
 // filled in. Each value names the source it came from, a CPU that could not
 // be read is a gap rather than a zero, and the sampler's own thread keeps
 // off the CPUs it is told to avoid (the benchmark's target).
@@ -18,6 +19,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/observer"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/telemetry/samples"
 )
 
 // MinPeriod is the shortest sampling period.
@@ -48,16 +50,8 @@ type Series struct {
 	SamplerCPUs cpuset.Set `json:"sampler_cpus"`
 }
 
-// Sample is one CPU at one instant. T is seconds since the start on the
-// monotonic clock, as actually taken (jitter stays visible).
-type Sample struct {
-	T          float64  `json:"t_s"`
-	CPU        int      `json:"cpu"`
-	UtilPct    *float64 `json:"util_pct"`
-	FreqMHz    *float64 `json:"freq_mhz"`
-	FreqSource string   `json:"freq_source"`
-	Throttles  *int64   `json:"throttles,omitempty"`
-}
+// Sample is one CPU at one instant (see samples.Sample).
+type Sample = samples.Sample
 
 // Thermal is one zone's temperature at one instant.
 type Thermal struct {

@@ -1,90 +1,21 @@
 package telemetry
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"corepin.dev/corepin/telemetry/samples"
 )
 
-// csvHeader is the first line WriteCSV writes and ReadCSV expects.
-var csvHeader = []string{"t_s", "cpu", "util_pct", "freq_mhz", "freq_source"}
-
-// ReadCSV reads the samples of a CSV that WriteCSV wrote. An empty value is
-// an unknown one (nil), as written. A row that is not a sample is an error
-// naming its line; the samples before it are returned with the error.
+// ReadCSV reads the samples of a CSV that WriteCSV wrote (see
+// samples.ReadCSV). A row that is not a sample is an error naming its
+// line; the samples before it are returned with the error.
 func ReadCSV(r io.Reader) (*Series, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	s := &Series{Samples: []Sample{}}
-	head, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return s, nil
-	}
-	if err != nil {
-		return s, fmt.Errorf("reading telemetry CSV: %w", err)
-	}
-	if len(head) < len(csvHeader) || !slices.Equal(head[:len(csvHeader)], csvHeader) {
-		return s, fmt.Errorf("reading telemetry CSV: the header is %q, want %q", strings.Join(head, ","), strings.Join(csvHeader, ","))
-	}
-	sources := map[string]bool{}
-	for {
-		row, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return s, nil
-		}
-		if err != nil {
-			return s, fmt.Errorf("reading telemetry CSV: %w", err)
-		}
-		line, _ := cr.FieldPos(0)
-		smp, err := parseSample(row)
-		if err != nil {
-			return s, fmt.Errorf("reading telemetry CSV, line %d: %w", line, err)
-		}
-		s.Samples = append(s.Samples, smp)
-		if smp.FreqSource != "" && smp.FreqSource != "none" && !sources[smp.FreqSource] {
-			sources[smp.FreqSource] = true
-			s.Sources = append(s.Sources, smp.FreqSource)
-		}
-	}
-}
-
-func parseSample(row []string) (Sample, error) {
-	if len(row) < len(csvHeader) {
-		return Sample{}, fmt.Errorf("%d fields, want %d", len(row), len(csvHeader))
-	}
-	t, err := strconv.ParseFloat(row[0], 64)
-	if err != nil {
-		return Sample{}, fmt.Errorf("time %q: %w", row[0], err)
-	}
-	cpu, err := strconv.Atoi(row[1])
-	if err != nil || cpu < 0 {
-		return Sample{}, fmt.Errorf("CPU %q is not a CPU number", row[1])
-	}
-	smp := Sample{T: t, CPU: cpu, FreqSource: row[4]}
-	if smp.UtilPct, err = parseOptional(row[2]); err != nil {
-		return Sample{}, fmt.Errorf("utilisation %q: %w", row[2], err)
-	}
-	if smp.FreqMHz, err = parseOptional(row[3]); err != nil {
-		return Sample{}, fmt.Errorf("frequency %q: %w", row[3], err)
-	}
-	return smp, nil
-}
-
-// parseOptional reads a number, or nil for an empty field.
-func parseOptional(s string) (*float64, error) {
-	if s == "" {
-		return nil, nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil, err
-	}
-	return &v, nil
+	smp, sources, err := samples.ReadCSV(r)
+	return &Series{Samples: smp, Sources: sources}, err
 }
 
 // CPUs lists the CPUs that have samples, in order.

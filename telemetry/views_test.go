@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -17,68 +16,6 @@ func testSeries() *Series {
 		},
 		Sources: []string{"scaling_cur_freq"},
 	}
-}
-
-func TestCSVRoundTrip(t *testing.T) {
-	var b bytes.Buffer
-	if err := testSeries().WriteCSV(&b); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadCSV(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := testSeries()
-	if len(got.Samples) != len(want.Samples) {
-		t.Fatalf("%d samples, want %d", len(got.Samples), len(want.Samples))
-	}
-	for i, g := range got.Samples {
-		w := want.Samples[i]
-		if g.T != w.T || g.CPU != w.CPU || g.FreqSource != w.FreqSource || !sameOpt(g.UtilPct, w.UtilPct) || !sameOpt(g.FreqMHz, w.FreqMHz) {
-			t.Errorf("sample %d = %+v, want %+v", i, g, w)
-		}
-	}
-	if strings.Join(got.Sources, ",") != "scaling_cur_freq" {
-		t.Errorf("sources %q", got.Sources)
-	}
-}
-
-func sameOpt(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-
-func TestReadCSVRefusesWhatItDidNotWrite(t *testing.T) {
-	for _, text := range []string{
-		"t,cpu\n0,1\n",
-		"t_s,cpu,util_pct,freq_mhz,freq_source\n0.1,x,1,2,none\n",
-		"t_s,cpu,util_pct,freq_mhz,freq_source\n0.1,1,1\n",
-		"t_s,cpu,util_pct,freq_mhz,freq_source\n0.1,1,lots,2,none\n",
-	} {
-		if _, err := ReadCSV(strings.NewReader(text)); err == nil {
-			t.Errorf("ReadCSV(%q) accepted it", text)
-		}
-	}
-	s, err := ReadCSV(strings.NewReader(""))
-	if err != nil || len(s.Samples) != 0 {
-		t.Errorf("an empty file: %v, %d samples", err, len(s.Samples))
-	}
-}
-
-func FuzzReadCSV(f *testing.F) {
-	var b bytes.Buffer
-	testSeries().WriteCSV(&b)
-	f.Add(b.String())
-	f.Add("t_s,cpu,util_pct,freq_mhz,freq_source\n\"0\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		s, err := ReadCSV(strings.NewReader(text))
-		if err == nil {
-			// What it read, written and read again, is the same.
-			var out bytes.Buffer
-			s.WriteCSV(&out)
-			again, err := ReadCSV(&out)
-			if err != nil || len(again.Samples) != len(s.Samples) {
-				t.Errorf("%q: read %d samples, again %d (%v)", text, len(s.Samples), len(again.Samples), err)
-			}
-		}
-	})
 }
 
 func TestTableViews(t *testing.T) {

@@ -373,18 +373,21 @@ func TestSelectRespectsAllowed(t *testing.T) {
 	}
 }
 
-// An isolcpus CPU: outside the inherited mask, inside the cpuset. It is a
-// valid target (a thread may widen its own mask within its cpuset), and the
-// reason says so; a CPU outside the cpuset is refused, naming its file.
+// An isolcpus CPU: outside the inherited mask, inside the cpuset. While
+// nothing narrowed the mask (it holds every other online CPU, the kernel's
+// default) it is a valid target (a thread may widen its own mask within its
+// cpuset), and the reason says so; a CPU outside the cpuset is refused,
+// naming its file.
 func TestSelectWidensWithinTheCpuset(t *testing.T) {
 	topo := readMachine(t, "phone-1-4-4")
 	allowed, cs := cpuset.MustParse("0-7"), cpuset.MustParse("0-8")
 	topo.Allowed, topo.Cpuset, topo.CpusetFile = &allowed, &cs, "/sys/fs/cgroup/cpuset.cpus.effective"
+	topo.Isolated, topo.CPU(8).Isolated = cpuset.Of(8), true
 	got, err := topo.Select("8")
 	if err != nil {
 		t.Fatalf("Select(8) inside the cpuset: %v", err)
 	}
-	if got.ExactCPU != 8 || !strings.Contains(got.Why, "outside the mask corepin inherited (0-7) but inside its cpuset 0-8 (/sys/fs/cgroup/cpuset.cpus.effective)") {
+	if got.ExactCPU != 8 || !strings.Contains(got.Why, "isolated (isolcpus), outside the kernel's default mask that corepin inherited (0-7) but inside its cpuset 0-8 (/sys/fs/cgroup/cpuset.cpus.effective)") {
 		t.Errorf("Select(8) = %d, %q", got.ExactCPU, got.Why)
 	}
 	if got, _ := topo.Select("prime"); got.ExactCPU != 7 {
@@ -393,6 +396,29 @@ func TestSelectWidensWithinTheCpuset(t *testing.T) {
 	cs = cpuset.MustParse("0-7")
 	if _, err := topo.Select("8"); err == nil || !strings.Contains(err.Error(), "CPU 8 is outside this process's cpuset 0-7 (/sys/fs/cgroup/cpuset.cpus.effective)") {
 		t.Errorf("Select(8) outside the cpuset: %v", err)
+	}
+}
+
+// corepin never widens past a mask someone narrowed (taskset, Slurm's
+// task/affinity), although the kernel would let it within the cpuset: a
+// CPU outside it is refused, naming the mask and its file; so is an
+// isolcpus CPU once the mask leaves out other CPUs too.
+func TestSelectKeepsToTheInheritedMask(t *testing.T) {
+	topo := readMachine(t, "phone-1-4-4")
+	allowed, cs := cpuset.MustParse("0-3"), cpuset.MustParse("0-8")
+	topo.Allowed, topo.Cpuset, topo.CpusetFile = &allowed, &cs, "/sys/fs/cgroup/cpuset.cpus.effective"
+	topo.Isolated, topo.CPU(8).Isolated = cpuset.Of(8), true
+	for _, spec := range []string{"4", "8", "3-4"} {
+		_, err := topo.Select(spec)
+		if err == nil || !strings.Contains(err.Error(), "is outside the CPUs this process inherited, 0-3 (Cpus_allowed_list of") {
+			t.Errorf("Select(%s) under a 0-3 mask: %v", spec, err)
+		}
+	}
+	if _, err := topo.SelectCPUs(cpuset.MustParse("2-5")); err == nil || !strings.Contains(err.Error(), "CPU 4 is outside the CPUs this process inherited") {
+		t.Errorf("SelectCPUs(2-5) under a 0-3 mask: %v", err)
+	}
+	if got, err := topo.Select("3"); err != nil || got.ExactCPU != 3 {
+		t.Errorf("Select(3) inside the mask: %v, %v", got, err)
 	}
 }
 

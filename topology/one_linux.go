@@ -2,25 +2,20 @@ package topology
 
 import (
 	"fmt"
-	"os"
-
-	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/sched"
 )
 
 // processMask is the process's allowed CPUs: its main thread's mask, which
-// Cpus_allowed_list of /proc/self/status shows, read with one system call.
+// Cpus_allowed_list of /proc/self/status shows, or while corepin keeps its
+// own threads off a run's target, the mask they had before (sched
+// keeps it), so that a run beside another chooses by what the process was
+// given.
 func processMask() (cpuset.Set, error) {
-	var mask unix.CPUSet
-	if err := unix.SchedGetaffinity(os.Getpid(), &mask); err != nil {
+	mask, err := sched.InheritedMask()
+	if err != nil {
 		return cpuset.Set{}, fmt.Errorf("reading the allowed CPUs: %w", err)
 	}
-	var cpus []int
-	for cpu := range len(mask) * 64 {
-		if mask.IsSet(cpu) {
-			cpus = append(cpus, cpu)
-		}
-	}
-	return cpuset.Of(cpus...), nil
+	return mask, nil
 }

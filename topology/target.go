@@ -59,13 +59,17 @@ var ErrBadSpec = errors.New("unknown target")
 //	N or LIST       the CPU N, or the CPUs of a list such as "4-7"
 //
 // A CPU that does not exist, is offline or lies outside this process's
-// cpuset is an error that names the CPU, the limit and the file it comes
-// from. A CPU outside the mask this process inherited (taskset, an
-// isolcpus CPU that no inherited mask holds) but inside its cpuset is a
-// valid target: the kernel lets a thread widen its own mask within its
-// cpuset. prime, big, little and group:K choose among the usable CPUs
-// (online and in the inherited mask), and big and little are refused when
-// the fastest or slowest CPUs of the machine are all offline.
+// cpuset or the mask it inherited is an error that names the CPU, the
+// limit and the file it comes from: whoever narrowed the mask (taskset, a
+// batch system's binding such as Slurm's task/affinity, a parent) gave
+// corepin those CPUs and no others, and corepin never widens past them,
+// although the kernel would let a thread widen its own mask within its
+// cpuset. The one exception is an isolcpus CPU when nothing narrowed the
+// mask: the kernel leaves isolated CPUs out of every task's default mask,
+// and work is put there by asking for them. prime, big, little and
+// group:K choose among the usable CPUs (online and in the inherited mask),
+// and big and little are refused when the fastest or slowest CPUs of the
+// machine are all offline.
 func (t *Topology) Select(spec string) (Target, error) {
 	return t.SelectWith(spec, SelectOptions{})
 }
@@ -280,6 +284,10 @@ func (t *Topology) selectCPUs(spec string, cpus, usable cpuset.Set) (Target, err
 			return Target{}, &SelectError{Spec: spec, CPU: id,
 				Reason: fmt.Sprintf("is outside the mask this process inherited %s (Cpus_allowed_list of %s: taskset), and its cpuset cannot be read to see whether the mask may widen",
 					usable, FS(t.Root).Path("proc/self/status"))}
+		case !usable.Contains(id) && !t.isolatedByDefault(c):
+			return Target{}, &SelectError{Spec: spec, CPU: id,
+				Reason: fmt.Sprintf("is outside the CPUs this process inherited, %s (Cpus_allowed_list of %s: set by taskset, a batch system's binding or a parent); corepin does not widen past them",
+					usable, FS(t.Root).Path("proc/self/status"))}
 		case !usable.Contains(id):
 			widened = append(widened, id)
 		}
@@ -302,10 +310,25 @@ func (t *Topology) selectCPUs(spec string, cpus, usable cpuset.Set) (Target, err
 		target.Why += "; it is isolated from the scheduler's load balancing (isolcpus)"
 	}
 	if len(widened) > 0 {
-		target.Why += fmt.Sprintf("; CPUs %s are outside the mask corepin inherited (%s) but inside its cpuset %s (%s), so the thread's mask is widened to them",
+		target.Why += fmt.Sprintf("; CPUs %s are isolated (isolcpus), outside the kernel's default mask that corepin inherited (%s) but inside its cpuset %s (%s), so the thread's mask is widened to them",
 			cpuset.Of(widened...), usable, t.Cpuset, t.CpusetFile)
 	}
 	return target, nil
+}
+
+// isolatedByDefault reports whether c lies outside the inherited mask only
+// because it is isolated: the kernel leaves isolcpus CPUs out of every
+// task's default mask, and a mask that still holds every other online CPU
+// of the cpuset is that default, narrowed by no one.
+func (t *Topology) isolatedByDefault(c *CPU) bool {
+	if !c.Isolated || t.Allowed == nil {
+		return false
+	}
+	housekeeping := t.Online.Difference(t.Isolated)
+	if t.Cpuset != nil {
+		housekeeping = housekeeping.Intersect(*t.Cpuset)
+	}
+	return housekeeping.Difference(*t.Allowed).IsEmpty()
 }
 
 // bestCore picks the best physical core among cpus: the highest

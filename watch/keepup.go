@@ -1,9 +1,9 @@
 package watch
 
 import (
-	"fmt"
 	"time"
 
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -23,7 +23,7 @@ const (
 	MissedTicksWarn = 0.5
 	// CPUShareWarn is the share of one CPU the watcher's own thread may
 	// use before a run says so.
-	CPUShareWarn = 0.02
+	CPUShareWarn = evidence.CPUShareWarn
 )
 
 // watcherPriorities are the watcher's requests: a realtime FIFO
@@ -72,22 +72,7 @@ func (t *ticks) tick(now time.Time) {
 }
 
 // KeepUp is how well the watcher kept to its period.
-type KeepUp struct {
-	// Priority is what the watcher's thread held: "fifo:1", "other, nice
-	// -20" or "as started".
-	Priority string `json:"priority"`
-	// Expected is the ticks the watched time called for; Late those that
-	// came more than half a period late; Missed the ticks that never came.
-	Expected     int     `json:"expected_ticks"`
-	Late         int     `json:"late_ticks"`
-	Missed       int     `json:"missed_ticks"`
-	MaxLateMs    float64 `json:"max_late_ms"`
-	WatchedS     float64 `json:"watched_s"`
-	CPUShare     float64 `json:"cpu_share"` // the watcher thread's CPU time / the watched time
-	MissedShare  float64 `json:"missed_share"`
-	Unvouched    bool    `json:"unvouched"` // missed more than MissedTicksWarn of its ticks
-	TooExpensive bool    `json:"too_expensive"`
-}
+type KeepUp = evidence.KeepUp
 
 func (t *ticks) result(end time.Time, cpu time.Duration, priority string) KeepUp {
 	k := KeepUp{Priority: priority, Late: t.late, Missed: t.missed, MaxLateMs: float64(t.maxLatency) / 1e6}
@@ -107,17 +92,4 @@ func (t *ticks) result(end time.Time, cpu time.Duration, priority string) KeepUp
 	k.Unvouched = k.Expected >= 10 && k.MissedShare > MissedTicksWarn
 	k.TooExpensive = k.WatchedS >= 1 && k.CPUShare > CPUShareWarn
 	return k
-}
-
-// Warnings says, in sentences, where the watcher fell short.
-func (k *KeepUp) Warnings() []string {
-	var w []string
-	if k.Unvouched {
-		w = append(w, fmt.Sprintf("the watcher missed %d of %d ticks (%.0f%%, at %s): residency cannot be vouched for",
-			k.Missed, k.Expected, 100*k.MissedShare, k.Priority))
-	}
-	if k.TooExpensive {
-		w = append(w, fmt.Sprintf("the watcher used %.1f%% of a CPU (above %.0f%%): use a longer --watch period", 100*k.CPUShare, 100*CPUShareWarn))
-	}
-	return w
 }

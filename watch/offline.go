@@ -1,38 +1,19 @@
 package watch
 
 import (
-	"fmt"
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
 )
 
-// Offline records that the target went offline during the run: hot-unplug
-// (or a thermal or power daemon) took every target CPU away, the kernel
-// widened the threads' masks ("no longer affine to cpuN") and a mask naming
-// only offline CPUs can no longer be set (EINVAL). From then on the work
-// ran elsewhere, and the watcher stops re-asserting the mask.
-type Offline struct {
-	CPUs cpuset.Set `json:"cpus"` // the target CPUs, all offline
-	// AtS is when the watcher saw it, in seconds after its first sample
-	// (from /proc/uptime); AtEnd says the only look was the one at the end.
-	AtS   float64    `json:"at_s"`
-	AtEnd bool       `json:"at_end,omitempty"`
-	Seen  cpuset.Set `json:"online_then"` // the online list at that moment
-	// OnlineAgainS is when a target CPU was online again, if it came back
-	// before the end; the mask is not put back then.
-	OnlineAgainS *float64 `json:"online_again_s,omitempty"`
-	// Before and After split the running samples at the event.
-	Before Residency `json:"before"`
-	After  Residency `json:"after"`
-}
-
-// Residency is how much of the running samples were on the target.
-type Residency struct {
-	Running  int      `json:"running_samples"`
-	OnTarget int      `json:"on_target_samples"`
-	Ratio    *float64 `json:"on_target_ratio"`
-}
+type (
+	// Offline records that the target went offline during the run (see
+	// evidence.Offline).
+	Offline = evidence.Offline
+	// Residency is how much of the running samples were on the target.
+	Residency = evidence.Residency
+)
 
 func residency(running, onTarget int) Residency {
 	r := Residency{Running: running, OnTarget: onTarget}
@@ -122,27 +103,4 @@ func ReadOnce(opts Options) Result {
 		w.offline.AtEnd = true
 	}
 	return w.result()
-}
-
-// String says what happened in one sentence, with the residency:
-// "CPU 3 went offline at 1.2 s; the work ran elsewhere from then on (on
-// target 100.0% of 10 running samples before, 0.0% of 23 after; CPU 3 was
-// online again at 3.2 s, the mask was not put back)".
-func (o *Offline) String() string {
-	if o.AtEnd {
-		return fmt.Sprintf("CPU %s was offline when the command ended (read back once at the end, the watcher being off); the work ran elsewhere from some moment on", o.CPUs)
-	}
-	s := fmt.Sprintf("CPU %s went offline at %.1f s; the work ran elsewhere from then on (on target %s before, %s after",
-		o.CPUs, o.AtS, o.Before, o.After)
-	if o.OnlineAgainS != nil {
-		s += fmt.Sprintf("; CPU %s was online again at %.1f s, the mask was not put back", o.CPUs, *o.OnlineAgainS)
-	}
-	return s + ")"
-}
-
-func (r Residency) String() string {
-	if r.Ratio == nil {
-		return "no running samples"
-	}
-	return fmt.Sprintf("%.1f%% of %d running samples", 100**r.Ratio, r.Running)
 }

@@ -26,6 +26,8 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/observer"
+	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -42,6 +44,11 @@ type Options struct {
 	// Maintain re-asserts Mask and Want on threads that drifted; without
 	// it the watcher only observes.
 	Maintain bool
+	// Restore puts back, when the watcher stops, what Maintain changed:
+	// each thread's mask and attributes as they were before the first
+	// change (see restore.go). For a process that outlives the watcher
+	// (corepin watch --maintain); a child that ends with it needs none.
+	Restore bool
 	// Avoid is where the watcher's own thread must not run (the target).
 	Avoid cpuset.Set
 	// Children follows the process's descendants too.
@@ -62,67 +69,15 @@ type Options struct {
 	Root fsroot.Root
 }
 
-// Result is what a watcher saw and did.
-type Result struct {
-	PeriodMs int `json:"period_ms"`
-	Samples  int `json:"samples"`
-	// Reasserts counts requests made again on drifted threads.
-	Reasserts int `json:"reasserts"`
-	// Migrations counts the threads' moves between CPUs: the kernel's own
-	// count (se.nr_migrations) where MigrationsSource is "sched", else
-	// the changes of CPU seen between samples ("sampled"), which miss
-	// short visits. SampledMigrations is the sampled count either way.
-	Migrations        int    `json:"migrations"`
-	MigrationsSource  string `json:"migrations_source,omitempty"`
-	SampledMigrations int    `json:"sampled_migrations,omitempty"`
-	// RunS and WaitS add up the followed threads' time on a CPU and time
-	// waiting, runnable, on a run queue (schedstat) while followed;
-	// Involuntary their involuntary context switches. Null where the
-	// kernel does not keep them.
-	RunS        *float64 `json:"run_s,omitempty"`
-	WaitS       *float64 `json:"wait_s,omitempty"`
-	Involuntary *int64   `json:"involuntary_switches,omitempty"`
-	// OnTargetRatio is the share of running samples, over all threads,
-	// in which the thread was on a target CPU; null when nothing ran.
-	OnTargetRatio *float64     `json:"on_target_ratio"`
-	Threads       []ThreadStat `json:"threads"`
-	WatcherCPUs   cpuset.Set   `json:"watcher_cpus"`
-	// WatcherCPUSeconds is the CPU time the watcher's own thread used.
-	WatcherCPUSeconds float64 `json:"watcher_cpu_s"`
-	// KeepUp says whether the watcher kept to its period: a watcher that
-	// missed its ticks cannot vouch for the residency it measured.
-	KeepUp KeepUp   `json:"keep_up"`
-	Errors []string `json:"errors,omitempty"`
-	// TargetOffline is set when every target CPU went offline during the
-	// run (see Offline).
-	TargetOffline *Offline `json:"target_offline,omitempty"`
-}
-
-// ThreadStat is one thread's record.
-type ThreadStat struct {
-	PID        int     `json:"pid"`
-	TID        int     `json:"tid"`
-	Start      uint64  `json:"start_ticks"`
-	Name       string  `json:"name"`
-	CPUSeconds float64 `json:"cpu_s"`
-	// Running counts the samples in which the thread's CPU time grew;
-	// OnTarget those of them in which it was on a target CPU.
-	Running       int      `json:"running_samples"`
-	OnTarget      int      `json:"on_target_samples"`
-	OnTargetRatio *float64 `json:"on_target_ratio"`
-	Migrations    int      `json:"migrations"`
-	// SampledMigrations counts the changes of CPU seen between samples.
-	SampledMigrations int `json:"sampled_migrations,omitempty"`
-	// RunS and WaitS are schedstat's time on a CPU and time waiting for
-	// one while followed; Involuntary the involuntary context switches;
-	// absent where the kernel does not keep them.
-	RunS        *float64 `json:"run_s,omitempty"`
-	WaitS       *float64 `json:"wait_s,omitempty"`
-	Involuntary *int64   `json:"involuntary_switches,omitempty"`
-	Reasserts   int      `json:"reasserts"`
-	LastCPU     int      `json:"last_cpu"`
-	Compute     bool     `json:"compute"` // its CPU time grew at least once
-}
+// What a watcher saw and did is the run's evidence as results keeps it
+// (package evidence): one declaration, which a reader of run.json links
+// without the watcher.
+type (
+	// Result is what a watcher saw and did.
+	Result = evidence.Watch
+	// ThreadStat is one thread's record.
+	ThreadStat = evidence.ThreadStat
+)
 
 type key struct {
 	tid   int
@@ -136,10 +91,17 @@ type thread struct {
 	files                *taskFiles
 	// The schedstat and sched counts when first seen (zero for a thread
 	// born while followed) and at the last read.
-	baseSched, lastSched SchedStat
+	baseSched, lastSched procfs.SchedStat
 	haveSched            bool
-	baseDebug, lastDebug SchedDebug
+	baseDebug, lastDebug procfs.SchedDebug
 	haveDebug            bool
+	// runTime is the run time schedstat gave the thread between samples,
+	// onTargetTime the part of it after which the thread was seen on the
+	// target; weighedRun is schedstat's run time when last weighed.
+	runTime, onTargetTime, weighedRun time.Duration
+	weighed                           bool
+	// was is what the watcher changed on it, as it was before (Restore).
+	was original
 }
 
 // Watcher follows a process until stopped.
@@ -164,6 +126,10 @@ type Watcher struct {
 	// scheduler's account: stat alone, opened afresh each time. The
 	// benchmark that prices the account compares against it.
 	statOnly bool
+	// procWas holds, by PID, the first original saved in each process,
+	// which the threads it starts later inherit (Restore).
+	procWas  map[int]original
+	restored bool // restore has run
 }
 
 // Start begins watching. The first sample is taken at once.
@@ -230,10 +196,11 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 }
 
 func newWatcher(opts Options) *Watcher {
-	return &Watcher{opts: opts, threads: map[key]*thread{}, byTID: map[int]*thread{}, buf: make([]byte, 16<<10)}
+	return &Watcher{opts: opts, threads: map[key]*thread{}, byTID: map[int]*thread{}, buf: make([]byte, 16<<10), procWas: map[int]original{}}
 }
 
-// Stop ends watching, takes a last sample, and returns the result.
+// Stop ends watching, takes a last sample, puts back what it changed when
+// asked to (Options.Restore), and returns the result.
 func (w *Watcher) Stop() Result {
 	w.loop.Stop()
 	if w.raisesAll {
@@ -241,13 +208,10 @@ func (w *Watcher) Stop() Result {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.result()
-}
-
-// Result returns the result so far.
-func (w *Watcher) Result() Result {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	if w.opts.Restore && !w.restored {
+		w.restored = true
+		w.restore()
+	}
 	return w.result()
 }
 
@@ -255,7 +219,8 @@ func (w *Watcher) result() Result {
 	res := w.res
 	res.Threads = make([]ThreadStat, 0, len(w.order))
 	var running, onTarget, migrations int
-	var run, wait time.Duration
+	var run, wait, runTime, onTargetTime time.Duration
+	byTime := true
 	var invol int64
 	haveSched, haveDebug := false, true
 	for _, k := range w.order {
@@ -280,15 +245,31 @@ func (w *Watcher) result() Result {
 			invol += n
 		}
 		migrations += st.Migrations
-		if st.Running > 0 {
+		switch {
+		case t.runTime > 0:
+			r := float64(t.onTargetTime) / float64(t.runTime)
+			st.OnTargetRatio = &r
+		case st.Running > 0:
 			r := float64(st.OnTarget) / float64(st.Running)
 			st.OnTargetRatio = &r
 		}
 		running += st.Running
 		onTarget += st.OnTarget
+		if t.haveSched {
+			runTime, onTargetTime = runTime+t.runTime, onTargetTime+t.onTargetTime
+		} else {
+			byTime = false
+		}
 		res.Threads = append(res.Threads, st)
 	}
-	if running > 0 {
+	// Residency is the share of the threads' run time seen on the target
+	// where schedstat gives every thread's, else the share of the samples
+	// in which a thread had run.
+	switch {
+	case byTime && runTime > 0:
+		r := float64(onTargetTime) / float64(runTime)
+		res.OnTargetRatio = &r
+	case running > 0:
 		r := float64(onTarget) / float64(running)
 		res.OnTargetRatio = &r
 	}
@@ -498,10 +479,34 @@ func (w *Watcher) sampleThread(pid, tid int) {
 	}
 	if !w.statOnly {
 		w.readSched(t, !ok, born, grew)
+		if t.haveSched {
+			w.weigh(t, st.Processor)
+		}
 	}
 	t.Name, t.LastCPU, t.seen = st.Comm, st.Processor, true
 	if w.opts.Maintain {
-		w.maintain(t, pid, k)
+		w.maintain(t, pid, k, !ok && w.res.Samples > 1, st.PPid)
+	}
+}
+
+// weigh adds the time the thread ran since the last sample (schedstat's,
+// in nanoseconds) to the CPU it is seen on now, so that residency is a
+// share of CPU time. Counting the samples in which its clock ticks grew
+// cannot serve a thread that runs less than a tick between samples: of
+// 500 threads sharing the target, hardly one shows a tick, and the few
+// samples left were those taken as they escaped.
+func (w *Watcher) weigh(t *thread, cpu int) {
+	if !t.weighed {
+		t.weighedRun, t.weighed = t.baseSched.Run, true
+	}
+	d := t.lastSched.Run - t.weighedRun
+	t.weighedRun = t.lastSched.Run
+	if d <= 0 {
+		return
+	}
+	t.runTime += d
+	if w.opts.Mask.Contains(cpu) {
+		t.onTargetTime += d
 	}
 }
 
@@ -511,7 +516,7 @@ func (w *Watcher) sampleThread(pid, tid int) {
 // born while followed counts from zero.
 func (w *Watcher) readSched(t *thread, isNew, born, ran bool) {
 	if data, err := t.files.read(t.files.schedstat, w.buf); err == nil {
-		if ss, err := ParseSchedStat(data); err == nil {
+		if ss, err := procfs.ParseSchedStat(data); err == nil {
 			if isNew && !born {
 				t.baseSched = ss
 			}
@@ -522,11 +527,11 @@ func (w *Watcher) readSched(t *thread, isNew, born, ran bool) {
 		return
 	}
 	if data, err := t.files.read(t.files.sched, w.buf); err == nil {
-		if d, err := ParseSchedDebug(data); err == nil {
+		if d, err := procfs.ParseSchedDebug(data); err == nil {
 			if isNew {
 				t.baseDebug = d
 				if born {
-					t.baseDebug = SchedDebug{}
+					t.baseDebug = procfs.SchedDebug{}
 				}
 			}
 			t.lastDebug, t.haveDebug = d, true
@@ -536,15 +541,29 @@ func (w *Watcher) readSched(t *thread, isNew, born, ran bool) {
 
 // maintain puts back the mask and attributes of a thread that drifted. The
 // start time is checked again just before, so a TID that was reused in the
-// meantime is left alone.
-func (w *Watcher) maintain(t *thread, pid int, k key) {
-	fix := func(what string, get func() (bool, error), set func() error) {
+// meantime is left alone. With Restore, what the thread had is kept first;
+// a thread born since the first sample (born, of a process whose parent is
+// ppid) that is already as asked took it from the thread that started it,
+// and is given that thread's original.
+func (w *Watcher) maintain(t *thread, pid int, k key, born bool, ppid int) {
+	fix := func(what string, get func() (bool, error), keep func(), set func() error) {
 		ok, err := get()
-		if err != nil || ok {
+		if err != nil {
+			return
+		}
+		if ok {
+			if born && w.opts.Restore {
+				t.was.inherit(what, w.inherited(pid, k.tid, ppid))
+				w.keepFirst(pid, t.was) // a new process's, for its own threads
+			}
 			return
 		}
 		if st, err := w.readStat(pid, k.tid); err != nil || st.StartTime != k.start {
 			return
+		}
+		if w.opts.Restore {
+			keep()
+			w.keepFirst(pid, t.was)
 		}
 		if err := set(); err != nil {
 			if what == "affinity" && errors.Is(err, unix.EINVAL) && w.targetGone() {
@@ -560,21 +579,31 @@ func (w *Watcher) maintain(t *thread, pid int, k key) {
 	// Once the target has gone offline the work runs elsewhere; a mask of
 	// offline CPUs cannot be set (EINVAL), so it is not asked for again.
 	if !w.opts.Mask.IsEmpty() && w.offline == nil {
+		var mask cpuset.Set
 		fix("affinity", func() (bool, error) {
-			mask, err := sched.GetAffinity(k.tid)
+			var err error
+			mask, err = sched.GetAffinity(k.tid)
 			return mask.IsSubsetOf(w.opts.Mask), err
-		}, func() error { return sched.SetAffinity(k.tid, w.opts.Mask) })
+		}, func() { t.was.keepMask(mask) }, func() error { return sched.SetAffinity(k.tid, w.opts.Mask) })
 	}
 	if want := w.opts.Want; want != nil {
+		var attr sched.Attr
 		fix("attributes", func() (bool, error) {
-			a, err := sched.GetAttr(k.tid)
-			return a.Policy == want.Policy && a.Priority == want.Priority && (a.Policy.Realtime() || a.Nice == want.Nice), err
-		}, func() error {
+			var err error
+			attr, err = sched.GetAttr(k.tid)
+			return w.asWanted(attr), err
+		}, func() { t.was.keepAttr(attr) }, func() error {
 			a := *want
 			a.Runtime = 0
 			return sched.SetAttr(k.tid, a)
 		})
 	}
+}
+
+// asWanted says whether a thread's attributes are those Want asks for.
+func (w *Watcher) asWanted(a sched.Attr) bool {
+	want := w.opts.Want
+	return a.Policy == want.Policy && a.Priority == want.Priority && (a.Policy.Realtime() || a.Nice == want.Nice)
 }
 
 func (w *Watcher) addError(e string) {

@@ -1,6 +1,7 @@
 // Command signalfloor is the earliest a Go program can catch SIGINT: its
-// only package catches it from its initialisation, as corepin's
-// internal/interrupt does, and then waits. It exits 130 when the signal
+// only package catches it from its initialisation, and then waits
+// (corepin catches from its main on, see internal/interrupt, so that no
+// package's initialisation changes a disposition). It exits 130 when the signal
 // came, 0 after three seconds without one; a SIGINT that came before the
 // catch ends it with the runtime's default action.
 //

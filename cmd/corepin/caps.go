@@ -4,6 +4,7 @@ import (
 	"corepin.dev/corepin/caps"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 func newCapsCmd() *cli.Command {
@@ -12,8 +13,9 @@ func newCapsCmd() *cli.Command {
 		root   string
 	)
 	cmd := &cli.Command{
-		Use:   "caps",
-		Short: "Show what this kernel and this user allow, with the evidence",
+		Use:    "caps",
+		Device: cli.OnDevice,
+		Short:  "Show what this kernel and this user allow, with the evidence",
 		Long: `Show what this kernel and this user allow: uclamp, realtime policies,
 lowering nice, EEVDF slice requests, the HarmonyOS QoS node, cpufreq,
 isolated CPUs and the CPUs allowed to this process. Each answer comes from a
@@ -32,7 +34,7 @@ machine; what only a real request can tell then reads as unknown.`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(in.Stdout, c)
+				return termsafe.WriteJSON(in.Stdout, c)
 			}
 			return c.WriteText(in.Stdout)
 		},

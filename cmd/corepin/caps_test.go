@@ -10,22 +10,27 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/caps"
+	"corepin.dev/corepin/internal/fakedevice"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/nobody"
-	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/runner"
 )
 
 // TestMain lets the test binary be corepin itself: with COREPIN_AS_CLI set
 // it runs the command line it was given. Tests use this to run corepin as
 // another user.
 func TestMain(m *testing.M) {
-	launch.Dispatch(os.Args) // the helper verbs, as main answers them
+	fakedevice.Dispatch()    // the test binary as a fake adb or hdc (remote_fake_linux_test.go)
+	runner.Dispatch(os.Args) // the helper verbs, as main answers them
 	if os.Getenv("COREPIN_EXEC_HELPER") == "widen" {
 		widenHelper()
 	}
 	faultHelper(os.Getenv("COREPIN_FAULT_HELPER")) // fault_test.go
 	if os.Getenv("COREPIN_EXEC_HELPER") == "nice10" {
 		nice10Helper()
+	}
+	if os.Getenv("COREPIN_EXEC_HELPER") == "threads" {
+		threadsHelper() // watch_threads_test.go
 	}
 	if os.Getenv("COREPIN_AS_CLI") != "" {
 		os.Exit(runWithSignals(os.Args[1:]))

@@ -1,22 +1,21 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"corepin.dev/corepin/internal/cli"
 )
 
 // check parses a command line as corepin would, without running it.
 func check(args []string) error {
-	_, args, err := splitRemoteFlags(args) // the global --on flags
-	if err != nil {
-		return err
-	}
-	return newRootCmd().Check(args)
+	_, err := newRootCmd().Parse(args)
+	return err
 }
 
 // shellWords splits a command line as a POSIX shell would, for the quoting
@@ -170,8 +169,12 @@ func TestREADMECommandLinesParse(t *testing.T) {
 // checkSynopsis checks that a synopsis names a command and only its flags.
 func checkSynopsis(line string) error {
 	words := strings.Fields(line)
-	if _, rest, err := splitRemoteFlags(words); err == nil {
-		words = rest // the global --on flags
+	root := newRootCmd()
+	for len(words) > 1 && root.PersistentFlags().Lookup(strings.TrimLeft(words[0], "-")) != nil { // the global --on flags
+		words = words[1:]
+		if words[0] == "TARGET" || words[0] == "FILE" {
+			words = words[1:]
+		}
 	}
 	var names []string
 	for len(words) > 0 && regexp.MustCompile(`^[a-z]+$`).MatchString(words[0]) {
@@ -180,11 +183,13 @@ func checkSynopsis(line string) error {
 	for i, w := range words {
 		words[i] = strings.Trim(w, "[]")
 	}
-	cmd, rest, err := newRootCmd().Find(names)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
+	var cmd *cli.Command
+	root.Walk(func(c *cli.Command) {
+		if c.Path() == strings.Join(append([]string{"corepin"}, names...), " ") {
+			cmd = c
+		}
+	})
+	if cmd == nil {
 		return fmt.Errorf("no command %q", strings.Join(names, " "))
 	}
 	for _, w := range words {
@@ -239,6 +244,40 @@ func TestParse(t *testing.T) {
 		if err := check(tt.args); (err == nil) != tt.ok {
 			t.Errorf("corepin %s: %v", strings.Join(tt.args, " "), err)
 		}
+	}
+}
+
+// TestDurationFlagsRefuseNegative gives every duration flag of every
+// command -1s: each is a usage error naming the flag (--wait-online once
+// took it, and waited for nothing).
+func TestDurationFlagsRefuseNegative(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range allCommands(newRootCmd()) {
+		if c.Run == nil {
+			continue
+		}
+		c.Flags().VisitAll(func(f *flag.Flag) {
+			if g, ok := f.Value.(flag.Getter); !ok {
+				return
+			} else if _, ok := g.Get().(time.Duration); !ok {
+				return
+			}
+			seen[f.Name] = true
+			args := append(strings.Fields(strings.TrimPrefix(c.Path(), "corepin")), "--"+f.Name, "-1s")
+			err := check(args)
+			if err == nil || !strings.Contains(err.Error(), "--"+f.Name+": a length of time cannot be negative") {
+				t.Errorf("corepin %s: %v", strings.Join(args, " "), err)
+			}
+		})
+	}
+	for _, name := range []string{"wait-online", "timeout", "duration", "interval", "period", "watch", "telemetry"} {
+		if !seen[name] {
+			t.Errorf("no command has a duration flag --%s", name)
+		}
+	}
+	_, errOut, code := corepin(t, "watch", "--period", "-1s", "1")
+	if code != exitUsage || !strings.Contains(errOut, `invalid value "-1s" for --period: a length of time cannot be negative`) {
+		t.Errorf("watch --period -1s: exit %d, %q", code, errOut)
 	}
 }
 

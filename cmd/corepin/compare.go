@@ -5,6 +5,7 @@ import (
 
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
 )
@@ -45,7 +46,7 @@ then the change of the score.`,
 			}
 			switch format {
 			case "json":
-				return writeJSON(w, c)
+				return termsafe.WriteJSON(w, c)
 			case "csv":
 				return c.WriteCSV(w)
 			case "text":

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,7 +10,9 @@ import (
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
@@ -30,8 +31,9 @@ func newExecCmd() *cli.Command {
 		tune       tuneFlags
 	)
 	cmd := &cli.Command{
-		Use:   "exec [flags] [--] COMMAND [ARG...]",
-		Short: "Run a command on the chosen core with verified scheduling",
+		Use:    "exec [flags] [--] COMMAND [ARG...]",
+		Device: cli.OnDevice,
+		Short:  "Run a command on the chosen core with verified scheduling",
 		Long: `Run a command on the chosen core. corepin sets the affinity and scheduling
 attributes on one of its own threads, reads them back, and starts the
 command from that thread, which the command copies; the thread is then put
@@ -58,7 +60,6 @@ executable, 127 when it is not found).`,
   corepin exec --nice -10 --uclamp 1024:1024 --accept 'exact+uclamp-min>=1024' -- ./bench
   corepin exec --replace -q --cpu 1 -- ./bench`,
 		StopAtArgs: true, // flags after the command belong to it
-		OwnSignals: true, // forwarded to the command, or left to it (--replace)
 		Args: func(args []string) error {
 			if len(args) == 0 {
 				return usageError{Err: fmt.Errorf("no command given (corepin exec [flags] -- COMMAND [ARG...])")}
@@ -78,16 +79,10 @@ executable, 127 when it is not found).`,
 		if err := refuseUnmet(&tf, req, target); err != nil {
 			return err
 		}
-		if err := checkReportPath(reportFile); err != nil {
-			return err
-		}
-		if watchEvery < 0 || timeout < 0 {
-			return usageError{Err: fmt.Errorf("--watch and --timeout must not be negative")}
-		}
 		if watchEvery > 0 && watchEvery < watch.MinPeriod {
 			return usageError{Err: fmt.Errorf("--watch %v: want at least %v (or 0 to turn the watcher off)", watchEvery, watch.MinPeriod)}
 		}
-		if err := checkWritable(reportFile); err != nil {
+		if err := atomicfile.JSONFile(reportFile).Check(); err != nil {
 			return usageError{Err: fmt.Errorf("--report: %w", err)}
 		}
 		c := interrupt.From(in.Ctx)
@@ -126,17 +121,26 @@ executable, 127 when it is not found).`,
 		if err != nil {
 			return err
 		}
+		// A report that cannot be written (a disk that filled up during
+		// the command) is said, with its errno, and kept elsewhere if it
+		// can be; the exit status stays the command's.
 		if reportFile != "" {
-			if err := writeJSONFile(reportFile, rep); err != nil {
-				return err
+			if err := atomicfile.JSONFile(reportFile).WriteOrKeep("the report", rep); err != nil {
+				fmt.Fprintf(in.Stderr, "corepin: the report could not be written: %v\n", err)
 			}
 		}
 		if err := execFailure(rep, args); err != nil {
 			return err
 		}
 		if !quiet {
-			fmt.Fprintln(in.Stderr, "corepin:", rep.Summary())
-			printWarnings(in.Stderr, execWarnings(rep, req.ModeOrDefault()))
+			fmt.Fprintln(in.Stderr, "corepin:", termsafe.Message(rep.Summary()))
+			// Judged as corepin run judges each run; exec keeps its
+			// command's exit status: a shared target is said, not made
+			// an exit code.
+			v := runner.Judge(rep, runner.Rules{Mode: req.ModeOrDefault(), AllowSharing: true})
+			for _, w := range v.Warnings {
+				fmt.Fprintln(in.Stderr, "corepin: warning:", termsafe.Text(w.Text)) // names the processes that shared the target
+			}
 		}
 		if rep.NoLongerHeld() != "" {
 			status := "ended by a signal"
@@ -157,6 +161,7 @@ executable, 127 when it is not found).`,
 	cmd.Flags().DurationVar(&watchEvery, "watch", 100*time.Millisecond, "watcher period; 0 turns the watcher off")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "end the command after this long (SIGTERM, then SIGKILL 2s later)")
 	cmd.Flags().StringVar(&reportFile, "report", "", "write the scheduling report as JSON to this `file` (- for standard output)")
+	cmd.Output("report", cli.File)
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "print no summary")
 	cmd.Alias("q", "quiet")
 	cmd.Flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
@@ -167,9 +172,15 @@ executable, 127 when it is not found).`,
 
 // replaceWith makes corepin the command; it returns only when that failed.
 func replaceWith(in *cli.Invocation, req session.Request, args []string, reportFile string, quiet bool) error {
+	c := interrupt.From(in.Ctx)
 	rep, err := launch.Replace(req, args, nil, func(rep *launch.Report) error {
+		// A signal caught while corepin set itself up would be lost with
+		// the exec: it ends corepin as it would have ended the command.
+		if c != nil && c.Signal() != nil {
+			return &exitError{code: c.ExitCode(), err: fmt.Errorf("interrupted before %s started", args[0])}
+		}
 		if reportFile != "" {
-			if err := writeJSONFile(reportFile, rep); err != nil {
+			if err := atomicfile.JSONFile(reportFile).Write(rep); err != nil {
 				return err
 			}
 		}
@@ -182,7 +193,7 @@ func replaceWith(in *cli.Invocation, req session.Request, args []string, reportF
 		return err
 	}
 	if reportFile != "" {
-		if err := writeJSONFile(reportFile, rep); err != nil {
+		if err := atomicfile.JSONFile(reportFile).Write(rep); err != nil {
 			return err
 		}
 	}
@@ -197,32 +208,5 @@ func execFailure(rep *launch.Report, args []string) error {
 	case rep.ExecError != "":
 		return &exitError{code: rep.ExitCode(), err: fmt.Errorf("cannot run %s: %s", args[0], rep.ExecError)}
 	}
-	return nil
-}
-
-// writeJSONFile writes v to path atomically.
-func writeJSONFile(path string, v any) error {
-	if path == "-" {
-		return writeJSON(os.Stdout, v)
-	}
-	return atomicfile.Write(path, func(w io.Writer) error { return writeJSON(w, v) })
-}
-
-// checkReportPath finds, before the command runs, a --report file that
-// could not be written afterwards: a folder, or a place where no file can
-// be made. "-" is standard output.
-func checkReportPath(path string) error {
-	if path == "" || path == "-" {
-		return nil
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usageError{Err: fmt.Errorf("--report %s is a folder", path)}
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".corepin-report-*")
-	if err != nil {
-		return usageError{Err: fmt.Errorf("--report %s cannot be written: %w", path, err)}
-	}
-	f.Close()
-	os.Remove(f.Name())
 	return nil
 }

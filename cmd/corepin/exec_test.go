@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/launch"
@@ -28,6 +29,16 @@ import (
 func requireExec(t *testing.T) int {
 	t.Helper()
 	return testcpu.Target(t)
+}
+
+// skipUnlessPriorityCanBeRaised skips a test whose run needs a step of the
+// default ladder to hold, where this user may raise no priority (the
+// shell user of adb shell: no CAP_SYS_NICE, no RLIMIT_NICE).
+func skipUnlessPriorityCanBeRaised(t *testing.T) {
+	t.Helper()
+	if !sched.NiceLowering().Supported && !sched.Realtime().Supported && !sched.Uclamp().Supported {
+		t.Skipf("this user may raise no priority (%s): no ladder step can hold", sched.PriorityFacts(fsroot.Host))
+	}
 }
 
 // skipInShort skips the tests that run whole benchmark suites or
@@ -119,6 +130,9 @@ func TestExecIndependentReaders(t *testing.T) {
 }
 
 func TestExecExitCodes(t *testing.T) {
+	// Not parallel: an exec run in the test process moves its threads off
+	// the target for the run, and a corepin process a parallel test starts
+	// meanwhile would inherit that mask and choose its CPUs by it.
 	requireExec(t)
 	notExec := filepath.Join(t.TempDir(), "data.txt")
 	os.WriteFile(notExec, []byte("not a program"), 0o644)
@@ -149,6 +163,9 @@ func TestExecExitCodes(t *testing.T) {
 }
 
 func TestExecTimeout(t *testing.T) {
+	// Not parallel: an exec run in the test process moves its threads off
+	// the target for the run, and a corepin process a parallel test starts
+	// meanwhile would inherit that mask and choose its CPUs by it.
 	requireExec(t)
 	report := filepath.Join(t.TempDir(), "r.json")
 	start := time.Now()
@@ -230,6 +247,7 @@ func TestExecWatcherPullsBack(t *testing.T) {
 	if w == nil {
 		t.Fatalf("no watch result: %s", rep.WatchError)
 	}
+	skipUnvouchedWatch(t, w.KeepUp)
 	// In a cgroup for the run the kernel confines the widened masks to
 	// the target, and there is nothing to put back.
 	if w.Reasserts == 0 && rep.Tree.Mechanism == launch.MechanismProcessGroup {
@@ -272,7 +290,7 @@ func TestExecUnprivileged(t *testing.T) {
 			rep := readReport(t, report)
 			eperm := 0
 			for _, st := range rep.Ladder.Steps {
-				if st.Errno == sched.Errno(syscall.EPERM) {
+				if st.Errno == "EPERM" {
 					eperm++
 				}
 				if st.Accepted {
@@ -289,6 +307,7 @@ func TestExecUnprivileged(t *testing.T) {
 // A soft target keeps to one NUMA node, and the report records it.
 func TestExecReportRecordsTheNode(t *testing.T) {
 	requireExec(t)
+	skipUnlessPriorityCanBeRaised(t) // the soft rule wants a ladder step held
 	topo, err := topology.Read("/")
 	if err != nil {
 		t.Fatal(err)
@@ -319,6 +338,7 @@ func TestExecReportRecordsTheNode(t *testing.T) {
 // process, on the requested CPU at the requested nice value, and that
 // corepin's exit status is the command's.
 func TestExecReplace(t *testing.T) {
+	t.Parallel()
 	cpu := requireExec(t)
 	exe, _ := os.Executable()
 	report := filepath.Join(t.TempDir(), "r.json")
@@ -352,6 +372,7 @@ func TestExecReplace(t *testing.T) {
 }
 
 func TestExecReplaceFailures(t *testing.T) {
+	t.Parallel()
 	requireExec(t)
 	exe, _ := os.Executable()
 	tests := []struct {
@@ -377,6 +398,7 @@ func TestExecReplaceFailures(t *testing.T) {
 // to give, and exec gives none, even beside a busy competitor.
 func TestExecTooShortToJudge(t *testing.T) {
 	cpu := requireExec(t)
+	skipTimingUnderTCG(t, "a run too short to judge")
 	spin := exec.Command("taskset", "-c", strconv.Itoa(cpu), "sh", "-c", "echo ready; while :; do :; done")
 	out, err := spin.StdoutPipe()
 	if err != nil {

@@ -2,25 +2,17 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
-	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/experiment"
-	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/page"
-	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/topology"
 )
 
 func newExperimentCmd() *cli.Command {
 	cmd := &cli.Command{
-		Use:   "experiment",
-		Short: "Run the scheduling experiments: QoS under heavy load, static versus dynamic partitioning",
+		Use:    "experiment",
+		Device: cli.OnDevice,
+		Short:  "Run the scheduling experiments: QoS under heavy load, static versus dynamic partitioning",
 		Long: `Run one of corepin's two scheduling experiments on this machine, each beside
 the published figures it follows (docs/experiments.md cites them).`,
 		Example: `  corepin experiment qos --quick
@@ -29,40 +21,6 @@ the published figures it follows (docs/experiments.md cites them).`,
 	}
 	cmd.AddCommand(newQoSExperimentCmd(), newPartitionExperimentCmd())
 	return cmd
-}
-
-// An experimentResult is a result with its views.
-type experimentResult interface {
-	WriteText(io.Writer) error
-	Page() *page.Simple
-}
-
-// writeExperiment prints the text table or JSON, and with --out writes
-// NAME.json and NAME.html into the folder.
-func writeExperiment(in *cli.Invocation, name string, res experimentResult, asJSON bool, out string) error {
-	w := in.Stdout
-	if asJSON {
-		if err := writeJSON(w, res); err != nil {
-			return err
-		}
-	} else if err := res.WriteText(w); err != nil {
-		return err
-	}
-	if out == "" {
-		return nil
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	if err := writeJSONFile(filepath.Join(out, name+".json"), res); err != nil {
-		return err
-	}
-	html := filepath.Join(out, name+".html")
-	if err := atomicfile.Write(html, res.Page().Render); err != nil {
-		return err
-	}
-	fmt.Fprintln(in.Stderr, "wrote", filepath.Join(out, name+".json"), "and", html)
-	return nil
 }
 
 func newQoSExperimentCmd() *cli.Command {
@@ -96,46 +54,17 @@ levels cannot lower nice, and the read-back says so.`,
 			if err != nil {
 				return err
 			}
-			var lv []qos.Level
-			switch levels {
-			case "all":
-				lv = qos.Levels()
-			case "":
-				lo, err1 := qos.Parse(low)
-				hi, err2 := qos.Parse(high)
-				if err1 != nil || err2 != nil {
-					return usageError{Err: fmt.Errorf("--level-low/--level-high: %v", firstErr(err1, err2))}
-				}
-				if lo == hi {
-					return usageError{Err: fmt.Errorf("--level-low and --level-high are both %s", lo)}
-				}
-				lv = []qos.Level{lo, hi}
-			default:
-				return usageError{Err: fmt.Errorf("--levels %q: the only value is all", levels)}
+			asked := experiment.QoSAsked{Levels: levels, Low: low, High: high, Work: work, Out: out, Load: load, Runs: runs, NoLoad: noLoad,
+				Quick: quick, WorkGiven: in.Changed("work"), RunsGiven: in.Changed("runs")}
+			cfg, err := asked.Config(target.ExactCPU)
+			if err != nil {
+				return usageError{Err: err}
 			}
-			fibN, err := parseWork(work)
+			res, err := experiment.RunQoS(in.Ctx, cfg)
 			if err != nil {
 				return err
 			}
-			if quick {
-				if !in.Changed("work") {
-					fibN = 30
-				}
-				if !in.Changed("runs") {
-					runs = 3
-				}
-			}
-			if runs < 1 || load < 0 || runs > 10000 || load > 1000 {
-				return usageError{Err: fmt.Errorf("--runs must be 1 to 10000 and --load 0 to 1000")}
-			}
-			if err := checkFolder(out); err != nil {
-				return usageError{Err: fmt.Errorf("--out: %w", err)}
-			}
-			res, err := experiment.RunQoS(in.Ctx, experiment.QoSConfig{CPU: target.ExactCPU, Levels: lv, Load: load, Fib: fibN, Runs: runs, NoLoad: noLoad})
-			if err != nil {
-				return err
-			}
-			if err := writeExperiment(in, "experiment-qos", res, asJSON, out); err != nil {
+			if err := experiment.Write(in.Stdout, in.Stderr, "experiment-qos", res, asJSON, out); err != nil {
 				return err
 			}
 			return interrupted(in.Ctx, "the runs that completed are written")
@@ -152,33 +81,16 @@ levels cannot lower nice, and the read-back says so.`,
 	f.BoolVar(&noLoad, "no-load", false, "run only without the load")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&out, "out", "", "also write experiment-qos.json and .html into this `folder`")
+	cmd.Output("out", cli.Folder)
 	f.BoolVar(&quick, "quick", false, "fib:30 and 3 runs")
 	return cmd
 }
 
-func parseWork(w string) (int, error) {
-	name, n, ok := strings.Cut(w, ":")
-	v, err := strconv.Atoi(n)
-	if !ok || name != "fib" || err != nil || v < 1 || v > 50 {
-		return 0, usageError{Err: fmt.Errorf("--work %q: want fib:N with N from 1 to 50", w)}
-	}
-	return v, nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
 func newPartitionExperimentCmd() *cli.Command {
 	var (
-		cpus, slow, chunks, out    string
-		slowdown, size, iter, runs int
-		asJSON, quick              bool
+		cpus, slow, slowBy, chunks, out string
+		slowdown, size, iter, runs      int
+		asJSON, quick                   bool
 	)
 	cmd := &cli.Command{
 		Use:   "partition",
@@ -189,9 +101,14 @@ static, static and dynamic partitioning with each chunk count (and dynamic
 with pinned workers), against the ideal time the CPUs' speeds allow.
 
 On a hybrid machine the topology's fast and slow cores are used as they
-are. On equal cores, slow cores are emulated: --slowdown F puts F-1
-competing CPU-bound processes of equal weight on each --slow-cpus CPU, so a
-worker there gets about 1/F of it. Without --slow-cpus on such a machine the
+are. On equal cores, slow cores are emulated at 1/F of a fast one
+(--slowdown F) on the --slow-cpus CPUs. --slow-by bandwidth holds the slow
+CPUs' workers to 1 ms of every F ms with CFS bandwidth control (the cpu
+cgroup controller, v1): an exact share of the CPU's time. --slow-by load
+puts F-1 competing CPU-bound processes of equal weight on each slow CPU,
+so a worker there gets about 1/F of it. By default bandwidth is used where
+the kernel allows and load elsewhere; the output says which, and the speed
+the slow CPUs ran at, measured. Without --slow-cpus on such a machine the
 upper half of the CPUs is slowed, and the output says so. The published
 times beside the result are the same loop on an Intel Core i7-1260P with two
 P cores and two E cores.`,
@@ -204,57 +121,22 @@ P cores and two E cores.`,
 			if err != nil {
 				return err
 			}
-			set := topo.Usable()
-			if cpus != "" {
-				if set, err = cpuset.Parse(cpus); err != nil {
-					return usageError{Err: fmt.Errorf("--cpus: %w", err)}
-				}
-				if !set.IsSubsetOf(topo.Usable()) {
-					return usageError{Err: fmt.Errorf("--cpus %s: only CPUs %s are online and allowed", set, topo.Usable())}
-				}
-			}
-			slowSet, err := cpuset.Parse(slow)
-			if err != nil {
-				return usageError{Err: fmt.Errorf("--slow-cpus: %w", err)}
-			}
-			var counts []int
-			for _, c := range strings.Split(chunks, ",") {
-				n, err := strconv.Atoi(strings.TrimSpace(c))
-				if err != nil || n < 1 {
-					return usageError{Err: fmt.Errorf("--chunks %q: want positive numbers such as 4,16,128", chunks)}
-				}
-				counts = append(counts, n)
-			}
-			if quick {
-				if !in.Changed("size") {
-					size = 1 << 20
-				}
-				if !in.Changed("runs") {
-					runs = 3
-				}
-			}
-			switch {
-			case size < 1 || size > 1<<30:
-				return usageError{Err: fmt.Errorf("--size %d: want 1 to %d elements", size, 1<<30)}
-			case iter < 1 || iter > 1e6 || runs < 1 || runs > 10000:
-				return usageError{Err: fmt.Errorf("--iterations must be 1 to 1000000 and --runs 1 to 10000")}
-			case slowdown < 1 || slowdown > 64:
-				return usageError{Err: fmt.Errorf("--slowdown %d: want 1 to 64", slowdown)}
-			case in.Changed("cpus") && set.IsEmpty():
-				return usageError{Err: fmt.Errorf("--cpus: the list is empty")}
-			}
-			if err := checkFolder(out); err != nil {
-				return usageError{Err: fmt.Errorf("--out: %w", err)}
-			}
-			res, err := experiment.RunPartition(in.Ctx, experiment.PartitionConfig{CPUs: set, SlowCPUs: slowSet, Slowdown: slowdown,
-				Chunks: counts, Size: size, Iterations: iter, Runs: runs, Topology: topo})
+			asked := experiment.PartitionAsked{CPUs: cpus, SlowCPUs: slow, SlowBy: slowBy, Chunks: chunks, Out: out,
+				Slowdown: slowdown, Size: size, Iterations: iter, Runs: runs,
+				Quick: quick, CPUsGiven: in.Changed("cpus"), SizeGiven: in.Changed("size"), RunsGiven: in.Changed("runs"),
+				SlowdownGiven: in.Changed("slowdown"), SlowByGiven: in.Changed("slow-by")}
+			cfg, err := asked.Config(topo)
 			if err != nil {
 				return usageError{Err: err}
 			}
-			if in.Changed("slowdown") && !res.Emulated {
-				fmt.Fprintf(in.Stderr, "corepin: --slowdown %d is not used: %s\n", slowdown, res.How)
+			res, err := experiment.RunPartition(in.Ctx, cfg)
+			if err != nil {
+				return usageError{Err: err}
 			}
-			if err := writeExperiment(in, "experiment-partition", res, asJSON, out); err != nil {
+			for _, note := range asked.Unused(res) {
+				fmt.Fprintln(in.Stderr, "corepin:", note)
+			}
+			if err := experiment.Write(in.Stdout, in.Stderr, "experiment-partition", res, asJSON, out); err != nil {
 				return err
 			}
 			return interrupted(in.Ctx, "the rounds that completed are written")
@@ -263,13 +145,15 @@ P cores and two E cores.`,
 	f := cmd.Flags()
 	f.StringVar(&cpus, "cpus", "", "one worker on each of these CPUs (default: all usable)")
 	f.StringVar(&slow, "slow-cpus", "", "emulate these CPUs as slow")
-	f.IntVar(&slowdown, "slowdown", 3, "slow CPUs run at about 1/F: F-1 competing processes each")
+	f.IntVar(&slowdown, "slowdown", 3, "emulated slow CPUs run at 1/F")
+	f.StringVar(&slowBy, "slow-by", "", "emulate slow CPUs by `bandwidth` (CFS quota) or load (competing processes); default: bandwidth where available")
 	f.StringVar(&chunks, "chunks", "4,16,128,1024", "chunk counts for dynamic partitioning")
 	f.IntVar(&size, "size", 1<<22, "array elements")
 	f.IntVar(&iter, "iterations", 10, "iterations, each ending at a barrier")
 	f.IntVar(&runs, "runs", 5, "runs per strategy, interleaved")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&out, "out", "", "also write experiment-partition.json and .html into this `folder`")
+	cmd.Output("out", cli.Folder)
 	f.BoolVar(&quick, "quick", false, "a 1M-element array and 3 runs")
 	return cmd
 }

@@ -59,6 +59,7 @@ func TestExperimentQoSQuick(t *testing.T) {
 func TestExperimentPartitionQuick(t *testing.T) {
 	skipInShort(t)
 	requireExec(t)
+	testcpu.Alone(t) // slow CPUs emulated by bandwidth have the largest weight
 	dir := t.TempDir()
 	out, errOut, code := corepin(t, "experiment", "partition", "--quick", "--slowdown", "2", "--json", "--out", dir)
 	if code != 0 {
@@ -131,6 +132,7 @@ func TestExperimentBadInput(t *testing.T) {
 		{"experiment", "partition", "--slow-cpus", "0-1", "--cpus", "0-1"},
 		{"experiment", "partition", "--slowdown", "0"},
 		{"experiment", "partition", "--slowdown", "1", "--slow-cpus", slow},
+		{"experiment", "partition", "--slow-by", "magic"},
 	} {
 		if _, _, code := corepin(t, args...); code != exitUsage {
 			t.Errorf("corepin %s: exit %d, want %d", strings.Join(args, " "), code, exitUsage)

@@ -22,8 +22,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/internal/bandwidth"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/runner"
+	"corepin.dev/corepin/suite"
 )
 
 // faultHelper is the test binary as a benchmark command: "spew" writes
@@ -90,7 +93,9 @@ func noStackTrace(t *testing.T, what, output string) {
 // summary.csv, page and comparison hold only the completed runs, and say
 // that the run did not finish; SIGPIPE is ignored.
 func TestFaultSignalsLeaveOnlyCompletedRuns(t *testing.T) {
+	t.Parallel()
 	requireExec(t)
+	skipSlowUnderTCG(t, "five runs of the quick suite's fib and sha256, each killed part-way,")
 	for _, tt := range []struct {
 		sig   syscall.Signal
 		after int // journal lines
@@ -199,6 +204,7 @@ func taggedProcesses(tag string) int {
 
 // TestFaultPipeToHead: corepin run 2>&1 | head -1 completes the run.
 func TestFaultPipeToHead(t *testing.T) {
+	t.Parallel()
 	requireExec(t)
 	out := t.TempDir()
 	cmd := corepinProcess(t, "run", "--quick", "--only", "fib", "--runs", "2", "--warmup", "0", "--allow-sharing", "--out", out)
@@ -224,6 +230,7 @@ func TestFaultPipeToHead(t *testing.T) {
 // TestFaultExperimentsEndOnSignals: SIGINT, SIGHUP and SIGTERM end each
 // experiment with 128+N and its partial result.
 func TestFaultExperimentsEndOnSignals(t *testing.T) {
+	t.Parallel()
 	requireExec(t)
 	for _, c := range []struct {
 		name string
@@ -231,19 +238,28 @@ func TestFaultExperimentsEndOnSignals(t *testing.T) {
 	}{
 		{"qos", syscall.SIGINT}, {"partition", syscall.SIGINT},
 		{"qos", syscall.SIGHUP}, {"partition", syscall.SIGTERM},
+		{"partition-bandwidth", syscall.SIGINT},
 	} {
 		t.Run(c.name+"/"+unix.SignalName(c.sig), func(t *testing.T) {
 			out := t.TempDir()
-			args := []string{"experiment", c.name, "--out", out}
-			if c.name == "partition" {
-				// Named slow CPUs are emulated by competing load processes
-				// on any machine; a machine with real slower cores would
-				// start none, and they are the readiness marker.
+			name, by, _ := strings.Cut(c.name, "-")
+			args := []string{"experiment", name, "--out", out}
+			if name == "partition" {
+				// Named slow CPUs are emulated on any machine; a machine
+				// with real slower cores would emulate nothing, and the
+				// emulation is the readiness marker: its competing load
+				// processes, or its bandwidth cgroup.
 				usable := testcpu.Usable(t)
 				if usable.Len() < 2 {
 					t.Skipf("needs two usable CPUs (usable: %s)", usable)
 				}
-				args = append(args, "--slow-cpus", strconv.Itoa(usable.Last()))
+				if by == "" {
+					by = "load"
+				}
+				if _, err := os.Stat(filepath.Join(bandwidth.V1Root, "cpu.cfs_quota_us")); by == "bandwidth" && (err != nil || os.Geteuid() != 0) {
+					t.Skipf("--slow-by bandwidth needs root and cgroup v1's cpu controller: %v", err)
+				}
+				args = append(args, "--slow-cpus", strconv.Itoa(usable.Last()), "--slow-by", by)
 			}
 			cmd := corepinProcess(t, args...)
 			var stderr bytes.Buffer
@@ -251,12 +267,24 @@ func TestFaultExperimentsEndOnSignals(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// Ready when its competing load processes run.
-			waitFor(t, "the load", func() bool { return hasChild(cmd.Process.Pid) || ended(cmd.Process.Pid) })
+			cgroups := filepath.Join(bandwidth.V1Root, fmt.Sprintf("corepin-bandwidth-%d-*", cmd.Process.Pid))
+			emulating := func() bool {
+				if by == "bandwidth" {
+					m, _ := filepath.Glob(cgroups)
+					return len(m) > 0
+				}
+				return hasChild(cmd.Process.Pid)
+			}
+			waitFor(t, "the emulation", func() bool { return emulating() || ended(cmd.Process.Pid) })
 			if ended(cmd.Process.Pid) {
 				cmd.Wait()
-				t.Fatalf("ended before its load started: %v\n%s", cmd.ProcessState, stderr.String())
+				t.Fatalf("ended before its emulation started: %v\n%s", cmd.ProcessState, stderr.String())
 			}
+			defer func() {
+				if left, _ := filepath.Glob(cgroups); len(left) > 0 {
+					t.Errorf("bandwidth cgroups left after %v: %v", c.sig, left)
+				}
+			}()
 			sent := time.Now()
 			cmd.Process.Signal(c.sig)
 			cmd.Wait()
@@ -264,7 +292,7 @@ func TestFaultExperimentsEndOnSignals(t *testing.T) {
 			if code, want := cmd.ProcessState.ExitCode(), 128+int(c.sig); code != want {
 				t.Fatalf("exit %d, want %d\n%s", code, want, stderr.String())
 			}
-			data, err := os.ReadFile(filepath.Join(out, "experiment-"+c.name+".json"))
+			data, err := os.ReadFile(filepath.Join(out, "experiment-"+name+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +328,7 @@ func hasChild(pid int) bool {
 
 // TestFaultEarlySIGINTReachesTheCommand: a SIGINT a millisecond after exec
 // starts is never lost, in 200 tries: once corepin catches signals (from
-// its package initialisation on) the command gets it as soon as it runs
+// its main on) the command gets it as soon as it runs
 // and exits 130. A signal that comes sooner, while the Go runtime itself
 // starts, ends corepin with the runtime's default before anything is
 // started (a Go program cannot catch a signal before its runtime runs:
@@ -308,6 +336,7 @@ func hasChild(pid int) bool {
 // SIGINTs sent 1 ms after its start on this machine); that is counted and
 // logged, as nothing runs to its end then either.
 func TestFaultEarlySIGINTReachesTheCommand(t *testing.T) {
+	t.Parallel()
 	requireExec(t)
 	lost, beforeCatch := 0, 0
 	for i := range 200 {
@@ -397,6 +426,7 @@ func TestFaultBadInput(t *testing.T) {
 // TestFaultLargeOutputStaysSmall: a benchmark writing 400 MB to standard
 // output keeps corepin's memory under 100 MB.
 func TestFaultLargeOutputStaysSmall(t *testing.T) {
+	t.Parallel()
 	skipInShort(t) // the race detector's own memory would be in the figure
 	requireExec(t)
 	exe, _ := os.Executable()
@@ -420,6 +450,63 @@ func TestFaultLargeOutputStaysSmall(t *testing.T) {
 	}
 	if st, _ := os.Stat(outs[0]); st.Size() != 400<<20+4 {
 		t.Errorf("the output file holds %d bytes", st.Size())
+	}
+}
+
+// TestFaultLargeSuiteStaysSmall: a suite of 1 MiB, its one command's
+// arguments, run 40 times, writes its command once: run.json and the
+// journal stay under 10 MB and corepin's memory under 100 MB.
+func TestFaultLargeSuiteStaysSmall(t *testing.T) {
+	t.Parallel()
+	skipInShort(t) // the race detector's own memory would be in the figure
+	requireExec(t)
+	dir := t.TempDir()
+	const marker = "corepin-large-suite-argument"
+	var b strings.Builder
+	b.WriteString("[[benchmark]]\nname = \"big\"\ncmd = \"true\"\nargs = [\n")
+	for b.Len() < suite.MaxFileSize-2000 {
+		fmt.Fprintf(&b, "%q,\n", marker+strings.Repeat("x", 1000-len(marker)))
+	}
+	b.WriteString("]\n")
+	path := filepath.Join(dir, "big.toml")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	cmd := corepinProcess(t, "run", path, "--runs", "40", "--warmup", "0", "--allow-sharing", "-q", "--out", out)
+	o, err := cmd.CombinedOutput()
+	if err != nil && unvouchedInGuest(lastLine(string(o))) {
+		t.Skip("every invalid run is the emulated guest's missed watcher ticks")
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, o)
+	}
+	folder, runs := journalLines(out)
+	runJSON, _ := os.ReadFile(filepath.Join(folder, "run.json"))
+	journal, _ := os.ReadFile(filepath.Join(folder, results.JournalFile))
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB
+	t.Logf("a %d KiB suite, %d runs: run.json %d KB, journal %d KB, maximum RSS %d MB", b.Len()>>10, runs, len(runJSON)>>10, len(journal)>>10, rss>>10)
+	args := strings.Count(b.String(), marker)
+	if runs != 40 || bytes.Count(runJSON, []byte(marker)) != args || bytes.Contains(journal, []byte(marker)) {
+		t.Errorf("%d runs; the command's %d arguments are %d times in run.json and %d times in the journal: want them in the benchmark alone",
+			runs, args, bytes.Count(runJSON, []byte(marker)), bytes.Count(journal, []byte(marker)))
+	}
+	if n := len(runJSON) + len(journal); n > 10<<20 {
+		t.Errorf("run.json and the journal hold %d MB, over 10 MB", n>>20)
+	}
+	if rss > 100<<10 {
+		t.Errorf("maximum RSS %d MB, over 100 MB", rss>>10)
+	}
+}
+
+// More runs than one run records are refused before anything starts,
+// as a wrong command line, with the limit said.
+func TestFaultTooManyRunsRefused(t *testing.T) {
+	// A file in the results folder's place: a run that started would
+	// fail there, with another message.
+	out := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(out, nil, 0o644)
+	_, stderr, code := corepin(t, "run", "--runs", strconv.Itoa(runner.MaxTotalRuns), "--out", out)
+	if code != exitUsage || !strings.Contains(stderr, fmt.Sprintf("one corepin run records at most %d", runner.MaxTotalRuns)) {
+		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
 

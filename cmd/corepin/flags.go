@@ -2,14 +2,9 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"math"
-	"strconv"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/qos"
-	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
@@ -18,117 +13,50 @@ import (
 // places work takes the same ones.
 type targetFlags struct {
 	target    string
-	cpu       cpuNumber
-	cpus      setString
+	cpu       cli.OptionalInt
+	cpus      cli.OptionalString
 	crossNode bool
 }
 
-// noCPU is --cpu's value when it is not given: -1 given is an error.
-const noCPU = math.MinInt
-
-// cpuNumber is --cpu's value: a number, or noCPU, which help leaves out
-// rather than print as a default.
-type cpuNumber int
-
-func (c *cpuNumber) String() string {
-	if *c == noCPU {
-		return ""
-	}
-	return strconv.Itoa(int(*c))
-}
-
-func (c *cpuNumber) Set(v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return fmt.Errorf("%q is not a CPU number", v)
-	}
-	*c = cpuNumber(n)
-	return nil
-}
-
-// setString is a string flag that knows it was given, so that an empty
-// value given (--cpus ”) is refused rather than taken for none.
-type setString struct {
-	value string
-	set   bool
-}
-
-func (s *setString) String() string     { return s.value }
-func (s *setString) Set(v string) error { s.value, s.set = v, true; return nil }
-
 func (f *targetFlags) register(cmd *cli.Command) {
 	cmd.Flags().StringVar(&f.target, "target", "prime", "where to run: `prime`, big, little or group:K")
-	f.cpu = noCPU
+	f.cpu.What = "CPU number"
 	cmd.Flags().Var(&f.cpu, "cpu", "run on this `CPU` (overrides --target)")
 	cmd.Flags().Var(&f.cpus, "cpus", "run on these CPUs, a `list` such as 4-7 (overrides --target)")
 	cmd.Flags().BoolVar(&f.crossNode, "cross-node", false, "let a soft target span NUMA nodes (by default it keeps to the exact CPU's node)")
 	cmd.Complete("target", "prime", "big", "little", "group:0", "group:1")
 }
 
-// cpuSet is the set --cpu or --cpus name, empty when neither was given.
-func (f *targetFlags) cpuSet() (cpuset.Set, error) {
-	switch {
-	case f.cpu != noCPU && f.cpus.set:
-		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu and --cpus cannot be combined")}
-	case f.cpu > cpuset.MaxCPU:
-		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu %d: no machine has a CPU with that number (the highest corepin takes is %d)", f.cpu, cpuset.MaxCPU)}
-	case f.cpu >= 0:
-		return cpuset.Of(int(f.cpu)), nil
-	case f.cpu != noCPU:
-		return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpu %d: a CPU number is 0 or more", f.cpu)}
-	case f.cpus.set:
-		s, err := cpuset.Parse(f.cpus.value)
-		if err != nil {
-			return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpus: %w", err)}
-		}
-		if s.IsEmpty() {
-			return cpuset.Set{}, usageError{Err: fmt.Errorf("--cpus: the list is empty")}
-		}
-		return s, nil
+// choice is where the flags ask work to run.
+func (f *targetFlags) choice() topology.Choice {
+	return topology.Choice{Target: f.target, CPU: f.cpu.Value, CPUs: f.cpus.Value, CrossNode: f.crossNode}
+}
+
+// choiceError makes a choice the machine cannot give a wrong command line.
+func choiceError(err error) error {
+	if ce := (*topology.ChoiceError)(nil); errors.As(err, &ce) {
+		return usageError{Err: err}
 	}
-	return cpuset.Set{}, nil
+	return err
+}
+
+// measured is the target as a set of CPUs: --cpus or --cpu as given,
+// else the exact CPU of the selected target.
+func (f *targetFlags) measured(root string) (cpuset.Set, error) {
+	cpus, err := f.choice().Measured(root)
+	return cpus, choiceError(err)
 }
 
 // resolve reads the topology and selects the target.
 func (f *targetFlags) resolve(root string) (*topology.Topology, topology.Target, error) {
-	return f.resolveWith(topology.Read, root)
+	topo, target, err := f.choice().Resolve(root)
+	return topo, target, choiceError(err)
 }
 
-// resolveQuick selects the target for commands that start work at once,
-// reading only what selection needs: for one CPU named by --cpu, only the
-// machine's CPU lists.
+// resolveQuick selects the target for commands that start work at once.
 func (f *targetFlags) resolveQuick() (topology.Target, error) {
-	if f.cpu >= 0 && !f.cpus.set {
-		target, err := topology.SelectOne("/", int(f.cpu))
-		var se *topology.SelectError
-		if errors.As(err, &se) {
-			return target, usageError{Err: err}
-		}
-		return target, err
-	}
-	_, target, err := f.resolveWith(topology.ReadForSelection, "/")
-	return target, err
-}
-
-func (f *targetFlags) resolveWith(read func(string) (*topology.Topology, error), root string) (*topology.Topology, topology.Target, error) {
-	cpus, err := f.cpuSet()
-	if err != nil {
-		return nil, topology.Target{}, err
-	}
-	topo, err := read(root)
-	if err != nil {
-		return nil, topology.Target{}, err
-	}
-	var target topology.Target
-	if cpus.IsEmpty() {
-		target, err = topo.SelectWith(f.target, topology.SelectOptions{CrossNode: f.crossNode})
-	} else {
-		target, err = topo.SelectCPUs(cpus)
-	}
-	if err != nil {
-		return nil, topology.Target{}, usageError{Err: err} // a CPU that cannot be used is a wrong command line
-	}
-	return topo, target, nil
+	target, err := f.choice().ResolveQuick("/")
+	return target, choiceError(err)
 }
 
 // schedFlags are the flags that say how the work is scheduled; exec, run and
@@ -163,85 +91,18 @@ func (f *schedFlags) register(cmd *cli.Command) {
 // request builds the one request of a command from the flags and the
 // selected target.
 func (f *schedFlags) request(in *cli.Invocation, target topology.Target) (session.Request, error) {
-	req, err := f.build(in)
+	asked := session.Asked{Ladder: f.ladder, LadderGiven: in.Changed("ladder"), Policy: f.policy, Uclamp: f.uclamp,
+		QoS: f.qos, Realtime: f.realtime, Mode: f.mode, Accept: f.accept}
+	if in.Changed("nice") {
+		asked.Nice = &f.nice
+	}
+	req, err := asked.Request()
 	if err != nil {
-		return session.Request{}, err
-	}
-	req.CPU, req.Group = target.ExactCPU, target.SoftCPUs
-	if custom := in.Changed("policy") || in.Changed("nice") || in.Changed("uclamp"); custom && f.accept == "" {
-		if req.Accept, err = explicitRule(req.ModeOrDefault()); err != nil {
-			return session.Request{}, err
-		}
-	}
-	if err := req.Validate(); err != nil {
 		return session.Request{}, usageError{Err: err}
 	}
-	return req, nil
-}
-
-// build turns the flags into the scheduling part of a request: a ladder,
-// a QoS level, a mode and a rule. Explicit --policy, --nice or --uclamp
-// make a one-step custom ladder; --qos alone makes the level's ladder (and
-// asks the HarmonyOS node where there is one).
-func (f *schedFlags) build(in *cli.Invocation) (session.Request, error) {
-	var req session.Request
-	var err error
-	if req.Mode, err = session.ParseMode(f.mode); err != nil {
-		return req, usageError{Err: fmt.Errorf("--mode: %w", err)}
-	}
-	if f.accept != "" {
-		if req.Accept, err = session.ParseRule(f.accept); err != nil {
-			return req, usageError{Err: err}
-		}
-	}
-	if f.qos != "" {
-		l, err := qos.Parse(f.qos)
-		if err != nil {
-			return req, usageError{Err: fmt.Errorf("--qos: %w", err)}
-		}
-		req.QoS = &l
-	}
-	req.AllowRealtime = f.realtime
-	custom := in.Changed("policy") || in.Changed("nice") || in.Changed("uclamp")
-	if custom && in.Changed("ladder") {
-		return req, usageError{Err: fmt.Errorf("--ladder cannot be combined with --policy, --nice or --uclamp")}
-	}
-	switch {
-	case custom:
-		var p *sched.Policy
-		prio := 0
-		if f.policy != "" {
-			pol, pr, err := sched.ParsePolicyPriority(f.policy)
-			if err != nil {
-				return req, usageError{Err: fmt.Errorf("--policy: %w", err)}
-			}
-			// Ladders try realtime only when allowed; asking for it by
-			// name is that permission.
-			req.AllowRealtime = req.AllowRealtime || pol.Realtime()
-			p, prio = &pol, pr
-		}
-		var n *int
-		if in.Changed("nice") {
-			n = &f.nice
-		}
-		var c *session.Clamp
-		if f.uclamp != "" {
-			clamp, err := session.ParseClamp(f.uclamp)
-			if err != nil {
-				return req, usageError{Err: fmt.Errorf("--uclamp: %w", err)}
-			}
-			c = &clamp
-		}
-		req.Ladder = session.CustomLadder(p, prio, n, c)
-	case req.QoS != nil && !in.Changed("ladder"):
-		req.Ladder = session.QoSLadder(*req.QoS)
-	default:
-		if req.Ladder, err = session.NamedLadder(f.ladder); err != nil {
-			return req, usageError{Err: fmt.Errorf("--ladder: %w", err)}
-		}
-	}
-	if err := req.Ladder.Validate(); err != nil {
-		return req, usageError{Err: err}
+	req.CPU, req.Group = target.ExactCPU, target.SoftCPUs
+	if err := req.Validate(); err != nil {
+		return session.Request{}, usageError{Err: err}
 	}
 	return req, nil
 }

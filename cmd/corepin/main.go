@@ -16,10 +16,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/runner"
 )
 
 // The main goroutine keeps the main thread to itself. The runtime never
@@ -32,8 +32,10 @@ func init() { runtime.LockOSThread() }
 func main() {
 	// The helper processes (the launcher, a competing process, one
 	// workload) are dispatched before anything else, so that starting a
-	// command costs as little as possible.
-	launch.Dispatch(os.Args)
+	// command costs as little as possible, and they keep the signals'
+	// default dispositions. corepin catches them from here on.
+	runner.Dispatch(os.Args)
+	catcher = interrupt.Catch()
 	os.Exit(runWithSignals(os.Args[1:]))
 }
 
@@ -55,24 +57,12 @@ func runWithSignals(args []string) int {
 	return code
 }
 
-// catcher holds the signals caught since internal/interrupt's
-// initialisation (SIGINT and SIGTERM from its start, SIGHUP and SIGPIPE
-// soon after), so that one sent in corepin's first milliseconds is kept
-// (and passed on to the command exec starts) instead of ending corepin
-// before it has done anything. The helper processes (launch's verbs) get
-// the default dispositions back, and so does this package's test binary
-// unless it acts as corepin.
-var catcher = func() *interrupt.Catcher {
-	if len(os.Args) > 1 && launch.IsVerb(os.Args[1]) {
-		interrupt.Release()
-		return nil
-	}
-	if strings.HasSuffix(os.Args[0], ".test") && os.Getenv("COREPIN_AS_CLI") == "" {
-		interrupt.Release()
-		return nil
-	}
-	return interrupt.Catch()
-}()
+// catcher holds the signals caught from main's start on (see
+// internal/interrupt), so that one sent while corepin starts is kept, and
+// passed on to the command exec starts, instead of ending corepin before
+// it has done anything. Only main sets it: the test binary, standing in
+// for corepin when its TestMain is asked to, catches in runCommandLine.
+var catcher *interrupt.Catcher
 
 // interrupted is the error of a command that a signal ended after it wrote
 // what it had: exit 128+N. It is nil when no signal came.

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"path/filepath"
 
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
 )
@@ -19,13 +20,18 @@ func newMergeCmd() *cli.Command {
 folders gathered from anywhere) side by side: for each machine its host,
 topology, target and the scheduling read back; for each benchmark the
 median, the 95% interval and the ratio on every machine, and each median
-relative to the first machine's. The text goes to standard output, the
-page to --out.`,
+relative to the first machine's. A machine's figures are related to the
+first's only where compare would relate them: runs that measured other
+work (quick against full sizes, another suite or kind, another isolation)
+and benchmarks without complete, valid runs are shown without a relative
+figure or test, and the notes say why. The same folder twice and a
+run.json of a schema this corepin does not read are refused. The text goes
+to standard output, the page to --out.`,
 		Example: `  corepin merge corepin-results/20261201-090000-phone corepin-results/20261201-090000-board
   corepin merge lab/phone lab/board lab/server --out lab.html --format csv`,
 		Args: func(args []string) error {
-			if len(args) < 2 {
-				return usageError{Err: fmt.Errorf("want two or more results folders")}
+			if len(args) < 1 {
+				return usageError{Err: fmt.Errorf("want one or more results folders")}
 			}
 			return nil
 		},
@@ -33,15 +39,14 @@ page to --out.`,
 			if format != "text" && format != "csv" && format != "json" {
 				return usageError{Err: fmt.Errorf("--format %q: want text, csv or json", format)}
 			}
-			var runs []*results.Run
-			var names []string
-			for _, dir := range args {
-				r, err := results.Load(dir)
-				if err != nil {
-					return err
-				}
-				runs = append(runs, r)
-				names = append(names, filepath.Base(filepath.Clean(dir)))
+			runs, names, err := results.LoadEach(args)
+			var se *results.SchemaError
+			var same *results.SameFolderError
+			if errors.As(err, &se) || errors.As(err, &same) {
+				return usageError{Err: err}
+			}
+			if err != nil {
+				return err
 			}
 			m := results.Merged(runs, names)
 			if err := atomicfile.Write(out, page.MergePage(m).Render); err != nil {
@@ -50,7 +55,7 @@ page to --out.`,
 			fmt.Fprintln(in.Stderr, "wrote", out)
 			switch format {
 			case "json":
-				return writeJSON(in.Stdout, m)
+				return termsafe.WriteJSON(in.Stdout, m)
 			case "csv":
 				return m.WriteCSV(in.Stdout)
 			}

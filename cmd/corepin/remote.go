@@ -2,427 +2,233 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
-	"syscall"
-	"text/tabwriter"
+	"time"
 
+	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/remote"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/suite"
 )
 
-// remoteUsage is the help of the global flags.
-const remoteUsage = `On a device (these flags go before or after the command name):
-  --on TARGET      ssh://[user@]host[:port], adb, adb:SERIAL, hdc or hdc:KEY;
-                   again, or @FILE (a target a line), for several at once
-                   (default: $COREPIN_ON)
-  --keep-remote    leave the run's folder on the device
-  --binary FILE    the corepin to push (a static build for the device)
-  corepin --on TARGET status        the runs on the device
-  corepin --on TARGET pull [RUN]    fetch a run (the newest), waiting while it runs
-  $COREPIN_SSH_CONFIG names an ssh client configuration file (ssh -F).`
+// remoteUsage is the help of the flags that send a command to devices.
+const remoteUsage = `On a device: corepin --on TARGET COMMAND runs a command that reads or
+changes the machine there and brings back the files it writes (a command
+of this machine's files takes no --on); status, pull and clean work on the
+devices --on names. $COREPIN_SSH_CONFIG names an ssh client configuration
+file (ssh -F).`
 
-// deviceCommands read or change the machine they run on: with --on they
-// run on the device.
-var deviceCommands = []string{"run", "exec", "topo", "caps", "telemetry", "watch", "system", "experiment", "workload"}
-
-// remoteFlags are the global flags that send a command to devices.
+// remoteFlags are the flags of every command that send it to devices.
 type remoteFlags struct {
-	on     []string
+	on     targetList
 	keep   bool
 	binary string
-	given  bool // --on was on the command line, not from $COREPIN_ON
+	lost   time.Duration
 }
 
-// splitRemoteFlags takes the global flags out of args, up to a "--".
-func splitRemoteFlags(args []string) (remoteFlags, []string, error) {
-	var f remoteFlags
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		name, value, hasValue := strings.Cut(a, "=")
-		switch name {
-		case "--on", "--binary":
-			if !hasValue {
-				if i+1 == len(args) {
-					return f, nil, usageError{Err: fmt.Errorf("%s needs a value", name)}
-				}
-				i++
-				value = args[i]
-			}
-			if name == "--binary" {
-				f.binary = value
-				continue
-			}
-			targets, err := expandTargets(value)
-			if err != nil {
-				return f, nil, usageError{Err: err}
-			}
-			f.on, f.given = append(f.on, targets...), true
-		case "--keep-remote":
-			f.keep = true
-		default:
-			rest = append(rest, a)
-		}
-	}
-	return f, rest, nil
+// register makes the flags persistent flags of the root, and --on a
+// property of every command: the root's Intercept runs a command of the
+// device there.
+func (f *remoteFlags) register(root *cli.Command) {
+	pf := root.PersistentFlags()
+	pf.Var(&f.on, "on", "run on this `TARGET`: ssh://[user@]host[:port], adb, adb:SERIAL, hdc or hdc:KEY; again, or @FILE (a target a line), for several at once (default: $COREPIN_ON)")
+	pf.BoolVar(&f.keep, "keep-remote", false, "leave the run's folder on the device")
+	pf.StringVar(&f.binary, "binary", "", "the corepin `file` to push (built with CGO_ENABLED=0 for the device; checked against it before it is pushed)")
+	pf.DurationVar(&f.lost, "lost-after", 20*time.Second, "stop following a run on a device that has not answered for this `long` (the run goes on there; pull fetches it)")
+	root.Intercept = f.intercept
 }
 
-// expandTargets reads @FILE: one target a line; # starts a comment.
-func expandTargets(v string) ([]string, error) {
-	file, ok := strings.CutPrefix(v, "@")
-	if !ok {
-		return []string{v}, nil
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("--on @%s: %w", file, err)
-	}
-	var targets []string
-	for line := range strings.Lines(string(data)) {
-		line, _, _ = strings.Cut(line, "#")
-		if line = strings.TrimSpace(line); line != "" {
-			targets = append(targets, line)
-		}
-	}
-	if len(targets) == 0 {
-		return nil, fmt.Errorf("--on @%s: the file names no target", file)
-	}
-	return targets, nil
+// targetList is --on's value: targets, each given or read from @FILE.
+type targetList []string
+
+func (l *targetList) String() string { return strings.Join(*l, ",") }
+
+func (l *targetList) Set(v string) error {
+	targets, err := remote.Targets(v)
+	*l = append(*l, targets...)
+	return err
 }
 
-// runRemote runs the command line on devices when it says so (--on, or
-// $COREPIN_ON for a command that runs on a device); handled is false when
-// the command runs here. With signals, Ctrl-C and SIGTERM interrupt the
-// runs on the devices.
-func runRemote(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) (code int, handled bool) {
-	f, rest, err := splitRemoteFlags(args)
-	fail := func(err error) (int, bool) {
-		fmt.Fprintf(stderr, "corepin: %v\n", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(stderr, remoteUsage)
-			return exitUsage, true
+// intercept runs a command of the device on the devices when --on (or
+// $COREPIN_ON) names them, and refuses --on for a command of this
+// machine's files; a command about the devices (status, pull, clean) runs
+// here, on them.
+func (f *remoteFlags) intercept(in *cli.Invocation) (bool, error) {
+	use := in.Cmd.DeviceUse()
+	if env := os.Getenv(remote.EnvSpec); len(f.on) == 0 && env != "" && use != cli.Here {
+		targets, err := remote.Targets(env)
+		if err != nil {
+			return true, usageError{Err: err}
 		}
-		return exitFailure, true
-	}
-	if err != nil {
-		return fail(err)
-	}
-	command := ""
-	if len(rest) > 0 {
-		command = rest[0]
-	}
-	onDevice := slices.Contains(deviceCommands, command) || command == "pull" || command == "status"
-	if len(f.on) == 0 {
-		if env := os.Getenv(remote.EnvSpec); env != "" && onDevice {
-			if f.on, err = expandTargets(env); err != nil {
-				return fail(err)
-			}
-		} else if f.keep || f.binary != "" || command == "pull" || command == "status" {
-			return fail(usageError{Err: fmt.Errorf("--keep-remote, --binary, pull and status go with --on TARGET")})
-		} else {
-			return 0, false
-		}
-	}
-	for _, a := range rest {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "--help" || a == "-help" { // the help is the same here
-			if err := newRootCmd().Execute(ctx, os.Stdin, stdout, stderr, rest); err != nil {
-				return fail(err)
-			}
-			return exitOK, true
-		}
+		f.on = targets
 	}
 	switch {
-	case command == "":
-		return fail(usageError{Err: fmt.Errorf("--on: which command? (for example corepin --on %s run --quick)", f.on[0])})
-	case !onDevice:
-		return fail(usageError{Err: fmt.Errorf("%s works on files of this machine; it takes no --on", command)})
+	case len(f.on) == 0 && (f.keep || f.binary != "" || in.Changed("lost-after") || use == cli.AboutDevice):
+		return true, usageError{Err: fmt.Errorf("--keep-remote, --binary, --lost-after, pull, status and clean go with --on TARGET")}
+	case f.lost <= 0:
+		return true, usageError{Err: fmt.Errorf("--lost-after %v: give a positive duration", f.lost)}
+	case len(f.on) == 0:
+		return false, nil
+	case in.Cmd.Parent() == nil:
+		return true, usageError{Err: fmt.Errorf("--on: which command? (for example corepin --on %s run --quick)", f.on[0])}
+	case use == cli.Here:
+		return true, usageError{Err: fmt.Errorf("%s works on files of this machine; it takes no --on", in.Cmd.Name())}
 	}
-	var abandon chan struct{}
-	if signals {
-		// The first Ctrl-C interrupts the runs on the devices, which then
-		// restore and write what finished; a second stops waiting for them.
-		sigs := make(chan os.Signal, 2)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(sigs)
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		abandon = make(chan struct{})
-		go func() {
-			<-sigs
-			fmt.Fprintln(stderr, "\ncorepin: interrupting the run on the device (Ctrl-C again to stop waiting for it)")
-			cancel()
-			<-sigs
-			close(abandon)
-		}()
+	if err := remote.Check(f.on); err != nil { // a wrong spec is a wrong command line: exit 2, as for any
+		return true, usageError{Err: err}
 	}
-	h := &remote.Host{Options: remote.Options{SSHConfig: os.Getenv("COREPIN_SSH_CONFIG")}}
-	if command != "pull" && command != "status" {
+	if use == cli.AboutDevice {
+		return false, nil
+	}
+	req, err := deviceRequest(in)
+	if err != nil {
+		return true, err
+	}
+	h := f.host(in, true)
+	return true, f.each(in, req, h.Run)
+}
+
+// host is what reaches the devices; with binaries, it installs corepin
+// on them.
+func (f *remoteFlags) host(in *cli.Invocation, binaries bool) *remote.Host {
+	h := &remote.Host{Options: remote.Options{SSHConfig: os.Getenv("COREPIN_SSH_CONFIG"), LostAfter: f.lost}}
+	if binaries {
 		exe, _ := os.Executable()
-		h.Binaries = &remote.Binaries{Given: f.binary, Running: exe, Log: stderr}
+		h.Binaries = &remote.Binaries{Given: f.binary, Running: exe, Log: in.Stderr}
 	}
-	switch command {
-	case "status":
-		if err := remoteStatus(ctx, h, f.on, stdout); err != nil {
-			return fail(err)
-		}
-		return exitOK, true
-	case "pull":
-		return remoteEach(ctx, h, f, stdout, stderr, rest, abandon, func(ctx context.Context, spec string, req remote.Request) (remote.Outcome, error) {
-			id := ""
-			if len(req.Args) == 1 {
-				id = req.Args[0]
-			}
-			return h.Pull(ctx, spec, id, req)
-		})
-	}
-	return remoteEach(ctx, h, f, stdout, stderr, rest, abandon, h.Run)
+	return h
 }
 
-// remoteEach runs the request built from args on every target at once,
-// each with its own results folder, and returns the worst exit status.
-func remoteEach(ctx context.Context, h *remote.Host, f remoteFlags, stdout, stderr io.Writer, args []string, abandon chan struct{},
-	do func(context.Context, string, remote.Request) (remote.Outcome, error)) (int, bool) {
-	req, err := deviceRequest(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "corepin: %v\n", err)
-		return exitUsage, true
-	}
+// each runs req on every target at once, each with its own results
+// folder (see remote.Fleet), and ends with the worst exit status.
+func (f *remoteFlags) each(in *cli.Invocation, req remote.Request, do func(context.Context, string, remote.Request) (remote.Outcome, error)) error {
 	req.KeepRemote = f.keep
-	req.Abandon = abandon
-	codes := make([]int, len(f.on))
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for i, spec := range f.on {
-		r := req
-		r.Stdout, r.Stderr, r.Log = stdout, stderr, stderr
-		var bar io.WriteCloser
-		if len(f.on) > 1 {
-			r.Stdout = &remote.Prefixed{W: stdout, Prefix: "[" + spec + "] ", Mu: &mu}
-			r.Stderr = &remote.Prefixed{W: stderr, Prefix: "[" + spec + "] ", Mu: &mu}
-			r.Log = r.Stderr
-		} else if isTerminal(stderr) && args[0] == "run" {
-			bar = runner.Relay(stderr) // the device's progress lines as a status line
-			r.Stderr = bar
+	fleet := remote.Fleet{Specs: f.on, Stdout: in.Stdout, Stderr: in.Stderr, Pulled: func(p string, log io.Writer) {
+		if run, err := results.Load(p); err == nil {
+			if err := writePage(p, run); err != nil {
+				fmt.Fprintf(log, "corepin: writing the HTML report of %s: %v\n", p, err)
+			}
 		}
-		wg.Go(func() {
-			o, err := do(ctx, spec, r)
-			if bar != nil {
-				bar.Close()
-			}
-			codes[i] = o.Status
-			for _, p := range o.Pulled {
-				if run, lerr := results.Load(p); lerr == nil {
-					if err := writePage(p, run); err != nil {
-						fmt.Fprintf(r.Log, "corepin: writing the HTML report of %s: %v\n", p, err)
-					}
-				}
-				fmt.Fprintf(r.Log, "corepin: pulled %s\n", p)
-			}
-			if err != nil {
-				fmt.Fprintf(r.Log, "corepin: %v\n", err)
-				if codes[i] <= 0 {
-					codes[i] = exitFailure
-				}
-			}
-		})
+	}}
+	if c := interrupt.From(in.Ctx); c != nil {
+		signals, stop := c.Forward()
+		defer stop()
+		fleet.Signals = signals
 	}
-	wg.Wait()
-	worst := 0
-	for _, c := range codes {
-		worst = max(worst, c)
+	if in.Cmd.Name() == "run" { // a result records it; other commands' programs need not see it
+		req.Env = remote.IdentityEnv(results.DeviceEnv) // the device, for its results' host block and folder name
+		if isTerminal(in.Stderr) {
+			fleet.Status = runner.Relay // the device's progress lines as a status line
+		}
 	}
-	return worst, true
+	if worst := fleet.Run(in.Ctx, req, do); worst != 0 {
+		return &exitError{code: worst}
+	}
+	return nil
 }
 
-// deviceRequest turns a command line into what the device runs, after
-// checking it here against the command table: --out points into the job's
-// folder (and its value is where the results come back to here), and the
-// suite file of run is pushed with its inputs.
-func deviceRequest(args []string) (remote.Request, error) {
-	var req remote.Request
-	if args[0] == "pull" {
-		return pullRequest(args[1:])
-	}
-	root := newRootCmd()
-	if err := root.Check(args); err != nil {
-		return req, usageError{Err: err}
-	}
-	cmd, rest, err := root.Find(args)
-	if err != nil {
-		return req, err
-	}
+// deviceRequest turns a parsed command line into what the device runs:
+// each flag that names an output (cli.Command.Output) points into the
+// job's folder, checked here first as the command checks it, and its
+// value is where it comes back to here; run's suite file is pushed with
+// its inputs.
+func deviceRequest(in *cli.Invocation) (remote.Request, error) {
+	cmd := in.Cmd
+	req := remote.Request{}
 	if cmd.Run == nil {
 		return req, usageError{Err: fmt.Errorf("%s: which command?", cmd.Path())}
 	}
-	out, outSet := "", false
-	dev := slices.Clone(args[:len(args)-len(rest)]) // the command's words
-	// outputFlags name files or folders the command writes: the device
-	// writes them into the job's out/, and they come back here.
-	outputFlags := []string{"out", "report", "thermal"}
+	var errs []error
 	positional := 0
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		if a == "--" || cmd.Raw {
-			dev = append(dev, rest[i:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			if cmd.StopAtArgs {
-				dev = append(dev, rest[i:]...)
-				break
-			}
-			positional++
-			if cmd.Name() == "run" && positional == 1 {
-				inputs, devPath, err := suiteInputs(a)
-				if err != nil {
-					return req, usageError{Err: err}
-				}
-				req.Inputs, a = inputs, devPath
-			}
-			dev = append(dev, a)
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
-		f := cmd.Flag(name)
-		takesValue := !hasValue && f != nil && !isBool(f)
-		if takesValue && i+1 < len(rest) {
-			i++
-			value = rest[i]
-		}
-		if name == "out" && cmd.Name() == "run" {
-			out, outSet = value, true
-			continue
-		}
-		if slices.Contains(outputFlags, name) && cmd.Name() != "run" {
-			// A file or folder of its own: it comes back under its name.
-			if req.Into == nil {
-				req.Into = map[string]string{}
-			}
-			req.Into[filepath.Base(value)] = filepath.Dir(value)
-			dev = append(dev, "--"+name, remote.JobDir+"/out/"+filepath.Base(value))
-			continue
-		}
-		dev = append(dev, a)
-		if takesValue {
-			dev = append(dev, value)
-		}
-	}
-	if cmd.Name() == "run" {
-		if !outSet {
-			out = "corepin-results"
-		}
-		req.Results = out
-		dev = append(dev, "--out", remote.JobDir+"/out")
-	}
-	req.Args = dev
-	return req, nil
-}
-
-func isBool(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
-
-// pullRequest reads "pull [RUN] [--out DIR]".
-func pullRequest(args []string) (remote.Request, error) {
-	req := remote.Request{Results: "corepin-results"}
-	for i := 0; i < len(args); i++ {
-		name, value, hasValue := strings.Cut(args[i], "=")
+	words := in.Words(func(a cli.Arg) []string {
+		output := cmd.OutputOf(a.Flag)
 		switch {
-		case name == "--out" || name == "-out":
-			if !hasValue {
-				if i+1 == len(args) {
-					return req, usageError{Err: fmt.Errorf("--out needs a folder")}
-				}
-				i++
-				value = args[i]
+		case a.Flag == "" && cmd.Name() == "run" && positional == 0:
+			positional++
+			p, err := suiteInputs(&req, a.Value)
+			if err != nil {
+				errs = append(errs, err)
 			}
-			req.Results = value
-		case strings.HasPrefix(name, "-"):
-			return req, usageError{Err: fmt.Errorf("pull takes [RUN] and --out DIR, not %s", args[i])}
-		case req.Args == nil:
-			req.Args = []string{args[i]} // the run's ID
-		default:
-			return req, usageError{Err: fmt.Errorf("pull takes one run ID")}
+			return []string{p}
+		case output == cli.NoOutput || a.Value == "" || a.Value == "-": // "-": standard output, as here
+			return a.Words()
+		case output == cli.Results:
+			req.Results = a.Value
+			return nil
 		}
+		what := "file"
+		if output == cli.Folder {
+			what = "folder"
+		}
+		p, err := req.Output(a.Value, what)
+		if err != nil {
+			errs = append(errs, usageError{Err: fmt.Errorf("--%s %s: %w", a.Flag, a.Value, err)})
+		}
+		return []string{"--" + a.Flag, p}
+	})
+	if len(errs) > 0 {
+		return req, errs[0] // the first, with its exit status
 	}
+	if f := cmd.Flag("out"); f != nil && cmd.OutputOf("out") == cli.Results {
+		if req.Results == "" {
+			req.Results = f.DefValue
+		}
+		words = append(words, "--out", remote.JobDir+"/out")
+	}
+	req.Args = words
 	return req, nil
 }
 
-// suiteInputs loads a suite here and lists the files to push with it,
-// relative to its folder; devPath is the suite file on the device.
-func suiteInputs(path string) ([]remote.Input, string, error) {
+// suiteInputs loads a suite here and adds the files to push with it,
+// relative to its folder, to req; it returns the suite's path on the
+// device.
+func suiteInputs(req *remote.Request, path string) (string, error) {
 	s, err := suite.Load(path)
 	if err != nil {
-		return nil, "", err
+		return "", suiteError(err) // the exit of run's own check: 1 for its content, 2 for an unreadable file
 	}
-	base := filepath.Dir(s.Path)
 	files, dirs := s.Inputs()
-	var inputs []remote.Input
-	rel := func(p string) (string, error) {
-		r, err := filepath.Rel(base, p)
-		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
-			return "", fmt.Errorf("%s names %s, outside the suite's folder: keep what a suite needs beside it to run it on a device", path, p)
-		}
-		return r, nil
+	p, err := req.Push(filepath.Dir(s.Path), s.Path, dirs, files)
+	if err != nil {
+		return "", usageError{Err: fmt.Errorf("%s: %w, outside the suite's folder: keep what a suite needs beside it to run it on a device", path, err)}
 	}
-	for _, d := range dirs {
-		r, err := rel(d)
-		if err != nil {
-			return nil, "", err
-		}
-		inputs = append(inputs, remote.Input{Local: d, Rel: r, Dir: true})
-	}
-	for _, f := range files {
-		r, err := rel(f)
-		if err != nil {
-			return nil, "", err
-		}
-		inputs = append(inputs, remote.Input{Local: f, Rel: r})
-	}
-	r, _ := rel(s.Path)
-	return inputs, remote.JobDir + "/in/" + filepath.ToSlash(r), nil
+	return p, nil
 }
 
-// remoteStatus prints the runs each device holds.
-func remoteStatus(ctx context.Context, h *remote.Host, targets []string, w io.Writer) error {
-	var errs []error
-	for _, spec := range targets {
-		d, jobs, err := h.Status(ctx, spec)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fmt.Fprintf(w, "%s (%s, %s): %d runs\n", spec, d.Platform, d.Platform.System, len(jobs))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, j := range jobs {
-			cmd := j.Command
-			if len(cmd) > 0 {
-				cmd = cmd[1:] // the binary's path
-			}
-			fmt.Fprintf(tw, "  %s\t%s\tcorepin %s\n", j.ID, j.State(), strings.Join(cmd, " "))
-		}
-		tw.Flush()
+// aboutDeviceCmds are the commands of --on itself.
+func (f *remoteFlags) aboutDeviceCmds() []*cli.Command {
+	status := &cli.Command{
+		Use: "status", Short: "List the runs on the devices --on names", Device: cli.AboutDevice, Args: cli.NoArgs,
+		Example: "  corepin --on adb status",
+		Run: func(in *cli.Invocation, _ []string) error {
+			return f.host(in, false).WriteStatus(in.Ctx, in.Stdout, f.on)
+		},
 	}
-	return errors.Join(errs...)
+	var out string
+	pull := &cli.Command{
+		Use: "pull [RUN]", Short: "Fetch a run (the newest) from the device --on names, waiting while it runs", Device: cli.AboutDevice,
+		Args:    cli.MaxArgs(1, "pull takes one run ID"),
+		Example: "  corepin --on ssh://pi@board pull\n  corepin --on adb pull 20261201-080000-a1b2c3 --out lab",
+		Run: func(in *cli.Invocation, args []string) error {
+			h := f.host(in, false)
+			return f.each(in, remote.Request{Results: out}, func(ctx context.Context, spec string, req remote.Request) (remote.Outcome, error) {
+				return h.Pull(ctx, spec, strings.Join(args, ""), req)
+			})
+		},
+	}
+	pull.Flags().StringVar(&out, "out", "corepin-results", "the run comes back under this `folder`")
+	clean := &cli.Command{
+		Use: "clean", Short: "Remove old binaries, partial copies and pulled runs from the devices --on names", Device: cli.AboutDevice, Args: cli.NoArgs,
+		Example: "  corepin --on adb --on hdc clean",
+		Run: func(in *cli.Invocation, _ []string) error {
+			return f.host(in, true).CleanAll(in.Ctx, in.Stdout, f.on)
+		},
+	}
+	return []*cli.Command{status, pull, clean}
 }

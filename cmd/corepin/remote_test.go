@@ -14,24 +14,29 @@ import (
 	"corepin.dev/corepin/remote"
 )
 
-func TestSplitRemoteFlags(t *testing.T) {
+// TestRemoteFlags: --on, --keep-remote and --binary are flags of every
+// command, before or after its name, up to what belongs to the program
+// exec starts.
+func TestRemoteFlags(t *testing.T) {
 	targets := filepath.Join(t.TempDir(), "lab.txt")
 	os.WriteFile(targets, []byte("# the phone lab\nadb:R58M1\n\nhdc:7001 # the tablet\n"), 0o644)
-	f, rest, err := splitRemoteFlags([]string{"--on", "ssh://pi@board", "run", "--on=adb", "--keep-remote", "--quick", "--on", "@" + targets,
-		"--binary", "/tmp/corepin-arm64", "--", "--on", "x"})
+	root := newRootCmd()
+	in, err := root.Parse([]string{"--on", "ssh://pi@board", "exec", "--on=adb", "--keep-remote", "--cpu", "1", "--on", "@" + targets,
+		"--binary", "/tmp/corepin-arm64", "--", "sh", "--on", "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"ssh://pi@board", "adb", "adb:R58M1", "hdc:7001"}; !reflect.DeepEqual(f.on, want) || !f.keep || f.binary != "/tmp/corepin-arm64" {
-		t.Errorf("flags %+v", f)
+	on := root.PersistentFlags().Lookup("on").Value.String()
+	if want := "ssh://pi@board,adb,adb:R58M1,hdc:7001"; on != want || !in.Changed("keep-remote") || root.PersistentFlags().Lookup("binary").Value.String() != "/tmp/corepin-arm64" {
+		t.Errorf("--on %s, --keep-remote %v, --binary %s", on, in.Changed("keep-remote"), root.PersistentFlags().Lookup("binary").Value)
 	}
-	if want := []string{"run", "--quick", "--", "--on", "x"}; !reflect.DeepEqual(rest, want) {
-		t.Errorf("rest %q, want %q", rest, want)
+	if want := []string{"exec", "--cpu", "1", "--", "sh", "--on", "x"}; !reflect.DeepEqual(in.Words(nil), want) {
+		t.Errorf("the command's words %q, want %q", in.Words(nil), want)
 	}
-	if _, _, err := splitRemoteFlags([]string{"run", "--on"}); err == nil {
+	if _, err := newRootCmd().Parse([]string{"run", "--on"}); err == nil {
 		t.Error("--on without a value: no error")
 	}
-	if _, _, err := splitRemoteFlags([]string{"--on", "@/no/such/file", "topo"}); err == nil {
+	if _, err := newRootCmd().Parse([]string{"--on", "@/no/such/file", "topo"}); err == nil {
 		t.Error("--on @missing: no error")
 	}
 }
@@ -59,17 +64,17 @@ dir = "bin/run/505"
 		inputs  []string
 	}{
 		{[]string{"run", "--quick"}, []string{"run", "--quick", "--out", "{job}/out"}, "corepin-results", nil},
-		{[]string{"run", "--out", "lab", suitePath, "--cpu", "3", "-q"}, []string{"run", "{job}/in/spec.toml", "--cpu", "3", "-q", "--out", "{job}/out"}, "lab",
+		{[]string{"run", "--out", "lab", suitePath, "--cpu", "3", "-q"}, []string{"run", "{job}/in/spec.toml", "--cpu", "3", "--quiet", "--out", "{job}/out"}, "lab",
 			[]string{"bin/run/505/", "spec.toml", "bin/mcf", "bin/run/505/inp.in", "ref.out"}},
 		{[]string{"exec", "--cpu", "1", "--", "sh", "-c", "--out x"}, []string{"exec", "--cpu", "1", "--", "sh", "-c", "--out x"}, "", nil},
-		{[]string{"exec", "--cpu=1", "stress-ng", "--out", "x"}, []string{"exec", "--cpu=1", "stress-ng", "--out", "x"}, "", nil},
-		{[]string{"experiment", "qos", "--out", "exp/qos1"}, []string{"experiment", "qos", "--out", "{job}/out/qos1"}, "", nil},
-		{[]string{"exec", "--report=r/s.json", "--", "true"}, []string{"exec", "--report", "{job}/out/s.json", "--", "true"}, "", nil},
-		{[]string{"telemetry", "--out", "t.csv", "--thermal", "/tmp/th.csv"}, []string{"telemetry", "--out", "{job}/out/t.csv", "--thermal", "{job}/out/th.csv"}, "", nil},
+		{[]string{"exec", "--cpu=1", "stress-ng", "--out", "x"}, []string{"exec", "--cpu", "1", "--", "stress-ng", "--out", "x"}, "", nil},
+		{[]string{"experiment", "qos", "--out", filepath.Join(dir, "exp", "qos1")}, []string{"experiment", "qos", "--out", "{job}/out/qos1"}, "", nil},
+		{[]string{"exec", "--report=" + filepath.Join(dir, "s.json"), "--", "true"}, []string{"exec", "--report", "{job}/out/s.json", "--", "true"}, "", nil},
+		{[]string{"exec", "--report", "-", "--", "true"}, []string{"exec", "--report", "-", "--", "true"}, "", nil},
+		{[]string{"telemetry", "--out", filepath.Join(dir, "t.csv"), "--thermal", filepath.Join(dir, "bin", "th.csv")}, []string{"telemetry", "--out", "{job}/out/t.csv", "--thermal", "{job}/out/th.csv"}, "", nil},
 		{[]string{"topo", "--json"}, []string{"topo", "--json"}, "", nil},
-		{[]string{"pull", "20261201-0800-ab", "--out", "got"}, []string{"20261201-0800-ab"}, "got", nil},
 	} {
-		req, err := deviceRequest(c.args)
+		req, err := deviceRequestOf(c.args)
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -86,21 +91,32 @@ dir = "bin/run/505"
 			t.Errorf("%q:\n device %q, results %q, inputs %q\nwant %q, %q, %q", c.args, req.Args, req.Results, inputs, c.dev, c.results, c.inputs)
 		}
 		if want := map[string]map[string]string{
-			"experiment": {"qos1": "exp"}, "telemetry": {"t.csv": ".", "th.csv": "/tmp"},
+			"experiment": {"qos1": filepath.Join(dir, "exp")}, "telemetry": {"t.csv": dir, "th.csv": filepath.Join(dir, "bin")},
 		}[c.args[0]]; want != nil && !reflect.DeepEqual(req.Into, want) {
 			t.Errorf("%q: into %v, want %v", c.args, req.Into, want)
 		}
 	}
-	for _, bad := range [][]string{{"run", "--no-such"}, {"topo", "--cpu", "x"}, {"nosuch"}, {"experiment"}, {"run", filepath.Join(dir, "missing.toml")}} {
-		if _, err := deviceRequest(bad); err == nil {
+	for _, bad := range [][]string{{"run", "--no-such"}, {"topo", "--cpu", "x"}, {"nosuch"}, {"experiment"}, {"run", filepath.Join(dir, "missing.toml")},
+		{"telemetry", "--out", filepath.Join(dir, "no", "such", "t.csv")}, {"telemetry", "--out", dir},
+		{"telemetry", "--out", filepath.Join(dir, "t.csv"), "--thermal", filepath.Join(dir, "bin", "t.csv")}} {
+		if _, err := deviceRequestOf(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
 	// A suite that reaches outside its folder cannot be pushed as it is.
 	os.WriteFile(filepath.Join(dir, "bin", "up.toml"), []byte("[[benchmark]]\nname = \"x\"\ncmd = \"./mcf\"\n  [[benchmark.check]]\n  stdout = true\n  expected = \"../ref.out\"\n"), 0o644)
-	if _, err := deviceRequest([]string{"run", filepath.Join(dir, "bin", "up.toml")}); err == nil || !strings.Contains(err.Error(), "outside the suite's folder") {
+	if _, err := deviceRequestOf([]string{"run", filepath.Join(dir, "bin", "up.toml")}); err == nil || !strings.Contains(err.Error(), "outside the suite's folder") {
 		t.Errorf("a suite naming ../: %v", err)
 	}
+}
+
+// deviceRequestOf is what a command line runs on a device.
+func deviceRequestOf(args []string) (remote.Request, error) {
+	in, err := newRootCmd().Parse(args)
+	if err != nil {
+		return remote.Request{}, err
+	}
+	return deviceRequest(in)
 }
 
 func TestRemoteDefaultFromEnv(t *testing.T) {
@@ -170,5 +186,40 @@ func runTestCleanup() {
 	defer testCleanup.Unlock()
 	for _, f := range testCleanup.funcs {
 		f()
+	}
+}
+
+// TestRemoteExitCodes: a command line goes by one exit-code table here
+// and with --on: a suite whose content is wrong exits 1, one that cannot
+// be read 2, and so does a wrong target; none of them reaches a device.
+func TestRemoteExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "key.toml")
+	os.WriteFile(bad, []byte("[[benchmark]]\nname = \"a\"\ncmd = \"true\"\nrnus = 2\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		say  string
+	}{
+		{[]string{"run", bad}, exitFailure, `key.toml:4:1: unknown key "benchmark.rnus"`},
+		{[]string{"run", filepath.Join(dir, "missing.toml")}, exitUsage, "missing.toml"},
+	} {
+		_, localErr, local := corepin(t, c.args...)
+		_, remoteErr, remote := corepin(t, append([]string{"--on", "adb:NOWHERE"}, c.args...)...)
+		if local != c.code || remote != c.code || !strings.Contains(localErr, c.say) || !strings.Contains(remoteErr, c.say) || strings.Contains(remoteErr, "NOWHERE") {
+			t.Errorf("%q: exit %d here, %d with --on; want %d\n%s\n%s", c.args, local, remote, c.code, localErr, remoteErr)
+		}
+	}
+	if _, errOut, code := corepin(t, "--on", "adb:a b", "topo"); code != exitUsage || !strings.Contains(errOut, "the serial is letters") {
+		t.Errorf("a wrong target: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := corepin(t, "clean"); code != exitUsage || !strings.Contains(errOut, "go with --on TARGET") {
+		t.Errorf("clean without --on: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := corepin(t, "--lost-after", "5s", "topo"); code != exitUsage || !strings.Contains(errOut, "go with --on TARGET") {
+		t.Errorf("--lost-after without --on: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := corepin(t, "--on", "adb:NOWHERE", "--lost-after", "0s", "topo"); code != exitUsage || !strings.Contains(errOut, "positive duration") {
+		t.Errorf("--lost-after 0s: exit %d\n%s", code, errOut)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
 )
@@ -56,7 +57,7 @@ utilisation curves with their data. corepin run writes it as report.html.`,
 			} else if err := atomicfile.Write(path, func(w io.Writer) error { return page.Write(w, run, args[0]) }); err != nil {
 				return err
 			}
-			fmt.Fprintln(in.Stdout, path)
+			fmt.Fprintln(in.Stdout, termsafe.Message(path)) // the folder's name may come from anywhere
 			return nil
 		},
 	}

@@ -9,6 +9,7 @@ import (
 
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
+	"corepin.dev/corepin/internal/termsafe"
 )
 
 // Exit codes shared by every subcommand.
@@ -43,9 +44,6 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 // runCommandLine runs the command line; with signals, SIGINT, SIGTERM and
 // SIGHUP cancel its context (exec passes them on to its command).
 func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
-	if code, handled := runRemote(ctx, stdout, stderr, args, signals); handled {
-		return code
-	}
 	warnStale(stderr, args)
 	sweepStrays(stderr, args)
 	root := newRootCmd()
@@ -63,14 +61,16 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 	if err == nil {
 		return exitOK
 	}
+	// An error may quote what it read (a suite file, a results folder, a
+	// command's output): the message is shown safe.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "corepin: %v\n", ee.err)
+			fmt.Fprintf(stderr, "corepin: %s\n", termsafe.Message(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "corepin: %v\n", err)
+	fmt.Fprintf(stderr, "corepin: %s\n", termsafe.Message(err.Error()))
 	var ue usageError
 	if errors.As(err, &ue) {
 		var ce *cli.CommandError
@@ -95,6 +95,8 @@ restores everything afterwards.
 
 ` + remoteUsage,
 	}
+	var rf remoteFlags
+	rf.register(root)
 	// Each command is built only when it runs or a help lists it.
 	root.AddCommand(
 		cli.Lazy("run", newRunCmd),
@@ -109,6 +111,9 @@ restores everything afterwards.
 		cli.Lazy("watch", newWatchCmd),
 		cli.Lazy("system", newSystemCmd),
 		cli.Lazy("version", newVersionCmd),
+	)
+	root.AddCommand(rf.aboutDeviceCmds()...)
+	root.AddCommand(
 		cli.CompletionCommand(root),
 		cli.HelpCommand(root),
 		cli.CompleteCommand(root),

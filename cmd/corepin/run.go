@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/internal/buildinfo"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
-	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
@@ -33,8 +33,9 @@ func newRunCmd() *cli.Command {
 		waitOnline            time.Duration
 	)
 	cmd := &cli.Command{
-		Use:   "run [SUITE.toml]",
-		Short: "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
+		Use:    "run [SUITE.toml]",
+		Device: cli.OnDevice,
+		Short:  "Run benchmarks on the chosen core, with scheduling evidence, telemetry and statistics",
 		Long: `Run benchmarks on the chosen core and keep, for every run, what was computed,
 how long it took, and what scheduling was asked for and read back, beside
 per-CPU telemetry and the output check.
@@ -73,6 +74,12 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 				return suiteError(err)
 			}
 		}
+		// What would run is checked before anything is changed: the names
+		// of --only, and a number of runs one run can record.
+		bounds.Suite, bounds.Only = s, only
+		if err := bounds.ValidatePlan(); err != nil {
+			return usageError{Err: err}
+		}
 		topo, target, err := tf.resolve("/")
 		if err != nil {
 			return err
@@ -91,14 +98,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if isolation != runner.Process && isolation != runner.Thread {
 			return usageError{Err: fmt.Errorf("--isolation %q: want process or thread", isolation)}
 		}
-		var events runner.Events
-		switch {
-		case quiet:
-		case isTerminal(in.Stderr):
-			events = runner.StatusLine(in.Stderr)
-		default:
-			events = runner.LineEvents(in.Stderr)
-		}
+		events := runner.Progress(in.Stderr, quiet, isTerminal(in.Stderr))
 		launch.GuardResults(req.Mask(), out) // where a guard says what it did, should corepin be killed
 		tuned, err := tune.start(in, req.Mask(), "corepin run")
 		if err != nil {
@@ -109,7 +109,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		defer func() {
 			// Put the machine back on every way out, and record how.
 			tune.finish(in, tuned)
-			if tuned != nil && run != nil && folder != nil {
+			if tuned != nil && run != nil && folder != nil && runner.RecordTune(run, tuned) == nil {
 				folder.Save(run)
 			}
 		}()
@@ -119,7 +119,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			Topology: topo, Target: target, Request: req,
 			MaxOthers: maxOthers, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst, Launcher: launcher,
 			SpeedGate: speedGate,
-			OutDir:    out, Version: buildVersion().Version, Events: events, Tuned: tuned,
+			OutDir:    out, Version: buildinfo.Read().Version, Events: events, Tuned: tuned,
 		})
 		if err != nil {
 			if folder != nil {
@@ -148,13 +148,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 				return &exitError{code: exitFailure, err: fmt.Errorf("some benchmarks are invalid (see above)")}
 			}
 			// -q printed no summary: the reasons for the exit are still said.
-			var why []string
-			for _, b := range run.Benchmarks {
-				if w := b.WhyInvalid(); w != "" {
-					why = append(why, termsafe.Text(b.Name)+" is invalid: "+termsafe.Text(w))
-				}
-			}
-			return &exitError{code: exitFailure, err: errors.New(strings.Join(why, "\ncorepin: "))}
+			return &exitError{code: exitFailure, err: errors.New(strings.Join(runner.WhyInvalid(run), "\ncorepin: "))}
 		}
 		return nil
 	}
@@ -165,13 +159,14 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.BoolVar(&realtimeFirst, "realtime-first", false, "keep the ladder's realtime steps first for runs longer than a second (by default nice -20 comes first there: the realtime throttle holds FIFO back)")
 	tune.register(cmd, true)
 	f.BoolVar(&quick, "quick", false, "built-in suite at small sizes (under a minute in all)")
-	f.IntVar(&runs, "runs", 0, "counted runs per benchmark (default 6, the fewest for a 95% interval, or the suite's)")
+	f.IntVar(&runs, "runs", 0, fmt.Sprintf("counted runs per benchmark (default 6, the fewest for a 95%% interval, or the suite's); at most %d runs and warm-ups in all", runner.MaxTotalRuns))
 	f.IntVar(&warmup, "warmup", 1, "warm-up runs per benchmark, not counted")
 	f.StringVar(&isolation, "isolation", runner.Process, "process (a child started on target, as corepin exec does) or thread (a session thread; built-ins only)")
 	f.DurationVar(&telemetryP, "telemetry", 0, "telemetry period (default 100ms for built-ins, 1s for suite files)")
 	f.DurationVar(&watchP, "watch", 100*time.Millisecond, "watcher period; 0 turns it off")
 	f.DurationVar(&waitOnline, "wait-online", 0, "when the target CPU is offline before a run, wait this long for it to come back (default: stop early at once, exit 124)")
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
+	cmd.Output("out", cli.Results)
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
 	f.BoolVar(&speedGate, "speed-gate", false, fmt.Sprintf("leave out of the statistics a run whose speed witness saw the target below %.0f%% of its best, keep it in run.json with its reason and run it again (at most %d times)", 100*(1-results.SpeedWarn), runner.MaxSpeedReruns))
 	f.BoolVar(&launcher, "launcher", false, "start each run through corepin re-executed as a launcher, whose own thread is read back and becomes the command (as --qos does)")

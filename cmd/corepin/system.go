@@ -3,21 +3,22 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/system"
 )
 
 func newSystemCmd() *cli.Command {
 	c := &cli.Command{
-		Use:   "system",
-		Short: "Show, tune and reset the machine's condition for measuring (frequency, boost, IRQs, idle, shield)",
+		Use:    "system",
+		Device: cli.OnDevice,
+		Short:  "Show, tune and reset the machine's condition for measuring (frequency, boost, IRQs, idle, shield)",
 		Long: `Show how fit the machine is for measuring on a target CPU, tune it, and put
 back exactly what was there. Every change is recorded in a journal before it
 is made (/run/corepin/system.json), so that reset restores it even after a
@@ -57,7 +58,7 @@ target and why. Exit status 0 when tuned, 2 when an important check fails,
 			return err
 		}
 		if asJSON {
-			if err := writeJSON(in.Stdout, f); err != nil {
+			if err := termsafe.WriteJSON(in.Stdout, f); err != nil {
 				return err
 			}
 		} else {
@@ -100,33 +101,27 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 		if err != nil {
 			return err
 		}
-		req := tune.request(cpus)
+		asked := tune.asked(in, cpus)
 		m := tune.machine(in)
 		if dryRun {
 			f, err := system.Read(fsroot.Root(tune.root), cpus)
 			if err != nil {
 				return err
 			}
-			changes, err := system.Plan(f, req)
-			if err != nil {
+			if err := system.WriteDryRun(in.Stdout, f, asked.Request()); err != nil {
 				return usageError{Err: err}
-			}
-			system.WritePlan(in.Stdout, changes)
-			if req.Shield {
-				fmt.Fprintf(in.Stdout, "shield: every other movable task off CPUs %s with a cpuset\n", cpus)
 			}
 			return nil
 		}
-		t, err := system.TuneFor(in.Ctx, m, req, "corepin system tune "+strings.Join(tune.given(in), " "))
+		t, err := system.TuneFor(in.Ctx, m, asked.Request(), "corepin system tune --cpus "+cpus.String()+" "+strings.Join(asked.Words(), " "))
 		if err != nil {
 			if in.Ctx.Err() != nil {
 				return interrupted(in.Ctx, err.Error())
 			}
 			return err
 		}
-		t.Result.WriteText(in.Stdout)
-		tune.printShield(in.Stdout, t)
-		tune.warn(in.Stderr, cpus)
+		t.WriteText(in.Stdout)
+		tune.warn(in.Stderr, asked.Request())
 		fmt.Fprintf(in.Stdout, "the old values are in %s; corepin system reset puts them back\n", m.JournalPath())
 		return nil
 	}
@@ -211,38 +206,24 @@ func (f *tuneFlags) wanted(in *cli.Invocation) bool {
 	return false
 }
 
-// given lists the tune flags as given, for the journal's record.
-func (f *tuneFlags) given(in *cli.Invocation) []string {
-	var out []string
-	for name, v := range map[string]string{"freq": f.freq, "governor": f.governor} {
-		if in.Changed(name) {
-			out = append(out, "--"+name+" "+v)
-		}
+// asked is the tune the flags ask for on cpus; the frequency and the
+// governor only when given (see system.Asked).
+func (f *tuneFlags) asked(in *cli.Invocation, cpus cpuset.Set) system.Asked {
+	a := system.Asked{CPUs: cpus, AllPolicies: f.all, NoBoost: f.noBoost, IRQs: f.irqs, Idle: f.idle, Shield: f.shield}
+	if in.Changed("freq") {
+		a.Freq = &f.freq
 	}
-	for name, v := range map[string]bool{"all-policies": f.all, "no-boost": f.noBoost, "irqs": f.irqs, "idle": f.idle, "shield": f.shield} {
-		if in.Changed(name) && v {
-			out = append(out, "--"+name)
-		}
+	if in.Changed("governor") {
+		a.Governor = &f.governor
 	}
-	return out
-}
-
-func (f *tuneFlags) request(cpus cpuset.Set) system.Request {
-	return system.Request{CPUs: cpus, AllPolicies: f.all, Freq: f.freq, Governor: f.governor,
-		NoBoost: f.noBoost, IRQs: f.irqs, Idle: f.idle, Shield: f.shield}
+	return a
 }
 
 // machine is the machine the flags name; a wait for the journal's lock is
 // announced on stderr, so that a person knows why nothing happens.
 func (f *tuneFlags) machine(in *cli.Invocation) *system.Machine {
 	return &system.Machine{Root: fsroot.Root(f.root), Journal: f.journal, LockTimeout: f.lockTimeout, ThisBoot: f.thisBoot,
-		Waiting: func(holder int, lock string, timeout time.Duration) {
-			who := "another process"
-			if holder > 0 {
-				who = "pid " + strconv.Itoa(holder)
-			}
-			fmt.Fprintf(in.Stderr, "corepin: waiting for the journal's lock %s, held by %s (at most %s; Ctrl-C stops)\n", lock, who, timeout)
-		}}
+		Waiting: system.SayWaiting(in.Stderr)}
 }
 
 // start tunes for a run or an exec, when asked; the caller defers finish.
@@ -253,14 +234,15 @@ func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*sy
 	// The guard puts the machine back should corepin be killed: it is
 	// told before the first value changes.
 	launch.GuardTune(cpus, fsroot.Root(f.root), f.journal)
-	t, err := system.TuneFor(in.Ctx, f.machine(in), f.request(cpus), what+" "+strings.Join(f.given(in), " "))
+	asked := f.asked(in, cpus)
+	t, err := system.TuneFor(in.Ctx, f.machine(in), asked.Request(), what+" "+strings.Join(asked.Words(), " "))
 	if err != nil {
 		if in.Ctx.Err() != nil {
 			return nil, interrupted(in.Ctx, "nothing was run: "+err.Error())
 		}
 		return nil, fmt.Errorf("tuning the machine for the run: %w", err)
 	}
-	f.warn(in.Stderr, cpus)
+	f.warn(in.Stderr, asked.Request())
 	return t, nil
 }
 
@@ -274,43 +256,26 @@ func (f *tuneFlags) finish(in *cli.Invocation, t *system.Tuned) {
 	}
 }
 
-func (f *tuneFlags) warn(w io.Writer, cpus cpuset.Set) {
-	if !f.irqs {
-		return
-	}
-	if facts, err := system.Read(fsroot.Root(f.root), cpus); err == nil && facts.Irqbalance != nil && *facts.Irqbalance {
-		fmt.Fprintln(w, "corepin: warning: irqbalance is running and will move IRQs back onto the target; stop it for the measurement")
+// warn says what would undo the tune while it holds.
+func (f *tuneFlags) warn(w io.Writer, req system.Request) {
+	if msg := system.IRQWarning(fsroot.Root(f.root), req); msg != "" {
+		fmt.Fprintln(w, "corepin: warning:", msg)
 	}
 }
 
-func (f *tuneFlags) printShield(w io.Writer, t *system.Tuned) {
-	if t.Shield != nil {
-		t.Shield.WriteText(w)
-	}
-}
-
-// measured is the target as a set of CPUs: --cpus or --cpu as given,
-// else the exact CPU of the selected target.
-func (f *targetFlags) measured(root string) (cpuset.Set, error) {
-	cpus, err := f.cpuSet()
-	if err != nil || !cpus.IsEmpty() {
-		return cpus, err
-	}
-	_, target, err := f.resolve(root)
-	if err != nil {
-		return cpuset.Set{}, err
-	}
-	return cpuset.Of(target.ExactCPU), nil
-}
-
-// warnStale says on stderr when a journal left by a process that no
-// longer runs shows the machine is still tuned. system reset, the remedy,
-// and the hidden completion command stay quiet.
+// warnStale says on stderr what the machine's journal says that matters
+// to whoever starts corepin: the machine is still tuned by a process that
+// no longer runs, or this corepin runs inside a shield, on other CPUs
+// than the shielded ones (see system.JournalState). It removes the
+// temporary files of a save that a killed tune left. system reset, the
+// remedy, and the hidden completion command stay quiet.
 func warnStale(w io.Writer, args []string) {
 	if len(args) > 0 && (args[0] == "__complete" || (args[0] == "system" && len(args) > 1 && args[1] == "reset")) {
 		return
 	}
-	if msg := system.StaleWarning("/" + system.DefaultJournal); msg != "" {
+	path := "/" + system.DefaultJournal
+	system.SweepTemps(path)
+	for _, msg := range system.JournalWarnings(path) {
 		fmt.Fprintln(w, "corepin: warning:", msg)
 	}
 }

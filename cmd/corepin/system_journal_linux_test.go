@@ -85,6 +85,7 @@ func TestSystemResetGivesUpOnAHeldLock(t *testing.T) {
 // A signal ends the wait for the lock at once, whatever the timeout, with
 // 128+N; a tune that was waiting changes nothing.
 func TestSystemSignalEndsTheLockWait(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		args []string

@@ -106,6 +106,51 @@ func TestSystemTuneResetFixture(t *testing.T) {
 	}
 }
 
+// On a machine without cpufreq a frequency, a governor or boost off asked
+// for by name are refused, each named with why, and nothing changes
+// (exit 1, as for a governor a policy lacks); a tune that asks for none
+// says it left the default governor and lock out.
+func TestSystemTuneWithoutCpufreq(t *testing.T) {
+	root := copyMachine(t, "../../system/testdata/machines/acpi-cpufreq")
+	links, _ := filepath.Glob(filepath.Join(root, "sys/devices/system/cpu/cpu*/cpufreq"))
+	for _, p := range append(links, filepath.Join(root, "sys/devices/system/cpu/cpufreq")) {
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pristine := copyMachine(t, root)
+	journal := filepath.Join(t.TempDir(), "journal.json")
+	args := []string{"--root", root, "--journal", journal, "--cpu", "1"}
+	out, errOut, code := corepin(t, append([]string{"system", "tune", "--freq", "max", "--governor", "performance", "--no-boost", "--irqs"}, args...)...)
+	if code != 1 {
+		t.Errorf("exit %d, want 1: %s%s", code, out, errOut)
+	}
+	for _, want := range []string{"--freq max: this kernel has no cpufreq driver", "--governor performance: ", "--no-boost: ", "nothing was changed"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, errOut)
+		}
+	}
+	if diff, _ := exec.Command("diff", "-r", pristine, root).CombinedOutput(); len(diff) > 0 {
+		t.Errorf("a refused tune changed the tree:\n%s", diff)
+	}
+	for _, dry := range []bool{true, false} {
+		a := append([]string{"system", "tune", "--irqs"}, args...)
+		if dry {
+			a = append(a, "--dry-run")
+		}
+		out, errOut, code = corepin(t, a...)
+		if code != 0 || !strings.Contains(out, "not set: the performance governor and min = max at the highest frequency: this kernel has no cpufreq driver") {
+			t.Errorf("%v: exit %d:\n%s%s", a, code, out, errOut)
+		}
+	}
+	if _, errOut, code := corepin(t, "system", "reset", "--root", root, "--journal", journal); code != 0 {
+		t.Fatalf("reset: exit %d: %s", code, errOut)
+	}
+	if diff, _ := exec.Command("diff", "-r", pristine, root).CombinedOutput(); len(diff) > 0 {
+		t.Errorf("tune then reset left differences:\n%s", diff)
+	}
+}
+
 // On this machine only reading and --dry-run: neither changes anything.
 func TestSystemShowAndDryRunHere(t *testing.T) {
 	topo, err := topology.Read("/")

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"golang.org/x/term"
 
-	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/telemetry"
 )
@@ -22,8 +18,9 @@ func newTelemetryCmd() *cli.Command {
 		format, out, thermalF string
 	)
 	cmd := &cli.Command{
-		Use:   "telemetry",
-		Short: "Sample every CPU's utilisation and frequency, raw, with the source named",
+		Use:    "telemetry",
+		Device: cli.OnDevice,
+		Short:  "Sample every CPU's utilisation and frequency, raw, with the source named",
 		Long: `Sample every CPU's utilisation (from /proc/stat) and frequency (from the best
 source present: cpuinfo_avg_freq, scaling_cur_freq, cpuinfo_cur_freq,
 /proc/cpuinfo, or none) at a fixed interval. Nothing is smoothed or filled
@@ -36,57 +33,17 @@ the capture and writes what was recorded.`,
   corepin telemetry --interval 200ms --cpus 0-3 --avoid 3`,
 		Args: cli.NoArgs,
 		Run: func(in *cli.Invocation, _ []string) error {
-			opts := telemetry.Options{Period: interval, Thermal: thermalF != ""}
-			var err error
-			if opts.CPUs, err = cpuset.Parse(cpus); err != nil {
-				return usageError{Err: fmt.Errorf("--cpus: %w", err)}
+			capture := telemetry.Capture{Interval: interval, Duration: duration, CPUs: cpus, Avoid: avoid, Format: format, Out: out, ThermalFile: thermalF}
+			opts, err := capture.Options()
+			if err != nil {
+				return usageError{Err: err}
 			}
-			if opts.Avoid, err = cpuset.Parse(avoid); err != nil {
-				return usageError{Err: fmt.Errorf("--avoid: %w", err)}
-			}
-			if interval < telemetry.MinPeriod {
-				return usageError{Err: fmt.Errorf("--interval %v is shorter than %v", interval, telemetry.MinPeriod)}
-			}
-			if duration < 0 {
-				return usageError{Err: fmt.Errorf("--duration %v is negative", duration)}
-			}
-			if err := checkWritable(out); err != nil {
-				return usageError{Err: fmt.Errorf("--out: %w", err)}
-			}
-			if err := checkWritable(thermalF); err != nil {
-				return usageError{Err: fmt.Errorf("--thermal: %w", err)}
-			}
-			switch format {
-			case "", "table", "csv", "json":
-			default:
-				return usageError{Err: fmt.Errorf("--format %q: want table, csv or json", format)}
-			}
-			stdout := in.Stdout
-			live := format == "" && out == "" && isTerminal(stdout)
-			if format == "" {
-				format = "table"
-			}
-			ctx := in.Ctx
-			if duration > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, duration)
-				defer cancel()
-			}
-			s, err := telemetry.Start(ctx, opts)
+			live := format == "" && out == "" && isTerminal(in.Stdout)
+			series, err := capture.Record(in.Ctx, opts, in.Stdout, in.Stderr, live)
 			if err != nil {
 				return err
 			}
-			switch {
-			case live:
-				showLive(ctx, stdout, s, interval)
-			case duration == 0:
-				fmt.Fprintf(in.Stderr, "corepin: recording every %v until Ctrl-C\n", interval)
-				<-ctx.Done()
-			default:
-				<-ctx.Done()
-			}
-			series := s.Stop()
-			if err := writeSeries(stdout, series, format, out, thermalF); err != nil {
+			if err := capture.Save(in.Stdout, series); err != nil {
 				return err
 			}
 			return interrupted(in.Ctx, "the samples recorded are written")
@@ -100,67 +57,12 @@ the capture and writes what was recorded.`,
 	f.StringVar(&format, "format", "", "output: table, csv or json (default table)")
 	f.StringVar(&out, "out", "", "write the output to this `file` instead of standard output")
 	f.StringVar(&thermalF, "thermal", "", "also record thermal zones into this CSV `file`")
+	cmd.Output("out", cli.File)
+	cmd.Output("thermal", cli.File)
 	return cmd
 }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// showLive redraws a table of the latest sample until ctx ends.
-func showLive(ctx context.Context, w io.Writer, s *telemetry.Sampler, interval time.Duration) {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	lines := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		snap := s.Snapshot()
-		var b strings.Builder
-		snap.WriteLatest(&b)
-		if lines > 0 {
-			fmt.Fprintf(w, "\x1b[%dA\x1b[J", lines) // back up over the last table
-		}
-		fmt.Fprint(w, b.String())
-		lines = strings.Count(b.String(), "\n")
-	}
-}
-
-func writeSeries(stdout io.Writer, series *telemetry.Series, format, out, thermalF string) error {
-	w := stdout
-	if out != "" {
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	}
-	var err error
-	switch format {
-	case "csv":
-		err = series.WriteCSV(w)
-	case "json":
-		err = writeJSON(w, series)
-	default:
-		err = series.WriteTable(w)
-	}
-	if err != nil {
-		return err
-	}
-	if thermalF != "" {
-		f, err := os.Create(thermalF)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := series.WriteThermalCSV(f); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -14,6 +14,7 @@ import (
 )
 
 func TestTelemetryCSV(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux")
 	}

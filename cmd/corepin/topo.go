@@ -2,6 +2,7 @@ package main
 
 import (
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/topology"
 )
 
@@ -12,8 +13,9 @@ func newTopoCmd() *cli.Command {
 		tf     targetFlags
 	)
 	cmd := &cli.Command{
-		Use:   "topo",
-		Short: "Show the CPU topology, its performance groups and the chosen target",
+		Use:    "topo",
+		Device: cli.OnDevice,
+		Short:  "Show the CPU topology, its performance groups and the chosen target",
 		Long: `Show the CPUs, their cores, clusters and frequencies, the performance groups
 fastest first, and the CPU a single-core run would use, with the reason.
 
@@ -30,7 +32,7 @@ this machine.`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(in.Stdout, struct {
+				return termsafe.WriteJSON(in.Stdout, struct {
 					*topology.Topology
 					Target topology.Target `json:"target"`
 				}{topo, target})

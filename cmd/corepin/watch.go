@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"syscall"
 	"time"
 
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
@@ -22,13 +24,16 @@ func newWatchCmd() *cli.Command {
 		asJSON   bool
 	)
 	cmd := &cli.Command{
-		Use:   "watch PID",
-		Short: "Show where each thread of a running process runs; with --maintain, keep them on the target",
+		Use:    "watch PID",
+		Device: cli.OnDevice,
+		Short:  "Show where each thread of a running process runs; with --maintain, keep them on the target",
 		Long: `Follow the threads of a running process and its children: where each one
 runs, how much CPU it takes, how often it moves. Without --maintain nothing
 is changed. With --maintain, threads are kept on the target (--cpu, --cpus
 or --target) and, given --policy/--nice, at those attributes, until the
-process exits or Ctrl-C.`,
+process exits, the duration ends, Ctrl-C (or SIGTERM, SIGHUP) or the reader
+of the output goes away; then every thread that was changed is put back as
+it was, and read back.`,
 		Example: `  corepin watch 1234
   corepin watch --maintain --cpu 3 --nice -10 1234`,
 		Args: func(args []string) error {
@@ -45,9 +50,6 @@ process exits or Ctrl-C.`,
 			if period < watch.MinPeriod {
 				return usageError{Err: fmt.Errorf("--period %v: want at least %v", period, watch.MinPeriod)}
 			}
-			if duration < 0 {
-				return usageError{Err: fmt.Errorf("--duration %v is negative", duration)}
-			}
 			opts := watch.Options{PID: pid, Period: period, Children: true}
 			if maintain {
 				_, target, err := tf.resolve("/")
@@ -58,7 +60,7 @@ process exits or Ctrl-C.`,
 				if err != nil {
 					return err
 				}
-				opts.Maintain = true
+				opts.Maintain, opts.Restore = true, true
 				opts.Mask, opts.Avoid = req.Mask(), req.Mask()
 				opts.Want = wantedAttr(in, req)
 			}
@@ -72,20 +74,30 @@ process exits or Ctrl-C.`,
 			if err != nil {
 				return err
 			}
-			// Until Ctrl-C, the duration, or the process's end.
-			for ctx.Err() == nil && sched.ProcessAlive(pid) {
-				select {
-				case <-ctx.Done():
-				case <-time.After(period):
-				}
+			if !asJSON {
+				// Said at once, so that a person (or head -1) sees what is
+				// going on before the table at the end.
+				fmt.Fprintln(in.Stdout, opts.Describe(duration))
 			}
+			// Until Ctrl-C, the duration, the process's end, or the end of
+			// the pipe the result would go to: nothing would read it.
+			gone := w.Follow(ctx, func() bool { return readerGone(in.Stdout) })
 			res := w.Stop()
+			if gone {
+				for _, e := range res.Errors {
+					fmt.Fprintln(in.Stderr, "corepin: error:", termsafe.Text(e))
+				}
+				return fmt.Errorf("stopped watching process %d: its output's reader has gone: %w", pid, syscall.EPIPE)
+			}
 			if asJSON {
-				if err := writeJSON(in.Stdout, res); err != nil {
+				if err := termsafe.WriteJSON(in.Stdout, res); err != nil {
 					return err
 				}
 			} else if err := res.WriteText(in.Stdout, opts.Mask); err != nil {
 				return err
+			}
+			if res.NotRestored > 0 {
+				return fmt.Errorf("%d threads of process %d could not be put back as they were (see the errors)", res.NotRestored, pid)
 			}
 			return interrupted(in.Ctx, "what was seen is printed")
 		},

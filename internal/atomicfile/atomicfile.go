@@ -12,9 +12,6 @@ import (
 	"path/filepath"
 )
 
-// fsync flushes a file or a folder to the disk; tests watch the calls.
-var fsync = func(f *os.File) error { return f.Sync() }
-
 // File is one file to write: its path and what writes its content.
 type File struct {
 	Path  string
@@ -31,9 +28,15 @@ func Write(path string, write func(io.Writer) error) error {
 // saves three files after every run. Each file is replaced whole or not at
 // all; when one fails, those before it are already in place.
 func WriteFiles(files ...File) error {
+	return writeFiles((*os.File).Sync, files)
+}
+
+// writeFiles is WriteFiles with the flush of a file or a folder to the
+// disk given, so that a test can watch the flushes.
+func writeFiles(flush func(*os.File) error, files []File) error {
 	dirs := []string{}
 	for _, f := range files {
-		if err := writeFile(f); err != nil {
+		if err := writeFile(flush, f); err != nil {
 			return err
 		}
 		if dir := filepath.Dir(f.Path); !contains(dirs, dir) {
@@ -41,7 +44,7 @@ func WriteFiles(files ...File) error {
 		}
 	}
 	for _, dir := range dirs {
-		if err := syncDir(dir); err != nil {
+		if err := syncDir(flush, dir); err != nil {
 			return err
 		}
 	}
@@ -50,7 +53,7 @@ func WriteFiles(files ...File) error {
 
 // writeFile writes a temporary file beside f.Path, flushes it and renames
 // it over f.Path.
-func writeFile(f File) error {
+func writeFile(flush func(*os.File) error, f File) error {
 	tmp, err := os.CreateTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", f.Path, err)
@@ -62,7 +65,7 @@ func writeFile(f File) error {
 	}
 	// Without the flush, a rename that reaches the disk before the data
 	// leaves an empty file after a power cut.
-	if err := fsync(tmp); err != nil {
+	if err := flush(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing %s: flushing: %w", f.Path, err)
 	}
@@ -88,13 +91,13 @@ func contains(list []string, s string) bool {
 }
 
 // syncDir flushes a folder, so that a rename in it is on the disk.
-func syncDir(dir string) error {
+func syncDir(flush func(*os.File) error, dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("flushing %s: %w", dir, err)
 	}
 	defer d.Close()
-	if err := fsync(d); err != nil {
+	if err := flush(d); err != nil {
 		return fmt.Errorf("flushing %s: %w", dir, err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package atomicfile
+package atomicfile_test
 
 import (
 	"errors"
@@ -8,15 +8,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"corepin.dev/corepin/internal/atomicfile"
 )
 
 func TestWrite(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.json")
-	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "one"); return err }); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "one"); return err }); err != nil {
 		t.Fatal(err)
 	}
-	failed := Write(path, func(w io.Writer) error { io.WriteString(w, "half"); return errors.New("disk full") })
+	failed := atomicfile.Write(path, func(w io.Writer) error { io.WriteString(w, "half"); return errors.New("disk full") })
 	data, _ := os.ReadFile(path)
 	if failed == nil || string(data) != "one" {
 		t.Errorf("after a failed write: %q, %v", data, failed)
@@ -36,9 +38,7 @@ func TestWriteFlushesFileThenFolder(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.json")
 	var synced []string
-	orig := fsync
-	defer func() { fsync = orig }()
-	fsync = func(f *os.File) error {
+	flush := func(f *os.File) error {
 		st, err := f.Stat()
 		if err != nil {
 			return err
@@ -49,16 +49,16 @@ func TestWriteFlushesFileThenFolder(t *testing.T) {
 			kind = "folder"
 		}
 		synced = append(synced, fmt.Sprintf("%s renamed=%v", kind, renamed == nil))
-		return orig(f)
+		return f.Sync()
 	}
-	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "{}"); return err }); err != nil {
+	if err := atomicfile.WriteFlushing(flush, path, func(w io.Writer) error { _, err := io.WriteString(w, "{}"); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(synced, ", "); got != "file renamed=false, folder renamed=true" {
 		t.Errorf("flushes: %s; want the file before the rename and the folder after", got)
 	}
-	fsync = func(*os.File) error { return errors.New("EIO") }
-	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err == nil {
+	failing := func(*os.File) error { return errors.New("EIO") }
+	if err := atomicfile.WriteFlushing(failing, path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err == nil {
 		t.Error("a failed flush was not reported")
 	}
 	if data, _ := os.ReadFile(path); string(data) != "{}" {
@@ -70,20 +70,18 @@ func TestWriteFlushesFileThenFolder(t *testing.T) {
 func TestWriteFilesFlushesTheFolderOnce(t *testing.T) {
 	dir := t.TempDir()
 	var files, folders int
-	orig := fsync
-	defer func() { fsync = orig }()
-	fsync = func(f *os.File) error {
+	flush := func(f *os.File) error {
 		if st, err := f.Stat(); err == nil && st.IsDir() {
 			folders++
 		} else {
 			files++
 		}
-		return orig(f)
+		return f.Sync()
 	}
 	write := func(s string) func(io.Writer) error {
 		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
 	}
-	err := WriteFiles(File{filepath.Join(dir, "a"), write("a")}, File{filepath.Join(dir, "b"), write("b")}, File{filepath.Join(dir, "c"), write("c")})
+	err := atomicfile.WriteFilesFlushing(flush, atomicfile.File{Path: filepath.Join(dir, "a"), Write: write("a")}, atomicfile.File{Path: filepath.Join(dir, "b"), Write: write("b")}, atomicfile.File{Path: filepath.Join(dir, "c"), Write: write("c")})
 	if err != nil || files != 3 || folders != 1 {
 		t.Errorf("%v: %d file flushes, %d folder flushes; want 3 and 1", err, files, folders)
 	}

@@ -17,7 +17,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 )
 
 // V1Root and V2Root are where the cpu controller is mounted on the
@@ -37,6 +42,7 @@ type Limit struct {
 	dir    string
 	v2     bool
 	period int // microseconds
+	mu     sync.Mutex
 	moved  []moved
 }
 
@@ -45,13 +51,12 @@ type moved struct {
 	back string // the cgroup file that puts it back
 }
 
-var serial atomic.Int64
-
 // New makes a cgroup whose members may use quota of every period
 // microseconds of CPU time (quota < 0: no limit), the whole of it
-// shared by all members.
+// shared by all members. It first removes the empty bandwidth cgroups
+// that corepins killed before their Remove left behind.
 func New(quota, period int) (*Limit, error) {
-	name := fmt.Sprintf("corepin-bandwidth-%d-%d", os.Getpid(), serial.Add(1))
+	name := cgroupfs.NewBandwidthName()
 	l := &Limit{period: period}
 	switch {
 	case exists(filepath.Join(V1Root, "cpu.cfs_quota_us")):
@@ -61,6 +66,7 @@ func New(quota, period int) (*Limit, error) {
 	default:
 		return nil, ErrUnavailable
 	}
+	sweep(filepath.Dir(l.dir))
 	if err := os.Mkdir(l.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("making the bandwidth cgroup: %w", err)
 	}
@@ -104,20 +110,26 @@ func (l *Limit) AddThread(tid int) error {
 	if l.v2 {
 		return l.AddProcess(os.Getpid())
 	}
-	back, err := ownCgroup(fmt.Sprintf("/proc/self/task/%d/cgroup", tid), false)
+	back, err := ownCgroup(fmt.Sprintf("self/task/%d", tid), false)
 	if err != nil {
 		return err
 	}
 	if err := write(filepath.Join(l.dir, "tasks"), strconv.Itoa(tid)); err != nil {
 		return err
 	}
-	l.moved = append(l.moved, moved{id: tid, back: filepath.Join(V1Root, back, "tasks")})
+	l.remember(moved{id: tid, back: filepath.Join(V1Root, back, "tasks")})
 	return nil
+}
+
+func (l *Limit) remember(m moved) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.moved = append(l.moved, m)
 }
 
 // AddProcess moves every thread of process pid into the cgroup.
 func (l *Limit) AddProcess(pid int) error {
-	back, err := ownCgroup(fmt.Sprintf("/proc/%d/cgroup", pid), l.v2)
+	back, err := ownCgroup(strconv.Itoa(pid), l.v2)
 	if err != nil {
 		return err
 	}
@@ -128,7 +140,7 @@ func (l *Limit) AddProcess(pid int) error {
 	if err := write(filepath.Join(l.dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
 		return err
 	}
-	l.moved = append(l.moved, moved{id: pid, back: filepath.Join(root, back, "cgroup.procs")})
+	l.remember(moved{id: pid, back: filepath.Join(root, back, "cgroup.procs")})
 	return nil
 }
 
@@ -137,12 +149,21 @@ func (l *Limit) AddProcess(pid int) error {
 func (l *Limit) V2() bool { return l.v2 }
 
 // Remove puts every member back where it was, in reverse order, and
-// removes the cgroup; the first failure is returned.
+// removes the cgroup; the first failure is returned. A thread that ended
+// in the cgroup is no longer listed in it and is left alone: its number
+// may be another thread's by now, which corepin must not move.
 func (l *Limit) Remove() error {
-	var first error
-	for i := len(l.moved) - 1; i >= 0; i-- {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	in, first := l.members()
+	for i := len(l.moved) - 1; in != nil && i >= 0; i-- {
 		m := l.moved[i]
-		if err := write(m.back, strconv.Itoa(m.id)); err != nil && first == nil && !errors.Is(err, os.ErrNotExist) {
+		if !in[m.id] {
+			continue
+		}
+		// ESRCH: it ended since it was listed.
+		err := write(m.back, strconv.Itoa(m.id))
+		if err != nil && first == nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ESRCH) {
 			first = err
 		}
 	}
@@ -153,26 +174,57 @@ func (l *Limit) Remove() error {
 	return first
 }
 
+// members are the TIDs and PIDs the cgroup lists now.
+func (l *Limit) members() (map[int]bool, error) {
+	threads := "tasks"
+	if l.v2 {
+		threads = "cgroup.threads"
+	}
+	in := map[int]bool{}
+	for _, f := range []string{threads, "cgroup.procs"} {
+		ids, err := cgroupfs.IDs(filepath.Join(l.dir, f))
+		if err != nil {
+			return nil, fmt.Errorf("reading the bandwidth cgroup's members: %w", err)
+		}
+		for _, id := range ids {
+			in[id] = true
+		}
+	}
+	return in, nil
+}
+
+// sweep removes the bandwidth cgroups in parent whose corepin no longer
+// runs: it was killed before its Remove. rmdir refuses a cgroup that
+// still has a task, so nothing that runs is touched; a PID that runs
+// again, whoever's it is now, keeps its cgroup until it ends.
+func sweep(parent string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if pid, ok := cgroupfs.BandwidthOwner(e.Name()); ok && e.IsDir() && errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+			os.Remove(filepath.Join(parent, e.Name()))
+		}
+	}
+}
+
 // ownCgroup reads the cpu controller's path (v1) or the unified path
-// (v2) from a /proc cgroup file.
-func ownCgroup(file string, v2 bool) (string, error) {
-	data, err := os.ReadFile(file)
+// (v2) from a /proc cgroup file (self/task/TID or PID).
+func ownCgroup(task string, v2 bool) (string, error) {
+	own, err := cgroupfs.ReadProcCgroup(fsroot.Host, task)
 	if err != nil {
 		return "", err
 	}
-	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		if v2 && parts[0] == "0" && parts[1] == "" {
-			return parts[2], nil
-		}
-		if !v2 && parts[0] != "0" && containsCPU(parts[1]) {
-			return parts[2], nil
-		}
+	ctl := "cpu"
+	if v2 {
+		ctl = ""
 	}
-	return "", fmt.Errorf("%s: no cpu controller line", file)
+	path, ok := own[ctl]
+	if !ok {
+		return "", fmt.Errorf("/proc/%s/cgroup: no cpu controller line", task)
+	}
+	return path, nil
 }
 
 func containsCPU(controllers string) bool {

@@ -29,8 +29,12 @@
 // (cmd/corepin/root.go), so that it is built only when it runs. A
 // one-letter alias: cmd.Alias("q", "quiet"); words the shell completes for
 // a flag's value: cmd.Complete("mode", "exact", "soft"); did the user give
-// a flag: in.Changed("nice"). An error wrapped in UsageError is a wrong
-// command line (corepin exits 2 and points to the command's help).
+// a flag: in.Changed("nice"). A flag whose value is a file the command
+// writes: cmd.Output("report", cli.File) (corepin --on brings it back).
+// A command that reads or changes the machine it runs on is marked
+// Device: cli.OnDevice (with --on it runs there). An error wrapped in
+// UsageError is a wrong command line (corepin exits 2 and points to the
+// command's help).
 package cli
 
 import (
@@ -39,12 +43,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"text/tabwriter"
+	"time"
 )
 
 // A Command is one entry of the command table.
@@ -60,34 +62,117 @@ type Command struct {
 	StopAtArgs bool
 	// Raw passes every argument through unparsed.
 	Raw bool
-	// OwnSignals: the command handles SIGINT and SIGTERM itself.
-	OwnSignals bool
-	// CancelOnSignals (on the root) cancels the context of a command
-	// without OwnSignals on SIGINT or SIGTERM.
-	CancelOnSignals bool
+	// Device says how the command goes with another machine (corepin's
+	// --on); a subcommand without one has its parent's.
+	Device Device
 
 	Args func(args []string) error                 // checks the positional arguments
 	Run  func(in *Invocation, args []string) error // nil for a group of subcommands
+	// Intercept, on the root, sees every command line once it is parsed
+	// and checked, before its command runs; when it returns true it has
+	// dealt with the command (corepin --on runs it on a device), and Run
+	// is not called.
+	Intercept func(in *Invocation) (bool, error)
 
 	commands []*Command
 	parent   *Command
 	build    func() *Command // a Lazy entry's constructor
 
 	fs          *flag.FlagSet
+	persistent  *flag.FlagSet       // flags of c and of every command below it
 	aliases     map[string]string   // one-letter name -> flag name
 	completions map[string][]string // flag name -> values to complete
+	outputs     map[string]Output   // flag name -> what its value names
 }
+
+// Device is how a command goes with another machine.
+type Device int
+
+const (
+	// Here: the command works on files of this machine and runs here.
+	Here Device = iota
+	// OnDevice: the command reads or changes the machine it runs on; on
+	// another machine it runs there.
+	OnDevice
+	// AboutDevice: the command runs here, on the other machines (their
+	// runs' status, a pull).
+	AboutDevice
+)
+
+// Output is what the value of a flag that names an output is.
+type Output int
+
+const (
+	NoOutput Output = iota
+	File            // a file the command writes
+	Folder          // a folder the command writes files into
+	// Results: a folder under which the command makes one of its own,
+	// named only when it ends (corepin run's --out).
+	Results
+)
 
 // An Invocation is what a command's Run sees besides its arguments.
 type Invocation struct {
 	Ctx            context.Context
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	set            map[string]bool // flags given on the command line
+	// Cmd is the command that runs, and Line its command line as parsed,
+	// the persistent flags left out.
+	Cmd  *Command
+	Line []Arg
+	set  map[string]bool // flags given on the command line
+}
+
+// An Arg is one argument of a command line, as the parser read it.
+type Arg struct {
+	// Flag is the flag's name (its long name for an alias), "" for a
+	// positional argument.
+	Flag string
+	// Value is the flag's value ("true" for a boolean flag given alone),
+	// or the positional argument.
+	Value string
+	// Bool: the flag is a boolean one.
+	Bool bool
+	// Rest: the argument comes after "--", or after the first positional
+	// argument of a StopAtArgs command: it belongs to another program.
+	Rest bool
+}
+
+// Words writes the argument back as command-line words.
+func (a Arg) Words() []string {
+	switch {
+	case a.Flag == "":
+		return []string{a.Value}
+	case a.Bool && a.Value == "true":
+		return []string{"--" + a.Flag}
+	case a.Bool:
+		return []string{"--" + a.Flag + "=" + a.Value}
+	}
+	return []string{"--" + a.Flag, a.Value}
 }
 
 // Changed reports whether the flag was given on the command line.
 func (in *Invocation) Changed(name string) bool { return in.set[name] }
+
+// Words is the command line as words again, from the command's name on
+// ("experiment qos --runs 3"), with each argument as rewrite returns it
+// (nil rewrite: as given). A "--" goes before the first argument that
+// belongs to another program.
+func (in *Invocation) Words(rewrite func(Arg) []string) []string {
+	words := strings.Fields(strings.TrimPrefix(in.Cmd.Path(), in.Cmd.root().Name()))
+	rest := false
+	for _, a := range in.Line {
+		if a.Rest && !rest {
+			words, rest = append(words, "--"), true
+		}
+		if rewrite == nil || a.Rest {
+			words = append(words, a.Words()...)
+			continue
+		}
+		words = append(words, rewrite(a)...)
+	}
+	return words
+}
 
 // Flags returns the command's flag set, made on first use.
 func (c *Command) Flags() *flag.FlagSet {
@@ -96,6 +181,40 @@ func (c *Command) Flags() *flag.FlagSet {
 		c.fs.SetOutput(io.Discard)
 	}
 	return c.fs
+}
+
+// PersistentFlags returns the flags of c that every command below it
+// takes too, before or after its name.
+func (c *Command) PersistentFlags() *flag.FlagSet {
+	if c.persistent == nil {
+		c.persistent = flag.NewFlagSet(c.Name(), flag.ContinueOnError)
+		c.persistent.SetOutput(io.Discard)
+	}
+	return c.persistent
+}
+
+// Output says what the value of the flag name is: a file or a folder the
+// command writes.
+func (c *Command) Output(name string, what Output) {
+	if c.outputs == nil {
+		c.outputs = map[string]Output{}
+	}
+	c.outputs[name] = what
+}
+
+// OutputOf is what the flag name's value names, NoOutput when it is no
+// output of the command.
+func (c *Command) OutputOf(name string) Output { return c.outputs[name] }
+
+// DeviceUse is how c goes with another machine: its own Device, else its
+// parent's.
+func (c *Command) DeviceUse() Device {
+	for k := c; k != nil; k = k.parent {
+		if k.Device != Here {
+			return k.Device
+		}
+	}
+	return Here
 }
 
 func (c *Command) hasFlags() bool {
@@ -193,11 +312,6 @@ func (c *Command) Execute(ctx context.Context, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	if c.CancelOnSignals && !cmd.OwnSignals {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
-	}
 	err = cmd.parseAndRun(ctx, stdin, stdout, stderr, args)
 	var ue UsageError
 	if errors.As(err, &ue) {
@@ -223,90 +337,201 @@ func (e UsageError) Error() string { return e.Err.Error() }
 func (e UsageError) Unwrap() error { return e.Err }
 
 func (cmd *Command) parseAndRun(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
-	pos, set := args, map[string]bool{}
-	if !cmd.Raw {
-		var err error
-		pos, set, err = cmd.parse(args)
-		if errors.Is(err, errHelp) {
-			cmd.help(stdout)
-			return nil
-		}
-		if err != nil {
-			return UsageError{err}
-		}
-	}
-	if cmd.Run == nil { // a group: its help
-		if len(pos) > 0 {
-			return UsageError{fmt.Errorf("unknown command %q for %q", pos[0], cmd.Path())}
-		}
+	in, pos, err := cmd.invocation(args)
+	if errors.Is(err, errHelp) {
 		cmd.help(stdout)
 		return nil
 	}
-	if cmd.Args != nil {
-		if err := cmd.Args(pos); err != nil {
+	if err != nil {
+		return err
+	}
+	in.Ctx, in.Stdin, in.Stdout, in.Stderr = ctx, stdin, stdout, stderr
+	if root := cmd.root(); root.Intercept != nil {
+		if done, err := root.Intercept(in); done || err != nil {
 			return err
 		}
 	}
-	return cmd.Run(&Invocation{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr, set: set}, pos)
+	if cmd.Run == nil { // a group: its help
+		cmd.help(stdout)
+		return nil
+	}
+	return cmd.Run(in, pos)
 }
 
-// resolve walks the subcommand names at the front of args.
+// invocation parses and checks args, the command line of cmd, and returns
+// what its Run sees.
+func (cmd *Command) invocation(args []string) (*Invocation, []string, error) {
+	in := &Invocation{Cmd: cmd, set: map[string]bool{}}
+	if cmd.Raw {
+		for _, a := range args {
+			in.Line = append(in.Line, Arg{Value: a, Rest: true})
+		}
+		return in, args, nil
+	}
+	var err error
+	if in.Line, err = cmd.parse(args, in.set); err != nil {
+		if errors.Is(err, errHelp) {
+			return nil, nil, err
+		}
+		return nil, nil, UsageError{err}
+	}
+	var pos []string
+	for _, a := range in.Line {
+		if a.Flag == "" {
+			pos = append(pos, a.Value)
+		}
+	}
+	switch {
+	case cmd.Run == nil && len(pos) > 0:
+		return nil, nil, UsageError{fmt.Errorf("unknown command %q for %q", pos[0], cmd.Path())}
+	case cmd.Run != nil && cmd.Args != nil:
+		if err := cmd.Args(pos); err != nil {
+			return nil, nil, err
+		}
+	}
+	return in, pos, nil
+}
+
+// Parse parses and checks a command line as Execute would, without
+// running anything, and returns what the command's Run would see (with
+// no context and no streams).
+func (c *Command) Parse(args []string) (*Invocation, error) {
+	cmd, rest, err := c.resolve(args)
+	if err != nil {
+		return nil, err
+	}
+	in, _, err := cmd.invocation(rest)
+	return in, err
+}
+
+// resolve walks the subcommand names at the front of args; the
+// persistent flags among them are kept for the command's own parse.
 func (c *Command) resolve(args []string) (*Command, []string, error) {
 	cmd := c
-	for len(cmd.commands) > 0 && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	var lead []string
+	for len(cmd.commands) > 0 && len(args) > 0 {
+		if strings.HasPrefix(args[0], "-") {
+			n := cmd.persistentWords(args)
+			if n == 0 {
+				break
+			}
+			lead, args = append(lead, args[:n]...), args[n:]
+			continue
+		}
 		sub := cmd.find(args[0])
 		if sub == nil {
 			return nil, nil, UsageError{fmt.Errorf("unknown command %q for %q", args[0], cmd.Path())}
 		}
 		cmd, args = sub, args[1:]
 	}
-	return cmd, args, nil
+	return cmd, append(lead, args...), nil
 }
 
-// parse sets the flags in args and returns the positional arguments and the
-// names of the flags that were given.
-func (c *Command) parse(args []string) (pos []string, set map[string]bool, err error) {
-	fs := c.Flags()
-	set = map[string]bool{}
+// persistentWords is how many words of args a persistent flag at their
+// front takes (one, or two with its value), 0 when they start with none.
+func (c *Command) persistentWords(args []string) int {
+	name, _, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+	f, persistent := c.lookup(name)
+	switch {
+	case f == nil || !persistent || strings.HasPrefix(args[0], "---"):
+		return 0
+	case hasValue || isBool(f):
+		return 1
+	}
+	return min(2, len(args))
+}
+
+// lookup finds the flag --name (or the alias -name) of c or, persistent,
+// of c or a command above it.
+func (c *Command) lookup(name string) (f *flag.Flag, persistent bool) {
+	if long, ok := c.aliases[name]; ok {
+		name = long
+	}
+	if c.fs != nil {
+		if f := c.fs.Lookup(name); f != nil {
+			return f, false
+		}
+	}
+	for k := c; k != nil; k = k.parent {
+		if k.persistent != nil {
+			if f := k.persistent.Lookup(name); f != nil {
+				return f, true
+			}
+		}
+	}
+	return nil, false
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// parse sets the flags in args, notes their names in set, and returns the
+// command's line: its own flags and positional arguments, in order.
+func (c *Command) parse(args []string, set map[string]bool) (line []Arg, err error) {
+	rest := func(words []string) []Arg {
+		for _, w := range words {
+			line = append(line, Arg{Value: w, Rest: true})
+		}
+		return line
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			return append(pos, args[i+1:]...), set, nil
+			return rest(args[i+1:]), nil
 		}
 		if len(a) < 2 || a[0] != '-' {
 			if c.StopAtArgs {
-				return append(pos, args[i:]...), set, nil
+				return rest(args[i:]), nil
 			}
-			pos = append(pos, a)
+			line = append(line, Arg{Value: a})
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
-		if long, ok := c.aliases[name]; ok {
-			name = long
-		}
-		f := fs.Lookup(name)
+		f, persistent := c.lookup(name)
 		if f == nil || strings.HasPrefix(a, "---") || name == "" {
 			if name == "help" || name == "h" {
-				return nil, nil, errHelp
+				return nil, errHelp
 			}
 			flagText, _, _ := strings.Cut(a, "=")
-			return nil, nil, fmt.Errorf("unknown flag %s", flagText)
+			return nil, fmt.Errorf("unknown flag %s", flagText)
 		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() && !hasValue {
+		name = f.Name
+		if isBool(f) && !hasValue {
 			value = "true"
 		} else if !hasValue {
 			if i+1 == len(args) {
-				return nil, nil, fmt.Errorf("flag --%s needs a value", name)
+				return nil, fmt.Errorf("flag --%s needs a value", name)
 			}
 			i++
 			value = args[i]
 		}
-		if err := fs.Set(name, value); err != nil {
-			return nil, nil, fmt.Errorf("invalid value %q for --%s: %v", value, name, flagError(f, err))
+		if err := f.Value.Set(value); err != nil {
+			return nil, fmt.Errorf("invalid value %q for --%s: %v", value, name, flagError(f, err))
+		}
+		if negativeDuration(f) {
+			return nil, fmt.Errorf("invalid value %q for --%s: a length of time cannot be negative", value, name)
 		}
 		set[name] = true
+		if !persistent {
+			line = append(line, Arg{Flag: name, Value: value, Bool: isBool(f)})
+		}
 	}
-	return pos, set, nil
+	return line, nil
+}
+
+// negativeDuration says whether f is a duration flag set below zero. Every
+// duration corepin takes is a length of time (a period, a timeout, a wait),
+// so the parser refuses a negative one for every command, instead of each
+// command remembering to.
+func negativeDuration(f *flag.Flag) bool {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	d, ok := g.Get().(time.Duration)
+	return ok && d < 0
 }
 
 // flagError says what a flag wants where the flag package only says
@@ -349,6 +574,12 @@ func (c *Command) help(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nFlags:\n")
 	c.writeFlags(w)
+	for k := c; k != nil; k = k.parent {
+		if k.persistent != nil {
+			fmt.Fprintf(w, "\nFlags of every %s command:\n", k.Path())
+			writeFlagSet(w, k.persistent, nil)
+		}
+	}
 	if len(c.commands) > 0 {
 		fmt.Fprintf(w, "\nRun '%s help %sCOMMAND' for a command's help.\n", c.root().Name(), strings.TrimPrefix(c.Path()+" ", c.root().Name()+" "))
 	}
@@ -360,13 +591,22 @@ func (c *Command) writeFlags(w io.Writer) {
 	for s, long := range c.aliases {
 		short[long] = s
 	}
+	writeFlagSet(w, c.fs, short)
+}
+
+// writeFlagSet lists the flags of fs (nil: none) with their aliases and
+// non-zero defaults; only a command's own flags (short not nil) end with
+// --help.
+func writeFlagSet(w io.Writer, fs *flag.FlagSet, short map[string]string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	defer tw.Flush()
-	defer fmt.Fprintf(tw, "  -h, --help\tthis help\n")
-	if c.fs == nil {
+	if short != nil {
+		defer fmt.Fprintf(tw, "  -h, --help\tthis help\n")
+	}
+	if fs == nil {
 		return
 	}
-	c.fs.VisitAll(func(f *flag.Flag) {
+	fs.VisitAll(func(f *flag.Flag) {
 		valueName, usage := flag.UnquoteUsage(f)
 		head := "      --" + f.Name
 		if s, ok := short[f.Name]; ok {
@@ -456,31 +696,6 @@ func (c *Command) root() *Command {
 	return c
 }
 
-// Find walks the subcommand names at the front of args, as Execute does,
-// and returns the command they name and the rest of the arguments.
-func (c *Command) Find(args []string) (*Command, []string, error) { return c.resolve(args) }
-
-// Check parses a command line as Execute would, without running anything:
-// the command, its flags and its positional arguments.
-func (c *Command) Check(args []string) error {
-	cmd, rest, err := c.resolve(args)
-	if err != nil || cmd.Raw {
-		return err
-	}
-	pos, _, err := cmd.parse(rest)
-	switch {
-	case errors.Is(err, errHelp):
-		return nil
-	case err != nil:
-		return err
-	case cmd.Run == nil && len(pos) > 0:
-		return fmt.Errorf("unknown command %q for %q", pos[0], cmd.Path())
-	case cmd.Args != nil:
-		return cmd.Args(pos)
-	}
-	return nil
-}
-
 // Walk calls f for c and every command below it, hidden ones included.
 func (c *Command) Walk(f func(*Command)) {
 	f(c)
@@ -492,21 +707,14 @@ func (c *Command) Walk(f func(*Command)) {
 // Parent is the command c is a subcommand of, nil for the root.
 func (c *Command) Parent() *Command { return c.parent }
 
-// HasFlag reports whether --name (or the alias -name) is a flag of c.
-func (c *Command) HasFlag(name string) bool {
-	if long, ok := c.aliases[name]; ok {
-		name = long
-	}
-	return name == "help" || name == "h" || (c.fs != nil && c.fs.Lookup(name) != nil)
+// Flag is the flag --name (or the alias -name) of c, or a persistent
+// flag of c or a command above it; nil when there is none.
+func (c *Command) Flag(name string) *flag.Flag {
+	f, _ := c.lookup(name)
+	return f
 }
 
-// Flag is the flag --name (or the alias -name) of c, nil when c has none.
-func (c *Command) Flag(name string) *flag.Flag {
-	if long, ok := c.aliases[name]; ok {
-		name = long
-	}
-	if c.fs == nil {
-		return nil
-	}
-	return c.fs.Lookup(name)
+// HasFlag reports whether --name (or the alias -name) is a flag of c.
+func (c *Command) HasFlag(name string) bool {
+	return name == "help" || name == "h" || c.Flag(name) != nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // toy is a small table: "toy greet [NAME]" and "toy run -- CMD".
@@ -68,8 +69,35 @@ func TestExecute(t *testing.T) {
 		if record != tt.want {
 			t.Errorf("toy %q: %q, want %q", tt.args, record, tt.want)
 		}
-		if err := toy(&got).Check(tt.args); (err == nil) != !strings.HasPrefix(tt.want, "error") {
-			t.Errorf("Check(%q) = %v", tt.args, err)
+		if _, err := toy(&got).Parse(tt.args); (err == nil) != !strings.HasPrefix(tt.want, "error") {
+			t.Errorf("Parse(%q) = %v", tt.args, err)
+		}
+	}
+}
+
+// TestNegativeDurationRefused: a duration flag given a negative value is a
+// usage error naming the flag, in every spelling; zero and positive pass.
+func TestNegativeDurationRefused(t *testing.T) {
+	var wait time.Duration
+	cmd := &Command{Use: "wait", Run: func(*Invocation, []string) error { return nil }}
+	cmd.Flags().DurationVar(&wait, "wait-online", 0, "how `long`")
+	for _, tt := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"--wait-online", "-1s"}, false},
+		{[]string{"--wait-online=-1ns"}, false},
+		{[]string{"--wait-online", "-0.5h"}, false},
+		{[]string{"--wait-online", "0"}, true},
+		{[]string{"--wait-online", "2s"}, true},
+	} {
+		err := cmd.Execute(context.Background(), nil, &bytes.Buffer{}, &bytes.Buffer{}, tt.args)
+		var ue UsageError
+		switch {
+		case tt.ok && err != nil:
+			t.Errorf("%q: %v", tt.args, err)
+		case !tt.ok && (!errors.As(err, &ue) || !strings.Contains(err.Error(), "--wait-online: a length of time cannot be negative")):
+			t.Errorf("%q: %v, want a usage error saying the duration is negative", tt.args, err)
 		}
 	}
 }
@@ -126,4 +154,57 @@ func TestLazy(t *testing.T) {
 		}
 	}()
 	wrong.Walk(func(*Command) {})
+}
+
+// TestPersistentFlags: a persistent flag of the root is taken before and
+// after a command's name, is left out of the command's line, and the
+// root's Intercept sees the parsed line before Run, which it may replace.
+func TestPersistentFlags(t *testing.T) {
+	var got []string
+	var on ListValue
+	withOn := func() *Command {
+		on = nil
+		root := toy(&got)
+		root.PersistentFlags().Var(&on, "on", "where")
+		root.PersistentFlags().Bool("keep", false, "")
+		return root
+	}
+	root := withOn()
+	var seen *Invocation
+	root.Intercept = func(in *Invocation) (bool, error) {
+		seen = in
+		return len(on) > 1, nil
+	}
+	greet, _, _ := root.resolve([]string{"greet"})
+	greet.Output("tag", File)
+	args := []string{"--on", "a", "--keep", "greet", "--on=b", "--tag", "x", "-l", "--", "-y"}
+	if err := root.Execute(context.Background(), nil, &bytes.Buffer{}, &bytes.Buffer{}, args); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(on, ",") != "a,b" || len(got) != 0 {
+		t.Errorf("--on %q, ran %q: want a,b and Run replaced", on, got)
+	}
+	if seen == nil || seen.Cmd.Name() != "greet" || !seen.Changed("on") || !seen.Changed("loud") {
+		t.Fatalf("Intercept saw %+v", seen)
+	}
+	words := seen.Words(func(a Arg) []string {
+		if seen.Cmd.OutputOf(a.Flag) == File {
+			return []string{"--" + a.Flag, "OUT/" + a.Value}
+		}
+		return a.Words()
+	})
+	if want := "greet --tag OUT/x --loud -- -y"; strings.Join(words, " ") != want {
+		t.Errorf("words %q, want %q", words, want)
+	}
+	if seen.Cmd.DeviceUse() != Here {
+		t.Errorf("greet's device use %v", seen.Cmd.DeviceUse())
+	}
+	for _, bad := range [][]string{{"greet", "--on"}, {"--on"}, {"--nope", "greet"}, {"--keep", "wave"}} {
+		if _, err := withOn().Parse(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if in, err := withOn().Parse([]string{"--keep", "--on", "c", "run", "-x", "ls", "--on", "d"}); err != nil || strings.Join(on, ",") != "c" || strings.Join(in.Words(nil), " ") != "run --x -- ls --on d" {
+		t.Errorf("run: %v, --on %q, words %q: the --on after the command's own arguments is the command's", err, on, in.Words(nil))
+	}
 }

@@ -96,6 +96,10 @@ func completions(root *Command, words []string) []string {
 	cur, before := words[len(words)-1], words[:len(words)-1]
 	cmd := root
 	for len(before) > 0 && len(cmd.commands) > 0 {
+		if n := cmd.persistentWords(before); n > 0 {
+			before = before[n:]
+			continue
+		}
 		sub := cmd.find(before[0])
 		if sub == nil {
 			break
@@ -107,8 +111,14 @@ func completions(root *Command, words []string) []string {
 	case len(before) > 0 && takesValue(cmd, before[len(before)-1]):
 		cands = cmd.completions[flagName(cmd, before[len(before)-1])]
 	case strings.HasPrefix(cur, "-"):
+		add := func(f *flag.Flag) { cands = append(cands, "--"+f.Name) }
 		if cmd.fs != nil {
-			cmd.fs.VisitAll(func(f *flag.Flag) { cands = append(cands, "--"+f.Name) })
+			cmd.fs.VisitAll(add)
+		}
+		for k := cmd; k != nil; k = k.parent {
+			if k.persistent != nil {
+				k.persistent.VisitAll(add)
+			}
 		}
 		cands = append(cands, "--help")
 	case len(cmd.commands) > 0:
@@ -141,13 +151,9 @@ func flagName(cmd *Command, word string) string {
 // takesValue reports whether word is a flag whose value comes next.
 func takesValue(cmd *Command, word string) bool {
 	name := flagName(cmd, word)
-	if name == "" || cmd.fs == nil {
+	if name == "" {
 		return false
 	}
-	f := cmd.fs.Lookup(name)
-	if f == nil {
-		return false
-	}
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return !ok || !b.IsBoolFlag()
+	f := cmd.Flag(name)
+	return f != nil && !isBool(f)
 }

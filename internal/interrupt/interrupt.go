@@ -6,19 +6,18 @@
 // output, not the run. SIGQUIT gives Go's stack dump, and the runtime's
 // exit 2 without any restore, only when GOTRACEBACK asks for a dump.
 //
-// SIGINT and SIGTERM are caught from this package's initialisation, before
-// any work starts, and the others soon after (before main runs); a signal
-// caught while a command is being started is passed on to it once it runs,
-// never lost. A corepin started with SIGHUP ignored (under nohup, or as a
-// remote job) keeps ignoring it. Only corepin's command imports this
-// package: a library must not take a program's signals.
+// Nothing is caught until Catch: importing the package changes no
+// disposition, so that corepin's helper processes, the test binaries and
+// any library keep the defaults without having to give them back. A
+// corepin started with SIGHUP ignored (under nohup, or as a remote job)
+// keeps ignoring it. Only corepin's command calls Catch: a library must
+// not take a program's signals.
 package interrupt
 
 import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime"
 	"sync"
 	"syscall"
 )
@@ -28,6 +27,7 @@ type Catcher struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	ch     chan os.Signal
+	ready  chan struct{} // closed once every signal reaches ch
 
 	mu     sync.Mutex
 	first  os.Signal
@@ -38,48 +38,26 @@ type Catcher struct {
 // maxKept bounds the signals kept for replay.
 const maxKept = 16
 
-// early holds the signals that came before Catch, from this package's
-// initialisation on. Go initialises a package as soon as what it imports
-// is, taking the ready ones in the order of their import paths, so this
-// runs right after os/signal's: about a millisecond before main's package
-// initialisation, which waits for every package corepin uses. A signal in
-// that millisecond would otherwise end corepin with the runtime's default
-// action, before it has decided anything.
-var early = make(chan os.Signal, maxKept)
-
-// enabled is closed once early receives every signal it is meant to.
-var enabled = make(chan struct{})
-
 // hangUpIgnored says corepin was started with SIGHUP ignored: whoever
-// started it asked that a hang-up not end it. Read before any Notify.
-var hangUpIgnored = signal.Ignored(syscall.SIGHUP)
+// started it asked that a hang-up not end it. It is read once, before this
+// package's first Notify, which would hide it.
+var hangUpIgnored = sync.OnceValue(func() bool { return signal.Ignored(syscall.SIGHUP) })
 
-// Notify takes a round trip to the runtime's signal thread per signal, a
-// tenth of a millisecond or more on a small virtual machine. SIGINT (a
-// person's Ctrl-C) and SIGTERM (timeout's, a supervisor's) are caught at
-// once; SIGHUP and SIGPIPE from a goroutine, so that the rest of corepin's
-// initialisation does not wait for them. Catch and Release wait for it.
-func init() {
-	signal.Notify(early, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		signal.Notify(early, later()...)
-		close(enabled)
-	}()
-}
-
-// later is what init catches from its goroutine: SIGHUP unless it was
-// ignored at the start, and SIGPIPE. Notify, rather than Ignore, for
-// SIGPIPE: an ignored signal stays ignored across exec, and the commands
-// corepin starts must get the default disposition.
-func later() []os.Signal {
-	sigs := []os.Signal{syscall.SIGPIPE}
-	if !hangUpIgnored {
+// caughtSignals are what Catch catches: SIGINT (a person's Ctrl-C) and
+// SIGTERM (timeout's, a supervisor's) first, SIGHUP unless it was ignored
+// at the start, SIGQUIT unless a stack dump is wanted, and SIGPIPE.
+// Notify, rather than Ignore, for SIGPIPE: an ignored signal stays ignored
+// across exec, and the commands corepin starts must get the default
+// disposition.
+func caughtSignals() []os.Signal {
+	sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM}
+	if !hangUpIgnored() {
 		sigs = append(sigs, syscall.SIGHUP)
 	}
 	if !dumpOnQuit() {
 		sigs = append(sigs, syscall.SIGQUIT)
 	}
-	return sigs
+	return append(sigs, syscall.SIGPIPE)
 }
 
 // dumpOnQuit says whether SIGQUIT keeps the runtime's action, a stack dump
@@ -91,69 +69,41 @@ func dumpOnQuit() bool {
 	return v != "" && v != "none" && v != "0"
 }
 
-// notifyInto starts catching the ending signals and SIGPIPE into ch, as
-// init does.
-func notifyInto(ch chan os.Signal) {
-	signal.Notify(ch, append([]os.Signal{syscall.SIGINT, syscall.SIGTERM}, later()...)...)
-}
-
 // UnignoreHangUp makes a process that was started with SIGHUP ignored
 // catch it instead, and do nothing with it, so that the processes it
 // starts get SIGHUP's default disposition again (an exec keeps an ignored
 // signal, not a caught one). Test binaries call it: run under nohup, as a
 // CI runner may, they still start corepin as a terminal would.
 func UnignoreHangUp() {
-	if hangUpIgnored {
+	if hangUpIgnored() {
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
 	}
 }
 
-// takeEarly returns the early channel, once every signal reaches it, to
-// its first caller, and nil to the others.
-func takeEarly() chan os.Signal {
-	<-enabled
-	ch := early
-	early = nil
-	return ch
-}
-
-// Catch starts catching the ending signals and SIGPIPE; the first call
-// takes over what was caught since the package's initialisation. Stop ends
-// the catching.
+// Catch starts catching the ending signals and SIGPIPE, and returns at
+// once. The runtime enables each signal in a round trip to its signal
+// thread, five of them, each a tenth of a millisecond or more on a small
+// virtual machine: a goroutine enables them while the caller goes on
+// reading its command line, and Ready is closed when all are; With, Forward
+// and Stop wait for it. A signal before that has its default action, as it
+// has before Catch: corepin is then still reading its command line and
+// sweeping what a killed corepin left, which the next one sweeps again.
+// Stop ends the catching.
 func Catch() *Catcher {
-	ch := takeEarly()
-	if ch == nil {
-		ch = make(chan os.Signal, maxKept)
-		notifyInto(ch)
-	}
-	c := &Catcher{ch: ch, subs: map[chan os.Signal]bool{}}
+	c := &Catcher{ch: make(chan os.Signal, maxKept), ready: make(chan struct{}), subs: map[chan os.Signal]bool{}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	go c.loop()
+	sigs := caughtSignals()
+	go func() {
+		signal.Notify(c.ch, sigs...)
+		close(c.ready)
+		c.loop()
+	}()
 	return c
 }
 
-// Release gives a process that wants the default dispositions (corepin's
-// helper processes, test binaries) its signals back: it stops the early
-// catching and sends itself again each signal caught so far, so that one
-// that came in the first milliseconds acts as if it had never been caught.
-// Call it, instead of Catch, from main's initialisation.
-func Release() {
-	runtime.LockOSThread() // raiseHere sends to this thread
-	defer runtime.UnlockOSThread()
-	ch := takeEarly()
-	if ch == nil {
-		return
-	}
-	signal.Stop(ch)
-	for {
-		select {
-		case s := <-ch:
-			raiseHere(s.(syscall.Signal))
-		default:
-			return
-		}
-	}
-}
+// Ready is closed once every signal Catch catches is caught; from then on
+// none has its default action until Stop.
+func (c *Catcher) Ready() <-chan struct{} { return c.ready }
 
 func (c *Catcher) loop() {
 	for s := range c.ch {
@@ -179,7 +129,10 @@ func (c *Catcher) loop() {
 }
 
 // Stop stops catching; the signals get their default dispositions again.
+// It waits for Catch's goroutine first, whose Notify would otherwise catch
+// them again.
 func (c *Catcher) Stop() {
+	<-c.ready
 	signal.Stop(c.ch)
 	c.cancel()
 }
@@ -207,8 +160,11 @@ func ExitCode(s os.Signal) int {
 }
 
 // Forward returns a channel of the ending signals to pass on to a command:
-// first those already received, then each new one, until stop.
+// first those already received, then each new one, until stop. It returns
+// once every signal is caught (Ready), so that none sent while the
+// command runs ends corepin instead of reaching the command.
 func (c *Catcher) Forward() (signals <-chan os.Signal, stop func()) {
+	<-c.ready
 	ch := make(chan os.Signal, maxKept+4)
 	c.mu.Lock()
 	for _, s := range c.caught {
@@ -225,8 +181,14 @@ func (c *Catcher) Forward() (signals <-chan os.Signal, stop func()) {
 
 type key struct{}
 
-// With returns ctx carrying c, and cancelled by c's signals.
+// With returns ctx carrying c, and cancelled by c's signals. It returns
+// once every signal is caught (Ready), so that a command run with the
+// context is never ended by a signal's default action: one that says
+// Ctrl-C is handled, handles it. corepin calls Catch first thing in main
+// and With just before the command runs, so that the enabling is done by
+// then, while the command line was being read.
 func With(ctx context.Context, c *Catcher) context.Context {
+	<-c.ready
 	ctx = context.WithValue(ctx, key{}, c)
 	ctx, cancel := context.WithCancel(ctx)
 	context.AfterFunc(c.ctx, cancel)

@@ -12,64 +12,72 @@ import (
 	"time"
 )
 
-// With COREPIN_INTERRUPT_HELPER set, the test binary sends itself SIGINT
-// before Catch or Release, as a signal in corepin's first milliseconds
-// would come, says it is still running, and then:
+// With COREPIN_INTERRUPT_HELPER set, the test binary is a helper process:
 //
-//	catch       Catch, and print the signal the catcher holds
-//	catch-term  the same with SIGTERM, the other signal held from init
-//	release     Release, which must end the process by that SIGINT
-//	hang-up     Catch, then SIGHUP and SIGINT: print the signal held
+//	none        sends itself SIGINT without Catch, which must end it
+//	catch       Catch, then SIGINT: print the signal the catcher holds
+//	catch-term  the same with SIGTERM
+//	hang-up     Catch, then SIGHUP and SIGINT: print the first
+//	quit        Catch, then SIGQUIT
+//	forward     Catch, then SIGINT before Forward: print what Forward gives
+//	with        Catch and With, then SIGINT at once
 //
-// Without it, the test binary gives the signals their default dispositions
-// back first, as corepin's helper processes do, so that Ctrl-C ends it.
+// Each one that catches but with waits for Ready before it sends a
+// signal, as a signal that came after corepin's start would.
 func TestMain(m *testing.M) {
-	switch os.Getenv("COREPIN_INTERRUPT_HELPER") {
-	case "":
-		Release()
+	mode := os.Getenv("COREPIN_INTERRUPT_HELPER")
+	if mode == "" {
 		UnignoreHangUp()
 		os.Exit(m.Run())
-	case "catch", "catch-term":
-		if os.Getenv("COREPIN_INTERRUPT_HELPER") == "catch-term" {
-			raise(syscall.SIGTERM)
-		} else {
-			raise(syscall.SIGINT)
-		}
-		fmt.Println("raised")
-		c := Catch()
-		select {
-		case <-c.Context().Done():
-			fmt.Printf("caught %v, exit code %d\n", c.Signal(), c.ExitCode())
-		case <-time.After(10 * time.Second):
-			fmt.Println("the signal from before Catch never reached the catcher")
-		}
-		os.Exit(0)
-	case "release":
+	}
+	if mode == "none" {
 		raise(syscall.SIGINT)
-		fmt.Println("raised")
-		Release()
-		fmt.Println("still running after Release")
-		os.Exit(0)
-	case "quit":
-		c := Catch()
-		raise(syscall.SIGQUIT)
-		<-c.Context().Done()
-		fmt.Printf("caught %v, exit code %d\n", c.Signal(), c.ExitCode())
-		os.Exit(0)
-	case "hang-up":
-		c := Catch()
-		raise(syscall.SIGHUP)
-		raise(syscall.SIGINT)
-		<-c.Context().Done()
-		fmt.Printf("first %v\n", c.Signal())
+		fmt.Println("still running after SIGINT")
 		os.Exit(0)
 	}
+	c := Catch()
+	if mode == "with" {
+		With(context.Background(), c)
+		raise(syscall.SIGINT)
+	}
+	select {
+	case <-c.Ready():
+	case <-time.After(10 * time.Second):
+		fmt.Println("the signals were never all caught")
+		os.Exit(1)
+	}
+	switch mode {
+	case "catch":
+		raise(syscall.SIGINT)
+	case "catch-term":
+		raise(syscall.SIGTERM)
+	case "hang-up":
+		raise(syscall.SIGHUP)
+		raise(syscall.SIGINT)
+	case "quit":
+		raise(syscall.SIGQUIT)
+	case "forward":
+		raise(syscall.SIGINT)
+		<-c.Context().Done()
+		signals, stop := c.Forward()
+		defer stop()
+		fmt.Printf("forwarded %v\n", <-signals)
+		os.Exit(0)
+	}
+	select {
+	case <-c.Context().Done():
+		fmt.Printf("caught %v, exit code %d\n", c.Signal(), c.ExitCode())
+	case <-time.After(10 * time.Second):
+		fmt.Println("the signal never reached the catcher")
+	}
+	os.Exit(0)
 }
 
-// raise sends sig to the calling thread, where it acts at once.
+// raise sends sig to the calling thread, where it acts before the call
+// returns; one sent to the process may be taken by another thread later.
 func raise(sig syscall.Signal) {
 	runtime.LockOSThread()
-	raiseHere(sig)
+	syscall.Tgkill(syscall.Getpid(), syscall.Gettid(), sig)
 	runtime.UnlockOSThread()
 }
 
@@ -90,15 +98,49 @@ func helper(t *testing.T, mode string, argv ...string) (*exec.Cmd, string) {
 	return cmd, string(out)
 }
 
-// A signal that comes before Catch is the catcher's first signal.
-func TestCatchKeepsASignalFromBeforeIt(t *testing.T) {
+// Importing the package catches nothing: a process that never called
+// Catch (a helper process, a test binary, a program using a library that
+// imports it) dies of SIGINT's default action.
+func TestNothingIsCaughtBeforeCatch(t *testing.T) {
+	cmd, out := helper(t, "none")
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGINT || out != "" {
+		t.Errorf("helper: %v, printed %q; want it ended by SIGINT", cmd.ProcessState, out)
+	}
+}
+
+// Once Ready, SIGINT and SIGTERM are the catcher's signal and exit code.
+func TestCatchHoldsTheSignal(t *testing.T) {
 	cmd, out := helper(t, "catch")
-	if !cmd.ProcessState.Success() || out != "raised\ncaught interrupt, exit code 130\n" {
+	if !cmd.ProcessState.Success() || out != "caught interrupt, exit code 130\n" {
 		t.Errorf("helper: %v, printed %q", cmd.ProcessState, out)
 	}
 	cmd, out = helper(t, "catch-term")
-	if !cmd.ProcessState.Success() || out != "raised\ncaught terminated, exit code 143\n" {
+	if !cmd.ProcessState.Success() || out != "caught terminated, exit code 143\n" {
 		t.Errorf("helper, SIGTERM: %v, printed %q", cmd.ProcessState, out)
+	}
+}
+
+// With returns only once every signal is caught: a command that starts
+// with its context (and says Ctrl-C is handled) is never ended by a
+// signal's default action.
+// Ten tries, as a signal sent at once would often, not always, come
+// before a goroutine that enables the signals.
+func TestWithWaitsUntilCaught(t *testing.T) {
+	for i := range 10 {
+		cmd, out := helper(t, "with")
+		if !cmd.ProcessState.Success() || out != "caught interrupt, exit code 130\n" {
+			t.Fatalf("try %d: %v, printed %q; want SIGINT caught", i, cmd.ProcessState, out)
+		}
+	}
+}
+
+// A signal caught before Forward is the first one Forward passes on: a
+// command exec starts gets the signal that came while it was starting.
+func TestForwardPassesOnWhatCameBefore(t *testing.T) {
+	cmd, out := helper(t, "forward")
+	if !cmd.ProcessState.Success() || out != "forwarded interrupt\n" {
+		t.Errorf("helper: %v, printed %q", cmd.ProcessState, out)
 	}
 }
 
@@ -109,23 +151,12 @@ func TestHangUpIgnoredAtStartStaysIgnored(t *testing.T) {
 		t.Skip("needs sh")
 	}
 	cmd, out := helper(t, "hang-up", "sh", "-c", `trap '' HUP; exec "$0"`)
-	if !cmd.ProcessState.Success() || out != "first interrupt\n" {
+	if !cmd.ProcessState.Success() || out != "caught interrupt, exit code 130\n" {
 		t.Errorf("started with SIGHUP ignored: %v, printed %q; want SIGINT first", cmd.ProcessState, out)
 	}
 	cmd, out = helper(t, "hang-up")
-	if !cmd.ProcessState.Success() || out != "first hangup\n" {
+	if !cmd.ProcessState.Success() || out != "caught hangup, exit code 129\n" {
 		t.Errorf("started with SIGHUP at its default: %v, printed %q; want SIGHUP first", cmd.ProcessState, out)
-	}
-}
-
-// A process that wants the default dispositions dies of a signal that came
-// before Release, as if it had never been caught, and only at Release: the
-// early catching held it until then.
-func TestReleaseActsOnASignalFromBeforeIt(t *testing.T) {
-	cmd, out := helper(t, "release")
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if !ws.Signaled() || ws.Signal() != syscall.SIGINT || !strings.HasPrefix(out, "raised\n") || strings.Contains(out, "still running") {
-		t.Errorf("helper: %v, printed %q; want it ended by SIGINT at Release", cmd.ProcessState, out)
 	}
 }
 

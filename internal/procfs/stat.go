@@ -91,3 +91,33 @@ func clip(s string) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// ParseBootTime reads the btime line of /proc/stat: when the system
+// booted, in whole seconds.
+func ParseBootTime(data []byte) (time.Time, error) {
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			s, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil || s < 0 {
+				return time.Time{}, fmt.Errorf("/proc/stat: btime %s", clip(v))
+			}
+			return time.Unix(s, 0), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("/proc/stat: no btime line")
+}
+
+// BootTime reads when the system under root booted, from /proc/stat.
+func BootTime(root fsroot.Root) (time.Time, error) {
+	data, err := root.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, err
+	}
+	return ParseBootTime(data)
+}
+
+// Started is when a task that started at start (clock ticks since boot)
+// began, given the boot time.
+func Started(boot time.Time, start uint64) time.Time {
+	return boot.Add(time.Duration(start) * Tick)
+}

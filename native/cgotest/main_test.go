@@ -104,8 +104,6 @@ func scripts(cpu int) []script {
 			session.Request{CPU: cpu, Ladder: session.GeekbenchLadder(), Accept: rule(notAccepted)}},
 		{"qos", options{CPU: cpu, Ladder: "none", QoS: ui, Accept: "any"},
 			session.Request{CPU: cpu, Ladder: session.AffinityOnly(), QoS: &uiLevel, Accept: rule("any")}},
-		{"no-such-cpu", options{CPU: 1023, Ladder: "geekbench", QoS: -1, Accept: exact},
-			session.Request{CPU: 1023, Ladder: session.GeekbenchLadder(), Accept: rule(exact)}},
 	}
 }
 

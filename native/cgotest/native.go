@@ -249,6 +249,75 @@ static char *run_real_reuse(int cpu, int *old_tid, int *new_tid, corepin_cpuset 
 	return res;
 }
 
+// null_calls calls every entry point that takes a pointer with NULL where
+// one is needed, and writes the names of those that did not refuse it as
+// documented into out. A crash ends the test binary: that is the failure
+// the calls are for.
+static int null_calls(char *out, size_t len)
+{
+	int bad = 0;
+	corepin_session *s = (corepin_session *)1;
+	corepin_options o;
+	char msg[128];
+	out[0] = 0;
+#define EXPECT(name, cond)                                                                          \
+	do {                                                                                        \
+		if (!(cond)) {                                                                      \
+			bad++;                                                                      \
+			strncat(out, name " ", len - strlen(out) - 1);                             \
+		}                                                                                   \
+	} while (0)
+	corepin_options_init(&o, 0);
+	corepin_cpuset_zero(NULL);
+	corepin_cpuset_add(NULL, 1);
+	EXPECT("corepin_cpuset_has", corepin_cpuset_has(NULL, 1) == 0);
+	EXPECT("corepin_cpuset_count", corepin_cpuset_count(NULL) == 0);
+	EXPECT("corepin_cpuset_parse", corepin_cpuset_parse(NULL, "0") == -1);
+	corepin_cpuset set;
+	EXPECT("corepin_cpuset_parse(list)", corepin_cpuset_parse(&set, NULL) == -1);
+	EXPECT("corepin_cpuset_format", corepin_cpuset_format(NULL, msg, sizeof msg) == msg && msg[0] == 0);
+	corepin_options_init(NULL, 0);
+	EXPECT("corepin_session_begin(o)", corepin_session_begin(NULL, &s, msg, sizeof msg) == COREPIN_ERR_INVALID);
+	EXPECT("corepin_session_begin(out)", corepin_session_begin(&o, NULL, msg, sizeof msg) == COREPIN_ERR_INVALID);
+	EXPECT("corepin_session_accepted", corepin_session_accepted(NULL) == 0);
+	EXPECT("corepin_session_tid", corepin_session_tid(NULL) == 0);
+	EXPECT("corepin_session_accepted_step", corepin_session_accepted_step(NULL) == 0);
+	EXPECT("corepin_session_observe", corepin_session_observe(NULL) == COREPIN_ERR_INVALID);
+	EXPECT("corepin_session_refresh", corepin_session_refresh(NULL, NULL) == COREPIN_ERR_INVALID);
+	EXPECT("corepin_session_finish", corepin_session_finish(NULL) == COREPIN_ERR_INVALID);
+	EXPECT("corepin_session_report_json", corepin_session_report_json(NULL) == NULL);
+	corepin_session_free(NULL);
+	EXPECT("corepin_session_run(o)", corepin_session_run(NULL, NULL, NULL, NULL, msg, sizeof msg) == COREPIN_ERR_INVALID);
+	EXPECT("corepin_session_run(fn)", corepin_session_run(&o, NULL, NULL, NULL, msg, sizeof msg) == COREPIN_ERR_INVALID);
+	corepin_maintenance_options_init(NULL, NULL);
+	EXPECT("corepin_maintenance_start", corepin_maintenance_start(NULL, msg, sizeof msg) == COREPIN_ERR_INVALID);
+	EXPECT("corepin_sampler_start", corepin_sampler_start(NULL, NULL, NULL, 0) == NULL);
+	char *stats = (char *)1;
+	EXPECT("corepin_sampler_stop", corepin_sampler_stop(NULL, &stats) == COREPIN_ERR_INVALID && stats == NULL);
+	EXPECT("corepin_results_create", corepin_results_create(NULL, 0, NULL, NULL, 0) == NULL);
+	EXPECT("corepin_results_path", corepin_results_path(NULL) == NULL);
+	EXPECT("corepin_results_set_app", corepin_results_set_app(NULL, "x") == COREPIN_ERR_INVALID);
+	EXPECT("corepin_results_add_run", corepin_results_add_run(NULL, "x", 1, 1, NULL, NULL, 1, NULL, NULL, NULL, NULL) == COREPIN_ERR_INVALID);
+	EXPECT("corepin_results_save", corepin_results_save(NULL) == COREPIN_ERR_INVALID);
+	corepin_results_close(NULL);
+#undef EXPECT
+	return bad;
+}
+
+// begin_rc begins a session at cpu with the default options and returns
+// the library's result; *out is the session when it began.
+static int begin_rc(int cpu, corepin_session **out, char *msg, size_t len)
+{
+	corepin_options o;
+	corepin_options_init(&o, cpu);
+	return corepin_session_begin(&o, out, msg, len);
+}
+
+static int add_run_rc(corepin_results *r, double wall, const char *sched, const char *watch, const char *tel)
+{
+	return corepin_results_add_run(r, "fib", wall, 1, "summary", "check", 1, sched, watch, NULL, tel);
+}
+
 static int rule_ok(const char *text, char *out, size_t len)
 {
 	cp_rule r;
@@ -401,6 +470,80 @@ func taken(p *C.char) []byte {
 	}
 	defer C.free(unsafe.Pointer(p))
 	return []byte(C.GoString(p))
+}
+
+// nullCalls reports the entry points that did not refuse a NULL.
+func nullCalls() (int, string) {
+	out := (*C.char)(C.calloc(2048, 1))
+	defer C.free(unsafe.Pointer(out))
+	n := C.null_calls(out, 2048)
+	return int(n), C.GoString(out)
+}
+
+// Library results the tests compare with.
+const (
+	rcOK          = int(C.COREPIN_OK)
+	rcInvalid     = int(C.COREPIN_ERR_INVALID)
+	rcWrongThread = int(C.COREPIN_ERR_WRONG_THREAD)
+	rcNested      = int(C.COREPIN_ERR_NESTED)
+)
+
+// beginRC begins a session with the default options at cpu on the calling
+// (locked) thread and returns the library's result and message.
+func beginRC(cpu int) (*cSession, int, string) {
+	var s *C.corepin_session
+	msg := (*C.char)(C.calloc(512, 1))
+	defer C.free(unsafe.Pointer(msg))
+	rc := int(C.begin_rc(C.int(cpu), &s, msg, 512))
+	if rc != rcOK {
+		return nil, rc, C.GoString(msg)
+	}
+	return &cSession{s}, rc, C.GoString(msg)
+}
+
+func (s *cSession) finishRC() int { return int(C.corepin_session_finish(s.s)) }
+
+// libraryVersion is corepin_version() and the header's COREPIN_VERSION.
+func libraryVersion() (built, header string) {
+	return C.GoString(C.corepin_version()), C.COREPIN_VERSION
+}
+
+// cResults is a results writer of the C library.
+type cResults struct{ r *C.corepin_results }
+
+func createResults(base string, cpu int) *cResults {
+	b := C.CString(base)
+	defer C.free(unsafe.Pointer(b))
+	r := C.corepin_results_create(b, C.int(cpu), nil, nil, 0)
+	if r == nil {
+		return nil
+	}
+	return &cResults{r}
+}
+
+func (r *cResults) path() string { return C.GoString(C.corepin_results_path(r.r)) }
+func (r *cResults) save() int    { return int(C.corepin_results_save(r.r)) }
+func (r *cResults) close()       { C.corepin_results_close(r.r) }
+
+func (r *cResults) setApp(name string) int {
+	n := C.CString(name)
+	defer C.free(unsafe.Pointer(n))
+	return int(C.corepin_results_set_app(r.r, n))
+}
+
+// addRun adds a run of "fib"; a JSON argument given as "" is NULL.
+func (r *cResults) addRun(wall float64, sched, watch, tel string) int {
+	arg := func(s string) *C.char {
+		if s == "" {
+			return nil
+		}
+		return C.CString(s)
+	}
+	a, b, c := arg(sched), arg(watch), arg(tel)
+	defer C.free(unsafe.Pointer(a))
+	defer C.free(unsafe.Pointer(b))
+	defer C.free(unsafe.Pointer(c))
+	return int(C.add_run_rc(r.r, C.double(wall), a, b, c))
 }
 
 // tainted reports the C library's taint.

@@ -139,6 +139,7 @@ int run_benchmark(const Config &cfg_in)
 		std::cerr << "cannot create a results folder under " << cfg.out << "\n";
 		return 1;
 	}
+	corepin_results_set_app(results, "bench_module");
 	int failed = 0;
 	for (int i = 0; i < cfg.runs; i++) {
 		std::string csv = "telemetry/fib-" + std::to_string(i) + ".csv";
@@ -156,11 +157,13 @@ int run_benchmark(const Config &cfg_in)
 		if (sampler)
 			corepin_sampler_stop(sampler, &stats);
 		std::string summary = "fib(" + std::to_string(cfg.work) + ") x 12", check = "fib(" + std::to_string(cfg.work) + ") = " + std::to_string(fib_loop(cfg.work));
-		corepin_results_add_run(results, "fib", res.wall_s, res.ran, summary.c_str(), check.c_str(), res.check_ok,
-					res.report.empty() ? nullptr : res.report.c_str(), watch.empty() ? nullptr : watch.c_str(),
-					sampler ? csv.c_str() : nullptr, stats);
+		int added = corepin_results_add_run(results, "fib", res.wall_s, res.ran, summary.c_str(), check.c_str(), res.check_ok,
+						    res.report.empty() ? nullptr : res.report.c_str(), watch.empty() ? nullptr : watch.c_str(),
+						    sampler ? csv.c_str() : nullptr, stats);
 		std::free(stats);
-		failed += !res.ran;
+		if (added != COREPIN_OK)
+			std::cerr << "run " << i << " not recorded: " << corepin_strerror(added) << "\n";
+		failed += !res.ran || added != COREPIN_OK;
 	}
 	int rc = corepin_results_save(results);
 	std::cout << "results " << corepin_results_path(results) << std::endl;

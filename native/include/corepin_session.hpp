@@ -6,7 +6,10 @@
 //
 // The destructor finishes a session that was not finished; a failed
 // restore cannot throw from there, so call finish() and end the thread
-// (return from its entry) when it reports false.
+// (return from its entry) when it reports false. A session restores only
+// on its own thread: destroyed on another one, the destructor changes
+// nothing and the owner keeps the session's scheduling until it ends, so
+// finish on the owner before handing the object to another thread.
 #ifndef COREPIN_SESSION_HPP
 #define COREPIN_SESSION_HPP
 
@@ -46,7 +49,7 @@ public:
 	ThreadSession(const ThreadSession &) = delete;
 	ThreadSession &operator=(const ThreadSession &) = delete;
 	ThreadSession(ThreadSession &&o) noexcept
-	    : s_(std::exchange(o.s_, nullptr)), code_(o.code_), error_(std::move(o.error_))
+	    : s_(std::exchange(o.s_, nullptr)), code_(o.code_), finish_code_(o.finish_code_), error_(std::move(o.error_))
 	{
 	}
 	~ThreadSession()
@@ -72,13 +75,20 @@ public:
 			corepin_session_refresh(s_, &n);
 		return n;
 	}
-	// finish restores and verifies; false means the thread must end.
-	bool finish() { return !s_ || corepin_session_finish(s_) == COREPIN_OK; }
+	// finish restores and verifies. false with finish_code()
+	// COREPIN_ERR_RESTORE_FAILED means the thread must end; with
+	// COREPIN_ERR_WRONG_THREAD nothing was done (call it on the owner).
+	bool finish()
+	{
+		finish_code_ = s_ ? corepin_session_finish(s_) : COREPIN_OK;
+		return finish_code_ == COREPIN_OK;
+	}
+	int finish_code() const { return finish_code_; }
 	std::string report_json() const { return s_ ? detail::take(corepin_session_report_json(s_)) : std::string(); }
 
 private:
 	corepin_session *s_ = nullptr;
-	int code_ = COREPIN_OK;
+	int code_ = COREPIN_OK, finish_code_ = COREPIN_OK;
 	std::string error_;
 };
 

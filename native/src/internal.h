@@ -100,6 +100,8 @@ void cp_buf_free(cp_buf *b);
 void cp_json_str(cp_buf *b, const char *s);
 void cp_json_cpus(cp_buf *b, const corepin_cpuset *s);
 void cp_json_float(cp_buf *b, double v);
+/* cp_json_valid says whether text is exactly one JSON value (RFC 8259). */
+int cp_json_valid(const char *text);
 
 /* Safe formatting into fixed buffers. */
 void cp_snprintf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

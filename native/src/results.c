@@ -147,6 +147,8 @@ static void *sampler_main(void *arg)
 
 corepin_sampler *corepin_sampler_start(const char *csv_path, const corepin_cpuset *target, const corepin_cpuset *avoid, int period_ms)
 {
+	if (!csv_path)
+		return NULL;
 	corepin_sampler *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
@@ -188,6 +190,10 @@ static void opt_float(cp_buf *b, const char *key, int have, double v)
 
 int corepin_sampler_stop(corepin_sampler *s, char **stats_json)
 {
+	if (stats_json)
+		*stats_json = NULL;
+	if (!s)
+		return COREPIN_ERR_INVALID;
 	pthread_mutex_lock(&s->mu);
 	s->stop = 1;
 	pthread_cond_signal(&s->cond);
@@ -235,6 +241,7 @@ typedef struct run_rec {
 
 struct corepin_results {
 	char path[1024];
+	char app[64];
 	int exact_cpu, realtime;
 	corepin_cpuset soft;
 	char ladder[32];
@@ -245,11 +252,35 @@ struct corepin_results {
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
+static void free_run(run_rec *x)
+{
+	free(x->bench);
+	free(x->summary);
+	free(x->check_what);
+	free(x->scheduling);
+	free(x->watch);
+	free(x->csv);
+	free(x->telemetry);
+	memset(x, 0, sizeof *x);
+}
+
+/* app_name is the program's own name (its comm), the default name of the
+ * app whose module wrote the results. */
+static void app_name(char *buf, size_t len)
+{
+	if (cp_read_file("/proc/self/comm", buf, len) <= 0)
+		cp_snprintf(buf, len, "app");
+	buf[strcspn(buf, "\n")] = 0;
+}
+
 corepin_results *corepin_results_create(const char *base, int exact_cpu, const corepin_cpuset *soft, const char *ladder, int realtime)
 {
+	if (!base || !*base || exact_cpu < 0 || exact_cpu >= COREPIN_MAX_CPUS)
+		return NULL;
 	corepin_results *r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
+	app_name(r->app, sizeof r->app);
 	clock_gettime(CLOCK_REALTIME, &r->started);
 	r->exact_cpu = exact_cpu;
 	r->realtime = realtime;
@@ -285,14 +316,31 @@ corepin_results *corepin_results_create(const char *base, int exact_cpu, const c
 	return r;
 }
 
-const char *corepin_results_path(const corepin_results *r) { return r->path; }
+const char *corepin_results_path(const corepin_results *r) { return r ? r->path : NULL; }
+
+int corepin_results_set_app(corepin_results *r, const char *name)
+{
+	if (!r || !name || !*name)
+		return COREPIN_ERR_INVALID;
+	cp_snprintf(r->app, sizeof r->app, "%s", name);
+	return COREPIN_OK;
+}
+
+/* json_or_null: a JSON argument may be NULL, and is otherwise one value. */
+static int json_or_null(const char *text) { return !text || cp_json_valid(text); }
 
 int corepin_results_add_run(corepin_results *r, const char *benchmark, double wall_s, int valid, const char *summary, const char *check_what,
 			    int check_ok, const char *scheduling_json, const char *watch_json, const char *telemetry_csv,
 			    const char *telemetry_json)
 {
+	/* Refused before anything is kept: run.json must stay readable. */
+	if (!r || !benchmark || !*benchmark || !isfinite(wall_s) || wall_s < 0 || !json_or_null(scheduling_json) ||
+	    !json_or_null(watch_json) || !json_or_null(telemetry_json))
+		return COREPIN_ERR_INVALID;
+	if (scheduling_json && scheduling_json[strspn(scheduling_json, " \t\r\n")] != '{')
+		return COREPIN_ERR_INVALID; /* the report is an object */
 	if (r->nruns == MAX_RUNS)
-		return -1;
+		return COREPIN_ERR_INVALID;
 	run_rec *x = &r->runs[r->nruns++];
 	x->bench = strdup(benchmark);
 	x->summary = dup_or_null(summary);
@@ -305,7 +353,13 @@ int corepin_results_add_run(corepin_results *r, const char *benchmark, double wa
 	x->valid = valid;
 	x->check_ok = check_ok;
 	clock_gettime(CLOCK_REALTIME, &x->started);
-	return 0;
+	if (!x->bench || (summary && !x->summary) || (check_what && !x->check_what) || (scheduling_json && !x->scheduling) ||
+	    (watch_json && !x->watch) || (telemetry_csv && !x->csv) || (telemetry_json && !x->telemetry)) {
+		r->nruns--;
+		free_run(x);
+		return COREPIN_ERR_NOMEM;
+	}
+	return COREPIN_OK;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -405,6 +459,8 @@ static int write_file(const char *dir, const char *name, const char *text)
 
 int corepin_results_save(corepin_results *r)
 {
+	if (!r)
+		return COREPIN_ERR_INVALID;
 	struct timespec now;
 	char t1[48], t2[48], cpus[256], host[256] = "", pol[8];
 	(void)pol;
@@ -462,11 +518,13 @@ int corepin_results_save(corepin_results *r)
 #else
 	cp_json_str(&b, "");
 #endif
-	cp_buf_put(&b, ",\"corepin_version\":\"native\"},\n  \"topology\": null,\n");
+	cp_buf_put(&b, ",\"corepin_version\":\"native " COREPIN_VERSION "\"},\n  \"topology\": null,\n");
 	cp_buf_printf(&b, "  \"target\": {\"spec\":\"%d\",\"mode\":\"exact\",\"exact_cpu\":%d,\"soft_cpus\":", r->exact_cpu, r->exact_cpu);
 	cp_json_cpus(&b, &r->soft);
 	cp_buf_printf(&b, ",\"why\":\"CPU %d was chosen by the app's native module\"},\n", r->exact_cpu);
-	cp_buf_printf(&b, "  \"options\": {\"quick\":false,\"runs\":%d,\"warmup\":0,\"isolation\":\"thread\",\"shuffle\":false,\"telemetry_period_s\":1,\"ladder\":", r->nruns);
+	cp_buf_put(&b, "  \"options\": {\"app\":");
+	cp_json_str(&b, r->app);
+	cp_buf_printf(&b, ",\"quick\":false,\"runs\":%d,\"warmup\":0,\"isolation\":\"thread\",\"shuffle\":false,\"telemetry_period_s\":1,\"ladder\":", r->nruns);
 	cp_json_str(&b, r->ladder);
 	cp_buf_printf(&b, ",\"realtime\":%s},\n  \"benchmarks\": [", r->realtime ? "true" : "false");
 	(void)cpus;
@@ -490,7 +548,7 @@ int corepin_results_save(corepin_results *r)
 			}
 		cp_buf_printf(&b, "%s\n    {\"name\":", nb++ ? "," : "");
 		cp_json_str(&b, name);
-		cp_buf_printf(&b, ",\"kind\":\"builtin\",\"valid\":%s", valid ? "true" : "false");
+		cp_buf_printf(&b, ",\"kind\":\"native\",\"valid\":%s", valid ? "true" : "false");
 		stats st = compute(times, n);
 		write_stats(&b, st);
 		cp_buf_put(&b, ",\"ratio\":null,\"warnings\":[");
@@ -548,15 +606,7 @@ void corepin_results_close(corepin_results *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < r->nruns; i++) {
-		run_rec *x = &r->runs[i];
-		free(x->bench);
-		free(x->summary);
-		free(x->check_what);
-		free(x->scheduling);
-		free(x->watch);
-		free(x->csv);
-		free(x->telemetry);
-	}
+	for (int i = 0; i < r->nruns; i++)
+		free_run(&r->runs[i]);
 	free(r);
 }

@@ -103,6 +103,50 @@ static void set_taint(const char *why)
 	pthread_mutex_unlock(&taint_mu);
 }
 
+/* ---- one session per thread ----
+ *
+ * Two sessions on one thread would each capture what the other set, and
+ * finished out of order the second restores the first's request: the
+ * thread stays changed while both report OK. So a thread has at most one
+ * unfinished session; begin refuses a second with COREPIN_ERR_NESTED. */
+
+#define MAX_ACTIVE 256
+static pthread_mutex_t active_mu = PTHREAD_MUTEX_INITIALIZER;
+static const corepin_session *active[MAX_ACTIVE];
+static pid_t active_tid[MAX_ACTIVE];
+
+/* claim_thread records s as tid's session; it fails when tid has one. */
+static int claim_thread(const corepin_session *s, pid_t tid)
+{
+	int rc = COREPIN_ERR_NOMEM, free_slot = -1;
+	pthread_mutex_lock(&active_mu);
+	for (int i = 0; i < MAX_ACTIVE; i++) {
+		if (active[i] && active_tid[i] == tid) {
+			rc = COREPIN_ERR_NESTED;
+			goto out;
+		}
+		if (!active[i] && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot >= 0) {
+		active[free_slot] = s;
+		active_tid[free_slot] = tid;
+		rc = COREPIN_OK;
+	}
+out:
+	pthread_mutex_unlock(&active_mu);
+	return rc;
+}
+
+static void release_thread(const corepin_session *s)
+{
+	pthread_mutex_lock(&active_mu);
+	for (int i = 0; i < MAX_ACTIVE; i++)
+		if (active[i] == s)
+			active[i] = NULL;
+	pthread_mutex_unlock(&active_mu);
+}
+
 const char *corepin_strerror(int code)
 {
 	switch (code) {
@@ -114,6 +158,7 @@ const char *corepin_strerror(int code)
 	case COREPIN_ERR_NOT_ACCEPTED: return "scheduling not accepted";
 	case COREPIN_ERR_RESTORE_FAILED: return "restoring the thread's scheduling failed; end the thread";
 	case COREPIN_ERR_SYSTEM: return "a system call failed";
+	case COREPIN_ERR_NESTED: return "this thread already has an unfinished session";
 	}
 	return "unknown result";
 }
@@ -188,8 +233,12 @@ static int validate(const char *name, const corepin_step *steps, int n, char *ms
 	return 0;
 }
 
+const char *corepin_version(void) { return COREPIN_VERSION; }
+
 void corepin_options_init(corepin_options *o, int cpu)
 {
+	if (!o)
+		return;
 	memset(o, 0, sizeof *o);
 	o->cpu = cpu;
 	o->mode = COREPIN_EXACT;
@@ -551,6 +600,38 @@ static void check_rule(corepin_session *s)
 		snprintf(s->accept.why + n, MSG - (size_t)n, ", ladder %s step %d", s->ladder, s->accepted_step);
 }
 
+/* check_target refuses, before any change, a target the thread could not
+ * be given: a CPU that is not online, or one outside the CPUs the thread
+ * may use now. corepin never widens past the mask it inherited (a
+ * taskset, a cpuset, a batch system's binding): that mask is the user's. */
+static int check_target(const corepin_options *o, char *msg, size_t len)
+{
+	corepin_cpuset allowed, online, want;
+	char m1[128], m2[128], list[1024];
+	int err = cp_getaffinity(0, &allowed);
+	if (err) {
+		cp_syserr(msg, len, "reading the thread's allowed CPUs: sched_getaffinity", err);
+		return COREPIN_ERR_SYSTEM;
+	}
+	corepin_cpuset_zero(&want);
+	corepin_cpuset_add(&want, o->cpu);
+	if (o->mode == COREPIN_SOFT && o->cpus && !cp_cpuset_empty(o->cpus))
+		want = *o->cpus;
+	int have_online = cp_read_file("/sys/devices/system/cpu/online", list, sizeof list) > 0 && corepin_cpuset_parse(&online, list) == 0;
+	for (int cpu = 0; cpu < COREPIN_MAX_CPUS; cpu++) {
+		if (!corepin_cpuset_has(&want, cpu) || corepin_cpuset_has(&allowed, cpu))
+			continue;
+		if (have_online && !corepin_cpuset_has(&online, cpu))
+			cp_snprintf(msg, len, "CPU %d is not an online CPU of this machine (online: %s)", cpu,
+				    corepin_cpuset_format(&online, m1, sizeof m1));
+		else
+			cp_snprintf(msg, len, "CPU %d is outside the CPUs this thread may use (%s); a session does not widen past the mask it inherited",
+				    cpu, corepin_cpuset_format(&allowed, m2, sizeof m2));
+		return COREPIN_ERR_INVALID;
+	}
+	return COREPIN_OK;
+}
+
 /* ---- begin ---- */
 
 int corepin_session_begin(const corepin_options *o, corepin_session **out, char *msg, size_t msglen)
@@ -561,6 +642,10 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 		msglen = sizeof dummy;
 	}
 	msg[0] = 0;
+	if (!out || !o) {
+		cp_snprintf(msg, msglen, "%s is NULL", !out ? "out" : "the options");
+		return COREPIN_ERR_INVALID;
+	}
 	*out = NULL;
 	if (corepin_tainted(why, sizeof why)) {
 		cp_snprintf(msg, msglen, "%s (%s)", corepin_strerror(COREPIN_ERR_TAINTED), why);
@@ -574,6 +659,13 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 		cp_snprintf(msg, msglen, "target CPU %d is not a CPU", o->cpu);
 		return COREPIN_ERR_INVALID;
 	}
+	if (o->steps == NULL && o->nsteps != 0) {
+		cp_snprintf(msg, msglen, "nsteps is %d but steps is NULL", o->nsteps);
+		return COREPIN_ERR_INVALID;
+	}
+	int rc = check_target(o, msg, msglen);
+	if (rc != COREPIN_OK)
+		return rc;
 	corepin_session *s = calloc(1, sizeof *s);
 	if (!s)
 		return COREPIN_ERR_NOMEM;
@@ -612,6 +704,14 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 		return COREPIN_ERR_INVALID;
 	}
 	s->tid = cp_gettid();
+	if ((rc = claim_thread(s, s->tid)) != COREPIN_OK) {
+		if (rc == COREPIN_ERR_NESTED)
+			cp_snprintf(msg, msglen, "thread %d already has an unfinished session: finish it before beginning another", (int)s->tid);
+		else
+			cp_snprintf(msg, msglen, "more than %d threads have unfinished sessions", MAX_ACTIVE);
+		free(s);
+		return rc;
+	}
 	s->cpu = o->cpu;
 	s->mode = o->mode;
 	s->allow_rt = o->allow_realtime;
@@ -633,10 +733,17 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 	return COREPIN_OK;
 }
 
-int corepin_session_accepted(const corepin_session *s) { return s->accept.ok; }
-pid_t corepin_session_tid(const corepin_session *s) { return s->tid; }
-int corepin_session_accepted_step(const corepin_session *s) { return s->accepted_step; }
-void corepin_session_free(corepin_session *s) { free(s); }
+int corepin_session_accepted(const corepin_session *s) { return s && s->accept.ok; }
+pid_t corepin_session_tid(const corepin_session *s) { return s ? s->tid : 0; }
+int corepin_session_accepted_step(const corepin_session *s) { return s ? s->accepted_step : 0; }
+
+void corepin_session_free(corepin_session *s)
+{
+	if (!s)
+		return;
+	release_thread(s);
+	free(s);
+}
 
 static int on_own_thread(const corepin_session *s) { return cp_gettid() == s->tid; }
 
@@ -644,6 +751,8 @@ static int on_own_thread(const corepin_session *s) { return cp_gettid() == s->ti
 
 int corepin_session_observe(corepin_session *s)
 {
+	if (!s)
+		return COREPIN_ERR_INVALID;
 	if (!on_own_thread(s))
 		return COREPIN_ERR_WRONG_THREAD;
 	readback rb;
@@ -661,7 +770,7 @@ int corepin_session_refresh(corepin_session *s, int *reasserted)
 	int n = 0, rc = corepin_session_observe(s);
 	if (reasserted)
 		*reasserted = 0;
-	if (rc != COREPIN_OK)
+	if (rc != COREPIN_OK || s->restore.done)
 		return rc;
 	if (s->changed.affinity && !cp_cpuset_equal(&s->rb.cpus, &s->mask)) {
 		if (cp_setaffinity(0, &s->target) != 0)
@@ -839,28 +948,31 @@ static void failure(const corepin_session *s, char *out, size_t len)
 
 int corepin_session_finish(corepin_session *s)
 {
+	if (!s)
+		return COREPIN_ERR_INVALID;
 	if (s->restore.done)
 		return s->restore.ok ? COREPIN_OK : COREPIN_ERR_RESTORE_FAILED;
+	/* Only the thread itself can restore what only it can set (its QoS),
+	 * and a request by TID could reach a thread that reused the number:
+	 * another thread's finish is refused and changes nothing, so that the
+	 * owner can still finish. */
+	if (!on_own_thread(s))
+		return COREPIN_ERR_WRONG_THREAD;
 	s->restore.done = 1;
-	if (!on_own_thread(s)) {
-		restore_step *st = new_step(s, "thread");
-		cp_snprintf(st->error, sizeof st->error, "session used from another thread than its own: session on thread %d, called from %d",
-			    (int)s->tid, (int)cp_gettid());
-	} else {
-		if (s->changed.qos)
-			finish_qos(s);
-		if (s->changed.attr || s->changed.uclamp) {
-			restore_step *st = new_step(s, "attributes");
-			const char *name;
-			if (restore_attributes(s, st->error, sizeof st->error, &name) != 0)
-				cp_snprintf(st->errno_name, sizeof st->errno_name, "%s", name);
-			else
-				attributes_mismatch(s, st->mismatch, sizeof st->mismatch);
-			st->ok = !st->error[0] && !st->mismatch[0];
-		}
-		if (s->changed.affinity)
-			finish_affinity(s);
+	if (s->changed.qos)
+		finish_qos(s);
+	if (s->changed.attr || s->changed.uclamp) {
+		restore_step *st = new_step(s, "attributes");
+		const char *name;
+		if (restore_attributes(s, st->error, sizeof st->error, &name) != 0)
+			cp_snprintf(st->errno_name, sizeof st->errno_name, "%s", name);
+		else
+			attributes_mismatch(s, st->mismatch, sizeof st->mismatch);
+		st->ok = !st->error[0] && !st->mismatch[0];
 	}
+	if (s->changed.affinity)
+		finish_affinity(s);
+	release_thread(s);
 	s->restore.ok = 1;
 	for (int i = 0; i < s->restore.n; i++)
 		s->restore.ok = s->restore.ok && s->restore.steps[i].ok;
@@ -880,6 +992,11 @@ int corepin_session_run(const corepin_options *o, int (*fn)(corepin_session *, v
 	corepin_session *s;
 	if (report_json)
 		*report_json = NULL;
+	if (!fn) {
+		if (msg)
+			cp_snprintf(msg, msglen, "fn is NULL");
+		return COREPIN_ERR_INVALID;
+	}
 	int rc = corepin_session_begin(o, &s, msg, msglen);
 	if (rc != COREPIN_OK)
 		return rc;
@@ -928,6 +1045,8 @@ static const char *tf(int v) { return v ? "true" : "false"; }
 /* The keys and their order are session.Report's (docs/schema.md). */
 char *corepin_session_report_json(const corepin_session *s)
 {
+	if (!s)
+		return NULL;
 	cp_buf b;
 	char pol[16];
 	cp_buf_init(&b);

@@ -241,23 +241,29 @@ int cp_policy_realtime(int policy) { return policy == COREPIN_SCHED_FIFO || poli
 
 /* ---- masks ---- */
 
-void corepin_cpuset_zero(corepin_cpuset *s) { memset(s, 0, sizeof *s); }
+/* A NULL set is empty and cannot be added to: the mask functions never
+ * crash on one. */
+void corepin_cpuset_zero(corepin_cpuset *s)
+{
+	if (s)
+		memset(s, 0, sizeof *s);
+}
 
 void corepin_cpuset_add(corepin_cpuset *s, int cpu)
 {
-	if (cpu >= 0 && cpu < COREPIN_MAX_CPUS)
+	if (s && cpu >= 0 && cpu < COREPIN_MAX_CPUS)
 		s->w[cpu / 64] |= 1ULL << (cpu % 64);
 }
 
 int corepin_cpuset_has(const corepin_cpuset *s, int cpu)
 {
-	return cpu >= 0 && cpu < COREPIN_MAX_CPUS && (s->w[cpu / 64] >> (cpu % 64)) & 1;
+	return s && cpu >= 0 && cpu < COREPIN_MAX_CPUS && (s->w[cpu / 64] >> (cpu % 64)) & 1;
 }
 
 int corepin_cpuset_count(const corepin_cpuset *s)
 {
 	int n = 0;
-	for (int i = 0; i < COREPIN_CPU_WORDS; i++)
+	for (int i = 0; s && i < COREPIN_CPU_WORDS; i++)
 		n += __builtin_popcountll(s->w[i]);
 	return n;
 }
@@ -303,6 +309,8 @@ static int cpu_number(const char **p, long *v)
  * /sys/devices/system/cpu/online), surrounding white space allowed. */
 int corepin_cpuset_parse(corepin_cpuset *s, const char *list)
 {
+	if (!s || !list)
+		return -1;
 	corepin_cpuset_zero(s);
 	const char *p = list;
 	while (is_space(*p))
@@ -334,7 +342,11 @@ int corepin_cpuset_parse(corepin_cpuset *s, const char *list)
 char *corepin_cpuset_format(const corepin_cpuset *s, char *buf, size_t len)
 {
 	size_t used = 0;
+	if (!buf || len == 0)
+		return buf;
 	buf[0] = 0;
+	if (!s)
+		return buf;
 	for (int c = 0; c < COREPIN_MAX_CPUS;) {
 		if (!corepin_cpuset_has(s, c)) {
 			c++;
@@ -609,4 +621,122 @@ void cp_json_float(cp_buf *b, double v)
 			break;
 	}
 	cp_buf_put(b, tmp);
+}
+
+/* ---- checking JSON from the caller ----
+ *
+ * The results writer splices the caller's JSON (a session report, a
+ * maintenance result, the sampler's stats) into run.json as it is, so
+ * text that is not one JSON value would make the whole file unreadable.
+ * This is RFC 8259's grammar, strict: no NaN or Infinity, no trailing
+ * text, nesting at most 64 deep. */
+
+static const char *json_value(const char *p, int depth);
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+static int is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+static const char *json_string(const char *p)
+{
+	for (p++; *p != '"'; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20)
+			return NULL; /* includes the end of the text */
+		if (c != '\\')
+			continue;
+		p++;
+		if (*p == 'u') {
+			for (int i = 1; i <= 4; i++)
+				if (!is_hex(p[i]))
+					return NULL;
+			p += 4;
+		} else if (*p == 0 || !strchr("\"\\/bfnrt", *p)) {
+			return NULL;
+		}
+	}
+	return p + 1;
+}
+
+static const char *json_digits(const char *p)
+{
+	if (*p < '0' || *p > '9')
+		return NULL;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+static const char *json_number(const char *p)
+{
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (!(p = json_digits(p)))
+		return NULL;
+	if (*p == '.' && !(p = json_digits(p + 1)))
+		return NULL;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(p = json_digits(p)))
+			return NULL;
+	}
+	return p;
+}
+
+/* json_list reads the members of an object (obj) or the elements of an
+ * array after its opening bracket, up to and past the closing one. */
+static const char *json_list(const char *p, int depth, int obj)
+{
+	char close = obj ? '}' : ']';
+	p = json_ws(p);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (obj) {
+			if (*p != '"' || !(p = json_string(p)))
+				return NULL;
+			p = json_ws(p);
+			if (*p++ != ':')
+				return NULL;
+		}
+		if (!(p = json_value(p, depth + 1)))
+			return NULL;
+		p = json_ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+		p = json_ws(p);
+	}
+}
+
+static const char *json_value(const char *p, int depth)
+{
+	if (depth > 64)
+		return NULL;
+	p = json_ws(p);
+	switch (*p) {
+	case '{': return json_list(p + 1, depth, 1);
+	case '[': return json_list(p + 1, depth, 0);
+	case '"': return json_string(p);
+	case 't': return strncmp(p, "true", 4) ? NULL : p + 4;
+	case 'f': return strncmp(p, "false", 5) ? NULL : p + 5;
+	case 'n': return strncmp(p, "null", 4) ? NULL : p + 4;
+	}
+	return json_number(p);
+}
+
+int cp_json_valid(const char *text)
+{
+	const char *end = text ? json_value(text, 0) : NULL;
+	return end && *json_ws(end) == 0;
 }

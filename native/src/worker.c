@@ -223,6 +223,8 @@ static void maint_error(const char *fmt, ...)
 
 void corepin_maintenance_options_init(corepin_maintenance_options *o, const corepin_cpuset *target)
 {
+	if (!o)
+		return;
 	memset(o, 0, sizeof *o);
 	o->period_ms = 100;
 	o->qos = COREPIN_QOS_NONE;
@@ -433,6 +435,10 @@ int corepin_maintenance_start(const corepin_maintenance_options *o, char *msg, s
 	if (!msg) {
 		msg = dummy;
 		msglen = sizeof dummy;
+	}
+	if (!o) {
+		cp_snprintf(msg, msglen, "the options are NULL");
+		return COREPIN_ERR_INVALID;
 	}
 	pthread_mutex_lock(&m.mu);
 	if (m.running) {

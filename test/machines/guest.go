@@ -13,7 +13,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -33,14 +36,32 @@ type testBinary struct {
 	Pkg string `json:"pkg"`
 	Dir string `json:"dir"`
 	Bin string `json:"bin"`
+	// Flags are the shape's own for this package (-test.short), before
+	// those of -testflags.
+	Flags []string `json:"flags,omitempty"`
 }
 
 type testResult struct {
 	Pkg     string  `json:"pkg"`
 	OK      bool    `json:"ok"`
 	Seconds float64 `json:"seconds"`
+	Flags   string  `json:"flags,omitempty"`  // the shape's own flags for the package
 	Output  string  `json:"output,omitempty"` // the end of a failing package's output
+	// Slow are the package's tests that took slowTest or longer, slowest
+	// first: where a guest's time goes.
+	Slow []testTime `json:"slow,omitempty"`
 }
+
+// A testTime is one top-level test's time as go test -v reports it.
+type testTime struct {
+	Test    string  `json:"test"`
+	Result  string  `json:"result"` // PASS, FAIL or SKIP
+	Seconds float64 `json:"seconds"`
+}
+
+// slowTest is the time from which a test is named among a package's slow
+// ones.
+const slowTest = 10 * time.Second
 
 func cmdGuest(ctx context.Context, args []string) int {
 	fs := newFlags("guest")
@@ -137,7 +158,9 @@ func runTests(ctx context.Context, manifest string, extra []string) ([]testResul
 	for _, b := range bins {
 		start := time.Now()
 		cctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
-		cmd := exec.CommandContext(cctx, b.Bin, append([]string{"-test.timeout=14m"}, extra...)...)
+		// -test.v for each test's time (extra may turn it off again).
+		args := append(append([]string{"-test.timeout=14m", "-test.v"}, b.Flags...), extra...)
+		cmd := exec.CommandContext(cctx, b.Bin, args...)
 		cmd.Dir = b.Dir
 		var buf bytes.Buffer
 		var w io.Writer = &buf
@@ -147,11 +170,15 @@ func runTests(ctx context.Context, manifest string, extra []string) ([]testResul
 		cmd.Stdout, cmd.Stderr = w, w
 		err := cmd.Run()
 		cancel()
-		r := testResult{Pkg: b.Pkg, OK: err == nil, Seconds: time.Since(start).Seconds()}
+		r := testResult{Pkg: b.Pkg, OK: err == nil, Seconds: time.Since(start).Seconds(), Flags: strings.Join(b.Flags, " "),
+			Slow: slowTests(buf.String(), slowTest)}
 		if r.OK {
-			fmt.Printf("ok  \t%s\t%.1fs\n", b.Pkg, r.Seconds)
+			fmt.Printf("ok  \t%s\t%.1fs%s\n", b.Pkg, r.Seconds, strings.TrimRight(" "+r.Flags, " "))
+			for _, st := range r.Slow {
+				fmt.Printf("    %s %s %.1fs\n", st.Result, st.Test, st.Seconds)
+			}
 		} else {
-			r.Output = timedOut(buf.String()) + tail(buf.String(), 60)
+			r.Output = timedOut(buf.String()) + failures(buf.String()) + tail(buf.String(), 30)
 			shown := r.Output
 			if verbose {
 				shown = timedOut(buf.String())
@@ -161,6 +188,48 @@ func runTests(ctx context.Context, manifest string, extra []string) ([]testResul
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// testLine is go test -v's line of a top-level test's end.
+var testLine = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)$`)
+
+// slowTests are the top-level tests in go test -v's output that took at
+// least min, slowest first.
+func slowTests(out string, min time.Duration) []testTime {
+	var slow []testTime
+	for _, line := range strings.Split(out, "\n") {
+		m := testLine.FindStringSubmatch(strings.TrimRight(line, "\r"))
+		if m == nil {
+			continue
+		}
+		sec, err := strconv.ParseFloat(m[3], 64)
+		if err != nil || sec < min.Seconds() {
+			continue
+		}
+		slow = append(slow, testTime{Test: m[2], Result: m[1], Seconds: sec})
+	}
+	sort.SliceStable(slow, func(i, j int) bool { return slow[i].Seconds > slow[j].Seconds })
+	return slow
+}
+
+// failures are, in go test -v's output, the lines of each failed
+// top-level test from its start to its end: under -test.v the end of the
+// output may be other tests'.
+func failures(out string) string {
+	lines := strings.Split(out, "\n")
+	var b strings.Builder
+	for i, line := range lines {
+		m := testLine.FindStringSubmatch(strings.TrimRight(line, "\r"))
+		if m == nil || m[1] != "FAIL" {
+			continue
+		}
+		from := i
+		for from > 0 && lines[from] != "=== RUN   "+m[2] {
+			from--
+		}
+		b.WriteString(strings.Join(lines[from:i+1], "\n") + "\n...\n")
+	}
+	return b.String()
 }
 
 // timedOut is, for the output of a test binary that ran past its

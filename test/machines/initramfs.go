@@ -14,7 +14,8 @@ import (
 // initScript is the guest's /init. It mounts the host's root read-only over
 // 9p, the guest's own proc, sys and dev over it, a tmpfs on /tmp and the
 // writable results share on /tmp/machine; runs the shape's setup.sh (as
-// busybox, outside the chroot), then the command chrooted into the host
+// busybox, outside the chroot: it mounts cgroup2 where the shape has
+// cgroups), then the command chrooted into the host
 // root; writes the command's exit status to the share and resets the
 // machine, which qemu's -no-reboot turns into its exit (a reset needs no
 // ACPI, which a small kernel may lack).
@@ -39,7 +40,6 @@ mount -t devpts devpts /host/dev/pts
 mount -t tmpfs tmpfs /host/dev/shm
 mount -t tmpfs tmpfs /host/tmp
 mount -t tmpfs tmpfs /host/run
-mount -t cgroup2 cgroup2 /host/sys/fs/cgroup
 mount -t debugfs debugfs /host/sys/kernel/debug 2>/dev/null
 mkdir -p /host/tmp/machine /host/tmp/home
 mount -t 9p -o $opts results /host/tmp/machine || die "cannot mount the results share"

@@ -198,6 +198,15 @@ func downloadDeb(ctx context.Context, cache, arch, pkg string, newest *regexp.Re
 		}
 	}
 	err := runIn(ctx, debs, "apt-get", append(append([]string{"-qq"}, aptArgs...), "download", name)...)
+	if err != nil && arch == "amd64" {
+		// The host's package lists may be older than the package (a
+		// machine whose lists were last read when it was made): read them
+		// again once before looking for another kernel of the series.
+		fmt.Fprintf(os.Stderr, "machines: %s not in the package lists, reading them again\n", pkg)
+		if uerr := runIn(ctx, debs, "apt-get", "-qq", "update"); uerr == nil {
+			err = runIn(ctx, debs, "apt-get", "-qq", "download", name)
+		}
+	}
 	if err != nil && newest != nil {
 		// The archive drops old kernel ABIs; take the newest of the series.
 		if alt := newestPackage(ctx, aptArgs, newest); alt != "" && alt != pkg {

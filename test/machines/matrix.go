@@ -43,8 +43,10 @@ func moduleRoot(ctx context.Context) (string, error) {
 }
 
 // buildFor cross-builds static binaries for arch into the cache, under a
-// folder of their own for this source tree.
-func buildFor(ctx context.Context, arch string, tests []string) (build, error) {
+// folder of their own for this source tree: corepin, this tool, and the
+// test binaries of the packages tests, each with the flags own gives its
+// package (a pattern such as ./cmd/corepin) before any others.
+func buildFor(ctx context.Context, arch string, tests []string, own map[string][]string) (build, error) {
 	root, err := moduleRoot(ctx)
 	if err != nil {
 		return build{}, err
@@ -79,11 +81,29 @@ func buildFor(ctx context.Context, arch string, tests []string) (build, error) {
 		return b, nil
 	}
 	// The packages with tests, and where each runs.
-	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}"}, tests...)...)
-	cmd.Dir, cmd.Env = root, env
-	out, err := cmd.Output()
+	list := func(pkgs []string) (string, error) {
+		cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}"}, pkgs...)...)
+		cmd.Dir, cmd.Env = root, env
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("go list %s: %w", strings.Join(pkgs, " "), err)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	out, err := list(tests)
 	if err != nil {
-		return build{}, fmt.Errorf("go list %s: %w", strings.Join(tests, " "), err)
+		return build{}, err
+	}
+	pkgFlags := map[string][]string{}
+	for pattern, flags := range own {
+		s, err := list([]string{pattern})
+		if err != nil {
+			return build{}, err
+		}
+		for _, line := range strings.Split(s, "\n") {
+			pkg, _, _ := strings.Cut(line, " ")
+			pkgFlags[pkg] = append(pkgFlags[pkg], flags...)
+		}
 	}
 	// A folder of this run's own: two runs from one tree must not delete
 	// each other's binaries.
@@ -92,14 +112,20 @@ func buildFor(ctx context.Context, arch string, tests []string) (build, error) {
 		return build{}, err
 	}
 	b.testDir = testDir
+	if err := os.Chmod(testDir, 0o755); err != nil { // for a guest whose tests run as another user
+		b.remove()
+		return build{}, err
+	}
 	var bins []testBinary
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		pkg, pdir, ok := strings.Cut(line, " ")
 		if !ok {
 			continue
 		}
 		name := strings.ReplaceAll(strings.TrimPrefix(pkg, "corepin.dev/corepin/"), "/", "_") + ".test"
-		bins = append(bins, testBinary{Pkg: pkg, Dir: pdir, Bin: filepath.Join(testDir, name)})
+		bin := testBinary{Pkg: pkg, Dir: pdir, Bin: filepath.Join(testDir, name)}
+		bin.Flags = pkgFlags[pkg]
+		bins = append(bins, bin)
 	}
 	// One go test -c per package, so that packages of the same name (two
 	// main packages) do not clash; go's build cache makes them cheap.
@@ -134,13 +160,15 @@ func bootChecks(ctx context.Context, s shape, kern string, b build, names []stri
 	var res guestResults
 	gomodcache, _ := exec.Command("go", "env", "GOMODCACHE").Output()
 	root, _ := moduleRoot(ctx)
+	modcache := strings.TrimSpace(string(gomodcache))
 	g := guestRun{
 		shape: s, kernel: kern, dir: root, stdout: w, log: os.Stderr, limit: 40 * time.Minute,
+		expose: []string{filepath.Dir(b.corepin), modcache},
 		// The tests find the module cache read-only, no network, and no Go
 		// toolchain on PATH: building anything under TCG takes minutes, so
 		// tests that would run go skip that part, as they do where go is
 		// missing.
-		env: []string{"GOMODCACHE=" + strings.TrimSpace(string(gomodcache)), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOCACHE=/tmp/gocache",
+		env: []string{"GOMODCACHE=" + modcache, "GOPROXY=off", "GOFLAGS=-mod=mod", "GOCACHE=/tmp/gocache",
 			"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
 		results: func(share string) error {
 			data, err := os.ReadFile(filepath.Join(share, "out", "results.json"))
@@ -172,7 +200,7 @@ func cmdCheck(ctx context.Context, args []string) int {
 	if len(names) == 0 {
 		names = applicable(s)
 	}
-	b, err := buildFor(ctx, kernels[kernelOf(s, *kern)].arch, nil)
+	b, err := buildFor(ctx, kernels[kernelOf(s, *kern)].arch, nil, nil)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -197,9 +225,9 @@ func cmdTest(ctx context.Context, args []string) int {
 	}
 	pkgs := fs.Args()
 	if len(pkgs) == 0 {
-		pkgs = []string{"./..."}
+		pkgs = testPackages(s, "")
 	}
-	b, err := buildFor(ctx, kernels[kernelOf(s, *kern)].arch, pkgs)
+	b, err := buildFor(ctx, kernels[kernelOf(s, *kern)].arch, pkgs, s.testFlags())
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -222,7 +250,7 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	fs := newFlags("matrix")
 	only := fs.String("shapes", "", "comma-separated shapes (default: every shape whose kernel can be had)")
 	tests := fs.String("tests", "", "comma-separated shapes that also run the test suite")
-	packages := fs.String("packages", "./...", "comma-separated packages whose tests run in the -tests shapes")
+	packages := fs.String("packages", "", "comma-separated packages whose tests run in the -tests shapes (default: the shape's own list, else ./...)")
 	verbose := fs.Bool("v", false, "show each guest's output as it runs")
 	if ok, code := parseFlags(fs, args); !ok {
 		return code
@@ -264,11 +292,12 @@ func cmdMatrix(ctx context.Context, args []string) int {
 		key := arch
 		var pkgs []string
 		if withTests[n] {
-			key, pkgs = arch+"+tests", strings.Split(*packages, ",")
+			pkgs = testPackages(s, *packages)
+			key = arch + "+" + strings.Join(pkgs, ",") + " " + fmt.Sprint(s.testFlags())
 		}
 		b, ok := builds[key]
 		if !ok {
-			if b, err = buildFor(ctx, arch, pkgs); err != nil {
+			if b, err = buildFor(ctx, arch, pkgs, s.testFlags()); err != nil {
 				return fail("%v", err)
 			}
 			builds[key] = b
@@ -291,6 +320,18 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	}
 	printMatrix(os.Stdout, rows)
 	return code
+}
+
+// testPackages are the packages whose tests run in s: those asked for,
+// else the shape's own, else all.
+func testPackages(s shape, asked string) []string {
+	switch {
+	case asked != "":
+		return strings.Split(asked, ",")
+	case len(s.packages) > 0:
+		return s.packages
+	}
+	return []string{"./..."}
 }
 
 type matrixRow struct {
@@ -341,6 +382,26 @@ func printMatrix(w io.Writer, rows []matrixRow) {
 		}
 		for _, cr := range r.res.Checks {
 			fmt.Fprintf(w, "%s %s %s: %s\n", r.shape, cr.Check, cr.Status, cr.Evidence)
+		}
+		if len(r.res.Tests) > 0 {
+			var times []string
+			for _, t := range r.res.Tests {
+				pkg := strings.TrimPrefix(t.Pkg, "corepin.dev/corepin/")
+				if t.Flags != "" {
+					pkg += " (" + t.Flags + ")"
+				}
+				times = append(times, fmt.Sprintf("%s %.0fs", pkg, t.Seconds))
+			}
+			fmt.Fprintf(w, "%s tests: %s\n", r.shape, strings.Join(times, ", "))
+			var slow []string
+			for _, t := range r.res.Tests {
+				for _, st := range t.Slow {
+					slow = append(slow, fmt.Sprintf("%s %s %.0fs", strings.TrimPrefix(t.Pkg, "corepin.dev/corepin/"), st.Test, st.Seconds))
+				}
+			}
+			if len(slow) > 0 {
+				fmt.Fprintf(w, "%s tests of %.0f s or more: %s\n", r.shape, slowTest.Seconds(), strings.Join(slow, ", "))
+			}
 		}
 		for _, t := range r.res.Tests {
 			if !t.OK {

@@ -27,6 +27,35 @@ type shape struct {
 	// capacity-dmips-mhz of each CPU and the CPUs of each cluster.
 	capacities []int
 	clusters   [][]int
+	// noCgroup: no cgroup file system is mounted in the guest, as in many
+	// containers and small boards; corepin holds a run's tree with its
+	// process group and subreaping there.
+	noCgroup bool
+	// uid, when not 0, is the user the command runs as, with no
+	// capabilities (adb shell's is 2000); the guest's set-up is still
+	// root's.
+	uid int
+	// packages are the packages whose tests matrix -tests runs in the
+	// shape when -packages is not given (every package when empty); short
+	// are those of them whose tests run with -test.short there.
+	packages, short []string
+	// skip gives a package (a pattern of packages) the -test.skip
+	// expression of its tests that the shape leaves out, each for a reason
+	// said where the expression is made.
+	skip map[string]string
+}
+
+// testFlags are the shape's own flags for its packages' test binaries, by
+// package pattern.
+func (s shape) testFlags() map[string][]string {
+	flags := map[string][]string{}
+	for _, p := range s.short {
+		flags[p] = append(flags[p], "-test.short")
+	}
+	for p, expr := range s.skip {
+		flags[p] = append(flags[p], "-test.skip="+expr)
+	}
+	return flags
 }
 
 // cpus is the number of CPUs the shape boots with.
@@ -84,10 +113,49 @@ var shapes = map[string]shape{
 		capacities: []int{400, 400, 400, 800, 800, 1024},
 		clusters:   [][]int{{0, 1, 2}, {3, 4}, {5}},
 	},
+	"nocgroup": {
+		about:  "4 CPUs, CPU 3 offline, no cgroup file system mounted",
+		kernel: "6.1-amd64", smp: "4", offline: []int{3}, unplug: -1,
+		noCgroup: true, packages: kernelFacing, short: shortInGuests, skip: savedMachinesInGuests,
+	},
+	"shell-user": {
+		about:  "4 CPUs; the command runs as uid 2000 without capabilities, as adb shell does",
+		kernel: "6.12-amd64", smp: "4", unplug: -1,
+		uid: shellUID, packages: kernelFacing, short: shortInGuests, skip: savedMachinesInGuests,
+	},
 	"uclamp": {
 		about:  "4 CPUs, a kernel built with CONFIG_UCLAMP_TASK (uclamp-kernel.sh)",
 		kernel: "uclamp", smp: "4", unplug: -1,
 	},
+}
+
+// shellUID is the user adb shell runs as on Android.
+const shellUID = 2000
+
+// kernelFacing are the packages whose tests meet the kernel: what the
+// shapes of other privileges and mounts run. topology is not among them:
+// its tests are of saved machines, whose reading no mount or user changes
+// (smt8 runs them, and under TCG they take minutes of 9p reads); its
+// reading of the live machine is in every corepin command the checks and
+// these tests run.
+var kernelFacing = []string{"./cpuset", "./sched", "./session", "./launch", "./watch", "./telemetry",
+	"./internal/observer", "./caps", "./runner", "./cmd/corepin"}
+
+// shortInGuests run with -test.short in the shapes of kernelFacing: under
+// TCG cmd/corepin's whole benchmark suites and experiments take longer
+// than CI's budget; -short keeps the rest of its tests, exec's, run's and
+// caps' among them.
+var shortInGuests = []string{"./cmd/corepin"}
+
+// savedMachinesInGuests leaves out, in the shapes of kernelFacing,
+// cmd/corepin's tests of corepin system on saved machines: each copies a
+// fixture tree of system/testdata over 9p and compares every file of it
+// before and after (a minute of the nocgroup guest's tests under TCG), and
+// no mount or user changes what they read; the host runs them, and
+// system's own guests the real machine's tuning. The tests of the
+// journal's owner and lock, and of system show on the live machine, stay.
+var savedMachinesInGuests = map[string]string{
+	"./cmd/corepin": "^(TestSystemShowFixture|TestSystemTuneResetFixture|TestSystemTuneWithoutCpufreq|TestSystemSignalEndsTheLockWait)$",
 }
 
 func init() {
@@ -100,7 +168,7 @@ func init() {
 // shapeNames returns the shapes in a stable order: x86 first, then arm64,
 // then the ones that need a locally built kernel.
 func shapeNames() []string {
-	order := []string{"smt8", "numa2", "offline", "hole", "isolcpus", "unplug", "arm64-2+2", "arm64-3tier", "uclamp"}
+	order := []string{"smt8", "numa2", "offline", "hole", "isolcpus", "unplug", "arm64-2+2", "arm64-3tier", "nocgroup", "shell-user", "uclamp"}
 	seen := map[string]bool{}
 	for _, n := range order {
 		seen[n] = true

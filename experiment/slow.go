@@ -1,0 +1,209 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/speed"
+)
+
+// The ways to emulate a slow CPU (PartitionConfig.SlowBy).
+const (
+	// SlowByBandwidth holds the slow CPUs' workers to 1/F of a CPU by
+	// CFS bandwidth control: exact, whatever else runs there.
+	SlowByBandwidth = "bandwidth"
+	// SlowByLoad puts F-1 competing processes on each slow CPU: for
+	// machines without the cpu controller; a worker gets about 1/F.
+	SlowByLoad = "load"
+)
+
+// quotaUS is the slow workers' CPU time per period: the least the kernel
+// takes, 1 ms, so that the period, F ms, is as short as it can be and a
+// chunk of a few milliseconds sees the emulated speed, not a stretch at
+// full speed followed by a stall.
+const quotaUS = 1000
+
+// witnessProbe is how long the speed probe lasts on a fast CPU: on a CPU
+// slowed to a third it spans thirty periods of the bandwidth limit, so
+// where in a period it starts moves its rate by a few percent at most.
+const witnessProbe = 30 * time.Millisecond
+
+// slowCPUs makes the emulated slow CPUs slow, by one of the two ways.
+type slowCPUs struct {
+	cpus   cpuset.Set
+	limit  *bandwidth.Limit // bandwidth: the slow workers' cgroup
+	rest   *bandwidth.Limit // bandwidth: the rest of corepin, unlimited
+	pacers []*bandwidth.Pacer
+	load   *load // load: the competing processes
+}
+
+// startSlow slows res.SlowCPUs as cfg.SlowBy asks ("": by bandwidth where
+// the kernel allows, else by load) and completes res.How with the way,
+// and why, when bandwidth was not used.
+func startSlow(cfg PartitionConfig, res *PartitionResult) (*slowCPUs, error) {
+	s := &slowCPUs{cpus: res.SlowCPUs}
+	f := cfg.Slowdown
+	by := cfg.SlowBy
+	if by == "" || by == SlowByBandwidth {
+		err := s.startBandwidth(f)
+		switch {
+		case err == nil:
+			res.SlowBy, res.QuotaUS, res.PeriodUS = SlowByBandwidth, quotaUS, quotaUS*f
+			res.How += fmt.Sprintf(" to 1/%d by CFS bandwidth: their workers' cgroup may run %d µs of every %d µs;"+
+				" it and the rest of corepin have the largest CPU weight, so that the machine's other work hardly takes from either;"+
+				" the slowdown goes with those workers wherever they run, also unpinned (a real slow core, or --slow-by load, stays where it is)",
+				f, quotaUS, quotaUS*f)
+			return s, nil
+		case by == SlowByBandwidth:
+			return nil, fmt.Errorf("--slow-by bandwidth: %w", err)
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("slow CPUs emulated by load, not by CFS bandwidth: %v", err))
+	}
+	l, err := startLoad(cfg.Self, res.SlowCPUs, f-1, false)
+	if err != nil {
+		return nil, fmt.Errorf("starting the competing processes: %w", err)
+	}
+	s.load = l
+	res.SlowBy = SlowByLoad
+	res.How += fmt.Sprintf(" to about 1/%d by %d competing CPU-bound processes each, of equal weight", f, f-1)
+	time.Sleep(50 * time.Millisecond)
+	return s, nil
+}
+
+// startBandwidth makes the slow workers' cgroup, limited to 1/f of a CPU,
+// with a pacer on each slow CPU, and moves the rest of corepin into an
+// unlimited one; both have the largest weight. cgroup v2, where one
+// thread cannot join a cgroup apart from its process, is refused.
+func (s *slowCPUs) startBandwidth(f int) (err error) {
+	defer func() {
+		if err != nil {
+			s.stop()
+		}
+	}()
+	if s.rest, err = bandwidth.New(-1, quotaUS*f); err != nil {
+		return err
+	}
+	if s.rest.V2() {
+		return errors.New("cgroup v2 moves a whole process into a cgroup, and the fast CPUs' workers are threads of the same one")
+	}
+	if err = s.rest.MaxWeight(); err != nil {
+		return err
+	}
+	if err = s.rest.AddProcess(os.Getpid()); err != nil {
+		return err
+	}
+	if s.limit, err = bandwidth.New(quotaUS, quotaUS*f); err != nil {
+		return err
+	}
+	if err = s.limit.MaxWeight(); err != nil {
+		return err
+	}
+	for _, cpu := range s.cpus.CPUs() {
+		p, err := s.limit.Pace(cpu)
+		if err != nil {
+			return err
+		}
+		s.pacers = append(s.pacers, p)
+	}
+	return nil
+}
+
+func (s *slowCPUs) pacerCount() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.pacers)
+}
+
+// join puts a thread that works for a slow CPU under the limit; with the
+// load there is nothing to do.
+func (s *slowCPUs) join(tid int) error {
+	if s == nil || s.limit == nil {
+		return nil
+	}
+	if err := s.limit.AddThread(tid); err != nil {
+		return fmt.Errorf("moving a slow CPU's worker into its bandwidth limit: %w", err)
+	}
+	return nil
+}
+
+// setup is partition.Options.Setup for workers on cpus, one each: those
+// of the slow CPUs join the limit. Real slow cores need none.
+func (s *slowCPUs) setup(cpus cpuset.Set) func(worker, tid int) error {
+	if s == nil || s.limit == nil {
+		return nil
+	}
+	list := cpus.CPUs()
+	return func(worker, tid int) error {
+		if s.cpus.Contains(list[worker]) {
+			return s.join(tid)
+		}
+		return nil
+	}
+}
+
+// stop ends the emulation and removes what it made: the slow workers'
+// cgroup first, whose living members go back to the rest's, then the
+// rest's, which puts corepin back where it was.
+func (s *slowCPUs) stop() error {
+	if s == nil {
+		return nil
+	}
+	for _, p := range s.pacers {
+		p.Stop()
+	}
+	s.pacers = nil
+	s.load.Stop()
+	s.load = nil
+	var first error
+	for _, l := range []*bandwidth.Limit{s.limit, s.rest} {
+		if l == nil {
+			continue
+		}
+		if err := l.Remove(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.limit, s.rest = nil, nil
+	return first
+}
+
+// witness measures how fast a slow CPU runs against a fast one: the speed
+// probe on each, as a worker of that CPU runs there. It returns the slow
+// rate over the fast.
+func (s *slowCPUs) witness(p speed.Probe, fast, slow int) (float64, error) {
+	f, err := s.read(p, fast, false)
+	if err != nil {
+		return 0, err
+	}
+	sl, err := s.read(p, slow, true)
+	if err != nil {
+		return 0, err
+	}
+	return sl.Rate / f.Rate, nil
+}
+
+// read runs the probe on a thread of its own on cpu, as a worker of a
+// slow CPU (under the limit, where slow CPUs are slowed by bandwidth) or
+// of a fast one.
+func (s *slowCPUs) read(p speed.Probe, cpu int, slow bool) (speed.Reading, error) {
+	var r speed.Reading
+	var joinErr error
+	err := speed.On(cpuset.Of(cpu), func() {
+		if slow {
+			if joinErr = s.join(sched.Gettid()); joinErr != nil {
+				return
+			}
+		}
+		r = p.Read()
+	})
+	if err == nil {
+		err = joinErr
+	}
+	return r, err
+}

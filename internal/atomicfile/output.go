@@ -1,0 +1,132 @@
+package atomicfile
+
+// An output file of a command is checked before any work, so that what
+// the work measures has somewhere to go, and written after it so that
+// nothing measured is lost when the write fails.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// CheckWritable checks, before any work, that a file can be written at
+// path, by writing a small temporary file beside it (root may write where
+// permission bits say no, /proc refuses whatever they say, and a full disk
+// still makes an empty file). A path that is there and is not a regular
+// file (/dev/stdout, a FIFO) is written in place and passes; so does an
+// empty path, which is not asked for.
+func CheckWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil {
+		switch {
+		case st.IsDir():
+			return fmt.Errorf("%s is a folder", path)
+		case !st.Mode().IsRegular():
+			return nil
+		}
+	}
+	return tryWrite(filepath.Dir(path), path)
+}
+
+// CheckFolder checks, before any work, that files can be written into
+// the folder path, making it if needed; "" passes.
+func CheckFolder(path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return fmt.Errorf("cannot make %s: %w", path, err)
+	}
+	return tryWrite(path, path)
+}
+
+// probeSize is what tryWrite writes: one page, one block of most disks.
+// An empty file takes no block, so only content finds a full disk.
+const probeSize = 4096
+
+func tryWrite(dir, what string) error {
+	f, err := os.CreateTemp(dir, ".corepin-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", what, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(make([]byte, probeSize))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", what, err)
+	}
+	return nil
+}
+
+// WriteOutput writes the file at path through write: atomically (see
+// Write), or in place when path is there and is not a
+// regular file, such as /dev/stdout or a FIFO, which a rename would
+// replace.
+func WriteOutput(path string, write func(io.Writer) error) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() {
+		return Write(path, write)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteOrKeep writes the file at path through write and, when that fails
+// (a disk that filled up during the work, a folder removed meanwhile),
+// keeps what it would have held in a new file in $TMPDIR or, failing that
+// too, on last when it is not nil: what corepin measured is never lost
+// because one file could not be written. The error keeps the first
+// failure's errno and says where what (the report, the samples) is.
+func WriteOrKeep(path, what string, last io.Writer, write func(io.Writer) error) error {
+	err := WriteOutput(path, write)
+	if err == nil {
+		return nil
+	}
+	kept, kerr := keepInTemp(path, write)
+	switch {
+	case kerr == nil:
+		return fmt.Errorf("%w; %s is kept in %s instead", err, what, kept)
+	case last != nil && write(last) == nil:
+		return fmt.Errorf("%w; %s could not be kept in %s either (%v) and is printed on standard output instead", err, what, os.TempDir(), kerr)
+	}
+	return fmt.Errorf("%w; %s could not be kept in %s either: %v", err, what, os.TempDir(), kerr)
+}
+
+// keepInTemp writes a new file in $TMPDIR, named after path, and returns
+// its name; a file it could not finish is removed.
+func keepInTemp(path string, write func(io.Writer) error) (string, error) {
+	base := filepath.Base(path)
+	ext := filepath.Ext(base)
+	f, err := os.CreateTemp("", "corepin-"+strings.TrimSuffix(base, ext)+"-*"+ext)
+	if err != nil {
+		return "", err
+	}
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	err = errors.Join(err, f.Close())
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}

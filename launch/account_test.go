@@ -1,0 +1,66 @@
+package launch
+
+import (
+	"strings"
+	"testing"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/watch"
+)
+
+// A sampled coverage is judged only for a tree that used at least five of
+// the watcher's periods of CPU time, over at least five samples; an exact
+// one always.
+func TestCoverageTooShortToJudge(t *testing.T) {
+	one := 1.0
+	for _, c := range []struct {
+		name     string
+		treeCPU  float64
+		periodMs int
+		samples  int
+		perCPU   map[int]float64
+		tooShort bool
+	}{
+		{"a few milliseconds, sampled", 0.03, 100, 20, nil, true},
+		{"just under five periods", 0.49, 100, 20, nil, true},
+		{"five periods", 0.5, 100, 20, nil, false},
+		{"a short tree at a short period", 0.03, 5, 20, nil, false},
+		{"five periods of four samples (a watcher that missed its ticks)", 0.5, 100, 4, nil, true},
+		{"a few milliseconds, exact", 0.03, 100, 20, map[int]float64{3: 0.03}, false},
+	} {
+		r := &Report{
+			Child: ChildReport{WallS: 1, UserS: c.treeCPU},
+			Watch: &watch.Result{PeriodMs: c.periodMs, Samples: c.samples, OnTargetRatio: &one, Threads: []watch.ThreadStat{{CPUSeconds: c.treeCPU / 10}}},
+			Tree:  &TreeReport{PerCPUSeconds: c.perCPU},
+		}
+		r.account(cpuset.Of(3))
+		cov := r.Coverage
+		if (cov.TooShort != "") != c.tooShort || c.tooShort && !strings.Contains(cov.TooShort, "under 5") {
+			t.Errorf("%s: too short %q, want %v (coverage %+v)", c.name, cov.TooShort, c.tooShort, cov)
+		}
+	}
+}
+
+// A run too short to judge is not warned that its residency cannot be
+// vouched for: it is claimed neither way. A longer one is.
+func TestSummaryOfARunTooShortToJudge(t *testing.T) {
+	one := 1.0
+	for _, treeCPU := range []float64{0.03, 1} {
+		r := &Report{
+			Command: []string{"true"},
+			Child:   ChildReport{WallS: 1, UserS: treeCPU},
+			Watch: &watch.Result{PeriodMs: 100, Samples: 12, OnTargetRatio: &one, Threads: []watch.ThreadStat{{CPUSeconds: treeCPU, Running: 3}},
+				KeepUp: watch.KeepUp{Unvouched: true, Missed: 8, Expected: 10, MissedShare: 0.8, Priority: "fifo:1"}},
+			Tree: &TreeReport{Mechanism: MechanismProcessGroup},
+		}
+		r.account(cpuset.Of(3))
+		s := r.Summary()
+		short := r.Coverage.TooShort != ""
+		if short != (treeCPU < 0.5) || short == strings.Contains(s, "residency cannot be vouched for") {
+			t.Errorf("%.2f s of CPU time: too short %v, summary %q", treeCPU, short, s)
+		}
+		if want := "too short to judge what it covers"; short != strings.Contains(s, want) {
+			t.Errorf("%.2f s of CPU time: the summary says %q: want %q only when too short", treeCPU, s, want)
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package evidence
+
+import "corepin.dev/corepin/cpuset"
+
+// Scheduling is the report of the thread that did the work, as launch
+// writes it (launch.Report): the session's report of the thread, what
+// happened to the command, and what the watcher saw.
+type Scheduling struct {
+	Session
+	Command []string    `json:"command"`
+	Start   string      `json:"start"` // StartFork, StartLauncher or StartThread
+	Child   ChildReport `json:"child"`
+	Watch   *Watch      `json:"watch"`
+	// WatchError says why there is no watch result.
+	WatchError string       `json:"watch_error,omitempty"`
+	Parent     ParentReport `json:"parent"`
+	Tree       *TreeReport  `json:"tree,omitempty"`
+	// Sharing and Coverage say whether the target was the work's own and
+	// how much of the work the residency describes; nil when the command
+	// did not run.
+	Sharing  *Sharing  `json:"sharing,omitempty"`
+	Coverage *Coverage `json:"coverage,omitempty"`
+	// Broken says in words why the target was no longer held (launch's
+	// NoLongerHeld), for readers of the JSON.
+	Broken string `json:"no_longer_held,omitempty"`
+	// Refused, ExecError and ExecErrno say why the command did not run.
+	Refused   string `json:"refused,omitempty"`
+	ExecError string `json:"exec_error,omitempty"`
+	ExecErrno Errno  `json:"exec_errno,omitempty"`
+}
+
+// How the command was started (Scheduling.Start): the launch package's
+// StartFork, StartLauncher and StartThread.
+const (
+	// StartFork: forked from a thread of corepin that the session had set
+	// up, so the command began as a copy of that thread.
+	StartFork = "fork"
+	// StartLauncher: corepin ran again as the launcher, set up its own
+	// thread and became the command.
+	StartLauncher = "launcher"
+	// StartThread: the work is Go code that ran on a session thread of
+	// corepin itself.
+	StartThread = "thread"
+)
+
+// MaxPreemptors is how many preemptors a report names, the most time
+// first: the record's bound.
+const MaxPreemptors = 5
+
+// Sharing says whether the target CPUs were the work's own: how much of
+// the CPUs the tree used, and how long its threads waited, runnable, for a
+// CPU while something else ran there (the kernel's schedstat account of
+// every followed thread).
+type Sharing struct {
+	// UsableCPUs is the number of target CPUs the tree could use.
+	UsableCPUs int `json:"usable_cpus"`
+	// CPUPerWall is the followed threads' time on a CPU per second of the
+	// command's wall time; at most UsableCPUs for work that had the CPUs
+	// to itself.
+	CPUPerWall *float64 `json:"cpu_per_wall"`
+	// WaitS is the followed threads' time waiting on a run queue;
+	// WaitShare that time as a share of the time they wanted a CPU (on
+	// one or waiting for one): "the work waited N% of its time".
+	// WaitOfWall is WaitS per second of wall time.
+	WaitS      *float64 `json:"wait_s"`
+	WaitShare  *float64 `json:"wait_share"`
+	WaitOfWall *float64 `json:"wait_of_wall"`
+	// BusyThreads counts the threads that wanted a CPU (ran or waited
+	// for one) for at least half the wall time; more of them than
+	// UsableCPUs took turns on the target.
+	BusyThreads int `json:"busy_threads"`
+	// Others is the target's time that went to anything but the work:
+	// what a shared target is judged by. Null where the target's busy
+	// time could not be read.
+	Others *Others `json:"others,omitempty"`
+	// Preemptors name the processes outside the work that took the most
+	// time on the target, from the scheduler's switch events where corepin
+	// may trace them (BPF); null where it did not, with PreemptorsError
+	// saying why when it tried.
+	Preemptors      []Preemptor `json:"preemptors,omitempty"`
+	PreemptorsError string      `json:"preemptors_error,omitempty"`
+}
+
+// Coverage says how much of the tree's CPU time the residency figure
+// accounts for.
+type Coverage struct {
+	// TreeCPUS is the whole tree's CPU time: the cgroup's exact account
+	// (TreeSource "cgroup") or the command's rusage, its own and its
+	// waited-for descendants' (TreeSource "rusage").
+	TreeCPUS   float64 `json:"tree_cpu_s"`
+	TreeSource string  `json:"tree_source"`
+	// SeenCPUS is the CPU time of the threads the watcher saw;
+	// SampledCoverage is SeenCPUS over TreeCPUS, at most 1: what the
+	// sampled residency covers. Threads that lived between two samples
+	// are never seen.
+	SeenCPUS        float64  `json:"seen_cpu_s"`
+	SampledCoverage *float64 `json:"sampled_coverage"`
+	// Residency is the share of the tree's CPU time spent on the target,
+	// from the exact per-CPU account where the kernel keeps one
+	// (ResidencySource "cpuacct", covering every process: Coverage 1),
+	// else from the samples ("sampled", Coverage = SampledCoverage).
+	// SampledResidency is the sampled figure, kept beside the exact one.
+	Residency        *float64 `json:"residency"`
+	ResidencySource  string   `json:"residency_source"`
+	Coverage         *float64 `json:"coverage"`
+	SampledResidency *float64 `json:"sampled_residency"`
+	// TooShort says why a sampled coverage says nothing of the work: the
+	// tree used less CPU time than MinSampledPeriods of the watcher's
+	// period (see launch.MinSampledCPU), or the watcher took fewer samples than
+	// that. "" when it may be judged.
+	TooShort string `json:"too_short_to_judge,omitempty"`
+}
+
+// Others is the target CPUs' time that went to anything but the work
+// during the run: the proof that a target was shared, where the work's
+// own wait for its CPU proves nothing (its own threads wait for each other
+// too). It is the target's busy time between two readings taken just
+// before the work started and just after it ended, less the work's own
+// time on the target.
+type Others struct {
+	// S is the others' time on the target CPUs; Share is S over WindowS ×
+	// CPUs, the share of the target the work did not have.
+	S     float64 `json:"others_s"`
+	Share float64 `json:"others_share"`
+	// Source is where the target's busy time comes from: "cpuacct", the
+	// root cpuacct cgroup's per-CPU account of every task in
+	// nanoseconds, or "proc_stat", /proc/stat's user, nice and system
+	// ticks (10 ms each). Neither counts interrupts or the hypervisor's
+	// steal, which StealS gives.
+	Source string `json:"source"`
+	// WorkSource is how the work's own time on the target is known:
+	// "cgroup" (the run cgroup's exact account), "thread" (the work
+	// thread's CPU clock) or "rusage" (the command's and its waited-for
+	// children's CPU time, placed on the target by the residency: an
+	// estimate). Exact is true when both sources are exact accounts.
+	WorkSource string `json:"work_source"`
+	Exact      bool   `json:"exact"`
+	// BusyS is the target's busy time in the window, WorkS the work's
+	// part of it; WindowS the time between the two readings; CPUs the
+	// number of target CPUs.
+	BusyS   float64 `json:"target_busy_s"`
+	WorkS   float64 `json:"work_s"`
+	WindowS float64 `json:"window_s"`
+	CPUs    int     `json:"cpus"`
+	// ResolutionS is how far S may be off from the readings' granularity
+	// alone: 0 for the nanosecond account, two ticks per CPU for
+	// /proc/stat.
+	ResolutionS float64 `json:"resolution_s"`
+	// StealS is the time the hypervisor ran something else on the target
+	// CPUs' physical cores (/proc/stat's steal); null where unknown.
+	StealS *float64 `json:"steal_s"`
+}
+
+// Preemptor is a process outside the work that ran on the target during
+// the run, by the scheduler's switch events: "kworker/1:2 19 ms".
+type Preemptor struct {
+	PID    int     `json:"pid"`
+	Comm   string  `json:"comm"`
+	OnCPUS float64 `json:"on_cpu_s"`
+}
+
+// ChildReport is the command's end and resource use.
+type ChildReport struct {
+	PID      int     `json:"pid"`
+	ExitCode *int    `json:"exit_code"`
+	Signal   *string `json:"signal"`
+	// WallS is the command's wall time, from just before its exec to its
+	// exit: by the kernel's taskstats clock (WallSource "taskstats"); through
+	// the launcher, by the kernel's process events ("proc_events"), from
+	// the end of the launcher's exec into the command to its exit; or by
+	// corepin's clock ("clock"), which sees the exit a little late.
+	WallS      float64 `json:"wall_s"`
+	WallSource string  `json:"wall_source,omitempty"`
+	UserS      float64 `json:"user_s"`
+	SysS       float64 `json:"sys_s"`
+	MaxRSSKB   int64   `json:"max_rss_kb"`
+	// MaxRSSSource says where MaxRSSKB comes from: "taskstats", the
+	// kernel's record of the command's own memory when it exited, or
+	// "rusage", which can include the high-water mark of corepin's
+	// memory that the command's exec replaced.
+	MaxRSSSource string `json:"max_rss_source,omitempty"`
+	TimedOut     bool   `json:"timed_out"`
+	Started      bool   `json:"started"`
+}
+
+// ParentReport says where corepin's own threads were kept during the run.
+type ParentReport struct {
+	CPUs     cpuset.Set `json:"cpus"` // empty when they could not avoid the target
+	Restored bool       `json:"restored"`
+	Note     string     `json:"note,omitempty"`
+}
+
+// TreeReport says how the command's whole process tree was contained and
+// ended.
+type TreeReport struct {
+	Mechanism string `json:"mechanism"`
+	// Cgroup lists the run's cgroup directories (removed afterwards);
+	// CgroupCPUs is the CPU list read back from the cgroup.
+	Cgroup     []string   `json:"cgroup,omitempty"`
+	CgroupCPUs cpuset.Set `json:"cgroup_cpus,omitempty"`
+	// NoCgroup says why the run had no cgroup.
+	NoCgroup string `json:"no_cgroup,omitempty"`
+	// CgroupRemoved: every directory of the run's cgroup is gone.
+	CgroupRemoved bool `json:"cgroup_removed"`
+	PGID          int  `json:"pgid"`
+	// Subreaper: orphans of the tree were reparented to corepin, which
+	// followed and reaped them.
+	Subreaper bool `json:"subreaper"`
+	// Ended counts the processes of the run that were still running when
+	// corepin ended the tree (at the timeout, at Ctrl-C, or after the
+	// command itself exited); Left those still running afterwards, 0
+	// unless something escaped every mechanism.
+	Ended int `json:"ended"`
+	Left  int `json:"left"`
+	// CPUSeconds is the cgroup's exact account of the whole tree's CPU
+	// time, the dead processes' included; null without a cgroup account.
+	// PerCPUSeconds splits it by CPU where the kernel does (cgroup v1
+	// cpuacct).
+	CPUSeconds    *float64        `json:"cpu_s"`
+	PerCPUSeconds map[int]float64 `json:"per_cpu_s,omitempty"`
+	// LeftCgroup counts the run's processes that were found outside its
+	// cgroup (a program can move itself); LeftCgroupCPUS is the CPU
+	// time they used between the first and the last time they were seen
+	// outside, from /proc, which the cgroup's account misses and the
+	// tree's CPU time includes; LeftCgroupOnTargetS the
+	// part of it of those last seen on the target.
+	LeftCgroup          int     `json:"left_cgroup,omitempty"`
+	LeftCgroupCPUS      float64 `json:"left_cgroup_cpu_s,omitempty"`
+	LeftCgroupOnTargetS float64 `json:"left_cgroup_on_target_s,omitempty"`
+	// PriorityScope says what makes the priority the command's thread
+	// read back act against the rest of the machine: "cpu cgroup weight
+	// N" (the tree ran in a cpu cgroup of kernel weight N, read back),
+	// launch.ScopeAutogroup, ScopeNoAutogroup or ScopeRealtime; empty where
+	// nothing was raised or lowered. PriorityNote says why a nice value
+	// that acts only within its session got no cpu cgroup.
+	PriorityScope string   `json:"priority_scope,omitempty"`
+	PriorityNote  string   `json:"priority_note,omitempty"`
+	Errors        []string `json:"errors,omitempty"`
+}
