@@ -72,11 +72,8 @@ executable, 127 when it is not found).`,
 		if err != nil {
 			return err
 		}
-		req, err := sf.request(in, target)
+		req, err := sf.requestFor(in, &tf, target)
 		if err != nil {
-			return err
-		}
-		if err := refuseUnmet(&tf, req, target); err != nil {
 			return err
 		}
 		if watchEvery > 0 && watchEvery < watch.MinPeriod {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 
+	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
@@ -11,15 +12,17 @@ import (
 // asked, as for a session rule's refusal.
 const exitRefused = 125
 
-// refuseUnmet refuses a target asked for by name that the machine cannot
-// give as asked, saying what would have been chosen (see
-// topology.Choice.Unmet). --accept any runs on the chosen CPU anyway.
-func refuseUnmet(tf *targetFlags, req session.Request, target topology.Target) error {
-	if req.Accept.Base() == "any" {
-		return nil
+// requestFor builds the command's request for the selected target and
+// refuses a target asked for by name that the machine cannot give as
+// asked, saying what would have been chosen (see topology.Choice.Unmet).
+// --accept any runs on the chosen CPU anyway.
+func (f *schedFlags) requestFor(in *cli.Invocation, tf *targetFlags, target topology.Target) (session.Request, error) {
+	req, err := f.request(in, target)
+	if err != nil || req.Accept.Base() == "any" {
+		return req, err
 	}
 	if why := tf.choice().Unmet("/", target, req.ModeOrDefault() == session.Exact); why != "" {
-		return &exitError{code: exitRefused, err: errors.New(why)}
+		return req, &exitError{code: exitRefused, err: errors.New(why)}
 	}
-	return nil
+	return req, nil
 }

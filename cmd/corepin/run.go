@@ -84,11 +84,8 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err != nil {
 			return err
 		}
-		req, err := sf.request(in, target)
+		req, err := sf.requestFor(in, &tf, target)
 		if err != nil {
-			return err
-		}
-		if err := refuseUnmet(&tf, req, target); err != nil {
 			return err
 		}
 		maxOthers, err := shf.share()
