@@ -70,8 +70,8 @@ func (r *PartitionResult) Page() *page.Simple {
 			{Label: "One worker alone", Value: fmt.Sprintf("%.1f ms on a fast CPU, %.1f ms on a slow CPU (medians)", r.SingleMs, r.SingleSlowMs)},
 			{Label: "Speed of the slow CPUs", Value: r.speedText()},
 			{Label: "Ideal", Value: fmt.Sprintf("%.1f ms: every CPU busy until the end, in proportion to its speed", r.IdealMs)},
-			{Label: "Pinned static / best dynamic", Value: fmt.Sprintf("%.2f× (ideal for these speeds: %.2f×; published, i7-1260P: 864/517 = %.2f×)",
-				r.PinnedOverBest, r.IdealPinnedOverBest, publishedPinnedOverBest)},
+			{Label: "Pinned static / best dynamic", Value: fmt.Sprintf("%.2f× (ideal for these speeds: %.2f×%s; published, i7-1260P: 864/517 = %.2f×)",
+				r.PinnedOverBest, r.IdealPinnedOverBest, r.vsIdealText(), publishedPinnedOverBest)},
 		},
 		Notes: r.Notes,
 	}

@@ -88,6 +88,13 @@ type PartitionResult struct {
 	// worker does, at SingleSlowMs over the workers; the best dynamic at
 	// best ends at IdealMs.
 	IdealPinnedOverBest float64 `json:"ideal_pinned_static_over_best_dynamic"`
+	// PinnedOverBestVsIdeal is the median over rounds of the round's
+	// pinned static / best dynamic over the ideal of that ratio for the
+	// round's own speeds (its singles before and after it): 1 where both
+	// strategies did as well against each other as the speeds allow. A
+	// core whose speed drifts between rounds moves PinnedOverBest and its
+	// ideal together, and this not at all.
+	PinnedOverBestVsIdeal float64 `json:"pinned_over_best_vs_ideal,omitempty"`
 	// Timelines holds the last run's chunks of each row, by row label.
 	Timelines map[string][]partition.Chunk `json:"timelines"`
 	// PublishedMs are the published times of each strategy on an Intel
@@ -157,12 +164,18 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 			Setup: slow.setup(cpuset.Of(cpu))})
 		return ms(r.Elapsed), err
 	}
-	if _, err := single(fast1); err != nil && ctx.Err() == nil { // warm the array and the caches
-		return nil, err
+	// One worker alone on a fast and on a slow CPU, measured before and
+	// after every round like the strategies, so that the ideal is a median
+	// too and each round is judged by the speeds around it; a round's
+	// singles after it are the next round's before.
+	singles := func() (f, s float64, err error) {
+		if f, err = single(fast1); err != nil {
+			return
+		}
+		s, err = single(slow1)
+		return
 	}
-	// One worker alone on a fast and on a slow CPU, measured in every round
-	// like the strategies, so that the ideal is a median too.
-	var fastMs, slowMs []float64
+	var fastMs, slowMs, idealPOB []float64
 
 	rows := []PartitionRow{{Strategy: "pinned-static"}, {Strategy: "static"}}
 	for _, c := range cfg.Chunks {
@@ -171,7 +184,14 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 	for _, c := range cfg.Chunks {
 		rows = append(rows, PartitionRow{Strategy: "pinned-dynamic", Chunks: c})
 	}
-	for range cfg.Runs {
+	// The first round is a warm-up, not recorded: it brings the array into
+	// the caches, the workers' threads into being and the bandwidth limit
+	// into its rhythm, and its speeds read low.
+	f0, s0, err := singles()
+	if err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	for k := -1; k < cfg.Runs; k++ {
 		if ctx.Err() != nil {
 			break
 		}
@@ -179,21 +199,6 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 		if err != nil {
 			return nil, fmt.Errorf("witnessing the slow CPUs' speed: %w", err)
 		}
-		f, err := single(fast1)
-		if ctx.Err() != nil {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		s, err := single(slow1)
-		if ctx.Err() != nil {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		ideal := res.ideal(f, s)
 		round := make([]float64, len(rows))
 		for _, i := range rand.Perm(len(rows)) {
 			if ctx.Err() != nil {
@@ -223,7 +228,21 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 		if ctx.Err() != nil {
 			break
 		}
+		f1, s1, err := singles()
+		if ctx.Err() != nil {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		f, s := (f0+f1)/2, (s0+s1)/2
+		f0, s0 = f1, s1
+		if k < 0 {
+			continue
+		}
+		ideal := res.ideal(f, s)
 		fastMs, slowMs = append(fastMs, f), append(slowMs, s)
+		idealPOB = append(idealPOB, s/float64(res.CPUs.Len())/ideal)
 		res.SlowSpeedRounds = append(res.SlowSpeedRounds, witnessed)
 		for i, t := range round {
 			rows[i].RunsMs = append(rows[i].RunsMs, t)
@@ -251,15 +270,17 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 		}
 	}
 	res.Rows = rows
-	var paired []float64
+	var paired, vsIdeal []float64
 	for _, r := range rows {
 		if r.Label() == res.BestDynamic.Label() {
 			for k := range r.RunsMs {
 				paired = append(paired, rows[0].RunsMs[k]/r.RunsMs[k])
+				vsIdeal = append(vsIdeal, paired[k]/idealPOB[k])
 			}
 		}
 	}
 	res.PinnedOverBest = *medianPtr(paired)
+	res.PinnedOverBestVsIdeal = *medianPtr(vsIdeal)
 	return res, nil
 }
 

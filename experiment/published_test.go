@@ -67,4 +67,12 @@ func TestTextViews(t *testing.T) {
 			t.Errorf("partition text lacks %q:\n%s", want, b.String())
 		}
 	}
+	p.PinnedOverBestVsIdeal = 0.962
+	b.Reset()
+	if err := p.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "(ideal for these speeds: 2.00×; 0.96 of it, judged round by round against each round's own speeds; published"; !strings.Contains(b.String(), want) {
+		t.Errorf("partition text lacks %q:\n%s", want, b.String())
+	}
 }

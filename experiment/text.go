@@ -49,8 +49,8 @@ func (r *PartitionResult) WriteText(w io.Writer) error {
 	if r.BestDynamic != nil {
 		best = r.BestDynamic.Label()
 	}
-	fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (ideal for these speeds: %.2f×; published, i7-1260P: %.2f×)\n",
-		best, r.PinnedOverBest, r.IdealPinnedOverBest, publishedPinnedOverBest)
+	fmt.Fprintf(w, "pinned static / best dynamic (%s): %.2f× (ideal for these speeds: %.2f×%s; published, i7-1260P: %.2f×)\n",
+		best, r.PinnedOverBest, r.IdealPinnedOverBest, r.vsIdealText(), publishedPinnedOverBest)
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -68,6 +68,15 @@ func (r *PartitionResult) speedText() string {
 		return fmt.Sprintf("slow CPUs ran at %s of the fast (the loop alone; no speed probe)", loop)
 	}
 	return fmt.Sprintf("slow CPUs ran at %.2f of the fast (speed probe, median of %d rounds; the loop alone: %s)", *r.SlowSpeed, len(r.SlowSpeedRounds), loop)
+}
+
+// vsIdealText is PinnedOverBestVsIdeal as a clause, "" where it was not
+// measured (results from before it).
+func (r *PartitionResult) vsIdealText() string {
+	if r.PinnedOverBestVsIdeal == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %.2f of it, judged round by round against each round's own speeds", r.PinnedOverBestVsIdeal)
 }
 
 // published is the row's published time, "-" where there is none.
