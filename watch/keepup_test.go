@@ -156,7 +156,9 @@ func TestWatcherKeepsUpWithEscapingThreads(t *testing.T) {
 	ratio := *res.OnTargetRatio
 	t.Logf("watcher at %s: residency %.3f (the threads saw %.3f), %d samples, %d re-assertions, %d of %d ticks missed, %d late, CPU share %.1f%%",
 		k.Priority, ratio, seen, res.Samples, res.Reasserts, k.Missed, k.Expected, k.Late, 100*k.CPUShare)
-	if res.Reasserts < 500 {
+	// A watcher that missed its ticks (an emulated guest) may not have met
+	// every thread before the run ended; it says so (Unvouched) instead.
+	if res.Reasserts < 500 && !k.Unvouched {
 		t.Errorf("%d re-assertions: the threads did not all escape, or were not all put back", res.Reasserts)
 	}
 	if math.Abs(ratio-seen) > 0.1 && !k.Unvouched {

@@ -93,14 +93,32 @@ func TestWatcherPullsBackWidenedThreads(t *testing.T) {
 	if res.Reasserts == 0 {
 		t.Error("no re-assertion although the threads widened their masks")
 	}
+	// A widened thread runs elsewhere, at a whole CPU, until the watcher's
+	// next tick, a period and its lateness away; the residency, the share
+	// of its time seen on the target, places each interval by a sample at
+	// one of its ends, so it may count up to twice that off the target. A
+	// thread left widened would spend most of its last 0.5 s elsewhere.
+	offMax := 2 * (float64(res.PeriodMs) + res.KeepUp.MaxLateMs) / 1000
 	busy := 0
 	for _, th := range res.Threads {
 		if th.CPUSeconds < 0.1 {
 			continue // the runtime's idle threads
 		}
 		busy++
-		if th.OnTargetRatio == nil || *th.OnTargetRatio < 0.9 {
-			t.Errorf("thread %d (%.2f s of CPU): on target %v of %d running samples", th.TID, th.CPUSeconds, th.OnTargetRatio, th.Running)
+		floor := 1 - offMax/th.CPUSeconds
+		switch {
+		case th.OnTargetRatio == nil:
+			t.Errorf("thread %d (%.2f s of CPU): no residency from %d running samples", th.TID, th.CPUSeconds, th.Running)
+		case *th.OnTargetRatio >= floor:
+			t.Logf("thread %d (%.2f s of CPU): on target %.3f of its time (at least %.3f)", th.TID, th.CPUSeconds, *th.OnTargetRatio, floor)
+		case res.KeepUp.Unvouched:
+			// An emulated guest: the watcher missed its ticks, the threads
+			// ran widened in between, and the result says it cannot vouch.
+			t.Logf("thread %d (%.2f s of CPU): on target %.3f of its time, with the watcher unvouched (%d of %d ticks missed)",
+				th.TID, th.CPUSeconds, *th.OnTargetRatio, res.KeepUp.Missed, res.KeepUp.Expected)
+		default:
+			t.Errorf("thread %d (%.2f s of CPU): on target %.3f of its time, want at least %.3f (a %d ms period, ticks up to %.0f ms late), and the watcher vouches for it",
+				th.TID, th.CPUSeconds, *th.OnTargetRatio, floor, res.PeriodMs, res.KeepUp.MaxLateMs)
 		}
 	}
 	if busy < 3 {
