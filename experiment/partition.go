@@ -158,7 +158,7 @@ func RunPartition(ctx context.Context, cfg PartitionConfig) (*PartitionResult, e
 	for i := range data {
 		data[i] = uint32(i)*2654435761 + 1
 	}
-	body := func(lo, hi int) { bitOps(data[lo:hi]) }
+	body := slow.body(func(lo, hi int) { bitOps(data[lo:hi]) })
 	single := func(cpu int) (float64, error) {
 		r, err := partition.Run(partition.Options{N: cfg.Size, CPUs: cpuset.Of(cpu), Pin: true, Strategy: partition.Static, Iterations: cfg.Iterations, Body: body, Context: ctx,
 			Setup: slow.setup(cpuset.Of(cpu))})
@@ -323,8 +323,8 @@ func (res *PartitionResult) chooseSlow(cfg PartitionConfig) error {
 	if res.Emulated && cfg.Slowdown < 2 {
 		return fmt.Errorf("--slowdown %d: emulating slow CPUs needs a slowdown of at least 2", cfg.Slowdown)
 	}
-	if cfg.SlowBy != "" && cfg.SlowBy != SlowByBandwidth && cfg.SlowBy != SlowByLoad {
-		return fmt.Errorf("--slow-by %q: want %s or %s", cfg.SlowBy, SlowByBandwidth, SlowByLoad)
+	if cfg.SlowBy != "" && cfg.SlowBy != SlowByWork && cfg.SlowBy != SlowByBandwidth && cfg.SlowBy != SlowByLoad {
+		return fmt.Errorf("--slow-by %q: want %s, %s or %s", cfg.SlowBy, SlowByWork, SlowByBandwidth, SlowByLoad)
 	}
 	if res.Emulated {
 		res.Slowdown = cfg.Slowdown

@@ -14,6 +14,10 @@ import (
 
 // The ways to emulate a slow CPU (PartitionConfig.SlowBy).
 const (
+	// SlowByWork has a chunk that runs on a slow CPU do its work F times
+	// over: a smooth, exact 1/F that belongs to the CPU, as a real slow
+	// core's does, for pinned and unpinned workers alike. The default.
+	SlowByWork = "work"
 	// SlowByBandwidth holds the slow CPUs' workers to 1/F of a CPU by
 	// CFS bandwidth control: exact, whatever else runs there.
 	SlowByBandwidth = "bandwidth"
@@ -36,33 +40,36 @@ const witnessProbe = 30 * time.Millisecond
 // slowCPUs makes the emulated slow CPUs slow, by one of the two ways.
 type slowCPUs struct {
 	cpus   cpuset.Set
+	work   int              // work: each chunk on a slow CPU runs this many times
 	limit  *bandwidth.Limit // bandwidth: the slow workers' cgroup
 	rest   *bandwidth.Limit // bandwidth: the rest of corepin, unlimited
 	pacers []*bandwidth.Pacer
 	load   *load // load: the competing processes
 }
 
-// startSlow slows res.SlowCPUs as cfg.SlowBy asks ("": by bandwidth where
-// the kernel allows, else by load) and completes res.How with the way,
-// and why, when bandwidth was not used.
+// startSlow slows res.SlowCPUs as cfg.SlowBy asks ("": by work) and
+// completes res.How with the way.
 func startSlow(cfg PartitionConfig, res *PartitionResult) (*slowCPUs, error) {
 	s := &slowCPUs{cpus: res.SlowCPUs}
 	f := cfg.Slowdown
 	by := cfg.SlowBy
-	if by == "" || by == SlowByBandwidth {
-		err := s.startBandwidth(f)
-		switch {
-		case err == nil:
-			res.SlowBy, res.QuotaUS, res.PeriodUS = SlowByBandwidth, quotaUS, quotaUS*f
-			res.How += fmt.Sprintf(" to 1/%d by CFS bandwidth: their workers' cgroup may run %d µs of every %d µs;"+
-				" it and the rest of corepin have the largest CPU weight, so that the machine's other work hardly takes from either;"+
-				" the slowdown goes with those workers wherever they run, also unpinned (a real slow core, or --slow-by load, stays where it is)",
-				f, quotaUS, quotaUS*f)
-			return s, nil
-		case by == SlowByBandwidth:
+	if by == "" || by == SlowByWork {
+		s.work = f
+		res.SlowBy = SlowByWork
+		res.How += fmt.Sprintf(" to 1/%d by work: a chunk that starts on a slow CPU (getcpu) does its work %d times over,"+
+			" so the slowdown is smooth and exact and stays with the CPU, for unpinned workers too", f, f)
+		return s, nil
+	}
+	if by == SlowByBandwidth {
+		if err := s.startBandwidth(f); err != nil {
 			return nil, fmt.Errorf("--slow-by bandwidth: %w", err)
 		}
-		res.Notes = append(res.Notes, fmt.Sprintf("slow CPUs emulated by load, not by CFS bandwidth: %v", err))
+		res.SlowBy, res.QuotaUS, res.PeriodUS = SlowByBandwidth, quotaUS, quotaUS*f
+		res.How += fmt.Sprintf(" to 1/%d by CFS bandwidth: their workers' cgroup may run %d µs of every %d µs;"+
+			" it and the rest of corepin have the largest CPU weight, so that the machine's other work hardly takes from either;"+
+			" the slowdown goes with those workers wherever they run, also unpinned (a real slow core, or --slow-by work or load, stays where it is)",
+			f, quotaUS, quotaUS*f)
+		return s, nil
 	}
 	l, err := startLoad(cfg.Self, res.SlowCPUs, f-1, false)
 	if err != nil {
@@ -120,6 +127,23 @@ func (s *slowCPUs) pacerCount() int {
 	return len(s.pacers)
 }
 
+// body is the experiment's body as the workers run it: with the slowdown
+// by work, a chunk that starts on a slow CPU runs s.work times.
+func (s *slowCPUs) body(do func(lo, hi int)) func(lo, hi int) {
+	if s == nil || s.work < 2 {
+		return do
+	}
+	return func(lo, hi int) {
+		n := 1
+		if cpu, err := sched.GetCPU(); err == nil && s.cpus.Contains(cpu) {
+			n = s.work
+		}
+		for range n {
+			do(lo, hi)
+		}
+	}
+}
+
 // join puts a thread that works for a slow CPU under the limit; with the
 // load there is nothing to do.
 func (s *slowCPUs) join(tid int) error {
@@ -175,7 +199,8 @@ func (s *slowCPUs) stop() error {
 
 // witness measures how fast a slow CPU runs against a fast one: the speed
 // probe on each, as a worker of that CPU runs there. It returns the slow
-// rate over the fast.
+// rate over the fast; with the slowdown by work, which the probe does not
+// do, that over the work's factor.
 func (s *slowCPUs) witness(p speed.Probe, fast, slow int) (float64, error) {
 	f, err := s.read(p, fast, false)
 	if err != nil {
@@ -185,7 +210,7 @@ func (s *slowCPUs) witness(p speed.Probe, fast, slow int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return sl.Rate / f.Rate, nil
+	return sl.Rate / f.Rate / float64(max(s.work, 1)), nil
 }
 
 // read runs the probe on a thread of its own on cpu, as a worker of a

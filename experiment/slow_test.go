@@ -133,7 +133,7 @@ func TestBandwidthSlowCPURunsAtTheStatedSpeed(t *testing.T) {
 // speeds: (fast CPUs + slow CPUs × s) / (all CPUs × s).
 func TestPartitionSaysHowItSlowed(t *testing.T) {
 	cpus := twoCPUs(t)
-	for _, by := range []string{SlowByLoad, SlowByBandwidth} {
+	for _, by := range []string{SlowByWork, SlowByLoad, SlowByBandwidth} {
 		if by == SlowByBandwidth {
 			s, _ := startBandwidthOrSkip(t, cpus) // skips without the cpu controller
 			s.stop()
@@ -146,7 +146,7 @@ func TestPartitionSaysHowItSlowed(t *testing.T) {
 		if res.SlowBy != by || res.SlowSpeed == nil || len(res.SlowSpeedRounds) != 1 {
 			t.Errorf("--slow-by %s: the result says slow by %q, speed %v", by, res.SlowBy, res.SlowSpeed)
 		}
-		want := map[string]string{SlowByLoad: "competing", SlowByBandwidth: "CFS bandwidth"}[by]
+		want := map[string]string{SlowByWork: "by work", SlowByLoad: "competing", SlowByBandwidth: "CFS bandwidth"}[by]
 		if !strings.Contains(res.How, want) {
 			t.Errorf("--slow-by %s: how %q does not say %q", by, res.How, want)
 		}

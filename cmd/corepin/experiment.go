@@ -102,13 +102,14 @@ with pinned workers), against the ideal time the CPUs' speeds allow.
 
 On a hybrid machine the topology's fast and slow cores are used as they
 are. On equal cores, slow cores are emulated at 1/F of a fast one
-(--slowdown F) on the --slow-cpus CPUs. --slow-by bandwidth holds the slow
-CPUs' workers to 1 ms of every F ms with CFS bandwidth control (the cpu
-cgroup controller, v1): an exact share of the CPU's time. --slow-by load
-puts F-1 competing CPU-bound processes of equal weight on each slow CPU,
-so a worker there gets about 1/F of it. By default bandwidth is used where
-the kernel allows and load elsewhere; the output says which, and the speed
-the slow CPUs ran at, measured. Without --slow-cpus on such a machine the
+(--slowdown F) on the --slow-cpus CPUs. --slow-by work, the default, has a
+chunk that starts on a slow CPU do its work F times over: a smooth 1/F that
+stays with the CPU. --slow-by bandwidth holds the slow CPUs' workers to 1 ms
+of every F ms with CFS bandwidth control (the cpu cgroup controller, v1),
+which stalls them at each period's end. --slow-by load puts F-1 competing
+CPU-bound processes of equal weight on each slow CPU, so a worker there
+gets about 1/F of it. The output says which, and the speed the slow CPUs
+ran at, measured. Without --slow-cpus on such a machine the
 upper half of the CPUs is slowed, and the output says so. The published
 times beside the result are the same loop on an Intel Core i7-1260P with two
 P cores and two E cores.`,
@@ -146,7 +147,7 @@ P cores and two E cores.`,
 	f.StringVar(&cpus, "cpus", "", "one worker on each of these CPUs (default: all usable)")
 	f.StringVar(&slow, "slow-cpus", "", "emulate these CPUs as slow")
 	f.IntVar(&slowdown, "slowdown", 3, "emulated slow CPUs run at 1/F")
-	f.StringVar(&slowBy, "slow-by", "", "emulate slow CPUs by `bandwidth` (CFS quota) or load (competing processes); default: bandwidth where available")
+	f.StringVar(&slowBy, "slow-by", "", "emulate slow CPUs by `work` (a slow CPU's chunk done F times over), bandwidth (CFS quota) or load (competing processes)")
 	f.StringVar(&chunks, "chunks", "4,16,128,1024", "chunk counts for dynamic partitioning")
 	f.IntVar(&size, "size", 1<<22, "array elements")
 	f.IntVar(&iter, "iterations", 10, "iterations, each ending at a barrier")
