@@ -58,7 +58,7 @@ func TestAsked(t *testing.T) {
 	}
 	p := PartitionAsked{Chunks: "4,16", Slowdown: 3, Size: 1 << 22, Iterations: 10, Runs: 5, Quick: true}
 	cfg, err := p.Config(topo)
-	if err != nil || cfg.Size != 1<<20 || cfg.Runs != 3 || !cfg.CPUs.Equal(topo.Usable()) {
+	if err != nil || cfg.Size != 1<<20 || cfg.Runs != 7 || !cfg.CPUs.Equal(topo.Usable()) {
 		t.Errorf("quick, every usable CPU: %+v, %v", cfg, err)
 	}
 	p.CPUs = "0-4095"

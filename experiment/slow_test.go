@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/bandwidth"
 	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/speed"
 )
 
@@ -165,3 +167,36 @@ func TestPartitionSaysHowItSlowed(t *testing.T) {
 }
 
 func abs(v float64) float64 { return max(v, -v) }
+
+// The slowdown by work stretches a chunk that starts on a slow CPU to F
+// times its CPU time, running it once, and leaves a fast CPU's chunk as
+// it is. The stretch is measured in the thread's CPU time, which the
+// spin counts itself, so the bound cannot fail by the machine's load.
+func TestWorkStretchesTheSlowCPUsChunks(t *testing.T) {
+	cpus := twoCPUs(t)
+	fast, slow := cpus.First(), cpus.Last()
+	s := &slowCPUs{cpus: cpuset.Of(slow), work: 3}
+	const chunk = 20 * time.Millisecond
+	for _, c := range []struct {
+		cpu   int
+		least time.Duration
+		most  time.Duration
+	}{{slow, 3 * chunk, 0}, {fast, chunk, 2 * chunk}} {
+		calls := 0
+		body := s.body(func(lo, hi int) { calls++; testcpu.Spin(chunk) })
+		var used time.Duration
+		err := speed.On(cpuset.Of(c.cpu), func() {
+			t0, _ := sched.ThreadCPUTime(0)
+			body(0, 1)
+			t1, _ := sched.ThreadCPUTime(0)
+			used = t1 - t0
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("CPU %d: a %v chunk cost %v of CPU time in %d call(s)", c.cpu, chunk, used, calls)
+		if calls != 1 || used < c.least || (c.most > 0 && used > c.most) {
+			t.Errorf("CPU %d (slow CPUs %s): a %v chunk cost %v in %d call(s), want one call and %v–%v", c.cpu, s.cpus, chunk, used, calls, c.least, c.most)
+		}
+	}
+}

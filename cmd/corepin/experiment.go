@@ -155,6 +155,6 @@ P cores and two E cores.`,
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&out, "out", "", "also write experiment-partition.json and .html into this `folder`")
 	cmd.Output("out", cli.Folder)
-	f.BoolVar(&quick, "quick", false, "a 1M-element array and 3 runs")
+	f.BoolVar(&quick, "quick", false, "a 1M-element array and 7 runs")
 	return cmd
 }
