@@ -18,9 +18,11 @@ with open(sys.argv[1], "w") as f:
     f.write("\n]\n")
 PY
 go build -o "$dir/corepin" ./cmd/corepin
-/usr/bin/time -f '%M' -o "$dir/rss" "$dir/corepin" run "$dir/suite.toml" --runs "$runs" --warmup 0 -q --out "$dir/out" >/dev/null || true
+code=0
+/usr/bin/time -f '%M' -o "$dir/rss" "$dir/corepin" run "$dir/suite.toml" --runs "$runs" --warmup 0 -q --out "$dir/out" >/dev/null || code=$?
 folder=$(ls -d "$dir"/out/*/)
 suite=$(wc -c <"$dir/suite.toml")
 runjson=$(wc -c <"$folder/run.json")
 journal=$(cat "$folder"/journal.jsonl 2>/dev/null | wc -c)
-echo "suite $suite bytes, $runs runs: run.json $runjson bytes, journal $journal bytes, together $(( (runjson + journal) / 1024 )) KiB; peak RSS $(cat "$dir/rss") KiB"
+recorded=$(cat "$folder"/journal.jsonl 2>/dev/null | wc -l)
+echo "suite $suite bytes, $runs runs (exit $code, $recorded recorded): run.json $runjson bytes, journal $journal bytes, together $(( (runjson + journal) / 1024 )) KiB; peak RSS $(cat "$dir/rss") KiB"
