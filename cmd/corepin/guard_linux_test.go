@@ -17,6 +17,7 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/results"
 )
 
 // treeScript forks a child that ignores SIGTERM and leaves nothing for
@@ -28,6 +29,12 @@ const treeScript = `trap "" TERM; sleep 300 & echo > "$COREPIN_READY"; wait`
 // and waits for the marker. It skips without root, which a run's cgroup
 // needs.
 func startGuarded(t *testing.T) (cmd *processUnderTest) {
+	return startGuardedCommand(t, "exec", "-q", "--", "sh", "-c", treeScript)
+}
+
+// startGuardedCommand starts corepin with args, a command whose work
+// runs treeScript, as startGuarded does.
+func startGuardedCommand(t *testing.T, args ...string) (cmd *processUnderTest) {
 	t.Helper()
 	requireExec(t)
 	if os.Geteuid() != 0 {
@@ -35,7 +42,7 @@ func startGuarded(t *testing.T) (cmd *processUnderTest) {
 	}
 	ready := filepath.Join(t.TempDir(), "ready")
 	p := &processUnderTest{tag: fmt.Sprintf("COREPIN_GUARD_TAG=%d-%s", os.Getpid(), t.Name())}
-	p.Cmd = corepinProcess(t, "exec", "-q", "--", "sh", "-c", treeScript)
+	p.Cmd = corepinProcess(t, args...)
 	p.Env = append(p.Env, p.tag, "COREPIN_READY="+ready)
 	// A file, not a pipe: a stray that holds the output open must not
 	// hold the test's Wait too.
@@ -115,6 +122,51 @@ func TestGuardSIGKILL(t *testing.T) {
 	// guard comes to it, or not: 1 or 2 processes, the child always.
 	if !regexp.MustCompile(`its guard ended [12] process(es)? of its run and removed its cgroups`).MatchString(p.output()) {
 		t.Errorf("the guard did not say what it did:\n%s", p.output())
+	}
+}
+
+// TestGuardSIGKILLOfARun: corepin killed with SIGKILL in the middle of a
+// suite's run, whose benchmark forks a child that ignores SIGTERM: within
+// 2 s nothing of the tree runs and no cgroup of the run is left, and the
+// results folder says the run crashed and what the guard ended.
+func TestGuardSIGKILLOfARun(t *testing.T) {
+	needsRunCgroup(t)
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "suite.toml")
+	toml := fmt.Sprintf("[[benchmark]]\nname = \"tree\"\ncmd = \"sh\"\nargs = [\"-c\", %q]\n", treeScript)
+	if err := os.WriteFile(suite, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	// --allow-sharing: the run is killed before any verdict.
+	p := startGuardedCommand(t, "run", suite, "--runs", "1", "--warmup", "0", "--allow-sharing", "-q", "--out", out)
+	at := time.Now()
+	p.Process.Signal(syscall.SIGKILL)
+	p.Wait()
+	p.cleanWithin(t, at)
+	folders, _ := filepath.Glob(filepath.Join(out, "*", "run.json"))
+	if len(folders) != 1 {
+		t.Fatalf("results folders %v, want one\n%s", folders, p.output())
+	}
+	// The guard writes its line after the tree is gone and its cgroups
+	// removed.
+	var run *results.Run
+	waitFor(t, "the guard's line in run.json", func() bool {
+		r, err := results.Load(filepath.Dir(folders[0]))
+		if err != nil {
+			return false
+		}
+		for _, w := range r.Warnings {
+			if strings.Contains(w, "its guard ended") {
+				t.Logf("run.json: state %s, %q", r.State, w)
+				run = r
+				return true
+			}
+		}
+		return false
+	})
+	if run.State != results.StateCrashed {
+		t.Errorf("state %q, want %q", run.State, results.StateCrashed)
 	}
 }
 
