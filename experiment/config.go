@@ -130,7 +130,7 @@ func checkOut(out string) error {
 // for it; CPUs "" is every usable CPU, and a quick one has a 1M-element
 // array and 7 runs, unless --size or --runs are given (fewer rounds left
 // the ratio to the host's changes of the cores' speeds: 3 rounds came
-// within 10% of the ideal about half the time here, 7 in four of four).
+// within 10% of the ideal in 6 of 9 runs here, 7 in four of four).
 // Out is the folder the results also go to, "" for none.
 type PartitionAsked struct {
 	CPUs, SlowCPUs, SlowBy, Chunks, Out string
