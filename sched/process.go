@@ -26,6 +26,9 @@ var process struct {
 	prev  map[int]cpuset.Set // each moved thread's mask before the first run moved it
 	runs  map[*keptOff]bool  // the runs in progress
 	held  map[int]int        // threads that do a run's work, with how many hold each
+	// mainMask is the main thread's mask when a session first held it,
+	// before the session moved it: InheritedMask's answer meanwhile.
+	mainMask *cpuset.Set
 	where Placement          // where the runs in progress put the threads
 }
 
@@ -168,12 +171,20 @@ func HoldThread(tid int) func() {
 	if process.held == nil {
 		process.held = map[int]int{}
 	}
+	if tid == os.Getpid() && process.held[tid] == 0 {
+		if m, err := GetAffinity(tid); err == nil {
+			process.mainMask = &m
+		}
+	}
 	process.held[tid]++
 	return sync.OnceFunc(func() {
 		process.Lock()
 		defer process.Unlock()
 		if process.held[tid]--; process.held[tid] <= 0 {
 			delete(process.held, tid)
+			if tid == os.Getpid() {
+				process.mainMask = nil
+			}
 			if len(process.runs) > 0 {
 				SetAffinity(tid, process.where.CPUs)
 			}
@@ -183,14 +194,18 @@ func HoldThread(tid int) func() {
 
 // InheritedMask is the mask this process was given: the main thread's, or
 // while runs keep corepin's threads off their targets, the main thread's
-// before the first of them moved it. Choosing a run's CPUs by the mask of
-// the moment would take another run's move for a limit the process was
-// set.
+// before the first of them moved it, or while a session holds the main
+// thread itself, its mask before the session. Choosing a run's CPUs by
+// the mask of the moment would take another run's move, or the session's
+// pin, for a limit the process was set.
 func InheritedMask() (cpuset.Set, error) {
 	process.Lock()
 	defer process.Unlock()
-	if len(process.runs) > 0 {
+	switch {
+	case len(process.runs) > 0:
 		return process.orig, nil
+	case process.mainMask != nil:
+		return *process.mainMask, nil
 	}
 	return GetAffinity(os.Getpid())
 }

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"os"
 	"runtime"
 	"testing"
 
@@ -104,5 +105,31 @@ func TestHeldThreadStaysAndRunsAddUp(t *testing.T) {
 	endA()
 	if m, _ := GetAffinity(0); !m.Equal(orig) {
 		t.Errorf("after the run: %s, want %s", m, orig)
+	}
+}
+
+// A session that holds the main thread and pins it does not narrow the
+// mask the process was given: topology chooses a run's CPUs by it, and a
+// library user's first session may well be on the main thread.
+func TestHeldMainThreadKeepsTheInheritedMask(t *testing.T) {
+	pid := os.Getpid()
+	before, err := GetAffinity(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := otherCPU(t)
+	unhold := HoldThread(pid)
+	if err := SetAffinity(pid, cpuset.Of(cpu)); err != nil {
+		unhold()
+		t.Fatal(err)
+	}
+	got, err := InheritedMask()
+	SetAffinity(pid, before) // the session's restore
+	unhold()
+	if err != nil || !got.Equal(before) {
+		t.Errorf("with the main thread held and pinned to %d, InheritedMask = %s, %v; want %s", cpu, got, err, before)
+	}
+	if after, _ := InheritedMask(); !after.Equal(before) {
+		t.Errorf("after the hold InheritedMask = %s, want %s", after, before)
 	}
 }

@@ -195,7 +195,8 @@ func TestSoftMode(t *testing.T) {
 
 func TestRefreshReassertsDrift(t *testing.T) {
 	requireRoot(t)
-	if testcpu.Usable(t).Len() < 2 {
+	wide := testcpu.Usable(t)
+	if wide.Len() < 2 {
 		t.Skip("needs 2 usable CPUs to widen a mask")
 	}
 	onLockedThread(func() {
@@ -206,7 +207,7 @@ func TestRefreshReassertsDrift(t *testing.T) {
 		}
 		defer s.Finish()
 		// Something else widens the mask and resets the nice value.
-		sched.SetAffinity(0, testcpu.Usable(t))
+		sched.SetAffinity(0, wide)
 		sched.SetNice(0, 0)
 		n, err := s.Refresh()
 		if err != nil || n != 2 {
