@@ -22,14 +22,14 @@ import (
 // process's threads off a CPU for good.
 var process struct {
 	sync.Mutex
-	orig  cpuset.Set         // the main thread's mask before the first run
-	prev  map[int]cpuset.Set // each moved thread's mask before the first run moved it
-	runs  map[*keptOff]bool  // the runs in progress
-	held  map[int]int        // threads that do a run's work, with how many hold each
+	orig cpuset.Set         // the main thread's mask before the first run
+	prev map[int]cpuset.Set // each moved thread's mask before the first run moved it
+	runs map[*keptOff]bool  // the runs in progress
+	held map[int]int        // threads that do a run's work, with how many hold each
 	// mainMask is the main thread's mask when a session first held it,
 	// before the session moved it: InheritedMask's answer meanwhile.
 	mainMask *cpuset.Set
-	where Placement          // where the runs in progress put the threads
+	where    Placement // where the runs in progress put the threads
 }
 
 // keptOff is one run's share of the record: the CPUs it keeps off.
