@@ -10,14 +10,7 @@ import (
 // before the first run, and the tune made for the run.
 func (cfg *Config) systemStart(run *results.Run) {
 	cfg.startFacts, _ = system.Read(cfg.Root, cfg.Request.Mask()) // nil where /sys cannot be read: the fact is absent
-	run.System = &evidence.RunFacts{}
-	var err error
-	if run.System.Start, err = factsEvidence(cfg.startFacts); err != nil {
-		run.Warnings = append(run.Warnings, err.Error())
-	}
-	if run.System.Tuned, err = tunedEvidence(cfg.Tuned); err != nil {
-		run.Warnings = append(run.Warnings, err.Error())
-	}
+	run.System = &evidence.RunFacts{Start: cfg.startFacts, Tuned: tunedEvidence(cfg.Tuned)}
 }
 
 // systemEnd records the condition after the last run and warns when it
@@ -27,11 +20,7 @@ func (cfg *Config) systemEnd(run *results.Run) {
 	if run.System == nil {
 		return
 	}
-	end, _ := system.Read(cfg.Root, cfg.Request.Mask())
-	var err error
-	if run.System.End, err = factsEvidence(end); err != nil {
-		run.Warnings = append(run.Warnings, err.Error())
-	}
+	run.System.End, _ = system.Read(cfg.Root, cfg.Request.Mask())
 	start := cfg.startFacts
 	if start == nil {
 		return

@@ -3,33 +3,13 @@ package system
 import (
 	"fmt"
 	"strings"
+
+	"corepin.dev/corepin/results/evidence"
 )
-
-// Check is one line of the judgement: a fact, whether it is good for
-// measuring on the target, and why.
-type Check struct {
-	Item  string `json:"item"`
-	Value string `json:"value"`
-	Good  bool   `json:"good"`
-	// Important checks decide whether the machine counts as tuned; the
-	// others are advice.
-	Important bool   `json:"important"`
-	Why       string `json:"why"`
-}
-
-// Tuned reports whether every important check is good.
-func (f *Facts) Tuned() bool {
-	for _, c := range f.Checks {
-		if c.Important && !c.Good {
-			return false
-		}
-	}
-	return true
-}
 
 // judge judges the facts for measuring on the target, line by line, in
 // the spirit of pyperf's "system show".
-func (f *Facts) judge() []Check {
+func judge(f *Facts) []Check {
 	var cs []Check
 	add := func(item, value string, good, important bool, why string) {
 		cs = append(cs, Check{Item: item, Value: value, Good: good, Important: important, Why: why})
@@ -42,24 +22,24 @@ func (f *Facts) judge() []Check {
 	if f.CPUFreq == nil {
 		add("cpufreq", "none", false, false, "this kernel has no cpufreq driver: the frequency can neither be read nor locked (a VM or a fixed clock); nothing to tune")
 	} else {
-		cs = append(cs, f.freqChecks()...)
+		cs = append(cs, freqChecks(f)...)
 	}
-	cs = append(cs, f.idleChecks()...)
+	cs = append(cs, idleChecks(f)...)
 	isolated := !f.Target.IsEmpty() && f.Target.IsSubsetOf(f.Isolated)
 	why := "other tasks may run on the target; corepin run --shield moves them off for the run"
 	if isolated {
 		why = "isolcpus keeps other tasks off the target"
 	}
-	add("isolated", orNone(f.Isolated.String()), isolated, false, why)
+	add("isolated", evidence.OrNone(f.Isolated.String()), isolated, false, why)
 	if !f.NohzFull.IsEmpty() || isolated {
 		nohz := f.Target.IsSubsetOf(f.NohzFull)
 		why := "the scheduler tick still interrupts the target"
 		if nohz {
 			why = "no scheduler tick on the target while one task runs"
 		}
-		add("nohz_full", orNone(f.NohzFull.String()), nohz, false, why)
+		add("nohz_full", evidence.OrNone(f.NohzFull.String()), nohz, false, why)
 	}
-	cs = append(cs, f.irqChecks()...)
+	cs = append(cs, irqChecks(f)...)
 	if f.PerfMaxSampleRate != nil {
 		r := *f.PerfMaxSampleRate
 		add("perf_event_max_sample_rate", fmt.Sprint(r), r <= 1, false,
@@ -73,29 +53,29 @@ func (f *Facts) judge() []Check {
 		}
 		add("aslr", fmt.Sprint(*f.ASLR), good, false, why)
 	}
-	cs = append(cs, f.thermalChecks()...)
+	cs = append(cs, thermalChecks(f)...)
 	return cs
 }
 
-func (f *Facts) freqChecks() []Check {
+func freqChecks(f *Facts) []Check {
 	var cs []Check
 	add := func(item, value string, good, important bool, why string) {
 		cs = append(cs, Check{Item: item, Value: value, Good: good, Important: important, Why: why})
 	}
 	for _, p := range f.TargetPolicies() {
 		name := p.Name + " (CPUs " + p.CPUs.String() + ")"
-		good := p.Governor == "performance" || (p.Governor == "userspace" && p.locked())
+		good := p.Governor == "performance" || (p.Governor == "userspace" && p.Locked())
 		why := "the governor changes the frequency with the load"
 		if good {
 			why = "the governor does not lower the frequency under load"
 		}
 		add(name+" governor", p.Governor, good, true, why)
-		locked := p.locked()
+		locked := p.Locked()
 		why = "the frequency may move between min and max"
 		if locked {
 			why = "min = max: one frequency"
 		}
-		add(name+" frequency", fmt.Sprintf("min %s max %s (hardware %s–%s, now %s)", khz(p.MinKHz), khz(p.MaxKHz), khz(p.HWMinKHz), khz(p.HWMaxKHz), khz(p.CurKHz)), locked, true, why)
+		add(name+" frequency", fmt.Sprintf("min %s max %s (hardware %s–%s, now %s)", evidence.MHz(p.MinKHz), evidence.MHz(p.MaxKHz), evidence.MHz(p.HWMinKHz), evidence.MHz(p.HWMaxKHz), evidence.MHz(p.CurKHz)), locked, true, why)
 		if p.EPP != "" {
 			good := p.EPP == "performance"
 			why := "the hardware trades speed for energy"
@@ -105,11 +85,11 @@ func (f *Facts) freqChecks() []Check {
 			add(name+" energy_performance_preference", p.EPP, good, true, why)
 		}
 		if p.Boost != nil {
-			add(name+" boost", onOff(*p.Boost), !*p.Boost, true, boostWhy(*p.Boost))
+			add(name+" boost", evidence.OnOff(*p.Boost), !*p.Boost, true, boostWhy(*p.Boost))
 		}
 	}
 	if b := f.CPUFreq.Boost; b != nil {
-		add("boost ("+b.File+")", onOff(b.On), !b.On, true, boostWhy(b.On))
+		add("boost ("+b.File+")", evidence.OnOff(b.On), !b.On, true, boostWhy(b.On))
 	}
 	for _, c := range f.CPUs {
 		if c.EPB != nil {
@@ -126,7 +106,7 @@ func boostWhy(on bool) string {
 	return "no boost: the frequency does not depend on temperature or the other cores"
 }
 
-func (f *Facts) idleChecks() []Check {
+func idleChecks(f *Facts) []Check {
 	var cs []Check
 	for _, c := range f.CPUs {
 		var deep []string
@@ -143,7 +123,7 @@ func (f *Facts) idleChecks() []Check {
 		if !good {
 			why = "waking from a deep idle state adds its exit latency to the first work after a pause"
 		}
-		cs = append(cs, Check{Item: fmt.Sprintf("cpu%d idle (%s)", c.ID, f.IdleDriver), Value: "deep enabled: " + orNone(strings.Join(deep, ", ")), Good: good, Why: why})
+		cs = append(cs, Check{Item: fmt.Sprintf("cpu%d idle (%s)", c.ID, f.IdleDriver), Value: "deep enabled: " + evidence.OrNone(strings.Join(deep, ", ")), Good: good, Why: why})
 	}
 	return cs
 }
@@ -159,7 +139,7 @@ func shallowIdle(states []IdleState) int {
 	return len(states)
 }
 
-func (f *Facts) irqChecks() []Check {
+func irqChecks(f *Facts) []Check {
 	var cs []Check
 	// An IRQ that has fired on the target lands there; one that only may
 	// (its affinity includes the target) is advice: some cannot move at
@@ -180,12 +160,12 @@ func (f *Facts) irqChecks() []Check {
 	if len(landed) > 0 {
 		why = "interrupts on the target preempt the measured thread; corepin system tune --irqs moves them"
 	}
-	cs = append(cs, Check{Item: "IRQs firing on target", Value: fmt.Sprintf("%d: %s", len(landed), orNone(strings.Join(landed, ", "))), Good: len(landed) == 0, Important: true, Why: why})
+	cs = append(cs, Check{Item: "IRQs firing on target", Value: fmt.Sprintf("%d: %s", len(landed), evidence.OrNone(strings.Join(landed, ", "))), Good: len(landed) == 0, Important: true, Why: why})
 	why = "no IRQ may be routed to the target"
 	if len(may) > 0 {
 		why = "these may be routed to the target (they have not fired there yet)"
 	}
-	cs = append(cs, Check{Item: "IRQs allowed on target", Value: fmt.Sprintf("%d of %d: %s", len(may), f.IRQs.Total, orNone(strings.Join(may, ", "))), Good: len(may) == 0, Why: why})
+	cs = append(cs, Check{Item: "IRQs allowed on target", Value: fmt.Sprintf("%d of %d: %s", len(may), f.IRQs.Total, evidence.OrNone(strings.Join(may, ", "))), Good: len(may) == 0, Why: why})
 	if d := f.IRQs.Default; d != nil {
 		good := d.Intersect(f.Target).IsEmpty()
 		why := "new IRQs avoid the target"
@@ -200,7 +180,7 @@ func (f *Facts) irqChecks() []Check {
 	return cs
 }
 
-func (f *Facts) thermalChecks() []Check {
+func thermalChecks(f *Facts) []Check {
 	var cs []Check
 	var busy []string
 	for _, d := range f.Cooling {
@@ -213,7 +193,7 @@ func (f *Facts) thermalChecks() []Check {
 		if len(busy) > 0 {
 			why = "a cooling device is throttling now: the frequency is held down by temperature"
 		}
-		cs = append(cs, Check{Item: "cooling devices", Value: orNone(strings.Join(busy, ", ")), Good: len(busy) == 0, Why: why})
+		cs = append(cs, Check{Item: "cooling devices", Value: evidence.OrNone(strings.Join(busy, ", ")), Good: len(busy) == 0, Why: why})
 	}
 	return cs
 }
@@ -224,26 +204,4 @@ func lastWord(s string) string {
 		return ""
 	}
 	return f[len(f)-1]
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
-// khz formats a frequency in MHz.
-func khz(v *int64) string {
-	if v == nil {
-		return "?"
-	}
-	return fmt.Sprintf("%g MHz", float64(*v)/1000)
 }

@@ -24,8 +24,9 @@ import (
 // processes of its run, and the run cgroups they made.
 type corepinRuns struct {
 	runs []*CorepinRun
-	of   map[int]*CorepinRun // every process left in place -> its run
-	dirs []string            // the live run cgroups' directories
+	of   map[int]*CorepinRun   // every process left in place -> its run
+	pids map[*CorepinRun][]int // a run's processes, sorted once found
+	dirs []string              // the live run cgroups' directories
 }
 
 // procEntry is what corepinRuns needs of one process.
@@ -44,7 +45,7 @@ type procEntry struct {
 // their subreaper), its guard, and the processes of its run cgroups and
 // the cgroups nested in them.
 func findCorepins(root fsroot.Root, mount string, j *Journal) *corepinRuns {
-	c := &corepinRuns{of: map[int]*CorepinRun{}}
+	c := &corepinRuns{of: map[int]*CorepinRun{}, pids: map[*CorepinRun][]int{}}
 	procs := readProcs(root)
 	owner := func(pid int, start uint64, how string) *CorepinRun {
 		p, ok := procs[pid]
@@ -121,8 +122,8 @@ func findCorepins(root fsroot.Root, mount string, j *Journal) *corepinRuns {
 		walk(pid, r)
 	}
 	for _, r := range c.runs {
-		slices.Sort(r.pids)
-		r.Processes = len(r.pids)
+		slices.Sort(c.pids[r])
+		r.Processes = len(c.pids[r])
 	}
 	slices.SortFunc(c.runs, func(a, b *CorepinRun) int { return a.PID - b.PID })
 	return c
@@ -136,18 +137,19 @@ func (c *corepinRuns) join(pid int, r *CorepinRun) {
 	if c.of[pid] == nil {
 		c.of[pid] = r
 	}
-	if !slices.Contains(r.pids, pid) {
-		r.pids = append(r.pids, pid)
+	if !slices.Contains(c.pids[r], pid) {
+		c.pids[r] = append(c.pids[r], pid)
 	}
 }
 
 // drop forgets a run: its processes are no longer left in place for it.
 func (c *corepinRuns) drop(r *CorepinRun) {
-	for _, pid := range r.pids {
+	for _, pid := range c.pids[r] {
 		if c.of[pid] == r {
 			delete(c.of, pid)
 		}
 	}
+	delete(c.pids, r)
 	c.runs = slices.DeleteFunc(c.runs, func(x *CorepinRun) bool { return x == r })
 	c.dirs = slices.DeleteFunc(c.dirs, func(d string) bool {
 		pid, _ := cgroupfs.RunOwner(filepath.Base(d))

@@ -128,8 +128,8 @@ func TestFindCorepins(t *testing.T) {
 			t.Errorf("corepin %d found by %v, want %s", p, r.How, w.how)
 		}
 		slices.Sort(w.pids)
-		if !slices.Equal(r.pids, w.pids) || r.Processes != len(w.pids) {
-			t.Errorf("corepin %d's run: %v (%d), want %v", p, r.pids, r.Processes, w.pids)
+		if !slices.Equal(runs.pids[r], w.pids) || r.Processes != len(w.pids) {
+			t.Errorf("corepin %d's run: %v (%d), want %v", p, runs.pids[r], r.Processes, w.pids)
 		}
 	}
 	for _, p := range []int{other.Process.Pid, decoy.Process.Pid} {

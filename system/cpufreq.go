@@ -69,18 +69,3 @@ func (r *reader) policy(name string) Policy {
 	p.Boost = r.bool(dir + "/boost")
 	return p
 }
-
-// locked reports whether the policy's frequency is held at one value.
-func (p *Policy) locked() bool {
-	return p.MinKHz != nil && p.MaxKHz != nil && *p.MinKHz == *p.MaxKHz
-}
-
-// hasGovernor reports whether the driver offers governor g.
-func (p *Policy) hasGovernor(g string) bool {
-	for _, x := range p.Governors {
-		if x == g {
-			return true
-		}
-	}
-	return false
-}

@@ -13,6 +13,7 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // JournalSchema names the journal's format. Version 2 added the boot ID.
@@ -59,34 +60,6 @@ type Layer struct {
 type Owner struct {
 	PID   int    `json:"pid"`
 	Start uint64 `json:"start_ticks"`
-}
-
-// Op is what an entry undoes.
-type Op string
-
-const (
-	OpWrite    Op = "write"    // a file: put Old back
-	OpMkdir    Op = "mkdir"    // a cgroup corepin created: remove it
-	OpMove     Op = "move"     // a task moved between cgroups: move it back
-	OpAffinity Op = "affinity" // a thread's CPU mask: set Old back
-	OpControl  Op = "control"  // a controller enabled in cgroup.subtree_control: disable it
-)
-
-// Entry is one change and what it replaced.
-type Entry struct {
-	Op   Op     `json:"op"`
-	Path string `json:"path"` // relative to the root
-	Kind Kind   `json:"kind,omitempty"`
-	// Old is the exact content before the change (for a move: the cgroup
-	// file the task came from; for an affinity: the CPU list).
-	Old string `json:"old"`
-	New string `json:"new"`
-	// TID and TaskStart name a task for moves and affinities.
-	TID       int    `json:"tid,omitempty"`
-	TaskStart uint64 `json:"task_start,omitempty"`
-	// Mask is a moved task's CPU list before the move, set back after it
-	// returns (kernels before 6.2 forget a task's own mask on a move).
-	Mask string `json:"mask,omitempty"`
 }
 
 // maxJournal bounds what is read of a journal: a few thousand entries
@@ -140,7 +113,7 @@ func (m *Machine) loadJournal() (*Journal, error) {
 	}
 	if j.BootID != boot {
 		return nil, fmt.Errorf("%w: the journal %s was made in another boot (boot ID %s, now %s): the machine was restarted since, there is nothing to restore; remove %s",
-			ErrOtherBoot, path, orNone(j.BootID), orNone(boot), path)
+			ErrOtherBoot, path, evidence.OrNone(j.BootID), evidence.OrNone(boot), path)
 	}
 	if err := m.checkEntries(&j); err != nil {
 		return nil, err
@@ -288,5 +261,5 @@ func (j *Journal) Stale() string {
 	for _, l := range j.Layers {
 		tunes = append(tunes, tuneLayer(l))
 	}
-	return staleText(tunes)
+	return evidence.StaleText(tunes)
 }

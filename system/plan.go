@@ -9,50 +9,11 @@ import (
 	"corepin.dev/corepin/cpuset"
 )
 
-// Request says what a tune changes. The zero value (with a target) sets
-// the performance governor, locks the target's policies at their highest
-// frequency, sets the energy preference to performance and lowers
-// perf_event_max_sample_rate; the flags add the rest.
-type Request struct {
-	CPUs cpuset.Set `json:"cpus"` // the target
-	// AllPolicies tunes every cpufreq policy, not only the target's.
-	AllPolicies bool `json:"all_policies"`
-	// Freq is where min and max are locked: "max" (the default, also
-	// for ""), "base", "NN%" of the hardware maximum, or a frequency in
-	// kHz.
-	Freq string `json:"freq"`
-	// Governor replaces "performance" (the default, also for "").
-	Governor string `json:"governor"`
-	NoBoost  bool   `json:"no_boost"` // turn boost/turbo off
-	IRQs     bool   `json:"irqs"`     // move IRQs off the target, the default affinity too
-	Idle     bool   `json:"idle"`     // disable the target's deep idle states
-	// Shield moves the rest of the machine off the target with a cpuset
-	// (see ShieldReport); Plan ignores it.
-	Shield bool `json:"shield"`
-}
-
-// Kind says how a value is compared when it is read back.
-type Kind string
-
 const (
 	Text Kind = "text" // trimmed text
 	List Kind = "list" // a CPU list
 	Mask Kind = "mask" // a hex CPU mask
 )
-
-// Change is one write that a tune makes.
-type Change struct {
-	Path  string `json:"path"` // relative to the root
-	Value string `json:"value"`
-	Kind  Kind   `json:"kind"`
-	Why   string `json:"why"`
-	// Was is the value the facts showed, for --dry-run; the journal keeps
-	// the exact bytes read just before the write.
-	Was string `json:"was"`
-	// BestEffort changes (IRQs: some cannot move) are reported when the
-	// kernel refuses them, and the tune goes on.
-	BestEffort bool `json:"best_effort,omitempty"`
-}
 
 // Plan turns a request into the writes that make it, in the order that
 // works: the governor first (changing it resets a driver's tunables and,
@@ -80,7 +41,7 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 	if req.CPUs.IsEmpty() {
 		return nil, fmt.Errorf("no target CPUs to tune")
 	}
-	policies := f.tunedPolicies(req)
+	policies := tunedPolicies(f, req)
 	if why := unmet(f, req, policies); len(why) > 0 {
 		return nil, fmt.Errorf("cannot tune as asked, nothing was changed: %s", strings.Join(why, "; "))
 	}
@@ -89,7 +50,7 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 		gov = "performance"
 	}
 	for _, p := range policies {
-		if !p.hasGovernor(gov) {
+		if !p.HasGovernor(gov) {
 			return nil, fmt.Errorf("%s has no governor %q (it has %s)", p.Name, gov, strings.Join(p.Governors, ", "))
 		}
 		add(Change{Path: p.Dir + "/scaling_governor", Value: gov, Was: p.Governor, Why: "a governor that does not follow the load"})
@@ -117,7 +78,7 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 		}
 	}
 	for _, p := range policies {
-		freq, err := p.lockFrequency(req.Freq, req.NoBoost)
+		freq, err := lockFrequency(p, req.Freq, req.NoBoost)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +131,7 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 
 // tunedPolicies are the policies a tune of req sets: the target's, or
 // with AllPolicies every one.
-func (f *Facts) tunedPolicies(req Request) []*Policy {
+func tunedPolicies(f *Facts, req Request) []*Policy {
 	if !req.AllPolicies || f.CPUFreq == nil {
 		return f.TargetPolicies()
 	}
@@ -222,14 +183,14 @@ func unmet(f *Facts, req Request, policies []*Policy) []string {
 // cannot do it: the performance governor and the frequency lock, where
 // there is no cpufreq.
 func Skipped(f *Facts, req Request) []string {
-	if why := noCpufreq(f, f.tunedPolicies(req), req); why != "" && req.Freq == "" && req.Governor == "" {
+	if why := noCpufreq(f, tunedPolicies(f, req), req); why != "" && req.Freq == "" && req.Governor == "" {
 		return []string{"the performance governor and min = max at the highest frequency: " + why}
 	}
 	return nil
 }
 
 // lockFrequency returns the frequency (kHz) that min and max are set to.
-func (p *Policy) lockFrequency(spec string, noBoost bool) (int64, error) {
+func lockFrequency(p *Policy, spec string, noBoost bool) (int64, error) {
 	if p.HWMaxKHz == nil {
 		return 0, fmt.Errorf("%s: no cpuinfo_max_freq to choose a frequency from", p.Name)
 	}

@@ -141,7 +141,7 @@ func Read(root fsroot.Root, target cpuset.Set) (*Facts, error) {
 	f.Load = r.load()
 	f.Journal = ReadJournalState(root, "")
 	f.Unreadable = r.unreadable
-	f.Checks = f.judge()
+	f.Checks = judge(f)
 	return f, nil
 }
 

@@ -9,31 +9,6 @@ import (
 	"corepin.dev/corepin/fsroot"
 )
 
-// ResetReport is what a reset put back and what it could not.
-type ResetReport struct {
-	Restored []Entry        `json:"restored"`
-	Failed   []RestoreError `json:"failed"`
-	// Journal is the journal's path, still there when something failed.
-	Journal string `json:"journal"`
-	// Running lists the layers left alone because their process still
-	// runs: a run with --tune puts its own changes back when it ends.
-	Running []string `json:"running,omitempty"`
-}
-
-// RestoreError is an entry that could not be put back; the journal keeps
-// it for another reset.
-type RestoreError struct {
-	Entry Entry  `json:"entry"`
-	Err   string `json:"error"`
-	err   error
-}
-
-func (e RestoreError) Error() string {
-	return fmt.Sprintf("putting back %s %s: %s", e.Entry.Op, e.Entry.Path, e.Err)
-}
-
-func (e RestoreError) Unwrap() error { return e.err }
-
 // Reset puts back what this session changed, newest change first. It is
 // the way back after a signal, so no signal ends its wait for the lock;
 // the machine's LockTimeout does.
@@ -121,7 +96,7 @@ func (m *Machine) restore(j *Journal, li, from int) *ResetReport {
 		}
 		l.Entries = kept
 		if err := j.save(m.JournalPath()); err != nil {
-			r.Failed = append(r.Failed, RestoreError{Entry: Entry{Op: OpWrite, Path: m.JournalPath()}, Err: err.Error(), err: err})
+			r.Failed = append(r.Failed, RestoreError{Entry: Entry{Op: OpWrite, Path: m.JournalPath()}, Err: err.Error(), Cause: err})
 			return r
 		}
 		if len(again) == len(pending) {
@@ -130,7 +105,7 @@ func (m *Machine) restore(j *Journal, li, from int) *ResetReport {
 		pending = again
 	}
 	for _, i := range pending {
-		r.Failed = append(r.Failed, RestoreError{Entry: entries[i], Err: errno(errs[i]), err: errs[i]})
+		r.Failed = append(r.Failed, RestoreError{Entry: entries[i], Err: errno(errs[i]), Cause: errs[i]})
 	}
 	return r
 }

@@ -6,6 +6,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 )
 
 func TestFrequencyMoved(t *testing.T) {
@@ -45,7 +46,7 @@ func TestLockedAndLines(t *testing.T) {
 	if k := f.LockedKHz(7); k != 2419200 {
 		t.Errorf("locked at %d, want 2419200", k)
 	}
-	lines := (&RunFacts{Start: f, Tuned: &Tuned{Result: res}}).Lines()
+	lines := (&evidence.RunFacts{Start: f, Tuned: &evidence.Tuned{Result: res}}).Lines()
 	var all []string
 	for _, l := range lines {
 		all = append(all, l.Label+": "+l.Value)

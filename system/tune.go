@@ -112,31 +112,6 @@ func (m *Machine) Session(command string) *Session {
 	return &Session{m: m, owner: self(), command: command}
 }
 
-// Done is a change that was made and read back.
-type Done struct {
-	Change
-	Old      string `json:"old"`
-	ReadBack string `json:"read_back"`
-}
-
-// Refusal is a best-effort change the kernel refused (an IRQ that cannot
-// move); nothing was changed for it.
-type Refusal struct {
-	Change
-	Error string `json:"error"`
-}
-
-// Result is what a tune did.
-type Result struct {
-	Done    []Done    `json:"done"`
-	Refused []Refusal `json:"refused"`
-	// Rollback is set when the tune failed halfway and undid itself.
-	Rollback *ResetReport `json:"rollback,omitempty"`
-	// Skipped says what the tune left out unasked because the machine
-	// cannot do it (see Skipped).
-	Skipped []string `json:"skipped,omitempty"`
-}
-
 // Apply makes the changes in order. Before each write the old content is
 // added to the journal, durably; after it, the value is read back. When a
 // change fails (a best-effort one excepted), every change this call made is

@@ -240,7 +240,7 @@ func TestLockFrequency(t *testing.T) {
 		{"0%", "want a percentage"},
 		{"fast", "want max, base"},
 	} {
-		khz, err := p.lockFrequency(tc.freq, false)
+		khz, err := lockFrequency(p, tc.freq, false)
 		got := strconv.FormatInt(khz, 10)
 		if err != nil {
 			got = err.Error()

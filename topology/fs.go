@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
@@ -35,6 +36,19 @@ func (e *FileError) Unwrap() error { return e.Err }
 type reader struct {
 	FS
 	full bool // read caches, NUMA nodes and model names too
+
+	mu       sync.Mutex
+	clusters map[int]cpuset.Set // CPU -> the CPUs of its cluster, before ids are given
+}
+
+// setCluster keeps the CPUs of cpu's cluster; CPUs are read in parallel.
+func (f *reader) setCluster(cpu int, cpus cpuset.Set) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.clusters == nil {
+		f.clusters = map[int]cpuset.Set{}
+	}
+	f.clusters[cpu] = cpus
 }
 
 func (f *reader) open(p string) (*os.File, error) { return os.Open(f.Path(p)) }

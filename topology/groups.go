@@ -9,17 +9,18 @@ import (
 )
 
 // assignIDs gives every CPU machine-unique core and cluster ids, numbered by
-// the first CPU of each distinct sibling set and cluster set.
-func (t *Topology) assignIDs() {
+// the first CPU of each distinct sibling set and cluster set (clusters,
+// as the reader found them).
+func (t *Topology) assignIDs(clusters map[int]cpuset.Set) {
 	cores := map[string]int{}
-	clusters := map[string]int{}
+	clusterIDs := map[string]int{}
 	for i := range t.CPUs {
 		c := &t.CPUs[i]
 		if !c.Siblings.IsEmpty() {
 			c.Core = idFor(cores, c.Siblings)
 		}
-		if !c.clusterCPUs.IsEmpty() {
-			c.Cluster = idFor(clusters, c.clusterCPUs)
+		if cl := clusters[c.ID]; !cl.IsEmpty() {
+			c.Cluster = idFor(clusterIDs, cl)
 		}
 	}
 }

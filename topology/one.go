@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // SelectOne chooses one given CPU as the target with the same checks as
@@ -49,7 +50,7 @@ func SelectOne(root string, cpu int) (Target, error) {
 // isolated, and on the live system the process's allowed CPUs (the main
 // thread's mask, as Cpus_allowed_list of /proc/self/status shows it).
 func readLists(fsys FS) (*Topology, error) {
-	t := &Topology{Root: fsys.String()}
+	t := &Topology{Topology: evidence.Topology{Root: fsys.String()}}
 	r := &reader{FS: fsys}
 	for _, l := range []struct {
 		name string

@@ -219,7 +219,7 @@ func readCPU(f *reader, id int) (CPU, error) {
 		cl, ok = relatedCPUs(f, id)
 	}
 	if ok {
-		c.clusterCPUs = cl
+		f.setCluster(id, cl)
 	}
 	if c.MaxMHz, c.MinMHz, err = readFreqLimits(f, id); err != nil {
 		return c, err

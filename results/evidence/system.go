@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
-// RunFacts (system.RunFacts) are the facts that travel with a run's results: the machine's
+// RunFacts are the facts that travel with a run's results: the machine's
 // condition at the start and at the end, and what was tuned for the run.
 type RunFacts struct {
 	Start *Facts `json:"start"`
@@ -41,11 +42,11 @@ type Check struct {
 // for a target set of CPUs. Absent values are unknown: the file was not
 // there or could not be read (see Unreadable).
 type Facts struct {
-	Root     string     `json:"root"`
-	Target   cpuset.Set `json:"target"`
-	Online   cpuset.Set `json:"online"`
-	Isolated cpuset.Set `json:"isolated"`  // isolcpus=
-	NohzFull cpuset.Set `json:"nohz_full"` // nohz_full=
+	Root     fsroot.Root `json:"root"`
+	Target   cpuset.Set  `json:"target"`
+	Online   cpuset.Set  `json:"online"`
+	Isolated cpuset.Set  `json:"isolated"`  // isolcpus=
+	NohzFull cpuset.Set  `json:"nohz_full"` // nohz_full=
 
 	// CPUFreq is nil where the kernel has no cpufreq driver (a VM, a
 	// board with a fixed clock).
@@ -192,6 +193,14 @@ type Load struct {
 // Op is what an entry undoes.
 type Op string
 
+const (
+	OpWrite    Op = "write"    // a file: put Old back
+	OpMkdir    Op = "mkdir"    // a cgroup corepin created: remove it
+	OpMove     Op = "move"     // a task moved between cgroups: move it back
+	OpAffinity Op = "affinity" // a thread's CPU mask: set Old back
+	OpControl  Op = "control"  // a controller enabled in cgroup.subtree_control: disable it
+)
+
 // Entry is one change and what it replaced.
 type Entry struct {
 	Op   Op         `json:"op"`
@@ -264,7 +273,16 @@ type ResetReport struct {
 type RestoreError struct {
 	Entry Entry  `json:"entry"`
 	Err   string `json:"error"`
+	// Cause is the error itself, errno included, for errors.Is on the
+	// live machine; run.json keeps only its text.
+	Cause error `json:"-"`
 }
+
+func (e RestoreError) Error() string {
+	return fmt.Sprintf("putting back %s %s: %s", e.Entry.Op, e.Entry.Path, e.Err)
+}
+
+func (e RestoreError) Unwrap() error { return e.Cause }
 
 // ShieldReport says what a shield did: which cgroup took the rest of the
 // machine, how many tasks moved, which could not, and how busy those kept
@@ -421,14 +439,14 @@ func (r *RunFacts) Lines() []Line {
 		out = append(out, Line{"Frequency", "no cpufreq: not controllable here"})
 	}
 	for _, p := range s.TargetPolicies() {
-		v := fmt.Sprintf("%s %s, min %s max %s", p.Driver, p.Governor, mhz(p.MinKHz), mhz(p.MaxKHz))
+		v := fmt.Sprintf("%s %s, min %s max %s", p.Driver, p.Governor, MHz(p.MinKHz), MHz(p.MaxKHz))
 		if p.EPP != "" {
 			v += ", EPP " + p.EPP
 		}
 		out = append(out, Line{"Frequency " + p.Name, v})
 	}
 	if s.CPUFreq != nil && s.CPUFreq.Boost != nil {
-		out = append(out, Line{"Boost", onOff(s.CPUFreq.Boost.On)})
+		out = append(out, Line{"Boost", OnOff(s.CPUFreq.Boost.On)})
 	}
 	for _, c := range s.Checks {
 		if strings.HasPrefix(c.Item, "IRQs") || c.Item == "isolated" || c.Item == "aslr" || strings.Contains(c.Item, " idle ") {
@@ -473,33 +491,4 @@ func (t *Tuned) lines() []Line {
 		out = append(out, Line{"Shield", v})
 	}
 	return out
-}
-
-// TargetPolicies returns the cpufreq policies that hold a target CPU.
-func (f *Facts) TargetPolicies() []*FreqPolicy {
-	if f.CPUFreq == nil {
-		return nil
-	}
-	var ps []*FreqPolicy
-	for i := range f.CPUFreq.Policies {
-		if !f.CPUFreq.Policies[i].CPUs.Intersect(f.Target).IsEmpty() {
-			ps = append(ps, &f.CPUFreq.Policies[i])
-		}
-	}
-	return ps
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
-// mhz formats a frequency given in kHz in MHz.
-func mhz(v *int64) string {
-	if v == nil {
-		return "?"
-	}
-	return fmt.Sprintf("%g MHz", float64(*v)/1000)
 }
