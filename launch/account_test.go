@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/watch"
 )
 
@@ -28,11 +29,11 @@ func TestCoverageTooShortToJudge(t *testing.T) {
 		{"five periods of four samples (a watcher that missed its ticks)", 0.5, 100, 4, nil, true},
 		{"a few milliseconds, exact", 0.03, 100, 20, map[int]float64{3: 0.03}, false},
 	} {
-		r := &Report{
+		r := &Report{Scheduling: evidence.Scheduling{
 			Child: ChildReport{WallS: 1, UserS: c.treeCPU},
 			Watch: &watch.Result{PeriodMs: c.periodMs, Samples: c.samples, OnTargetRatio: &one, Threads: []watch.ThreadStat{{CPUSeconds: c.treeCPU / 10}}},
 			Tree:  &TreeReport{PerCPUSeconds: c.perCPU},
-		}
+		}}
 		r.account(cpuset.Of(3))
 		cov := r.Coverage
 		if (cov.TooShort != "") != c.tooShort || c.tooShort && !strings.Contains(cov.TooShort, "under 5") {
@@ -46,13 +47,13 @@ func TestCoverageTooShortToJudge(t *testing.T) {
 func TestSummaryOfARunTooShortToJudge(t *testing.T) {
 	one := 1.0
 	for _, treeCPU := range []float64{0.03, 1} {
-		r := &Report{
+		r := &Report{Scheduling: evidence.Scheduling{
 			Command: []string{"true"},
 			Child:   ChildReport{WallS: 1, UserS: treeCPU},
 			Watch: &watch.Result{PeriodMs: 100, Samples: 12, OnTargetRatio: &one, Threads: []watch.ThreadStat{{CPUSeconds: treeCPU, Running: 3}},
 				KeepUp: watch.KeepUp{Unvouched: true, Missed: 8, Expected: 10, MissedShare: 0.8, Priority: "fifo:1"}},
 			Tree: &TreeReport{Mechanism: MechanismProcessGroup},
-		}
+		}}
 		r.account(cpuset.Of(3))
 		s := r.Summary()
 		short := r.Coverage.TooShort != ""

@@ -34,6 +34,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/internal/kacct"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
@@ -65,7 +66,7 @@ type spec struct {
 type message struct {
 	Report    *session.Report `json:"report,omitempty"`
 	Refused   string          `json:"refused,omitempty"`
-	ExecErrno sched.Errno     `json:"exec_errno,omitempty"`
+	ExecErrno evidence.Errno  `json:"exec_errno,omitempty"`
 	ExecError string          `json:"exec_error,omitempty"`
 	Failed    string          `json:"failed,omitempty"`
 	// ExecAtNS is CLOCK_MONOTONIC just before the exec of the command:
@@ -166,14 +167,17 @@ func innermost(err error) string {
 
 // execErrno names why a command could not be run and the shell's exit
 // code for it: 127 when it is not there, 126 when it is not executable.
-func execErrno(err error) (sched.Errno, int) {
+func execErrno(err error) (evidence.Errno, int) {
 	switch {
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
-		return sched.Errno(syscall.ENOENT), ExitNotFound
+		return errnoName(syscall.ENOENT), ExitNotFound
 	case sched.ErrnoOf(err) != 0:
-		return sched.ErrnoOf(err), ExitNotExecutable
+		return evidence.Errno(sched.ErrnoOf(err).String()), ExitNotExecutable
 	case errors.Is(err, fs.ErrPermission):
-		return sched.Errno(syscall.EACCES), ExitNotExecutable
+		return errnoName(syscall.EACCES), ExitNotExecutable
 	}
-	return 0, ExitNotExecutable
+	return "", ExitNotExecutable
 }
+
+// errnoName is an errno as a report writes it.
+func errnoName(e syscall.Errno) evidence.Errno { return evidence.Errno(sched.Errno(e).String()) }

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
@@ -48,7 +49,7 @@ func Replace(req session.Request, args []string, env []string, before func(*Repo
 	}
 	// Look the command up before anything changes: a command that is not
 	// there needs no session.
-	rep := &Report{Command: args, Start: StartReplace}
+	rep := &Report{Scheduling: evidence.Scheduling{Command: args, Start: StartReplace}}
 	rep.Child.PID = os.Getpid()
 	rep.WatchError = "not watched: corepin became the command (replace)"
 	path, err := exec.LookPath(args[0])
@@ -61,10 +62,10 @@ func Replace(req session.Request, args []string, env []string, before func(*Repo
 	if err != nil {
 		return nil, err
 	}
-	rep.Report = s.Report()
+	rep.Session = s.Report()
 	if !s.Accepted() {
 		s.Finish()
-		rep.Report = s.Report()
+		rep.Session = s.Report()
 		rep.Refused = rep.Accept.Why
 		return rep, nil
 	}

@@ -5,34 +5,14 @@ import (
 	"time"
 
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
 )
 
-// Report is the session report of the command's thread, what happened to
-// the command, and what the watcher saw.
+// Report is what a run of the command did: the scheduling report that
+// run.json keeps (the session report of the command's thread, what
+// happened to the command, and what the watcher saw), and when the
+// command's exec was.
 type Report struct {
-	session.Report
-	Command []string      `json:"command"`
-	Start   string        `json:"start"` // StartFork, StartLauncher or StartThread
-	Child   ChildReport   `json:"child"`
-	Watch   *watch.Result `json:"watch"`
-	// WatchError says why there is no watch result.
-	WatchError string       `json:"watch_error,omitempty"`
-	Parent     ParentReport `json:"parent"`
-	Tree       *TreeReport  `json:"tree,omitempty"`
-	// Sharing and Coverage say whether the target was the work's own and
-	// how much of the work the residency describes; nil when the command
-	// did not run.
-	Sharing  *Sharing  `json:"sharing,omitempty"`
-	Coverage *Coverage `json:"coverage,omitempty"`
-	// Broken is NoLongerHeld in words, for readers of the JSON.
-	Broken string `json:"no_longer_held,omitempty"`
-	// Refused, ExecError and ExecErrno say why the command did not run.
-	Refused   string      `json:"refused,omitempty"`
-	ExecError string      `json:"exec_error,omitempty"`
-	ExecErrno sched.Errno `json:"exec_errno,omitempty"`
+	evidence.Scheduling
 	// execAt is CLOCK_MONOTONIC just before the command's exec;
 	// execElapsed the launcher's own age then, by the kernel's taskstats
 	// clock (0 where unknown).
@@ -66,7 +46,7 @@ func (r *Report) ExitCode() int {
 	switch {
 	case r.Refused != "":
 		return ExitRefused
-	case r.ExecErrno == sched.Errno(syscall.ENOENT):
+	case r.ExecErrno == errnoName(syscall.ENOENT):
 		return ExitNotFound
 	case r.ExecError != "":
 		return ExitNotExecutable

@@ -15,6 +15,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/kacct"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
@@ -101,7 +102,7 @@ func prepare(cfg Config) (*run, error) {
 	if cfg.Grace == 0 {
 		cfg.Grace = 2 * time.Second
 	}
-	r := &run{cfg: cfg, target: cfg.Request.Mask(), rep: &Report{Command: cfg.Args}, release: make(chan struct{}), timedOut: make(chan bool, 1)}
+	r := &run{cfg: cfg, target: cfg.Request.Mask(), rep: &Report{Scheduling: evidence.Scheduling{Command: cfg.Args}}, release: make(chan struct{}), timedOut: make(chan bool, 1)}
 	confine := r.confine() // read before corepin's threads move off the target
 	restoreParent := keepOff(cfg.Root, r.target, &r.rep.Parent)
 	r.onClose(func() { r.rep.Parent.Restored = restoreParent() == nil })
@@ -222,7 +223,7 @@ func (r *run) contain(cmd *exec.Cmd) {
 // not reaped.
 func (r *run) watch(ctx context.Context, cmd *exec.Cmd) {
 	if r.cfg.WatchPeriod > 0 {
-		opts := watchOptions(&r.rep.Report, r.rep.Child.PID, r.target, r.cfg.WatchPeriod)
+		opts := watchOptions(&r.rep.Session, r.rep.Child.PID, r.target, r.cfg.WatchPeriod)
 		opts.Members = r.tr.Members
 		opts.Maintain = !r.cfg.Observe
 		var err error
@@ -249,7 +250,7 @@ func (r *run) watch(ctx context.Context, cmd *exec.Cmd) {
 	case r.cfg.WatchPeriod == 0:
 		// No watcher: read back once at the end, while the threads of the
 		// command are still there to read.
-		res := watch.ReadOnce(watchOptions(&r.rep.Report, r.rep.Child.PID, r.target, 0))
+		res := watch.ReadOnce(watchOptions(&r.rep.Session, r.rep.Child.PID, r.target, 0))
 		r.rep.Watch = &res
 	}
 }

@@ -52,7 +52,7 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 	held := true
 	select {
 	case startErr = <-hold.started: // the session accepted and start ran; the thread is held
-		rep.Report = <-hold.report
+		rep.Session = <-hold.report
 		if hold.offTarget != nil {
 			rep.Parent.Note = joinNotes(rep.Parent.Note, "the thread that forked the command stays on the target while it runs: "+hold.offTarget.Error())
 		}
@@ -60,7 +60,7 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 		if o.rep == nil {
 			return nil, nil, o.err // no session: nothing was changed or started
 		}
-		rep.Report = *o.rep
+		rep.Session = *o.rep
 		startErr, held = o.startErr, false
 	}
 	// The session restores its thread once released; its restore report
@@ -70,7 +70,7 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 		finish = func() {
 			releaseThread()
 			if o := <-done; o.rep != nil {
-				rep.Report.Restore = o.rep.Restore
+				rep.Session.Restore = o.rep.Restore
 			}
 		}
 	}
@@ -237,7 +237,7 @@ func readMessages(r io.Reader, rep *Report) error {
 			return fmt.Errorf("launcher: %s", m.Failed)
 		}
 		if m.Report != nil {
-			rep.Report = *m.Report
+			rep.Session = *m.Report
 		}
 		if m.Refused != "" {
 			rep.Refused = m.Refused

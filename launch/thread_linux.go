@@ -9,6 +9,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/oncpu"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
@@ -29,7 +30,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		return nil, err
 	}
 	target := cfg.Request.Mask()
-	rep := &Report{Start: StartThread}
+	rep := &Report{Scheduling: evidence.Scheduling{Start: StartThread}}
 	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
 	var othersTime *Others
@@ -76,7 +77,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	if sr == nil {
 		return nil, err
 	}
-	rep.Report = *sr
+	rep.Session = *sr
 	if !rep.Accept.OK {
 		rep.Refused = rep.Accept.Why
 		return rep, err

@@ -23,22 +23,7 @@ func schedulingEvidence(rep *launch.Report) *evidence.Scheduling {
 	if rep == nil {
 		return nil
 	}
-	return &evidence.Scheduling{
-		Session:    rep.Report,
-		Command:    rep.Command,
-		Start:      rep.Start,
-		Child:      rep.Child,
-		Watch:      rep.Watch,
-		WatchError: rep.WatchError,
-		Parent:     rep.Parent,
-		Tree:       rep.Tree,
-		Sharing:    rep.Sharing,
-		Coverage:   rep.Coverage,
-		Broken:     rep.Broken,
-		Refused:    rep.Refused,
-		ExecError:  rep.ExecError,
-		ExecErrno:  evidence.Errno(rep.ExecErrno.String()),
-	}
+	return &rep.Scheduling
 }
 
 // topologyEvidence is the topology as run.json keeps it; nil for none.

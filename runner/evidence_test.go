@@ -47,7 +47,7 @@ func fill(t *testing.T, v reflect.Value, depth int) {
 		fill(t, v.Elem(), depth+1)
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if f := v.Type().Field(i); f.IsExported() {
+			if f := v.Type().Field(i); f.IsExported() && f.Tag.Get("json") != "-" {
 				fill(t, v.Field(i), depth+1)
 			}
 		}

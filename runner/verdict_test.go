@@ -40,11 +40,11 @@ func (r run) report() *launch.Report {
 		sh.Others = o
 	}
 	cov := r.coverage
-	return &launch.Report{
+	return &launch.Report{Scheduling: evidence.Scheduling{
 		Child:    launch.ChildReport{WallS: wall},
 		Sharing:  sh,
 		Coverage: &launch.Coverage{Coverage: &cov, ResidencySource: r.residencySource, TreeCPUS: r.workCPU, TreeSource: "cgroup", TooShort: r.tooShort},
-	}
+	}}
 }
 
 // busy is a run of work that had one CPU to itself for 1 s.
