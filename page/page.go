@@ -178,19 +178,14 @@ func schedulingFacts(run *results.Run) []Fact {
 				continue
 			}
 			rb := s.Readback
-			policy := rb.Policy.String()
-			if rb.Policy.Realtime() {
-				policy += fmt.Sprintf(":%d", rb.Priority)
-			} else {
-				policy += fmt.Sprintf(", nice %d", rb.Nice)
-			}
+			policy := rb.PolicyText()
 			uclamp := "unsupported by this kernel"
 			if rb.Uclamp.Supported && rb.Uclamp.Min != nil {
 				uclamp = fmt.Sprintf("%d/%d", *rb.Uclamp.Min, *rb.Uclamp.Max)
 			}
 			ladder := s.Ladder.Name
-			if k := s.Ladder.AcceptedStep; k > 0 && k <= len(s.Ladder.Steps) {
-				ladder += fmt.Sprintf(": step %d held (%s)", k, s.Ladder.Steps[k-1].Asked)
+			if st := s.Ladder.Held(); st != nil {
+				ladder += fmt.Sprintf(": step %d held (%s)", s.Ladder.AcceptedStep, st.Asked)
 			} else if len(s.Ladder.Steps) > 0 {
 				ladder += ": no step held"
 			}

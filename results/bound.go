@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	"corepin.dev/corepin/results/evidence"
 )
@@ -47,14 +46,14 @@ const (
 // Bound makes the record keep within MaxRecordBytes: it is called on
 // every record before it is written.
 func (r *RunRecord) Bound() {
-	r.Error = clipText(r.Error, MaxErrorText)
+	r.Error = evidence.Clip(r.Error, MaxErrorText)
 	r.Telemetry.Notes = boundNotes(r.Telemetry.Notes)
 	s := r.Scheduling
 	if s == nil {
 		return
 	}
-	s.Refused, s.ExecError = clipText(s.Refused, MaxNoteText), clipText(s.ExecError, MaxNoteText)
-	s.WatchError, s.Broken = clipText(s.WatchError, MaxNoteText), clipText(s.Broken, MaxNoteText)
+	s.Refused, s.ExecError = evidence.Clip(s.Refused, MaxNoteText), evidence.Clip(s.ExecError, MaxNoteText)
+	s.WatchError, s.Broken = evidence.Clip(s.WatchError, MaxNoteText), evidence.Clip(s.Broken, MaxNoteText)
 	if s.Watch != nil {
 		s.Watch.Threads = foldThreads(s.Watch.Threads, MaxThreadsListed)
 		s.Watch.Errors = boundTexts(s.Watch.Errors)
@@ -63,7 +62,7 @@ func (r *RunRecord) Bound() {
 		s.Tree.Errors = boundTexts(s.Tree.Errors)
 	}
 	if s.Sharing != nil {
-		s.Sharing.PreemptorsError = clipText(s.Sharing.PreemptorsError, MaxNoteText)
+		s.Sharing.PreemptorsError = evidence.Clip(s.Sharing.PreemptorsError, MaxNoteText)
 	}
 }
 
@@ -146,23 +145,10 @@ func boundTexts(texts []string) []string {
 // more that says, in the words of more, how many were left out.
 func boundList(texts []string, more string) []string {
 	for i := range texts {
-		texts[i] = clipText(texts[i], MaxNoteText)
+		texts[i] = evidence.Clip(texts[i], MaxNoteText)
 	}
 	if len(texts) <= MaxNotesListed {
 		return texts
 	}
 	return append(texts[:MaxNotesListed:MaxNotesListed], fmt.Sprintf(more, len(texts)-MaxNotesListed))
-}
-
-// clipText cuts s to at most max bytes, on a character's start, and
-// marks the cut.
-func clipText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

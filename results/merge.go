@@ -154,15 +154,10 @@ func machineOf(r *Run, name string) Machine {
 		for _, run := range b.Runs {
 			if s := run.Scheduling; s != nil {
 				rb := s.Readback
-				policy := rb.Policy.String()
-				if rb.Policy.Realtime() {
-					policy += fmt.Sprintf(":%d", rb.Priority)
-				} else {
-					policy += fmt.Sprintf(", nice %d", rb.Nice)
-				}
+				policy := rb.PolicyText()
 				ladder := s.Ladder.Name
-				if s.Ladder.AcceptedStep > 0 {
-					ladder += fmt.Sprintf(" step %d (%s)", s.Ladder.AcceptedStep, s.Ladder.Steps[s.Ladder.AcceptedStep-1].Asked)
+				if st := s.Ladder.Held(); st != nil {
+					ladder += fmt.Sprintf(" step %d (%s)", s.Ladder.AcceptedStep, st.Asked)
 				} else if len(s.Ladder.Steps) > 0 {
 					ladder += ", no step held"
 				}

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"corepin.dev/corepin/results/evidence"
 )
@@ -35,7 +34,7 @@ const MaxOutcomeText = 160
 
 // bounded clips the outcome's texts to MaxOutcomeText.
 func bounded(o Outcome) Outcome {
-	o.What, o.Detail = clipTo(o.What, MaxOutcomeText), clipTo(o.Detail, MaxOutcomeText)
+	o.What, o.Detail = evidence.Clip(o.What, MaxOutcomeText), evidence.Clip(o.Detail, MaxOutcomeText)
 	return o
 }
 
@@ -232,20 +231,7 @@ func (c Check) tokenAgrees(want, got string) (ok, numeric bool) {
 }
 
 // clip shortens a word, a line or a name from the suite for an outcome.
-func clip(s string) string { return clipTo(s, 60) }
-
-// clipTo cuts s to at most max bytes, on a character's start, and marks
-// the cut.
-func clipTo(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return evidence.Clip(s, 60) }
 
 func readAtMost(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)

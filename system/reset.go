@@ -27,15 +27,11 @@ func (m *Machine) Reset(ctx context.Context) (*ResetReport, error) {
 }
 
 func (m *Machine) reset(ctx context.Context, which func(*Layer) bool) (*ResetReport, error) {
-	unlock, err := m.lock(ctx)
+	j, unlock, err := m.lockedJournal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	j, err := m.loadJournal()
-	if err != nil {
-		return nil, err
-	}
 	all := &ResetReport{Journal: m.JournalPath()}
 	for li := len(j.Layers) - 1; li >= 0; li-- {
 		if l := &j.Layers[li]; !which(l) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -124,15 +125,11 @@ func (s *Session) Apply(ctx context.Context, changes []Change) (*Result, error) 
 	if err := m.preflight(changes); err != nil {
 		return nil, err
 	}
-	unlock, err := m.lock(ctx)
+	j, unlock, err := m.lockedJournal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	j, err := m.loadJournal()
-	if err != nil {
-		return nil, err
-	}
 	j.layer(s.owner, s.command)
 	li := len(j.Layers) - 1
 	for i := range j.Layers {
@@ -256,39 +253,38 @@ func (e *PermissionError) Unwrap() error { return e.Err }
 // record adds entries to the session's layer, durably, before the changes
 // they describe are made.
 func (s *Session) record(entries ...Entry) error {
-	unlock, err := s.m.lock(context.Background())
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	j, err := s.m.loadJournal()
-	if err != nil {
-		return err
-	}
-	l := j.layer(s.owner, s.command)
-	l.Entries = append(l.Entries, entries...)
-	return j.save(s.m.JournalPath())
+	return s.edit(func(l *Layer) { l.Entries = append(l.Entries, entries...) })
 }
 
 // forget drops the session's entries for which drop is true: changes
 // that were never made.
 func (s *Session) forget(drop func(Entry) bool) error {
-	unlock, err := s.m.lock(context.Background())
+	return s.edit(func(l *Layer) { l.Entries = slices.DeleteFunc(l.Entries, drop) })
+}
+
+// edit changes the session's layer under the journal's lock and saves
+// the journal.
+func (s *Session) edit(change func(*Layer)) error {
+	j, unlock, err := s.m.lockedJournal(context.Background())
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	j, err := s.m.loadJournal()
-	if err != nil {
-		return err
-	}
-	l := j.layer(s.owner, s.command)
-	var kept []Entry
-	for _, e := range l.Entries {
-		if !drop(e) {
-			kept = append(kept, e)
-		}
-	}
-	l.Entries = kept
+	change(j.layer(s.owner, s.command))
 	return j.save(s.m.JournalPath())
+}
+
+// lockedJournal takes the journal's lock and reads the journal; the
+// caller unlocks once it is done with it.
+func (m *Machine) lockedJournal(ctx context.Context) (*Journal, func(), error) {
+	unlock, err := m.lock(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := m.loadJournal()
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return j, unlock, nil
 }

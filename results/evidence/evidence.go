@@ -14,6 +14,8 @@
 // into them.
 package evidence
 
+import "unicode/utf8"
+
 // Mode says how strictly the work was placed: Exact or Soft.
 type Mode string
 
@@ -55,4 +57,17 @@ type Outcome struct {
 	What   string `json:"what"` // e.g. "stdout matches ref.out within reltol 1e-4"
 	Passed bool   `json:"passed"`
 	Detail string `json:"detail,omitempty"` // the first difference, when it failed
+}
+
+// Clip cuts s to at most max bytes, on a character's start, and marks the
+// cut: what run.json keeps of a message or of a suite's text is bounded.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

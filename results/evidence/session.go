@@ -77,6 +77,15 @@ type LadderResult struct {
 	AcceptedStep int `json:"accepted_step"`
 }
 
+// Held is the step whose read-back matched, nil when none did (or when a
+// run.json names a step the ladder does not have).
+func (l LadderResult) Held() *StepResult {
+	if k := l.AcceptedStep; k > 0 && k <= len(l.Steps) {
+		return &l.Steps[k-1]
+	}
+	return nil
+}
+
 // StepResult is one step: what it asked, what the kernel answered, whether
 // the read-back matched.
 type StepResult struct {
