@@ -4,14 +4,13 @@
 // checks. It is what a reader of a results folder needs, and no more, so
 // that a program that reads run.json does not link the launcher.
 //
-// The session's report, the watcher's result, the launch report's parts
-// and a check's outcome are declared here once, with their views (the
-// producers, session, watch, launch and suite, name them by alias and
-// fill them in). The topology and the machine's condition are copies of
-// their producers' types (topology, system), which carry behaviour of
-// their own: every type keeps the JSON keys of the type it records
-// exactly, since run.json is written from them and old folders are read
-// into them.
+// Every type is declared here once, with its views, and its producer
+// fills it in: session, watch, suite and system name theirs by alias
+// (system's facts, tunes, resets and journal state included), and
+// launch's report and topology's Topology hold theirs as their first
+// field, beside what only the live process needs (the exec's times, the
+// ways to choose a target). So run.json is written from these types and
+// old folders are read back into them, key for key.
 package evidence
 
 import "unicode/utf8"
