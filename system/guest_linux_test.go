@@ -80,6 +80,18 @@ func TestGuestIRQsMoveAndComeBack(t *testing.T) {
 	for _, r := range res.Refused {
 		refused["/"+r.Path] = r.Error
 	}
+	// What corepin wrote, it read back: an IRQ it moved reads back without
+	// the target at the time of the write.
+	done := map[string]bool{}
+	for _, d := range res.Done {
+		if !strings.HasSuffix(d.Path, "smp_affinity_list") {
+			continue
+		}
+		done["/"+d.Path] = true
+		if rb, err := cpuset.Parse(strings.TrimSpace(d.ReadBack)); err != nil || rb.Contains(cpu) {
+			t.Errorf("%s read back %q after the tune, which includes CPU %d", d.Path, d.ReadBack, cpu)
+		}
+	}
 	moved := 0
 	for p := range before {
 		if !strings.HasSuffix(p, "smp_affinity_list") {
@@ -90,8 +102,13 @@ func TestGuestIRQsMoveAndComeBack(t *testing.T) {
 		switch {
 		case refused[p] != "":
 			t.Logf("not movable: %s", refused[p])
+		case aff.Contains(cpu) && done[p]:
+			// The kernel gave it its affinity anew after corepin's
+			// read-back (a driver that frees and requests its IRQ again,
+			// as the guest's serial console can): not corepin's write.
+			t.Logf("%s includes CPU %d again after the tune read it back without it: %s", p, cpu, data)
 		case aff.Contains(cpu):
-			t.Errorf("%s still includes CPU %d: %s", p, cpu, data)
+			t.Errorf("%s still includes CPU %d, and the tune neither moved it nor says it could not: %s", p, cpu, data)
 		default:
 			moved++
 		}
