@@ -218,8 +218,16 @@ func TestBusyCPUOnThisMachine(t *testing.T) {
 			sum += *smp.UtilPct
 		}
 	}
-	if n < 5 || sum/float64(n) < 90 {
-		t.Errorf("CPU %d: %d samples averaging %.1f%% busy, want >= 90%%", busy, n, sum/float64(max(n, 1)))
+	mean := sum / float64(max(n, 1))
+	switch {
+	case n < 5:
+		t.Errorf("CPU %d: %d samples averaging %.1f%% busy, want 5 or more", busy, n, mean)
+	case mean < 90 && os.Getenv("MACHINE_SHAPE") != "" && os.Getenv("MACHINE_ACCEL") != "kvm":
+		// Under TCG the host's CPUs take turns among the guest's, and the
+		// guest's kernel counts what the spinning vCPU did not get.
+		t.Logf("CPU %d: %d samples averaging %.1f%% busy in a guest under %q, where a busy CPU's share is the host's to give: not judged", busy, n, mean, os.Getenv("MACHINE_ACCEL"))
+	case mean < 90:
+		t.Errorf("CPU %d: %d samples averaging %.1f%% busy, want >= 90%%", busy, n, mean)
 	}
 	core, err := topology.CoreSiblings("/", cpuset.Of(busy))
 	if err != nil {
