@@ -87,17 +87,21 @@ func (g guestRun) boot(ctx context.Context, argv []string) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	q, err := g.runQemu(ctx, bk, args)
-	if err == nil && !q.began && ctx.Err() == nil && crashedBooting(q.console) {
+	for boot := 1; err == nil && !q.began && ctx.Err() == nil && crashedBooting(q.console) && boot < bootTries; boot++ {
 		// The kernel died before /init started the command, so nothing the
 		// command does can have caused it. Under multi-threaded TCG this
-		// happens now and then (an "Oops: int3" while the kernel patches its
-		// own code on several virtual CPUs at once); one more boot tells
-		// such a crash from a kernel that cannot boot this shape.
+		// happens now and then: an "Oops: int3", or a jump into the middle
+		// of an instruction, while the kernel patches its own code on several
+		// virtual CPUs at once (smt8 turns on sched_smt_present as its
+		// siblings come up, and crashed so twice in a row in CI). A few more
+		// boots, cheap because the crash is early, tell such a crash from a
+		// kernel that cannot boot this shape.
 		if g.log != nil {
-			fmt.Fprintf(g.log, "--- the kernel crashed before the command started; booting once more\n%s", tail(q.console, 12))
+			fmt.Fprintf(g.log, "--- the kernel crashed before the command started (boot %d of at most %d); booting once more\n%s", boot, bootTries, tail(q.console, 12))
 		}
 		q, err = g.runQemu(ctx, bk, args)
-	} else if err == nil && q.began && !q.ended && ctx.Err() == nil && !hasStatus(share) {
+	}
+	if err == nil && q.began && !q.ended && ctx.Err() == nil && !hasStatus(share) {
 		// The guest ended in the middle of the command without its status:
 		// the kernel died (at loglevel 1 it says nothing on the console),
 		// as under multi-threaded TCG it now and then does (the isolcpus
@@ -132,6 +136,10 @@ func (g guestRun) boot(ctx context.Context, argv []string) (int, error) {
 	}
 	return 0, fmt.Errorf("%s %s on %s: %s (qemu: %v)", g.shape.name, key, bk.version, why, q.wait)
 }
+
+// bootTries bounds the boots of one guest whose kernel crashes before the
+// command starts.
+const bootTries = 4
 
 // A qemuRun is what one qemu process left: whether the command began and
 // ended, the console outside the command's markers, qemu's own stderr and
