@@ -107,9 +107,28 @@ func insideCgroup(root fsroot.Root, dir string) bool {
 // process runs in, found by its name alone, or "": a shield whose
 // journal cannot be read (another user's, one kept elsewhere with
 // --journal) is known all the same.
+//
+// Every corepin command asks this at its start, so the process's own
+// cgroup file is read first: only a cgroup path with a shield's name in
+// it makes the mount table worth reading.
 func shieldAround(root fsroot.Root) string {
+	own, err := cgroupfs.ReadProcCgroup(root, "self")
+	if err != nil || !namesShield(own) {
+		return ""
+	}
 	mount, _, _ := cpusetMount(root)
 	return shieldOf(ownCpuset(root), mount)
+}
+
+// namesShield says whether a cgroup path of /proc/PID/cgroup, in any
+// hierarchy, passes through a directory named like a shield.
+func namesShield(paths map[string]string) bool {
+	for _, p := range paths {
+		if strings.Contains(p, "/"+shieldPrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // shieldOf is the outermost directory named corepin-shield-PID between

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 )
 
@@ -25,7 +26,9 @@ func ReadJournalState(root fsroot.Root, path string) *JournalState {
 	m := &Machine{Root: root, Journal: path}
 	st := &JournalState{Journal: m.JournalPath()}
 	r := &reader{root: root}
-	online, _ := r.list(cpuDir + "/online")
+	// The online CPUs matter only to a shield, which is rare: every
+	// corepin command starts by asking.
+	online := func() cpuset.Set { cpus, _ := r.list(cpuDir + "/online"); return cpus }
 	if _, err := os.Lstat(st.Journal); err == nil {
 		j, err := m.loadJournal()
 		var pe *fs.PathError
@@ -45,7 +48,7 @@ func ReadJournalState(root fsroot.Root, path string) *JournalState {
 					if !ok {
 						continue // gone: taken down by hand
 					}
-					st.Shields = append(st.Shields, ShieldUp{Cgroup: e.Path, CPUs: online.Difference(others), Others: others, TuneLayer: tuneLayer(l),
+					st.Shields = append(st.Shields, ShieldUp{Cgroup: e.Path, CPUs: online().Difference(others), Others: others, TuneLayer: tuneLayer(l),
 						Inside: root.IsHost() && insideCgroup(root, root.Path(e.Path))})
 				}
 			}
@@ -56,7 +59,7 @@ func ReadJournalState(root fsroot.Root, path string) *JournalState {
 			rel := strings.TrimPrefix(dir, "/")
 			others, _ := r.list(rel + "/cpuset.cpus")
 			pid, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), shieldPrefix))
-			st.Shields = append(st.Shields, ShieldUp{Cgroup: rel, CPUs: online.Difference(others), Others: others, TuneLayer: TuneLayer{PID: pid}, Inside: true})
+			st.Shields = append(st.Shields, ShieldUp{Cgroup: rel, CPUs: online().Difference(others), Others: others, TuneLayer: TuneLayer{PID: pid}, Inside: true})
 		}
 	}
 	if st.Error == "" && len(st.Tunes) == 0 && len(st.Shields) == 0 {
