@@ -330,6 +330,9 @@ func (t *tree) roots() (queue []int, inside map[int]bool) {
 // admit says whether pid is a live process of the run, and records it:
 // seen with its start time, and followed where it left the cgroup.
 func (t *tree) admit(pid int, inside map[int]bool) bool {
+	if pid == os.Getpid() {
+		return false // corepin's starting thread is in the cgroup while it forks the command
+	}
 	st, ok := t.stat(pid)
 	if !ok || st.State == 'Z' || st.State == 'X' {
 		return false

@@ -427,7 +427,7 @@ func TestRunCoverageOfShortWork(t *testing.T) {
 		wantSource := map[string]string{MechanismCgroupV1: "cgroup", MechanismCgroupV2: "cgroup", MechanismProcessGroup: "rusage"}[rep.Tree.Mechanism]
 		switch {
 		case c.TreeSource != wantSource || c.TreeCPUS < unseenWork.Seconds():
-			t.Errorf("%s: the tree's %.3f s from %s, want at least the child's %v from %s", rep.Tree.Mechanism, c.TreeCPUS, c.TreeSource, unseenWork, wantSource)
+			t.Errorf("%s: the tree's %.3f s from %s, want at least the child's %v from %s (left the cgroup: %d, %.3f s)", rep.Tree.Mechanism, c.TreeCPUS, c.TreeSource, unseenWork, wantSource, rep.Tree.LeftCgroup, rep.Tree.LeftCgroupCPUS)
 		case c.SeenCPUS > c.TreeCPUS-unseenWork.Seconds()+slack:
 			t.Errorf("%s: the samples saw %.3f s of %.3f s, want the child's %v unseen", rep.Tree.Mechanism, c.SeenCPUS, c.TreeCPUS, unseenWork)
 		case len(rep.Tree.PerCPUSeconds) > 0 && (*c.Coverage != 1 || c.ResidencySource != "cpuacct" || *c.Residency < 0.99):

@@ -42,10 +42,19 @@ var (
 	sshSkip   string
 )
 
+// sshEnv asks for the runs through a real sshd. They take about 30 s of
+// the package's time (several servers, an arm64 build under qemu-user),
+// so go test ./... leaves them to the step of .ci/run that sets it; the
+// fake devices' tests (remote_fake_linux_test.go) cover --on without it.
+const sshEnv = "COREPIN_SSH"
+
 func sshTarget(t *testing.T) *sshServer {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short leaves out the runs through sshd")
+	}
+	if os.Getenv(sshEnv) == "" {
+		t.Skip("the runs through a real sshd need " + sshEnv + "=1 (as .ci/run sets it)")
 	}
 	sshOnce.Do(func() { sshShared, sshSkip = startSSHD("", "") })
 	if sshShared == nil {

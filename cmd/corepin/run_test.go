@@ -28,6 +28,11 @@ func lastLine(s string) string {
 // others' time says; the test then skips, and CI runs it alone.
 func TestQuietRunWarnings(t *testing.T) {
 	skipInShort(t)
+	// Beside go test's other packages the target is shared for real and
+	// this skips after 10 s of runs: it runs where nothing else does.
+	if os.Getenv("COREPIN_ALONE") == "" {
+		t.Skip("judges a quiet machine's run: set COREPIN_ALONE=1 where nothing else runs (as .ci/run's step after the tests does)")
+	}
 	requireExec(t)
 	out, errOut, code := corepin(t, "run", "--quick", "--out", t.TempDir())
 	run, err := results.Load(lastLine(out))
