@@ -83,3 +83,21 @@ func TestShieldReadsUnderItsRoot(t *testing.T) {
 		t.Error("Owner.Alive does not tell a process by its PID and start time")
 	}
 }
+
+// A process outside any shield is told so from its own cgroup file alone:
+// every command's start asks, and the mount table is read only for a path
+// named like a shield.
+func TestNoShieldAroundFromTheCgroupFile(t *testing.T) {
+	root := shieldTree(t)
+	os.WriteFile(root.Path("proc/self/cgroup"), []byte("3:cpuset:/corepin-run-1-1\n1:cpu:/user.slice\n"), 0o644)
+	if sh := shieldAround(root); sh != "" {
+		t.Errorf("outside a shield: shieldAround = %q", sh)
+	}
+	os.Remove(root.Path("proc/self/mountinfo"))
+	if sh := shieldAround(root); sh != "" {
+		t.Errorf("without a mount table: shieldAround = %q", sh)
+	}
+	if !namesShield(map[string]string{"cpuset": "/corepin-shield-77/inner"}) || namesShield(map[string]string{"": "/corepin-shield"}) {
+		t.Error("namesShield does not follow the shield's name")
+	}
+}
