@@ -784,7 +784,11 @@ func (c *checker) unplug() checkResult {
 	t := c.shape.unplug
 	log := "/tmp/machine/unplug.log"
 	r, err := c.runPinned(0, func(r *pinnedRun) {
+		// The command runs on the target: the guest's unplugger may go.
 		// Hold the run until the CPU is back, and a little longer.
+		if err := os.WriteFile("/tmp/machine/unplug.go", nil, 0o644); err != nil {
+			return
+		}
 		waitLine(c.ctx, log, "online", 2*time.Minute)
 		time.Sleep(time.Second)
 	}, "--cpu", strconv.Itoa(t))

@@ -20,8 +20,8 @@ type shape struct {
 	extra   []string // further qemu arguments
 	cmdline string   // appended to the kernel command line
 	offline []int    // CPUs taken offline before the command runs
-	// unplug is the CPU taken offline 1 s after the first task pinned to it
-	// alone appears, and brought back 2 s later (-1: none).
+	// unplug is the CPU taken offline 1 s after the unplug check's pinned
+	// command runs, and brought back 2 s later (-1: none).
 	unplug int
 	// capacities and clusters describe an arm64 device tree: the
 	// capacity-dmips-mhz of each CPU and the CPUs of each cluster.
