@@ -29,3 +29,29 @@ func TestPeriodFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestTicksVouchUpToAQuarterMissed: a watcher may miss a quarter of its
+// ticks and still vouch for what it saw, not more.
+func TestTicksVouchUpToAQuarterMissed(t *testing.T) {
+	for _, c := range []struct {
+		lateBy      time.Duration // one stall, in periods
+		wantVouched bool
+	}{{4, true}, {5, true}, {6, false}} {
+		var clock ticks
+		t0 := time.Unix(0, 0)
+		period := 10 * time.Millisecond
+		clock.begin(t0, period)
+		now := t0
+		for now.Before(t0.Add(20 * period)) {
+			now = now.Add(period)
+			if now == t0.Add(5*period) {
+				now = now.Add(c.lateBy * period)
+			}
+			clock.tick(now)
+		}
+		k := clock.result(now, 0, "fifo:1")
+		if k.Unvouched == c.wantVouched {
+			t.Errorf("a stall of %d periods: %d of %d ticks missed (%.2f), unvouched %v", c.lateBy, k.Missed, k.Expected, k.MissedShare, k.Unvouched)
+		}
+	}
+}
