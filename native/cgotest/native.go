@@ -116,26 +116,35 @@ static void *idle_thread(void *p)
 	return NULL;
 }
 
-// run_reused registers a live thread under another start time - what the
-// registry holds once the thread it named ended and the TID went to this
-// one - and lets the maintenance thread look at it for a few periods.
-// *tid receives the thread's TID, *mask_after its mask at the end.
-static char *run_reused(int cpu, int *tid, corepin_cpuset *mask_before, corepin_cpuset *mask_after)
+// idle_start starts an idle thread and waits until it knows its TID.
+static int idle_start(struct idle_args *a, pthread_t *t)
 {
-	struct idle_args a;
-	memset(&a, 0, sizeof a);
-	pthread_mutex_init(&a.mu, NULL);
-	pthread_cond_init(&a.cond, NULL);
-	pthread_t t;
-	if (pthread_create(&t, NULL, idle_thread, &a) != 0)
-		return NULL;
-	pthread_mutex_lock(&a.mu);
-	while (!a.tid)
-		pthread_cond_wait(&a.cond, &a.mu);
-	pthread_mutex_unlock(&a.mu);
-	*tid = a.tid;
-	cp_getaffinity(a.tid, mask_before);
-	cp_worker_register_as(a.tid, a.start + 1);
+	memset(a, 0, sizeof *a);
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	if (pthread_create(t, NULL, idle_thread, a) != 0)
+		return -1;
+	pthread_mutex_lock(&a->mu);
+	while (!a->tid)
+		pthread_cond_wait(&a->cond, &a->mu);
+	pthread_mutex_unlock(&a->mu);
+	return 0;
+}
+
+// idle_end lets the idle thread go and joins it.
+static void idle_end(struct idle_args *a, pthread_t t)
+{
+	pthread_mutex_lock(&a->mu);
+	a->done = 1;
+	pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(t, NULL);
+}
+
+// maintain_briefly runs the maintenance thread toward cpu, at a 5 ms
+// period with nice 7 asked, for five samples, and returns its result.
+static char *maintain_briefly(int cpu)
+{
 	corepin_cpuset target;
 	corepin_cpuset_zero(&target);
 	corepin_cpuset_add(&target, cpu);
@@ -144,19 +153,30 @@ static char *run_reused(int cpu, int *tid, corepin_cpuset *mask_before, corepin_
 	o.period_ms = 5;
 	o.keep_attr = 1;
 	o.nice = 7;
-	char *res = NULL;
-	if (corepin_maintenance_start(&o, NULL, 0) == COREPIN_OK) {
-		struct timespec ms = {0, 1000000};
-		while (cp_maintenance_samples() < 5)
-			nanosleep(&ms, NULL);
-		res = corepin_maintenance_stop();
-	}
+	if (corepin_maintenance_start(&o, NULL, 0) != COREPIN_OK)
+		return NULL;
+	struct timespec ms = {0, 1000000};
+	while (cp_maintenance_samples() < 5)
+		nanosleep(&ms, NULL);
+	return corepin_maintenance_stop();
+}
+
+// run_reused registers a live thread under another start time - what the
+// registry holds once the thread it named ended and the TID went to this
+// one - and lets the maintenance thread look at it for a few periods.
+// *tid receives the thread's TID, *mask_after its mask at the end.
+static char *run_reused(int cpu, int *tid, corepin_cpuset *mask_before, corepin_cpuset *mask_after)
+{
+	struct idle_args a;
+	pthread_t t;
+	if (idle_start(&a, &t) != 0)
+		return NULL;
+	*tid = a.tid;
+	cp_getaffinity(a.tid, mask_before);
+	cp_worker_register_as(a.tid, a.start + 1);
+	char *res = maintain_briefly(cpu);
 	cp_getaffinity(a.tid, mask_after);
-	pthread_mutex_lock(&a.mu);
-	a.done = 1;
-	pthread_cond_broadcast(&a.cond);
-	pthread_mutex_unlock(&a.mu);
-	pthread_join(t, NULL);
+	idle_end(&a, t);
 	return res;
 }
 
@@ -204,10 +224,6 @@ static char *run_real_reuse(int cpu, int *old_tid, int *new_tid, corepin_cpuset 
 		struct timespec ms = {0, 1000000};
 		nanosleep(&ms, NULL);
 	}
-	struct idle_args a;
-	memset(&a, 0, sizeof a);
-	pthread_mutex_init(&a.mu, NULL);
-	pthread_cond_init(&a.cond, NULL);
 	int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
 	if (fd < 0)
 		return NULL;
@@ -215,37 +231,16 @@ static char *run_real_reuse(int cpu, int *old_tid, int *new_tid, corepin_cpuset 
 	int n = snprintf(buf, sizeof buf, "%d", g.tid - 1);
 	int w = (int)write(fd, buf, (size_t)n);
 	close(fd);
-	if (w != n || pthread_create(&t, NULL, idle_thread, &a) != 0)
+	struct idle_args a;
+	if (w != n || idle_start(&a, &t) != 0)
 		return NULL;
-	pthread_mutex_lock(&a.mu);
-	while (!a.tid)
-		pthread_cond_wait(&a.cond, &a.mu);
-	pthread_mutex_unlock(&a.mu);
 	*new_tid = a.tid;
 	char *res = NULL;
 	cp_getaffinity(a.tid, before);
-	if (a.tid == g.tid) {
-		corepin_cpuset target;
-		corepin_cpuset_zero(&target);
-		corepin_cpuset_add(&target, cpu);
-		corepin_maintenance_options o;
-		corepin_maintenance_options_init(&o, &target);
-		o.period_ms = 5;
-		o.keep_attr = 1;
-		o.nice = 7;
-		if (corepin_maintenance_start(&o, NULL, 0) == COREPIN_OK) {
-			struct timespec ms = {0, 1000000};
-			while (cp_maintenance_samples() < 5)
-				nanosleep(&ms, NULL);
-			res = corepin_maintenance_stop();
-		}
-	}
+	if (a.tid == g.tid)
+		res = maintain_briefly(cpu);
 	cp_getaffinity(a.tid, after);
-	pthread_mutex_lock(&a.mu);
-	a.done = 1;
-	pthread_cond_broadcast(&a.cond);
-	pthread_mutex_unlock(&a.mu);
-	pthread_join(t, NULL);
+	idle_end(&a, t);
 	return res;
 }
 
