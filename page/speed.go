@@ -50,10 +50,7 @@ func (c Scatter) SVG() template.HTML {
 	begin(&b, w, h, c.Title, marginLeft)
 	drawAxes(&b, w, h, sx, sy, xmin, xmax, ymin, ymax, c.XLabel, c.YLabel, n == 0)
 	for i, s := range c.Series {
-		color := s.Color
-		if color == "" {
-			color = Color(i)
-		}
+		color := colorOf(s.Color, i)
 		for _, p := range s.Points {
 			if math.IsNaN(p.X) || math.IsNaN(p.Y) {
 				continue
@@ -65,10 +62,7 @@ func (c Scatter) SVG() template.HTML {
 	x := float64(w - marginRight)
 	for i := len(c.Series) - 1; i >= 0; i-- {
 		s := c.Series[i]
-		color := s.Color
-		if color == "" {
-			color = Color(i)
-		}
+		color := colorOf(s.Color, i)
 		x -= float64(8*len(s.Name) + 30)
 		fmt.Fprintf(&b, `<circle cx="%.1f" cy="14" r="4" fill="%s"/><text x="%.1f" y="18" class="legend">%s</text>`, x+7, color, x+16, esc(s.Name))
 	}

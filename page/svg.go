@@ -45,6 +45,14 @@ var palette = [...]string{"#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df",
 // Color is the colour of series i, from a fixed palette that repeats.
 func Color(i int) string { return palette[i%len(palette)] }
 
+// colorOf is the colour a series chose, or else series i's.
+func colorOf(chosen string, i int) string {
+	if chosen != "" {
+		return chosen
+	}
+	return Color(i)
+}
+
 const (
 	marginLeft   = 62
 	marginRight  = 16
@@ -108,10 +116,7 @@ func (c LineChart) SVG() template.HTML {
 	drawAxes(&b, w, h, sx, sy, 0, xmax, ymin, ymax, c.XLabel, c.YLabel, n == 0)
 	// Lines, broken at gaps; a lone point is drawn as a dot.
 	for i, l := range c.Lines {
-		color := l.Color
-		if color == "" {
-			color = Color(i)
-		}
+		color := colorOf(l.Color, i)
 		dash := ""
 		if l.Dashed {
 			dash = ` stroke-dasharray="6 4"`
@@ -136,10 +141,7 @@ func (c LineChart) SVG() template.HTML {
 	x := float64(w - marginRight)
 	for i := len(c.Lines) - 1; i >= 0; i-- {
 		l := c.Lines[i]
-		color := l.Color
-		if color == "" {
-			color = Color(i)
-		}
+		color := colorOf(l.Color, i)
 		x -= float64(8*len(l.Name) + 34)
 		dash := ""
 		if l.Dashed {
@@ -291,10 +293,7 @@ func (c BarChart) SVG() template.HTML {
 	begin(&b, w, h, c.Title, 10)
 	for i, bar := range c.Bars {
 		y := float64(marginTop) + float64(i)*(barH+gap)
-		color := bar.Color
-		if color == "" {
-			color = Color(i)
-		}
+		color := colorOf(bar.Color, i)
 		bw := bar.Value / maxV * pw
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="tick" text-anchor="end">%s</text>`, left-8, y+barH-6, esc(bar.Label))
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, left, y, math.Max(bw, 1), barH, color)

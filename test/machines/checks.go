@@ -506,15 +506,22 @@ func (c *checker) runPinned(hold time.Duration, during func(*pinnedRun), args ..
 
 func (c *checker) exec() checkResult {
 	const name = "exec"
-	t, err := c.target()
-	if err != nil {
-		return failed(name, "%v", err)
-	}
-	r, err := c.runPinned(0, nil, "--cpu", strconv.Itoa(t))
+	t, r, err := c.pinnedOnTarget()
 	if err != nil {
 		return failed(name, "%v", err)
 	}
 	return c.compareExec(name, t, r)
+}
+
+// pinnedOnTarget is runPinned on the target corepin chooses, asked with
+// --cpu.
+func (c *checker) pinnedOnTarget() (int, *pinnedRun, error) {
+	t, err := c.target()
+	if err != nil {
+		return 0, nil, err
+	}
+	r, err := c.runPinned(0, nil, "--cpu", strconv.Itoa(t))
+	return t, r, err
 }
 
 func (c *checker) compareExec(name string, t int, r *pinnedRun) checkResult {
@@ -564,11 +571,7 @@ func freeOfCore(mask cpuList, t int, usable cpuList) (bool, string) {
 
 func (c *checker) observer() checkResult {
 	const name = "observer"
-	t, err := c.target()
-	if err != nil {
-		return failed(name, "%v", err)
-	}
-	r, err := c.runPinned(0, nil, "--cpu", strconv.Itoa(t))
+	t, r, err := c.pinnedOnTarget()
 	if err != nil {
 		return failed(name, "%v", err)
 	}
