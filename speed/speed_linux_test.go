@@ -19,6 +19,9 @@ const (
 	quotaUS  = 1000
 	periodUS = 3000
 	probe    = 30e6 // ns
+	// freeOnCPU is the least share of its time on the CPU a free reading
+	// needs for its pair to count.
+	freeOnCPU = 0.9
 )
 
 // On a CPU limited by CFS bandwidth to a third, the probe reads a third
@@ -36,6 +39,9 @@ const (
 // the probe's own time on the CPU, within 0.6–1.25 of it: a probe blind to
 // the limit reads near 3 times it, one that counted the wait twice near a
 // third of it; and the time on the CPU is judged on its own, near a third.
+// A pair whose free reading lacked the CPU (beside go test's other
+// packages, whose work lands on the same target) is left out: measured,
+// such pairs read up to 1.5, and their median 1.32 of the time on the CPU.
 func TestProbeReadsCFSBandwidthLimit(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to make a cpu cgroup")
@@ -43,6 +49,7 @@ func TestProbeReadsCFSBandwidthLimit(t *testing.T) {
 	testcpu.Alone(t)
 	cpu := testcpu.Target(t)
 	var ratios, onCPU []float64
+	var tries int
 	var limitErr error
 	err := On(cpuset.Of(cpu), func() {
 		l, err := bandwidth.New(-1, periodUS)
@@ -62,7 +69,7 @@ func TestProbeReadsCFSBandwidthLimit(t *testing.T) {
 			return
 		}
 		p := Calibrate(probe)
-		for range 15 {
+		for tries = 0; tries < 60 && len(ratios) < 15; tries++ {
 			if limitErr = l.Set(-1); limitErr != nil {
 				return
 			}
@@ -71,6 +78,9 @@ func TestProbeReadsCFSBandwidthLimit(t *testing.T) {
 				return
 			}
 			slow := p.Read()
+			if free.OnCPU == nil || *free.OnCPU < freeOnCPU {
+				continue // the free reading lacked the CPU: the pair's ratio says nothing
+			}
 			ratios, onCPU = append(ratios, slow.Rate/free.Rate), append(onCPU, *slow.OnCPU)
 		}
 		if err := l.Remove(); err != nil {
@@ -86,8 +96,11 @@ func TestProbeReadsCFSBandwidthLimit(t *testing.T) {
 	case limitErr != nil:
 		t.Skipf("cannot limit the probe's thread by CFS bandwidth: %v", limitErr)
 	}
+	if len(ratios) < 5 {
+		t.Skipf("in %d pairs the free reading had the CPU less than %.2f of its time in all but %d: the target is too busy to judge", tries, freeOnCPU, len(ratios))
+	}
 	ratio, on := med(ratios), med(onCPU)
-	t.Logf("limited to 1/3, the probe read %.3f of its free rate (pairs: %.3f); on the CPU %.2f of its time", ratio, ratios, on)
+	t.Logf("limited to 1/3, the probe read %.3f of its free rate (pairs: %.3f, %d left out); on the CPU %.2f of its time", ratio, ratios, tries-len(ratios), on)
 	if ratio < 0.6*on || ratio > 1.25*on {
 		t.Errorf("the probe on a CPU limited to 1/3 read %.3f of its free rate, with the CPU %.2f of its time: want 0.6–1.25 of that", ratio, on)
 	}
