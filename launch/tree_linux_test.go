@@ -470,8 +470,16 @@ func TestRunFollowsAProcessThatLeftItsCgroup(t *testing.T) {
 	}
 	// What it used between the first and last time it was seen outside:
 	// most of its 0.3 s, less what went before the first tick saw it.
-	if tr.LeftCgroup != 1 || tr.LeftCgroupCPUS < 0.1 || c.TreeCPUS < 0.2 || c.TreeSource != "cgroup+proc" || c.Coverage == nil || *c.Coverage > 0.7 {
-		t.Errorf("tree %+v, coverage %+v: want the process that left found, its 0.3 s counted from /proc", tr, c)
+	// A watcher whose ticks came late (beside other packages' tests, once
+	// 0.23 s of its CPU time went by unseen) saw less of it: then only
+	// that it was found and counted from /proc is judged.
+	least := 0.1
+	if rep.Watch != nil && rep.Watch.KeepUp.MaxLateMs > 100 {
+		t.Logf("the watcher's ticks came up to %.0f ms late: the time it used before it was seen outside is not judged", rep.Watch.KeepUp.MaxLateMs)
+		least = 0
+	}
+	if tr.LeftCgroup != 1 || tr.LeftCgroupCPUS <= least || c.TreeCPUS < 2*least || c.TreeSource != "cgroup+proc" || c.Coverage == nil || *c.Coverage > 0.7 {
+		t.Errorf("tree %+v, coverage %+v, watcher %+v: want the process that left found, its 0.3 s counted from /proc", tr, c, rep.Watch)
 	}
 }
 

@@ -133,12 +133,16 @@ func TestRemoteFakePhones(t *testing.T) {
 		}
 	}
 	specs := []string{"adb:FAKE01", "adb:FAKE02", "adb:OLD01"}
-	r := l.corepin(t, dir, "--on", specs[0], "--on", specs[1], "--on", specs[2], "run", suitePath, "--allow-sharing", "-q")
+	// The three "phones" are this machine, three runs at once beside the
+	// other packages' tests: --mode soft, because in exact mode a run
+	// whose watcher missed its ticks is invalid (measured: 9 of 10 missed
+	// once), and what is judged here is where the results land.
+	r := l.corepin(t, dir, "--on", specs[0], "--on", specs[1], "--on", specs[2], "run", suitePath, "--allow-sharing", "--mode", "soft", "-q")
 	check(r, specs, map[string]string{"adb:FAKE01": "FAKE01", "adb:FAKE02": "FAKE02", "adb:OLD01": "OLD01"})
 
 	l.Alias(t, "adb", "FAKE01", "192.168.1.20:5555")
 	specs = []string{"adb:FAKE01", "adb:192.168.1.20:5555"}
-	r = l.corepin(t, dir, "--on", specs[0], "--on", specs[1], "run", suitePath, "--allow-sharing", "-q")
+	r = l.corepin(t, dir, "--on", specs[0], "--on", specs[1], "run", suitePath, "--allow-sharing", "--mode", "soft", "-q")
 	check(r, specs, map[string]string{"adb:FAKE01": "FAKE01", "adb:192.168.1.20:5555": "FAKE01"})
 	if !strings.Contains(r.stderr, "are one device (adb:") {
 		t.Errorf("one phone reached twice is not noticed:\n%s", r.stderr)
