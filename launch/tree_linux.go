@@ -66,24 +66,33 @@ type tree struct {
 	// outside are the run's processes found outside its cgroup's account
 	// (one that wrote its PID into another cgroup), by PID and start
 	// time, with their CPU time when last seen: the cgroup's account
-	// misses them, so they are counted from /proc.
+	// misses them, so they are counted from /proc. lastIn is the CPU time
+	// (ticks) of each process of the run when it was last seen inside,
+	// where a move out must have come after.
 	outside map[int]outsider
+	lastIn  map[int]uint64
 }
 
-// outsider is a process of the run seen outside its cgroup.
+// outsider is a process of the run seen outside its cgroup. The kernel
+// does not say when it moved, only that it was inside at one look and
+// outside at the next: what it used outside lies between last-first and
+// last-from.
 type outsider struct {
 	start uint64
 	// first and last are its CPU time (ticks) when first and last seen
 	// outside: what it used between them the cgroup did not account.
 	first, last uint64
-	cpu         int // where it last ran
+	// from is its CPU time when it was last seen inside, 0 when it never
+	// was (born outside, or moved before the first look): it left after.
+	from uint64
+	cpu  int // where it last ran
 }
 
 // newTree prepares the containment of a run on target whose cgroup
 // confines it to cpus (the target, or for a run that is only observed the
 // CPUs corepin was allowed); useCgroup false keeps to the process group.
 func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
-	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, exited: make(chan struct{}), meter: newBusyMeter(root, target)}
+	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, lastIn: map[int]uint64{}, exited: make(chan struct{}), meter: newBusyMeter(root, target)}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -322,6 +331,7 @@ func (t *tree) roots() (queue []int, inside map[int]bool) {
 			queue = append(queue, pid)
 		} else {
 			delete(t.seen, pid) // gone, or its PID given to another
+			delete(t.lastIn, pid)
 		}
 	}
 	return queue, inside
@@ -334,7 +344,15 @@ func (t *tree) admit(pid int, inside map[int]bool) bool {
 		return false // corepin's starting thread is in the cgroup while it forks the command
 	}
 	st, ok := t.stat(pid)
-	if !ok || st.State == 'Z' || st.State == 'X' {
+	if !ok || st.State == 'X' {
+		return false
+	}
+	if st.State == 'Z' {
+		// Not a live process of the run, but one that left keeps its
+		// CPU time until it is reaped: its time after the last look.
+		if o, known := t.outside[pid]; known && o.start == st.StartTime {
+			t.noteOutside(pid, st)
+		}
 		return false
 	}
 	if start, known := t.seen[pid]; known && start != st.StartTime {
@@ -344,21 +362,27 @@ func (t *tree) admit(pid int, inside map[int]bool) bool {
 	t.ever[pid] = true
 	// A process missing from the listing may have been forked since it
 	// was read: its own /proc/PID/cgroup says where it is.
-	if inside != nil && !inside[pid] && !t.cg.holds(t.root, pid) {
+	switch {
+	case inside == nil:
+	case inside[pid] || t.cg.holds(t.root, pid):
+		t.lastIn[pid] = st.UTime + st.STime
+	default:
 		t.noteOutside(pid, st)
 	}
 	return true
 }
 
 // noteOutside keeps the CPU time of a process of the run outside its
-// cgroup, from its first sight, and where it ran last.
+// cgroup, from its first sight there and from its last sight inside, and
+// where it ran last.
 func (t *tree) noteOutside(pid int, st watch.TaskStat) {
 	if t.outside == nil {
 		t.outside = map[int]outsider{}
 	}
 	o, known := t.outside[pid]
 	if !known || o.start != st.StartTime {
-		o = outsider{start: st.StartTime, first: st.UTime + st.STime}
+		o = outsider{start: st.StartTime, first: st.UTime + st.STime, from: t.lastIn[pid]}
+		delete(t.lastIn, pid)
 	}
 	o.last, o.cpu = st.UTime+st.STime, st.Processor
 	t.outside[pid] = o
@@ -506,6 +530,7 @@ func (t *tree) account() {
 		t.rep.LeftCgroup++
 		s := float64(o.last-o.first) / procfs.UserHZ
 		t.rep.LeftCgroupCPUS += s
+		t.rep.LeftCgroupCPUMaxS += float64(o.last-o.from) / procfs.UserHZ
 		if t.meter.cpus.Contains(o.cpu) {
 			t.rep.LeftCgroupOnTargetS += s
 		}

@@ -463,23 +463,25 @@ func TestRunFollowsAProcessThatLeftItsCgroup(t *testing.T) {
 		t.Skipf("no run cgroup here (%s): nothing to leave", rep.Tree.NoCgroup)
 	}
 	tr, c := rep.Tree, rep.Coverage
-	t.Logf("exit %d; left %d, %.3f s outside (%.3f s on target); tree %.3f s from %s; residency %s coverage %v",
-		rep.ExitCode(), tr.LeftCgroup, tr.LeftCgroupCPUS, tr.LeftCgroupOnTargetS, c.TreeCPUS, c.TreeSource, c.ResidencySource, fmtPtr(c.Coverage))
+	t.Logf("exit %d; left %d, %.3f s outside, at most %.3f s (%.3f s on target); tree %.3f s from %s; residency %s coverage %v",
+		rep.ExitCode(), tr.LeftCgroup, tr.LeftCgroupCPUS, tr.LeftCgroupCPUMaxS, tr.LeftCgroupOnTargetS, c.TreeCPUS, c.TreeSource, c.ResidencySource, fmtPtr(c.Coverage))
 	if rep.ExitCode() != 0 {
 		t.Fatalf("the helper exited %d", rep.ExitCode())
 	}
-	// What it used between the first and last time it was seen outside:
-	// most of its 0.3 s, less what went before the first tick saw it.
-	// A watcher whose ticks came late (beside other packages' tests, once
-	// 0.23 s of its CPU time went by unseen) saw less of it: then only
-	// that it was found and counted from /proc is judged.
-	least := 0.1
-	if rep.Watch != nil && rep.Watch.KeepUp.MaxLateMs > 100 {
-		t.Logf("the watcher's ticks came up to %.0f ms late: the time it used before it was seen outside is not judged", rep.Watch.KeepUp.MaxLateMs)
-		least = 0
+	if tr.LeftCgroup != 1 || c.TreeSource != "cgroup+proc" {
+		t.Fatalf("tree %+v, coverage %+v: want the process that left found and counted from /proc", tr, c)
 	}
-	if tr.LeftCgroup != 1 || tr.LeftCgroupCPUS <= least || c.TreeCPUS < 2*least || c.TreeSource != "cgroup+proc" || c.Coverage == nil || *c.Coverage > 0.7 {
-		t.Errorf("tree %+v, coverage %+v, watcher %+v: want the process that left found, its 0.3 s counted from /proc", tr, c, rep.Watch)
+	// It moved before its 0.3 s of spinning, so that time lies between
+	// what was seen of it outside and what it used since it was last seen
+	// inside (less two /proc ticks of 10 ms), however late the watcher's looks.
+	if tr.LeftCgroupCPUS <= 0 || tr.LeftCgroupCPUS > tr.LeftCgroupCPUMaxS || tr.LeftCgroupCPUMaxS < 0.28 {
+		t.Errorf("%.3f s seen outside, at most %.3f s: want the 0.3 s it spun outside within them", tr.LeftCgroupCPUS, tr.LeftCgroupCPUMaxS)
+	}
+	// A watcher on time first saw it outside early in the spinning.
+	// (Beside other packages' tests, once 0.23 s of its CPU time went by
+	// before a tick: then the lower bound is not judged further.)
+	if rep.Watch != nil && rep.Watch.KeepUp.MaxLateMs <= 100 && (tr.LeftCgroupCPUS <= 0.1 || c.Coverage == nil || *c.Coverage > 0.7) {
+		t.Errorf("tree %+v, coverage %+v, watcher %+v: want most of its 0.3 s seen outside", tr, c, rep.Watch.KeepUp)
 	}
 }
 

@@ -155,8 +155,8 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 	}
 	if tr := rep.Tree; tr != nil && tr.LeftCgroup > 0 {
 		n := float64(tr.LeftCgroup)
-		warn(results.KindLeftCgroup, &n, "%d process(es) left the run's cgroup: their CPU time (%s) is counted from /proc, their residency is sampled",
-			tr.LeftCgroup, results.FormatSeconds(tr.LeftCgroupCPUS))
+		warn(results.KindLeftCgroup, &n, "%d process(es) left the run's cgroup: their CPU time (%s) is counted from /proc, their residency is sampled%s",
+			tr.LeftCgroup, results.FormatSeconds(tr.LeftCgroupCPUS), leftUpTo(tr))
 	}
 	if rep.Readback.Policy.Realtime() {
 		if t, err := sched.ReadRTThrottle(fsroot.Host); err == nil && t.Active() {
@@ -224,4 +224,14 @@ func (cfg *Config) maxOthers() float64 {
 		return DefaultMaxOthers
 	}
 	return cfg.MaxOthers
+}
+
+// leftUpTo says how much more the processes that left the run's cgroup
+// may have used outside it: the kernel does not say when they moved, only
+// that each was inside at one look and outside at the next.
+func leftUpTo(tr *launch.TreeReport) string {
+	if tr.LeftCgroupCPUMaxS-tr.LeftCgroupCPUS < 0.01 {
+		return ""
+	}
+	return fmt.Sprintf("; they may have used up to %s outside it, had each left just after it was last seen inside", results.FormatSeconds(tr.LeftCgroupCPUMaxS))
 }

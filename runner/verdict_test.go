@@ -118,3 +118,26 @@ func unvouched(rec results.RunRecord) results.RunRecord {
 	rec.Checks = append(rec.Checks, evidence.Outcome{What: "the watcher kept up", Detail: "missed 13 of 25 ticks"})
 	return rec
 }
+
+// A process that left the run's cgroup was seen outside for only part of
+// its time there when the watcher first looked late: the warning says how
+// much more it may have used, from when it was last seen inside.
+func TestJudgeSaysWhatAProcessThatLeftMayHaveUsed(t *testing.T) {
+	for _, c := range []struct {
+		seen, most float64
+		want, not  string
+	}{
+		{0.07, 0.3, "their CPU time (70.0 ms) is counted from /proc, their residency is sampled; they may have used up to 300.0 ms outside it", ""},
+		{0.29, 0.295, "their CPU time (290.0 ms) is counted from /proc", "may have used"},
+	} {
+		rep := busy().report()
+		rep.Tree = &launch.TreeReport{LeftCgroup: 1, LeftCgroupCPUS: c.seen, LeftCgroupCPUMaxS: c.most}
+		rec := results.RunRecord{Valid: true}
+		cfg := Config{}
+		cfg.judge(&rec, rep)
+		warns := strings.Join(results.WarningTexts(rec.Warnings), "; ")
+		if !strings.Contains(warns, c.want) || (c.not != "" && strings.Contains(warns, c.not)) {
+			t.Errorf("seen %.3f s, at most %.3f s: warnings %q, want %q", c.seen, c.most, warns, c.want)
+		}
+	}
+}

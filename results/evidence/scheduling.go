@@ -223,9 +223,13 @@ type TreeReport struct {
 	// time they used between the first and the last time they were seen
 	// outside, from /proc, which the cgroup's account misses and the
 	// tree's CPU time includes; LeftCgroupOnTargetS the
-	// part of it of those last seen on the target.
+	// part of it of those last seen on the target. The kernel does not
+	// say when a process moved: LeftCgroupCPUMaxS is their CPU time from
+	// the last time each was seen inside (from its start when it never
+	// was), so that what they used outside lies between the two.
 	LeftCgroup          int     `json:"left_cgroup,omitempty"`
 	LeftCgroupCPUS      float64 `json:"left_cgroup_cpu_s,omitempty"`
+	LeftCgroupCPUMaxS   float64 `json:"left_cgroup_cpu_max_s,omitempty"`
 	LeftCgroupOnTargetS float64 `json:"left_cgroup_on_target_s,omitempty"`
 	// PriorityScope says what makes the priority the command's thread
 	// read back act against the rest of the machine: "cpu cgroup weight
