@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"math/bits"
 	"os"
 	"runtime"
 	"sync"
@@ -85,13 +86,20 @@ func GetAffinity(tid int) (cpuset.Set, error) {
 	if err := retry(func() error { return unix.SchedGetaffinityDynamic(tid, set) }); err != nil {
 		return cpuset.Set{}, os.NewSyscallError("sched_getaffinity", err)
 	}
+	return cpuset.Of(cpusIn(set)...), nil
+}
+
+// cpusIn lists the CPUs of set a word at a time: a mask sized for the
+// possible CPUs (1,024 or more) is mostly zeros, and reading a mask is on
+// the path of every launch. A word is a machine word (x/sys's cpuMask).
+func cpusIn(set unix.CPUSetDynamic) []int {
 	var cpus []int
-	for i := 0; i < possibleCPUs(); i++ {
-		if set.IsSet(i) {
-			cpus = append(cpus, i)
+	for i, w := range set {
+		for m := uint64(w); m != 0; m &= m - 1 {
+			cpus = append(cpus, i*bits.UintSize+bits.TrailingZeros64(m))
 		}
 	}
-	return cpuset.Of(cpus...), nil
+	return cpus
 }
 
 // SetAffinity sets a thread's CPU mask. The kernel silently drops CPUs

@@ -116,3 +116,20 @@ func TestThreadCPUTime(t *testing.T) {
 		}
 	})
 }
+
+// A mask is read a word at a time: the CPUs at the words' edges, and one
+// far past the first word, come back in order.
+func TestCPUsInReadsEveryWord(t *testing.T) {
+	want := []int{0, 1, 63, 64, 65, 127, 1023, 4095}
+	set := unix.NewCPUSet(4096)
+	for _, c := range want {
+		set.Set(c)
+	}
+	got := cpusIn(set)
+	if cpuset.Of(got...).String() != cpuset.Of(want...).String() || len(got) != len(want) {
+		t.Errorf("cpusIn = %v, want %v", got, want)
+	}
+	if got := cpusIn(unix.NewCPUSet(1024)); len(got) != 0 {
+		t.Errorf("cpusIn of an empty mask = %v", got)
+	}
+}

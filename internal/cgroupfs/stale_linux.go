@@ -64,8 +64,11 @@ func Stale(root fsroot.Root, home string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		dir := filepath.Join(home, e.Name())
-		if pid, ok := RunOwner(e.Name()); ok && e.IsDir() && OwnerGone(root, dir, pid) {
+		pid, ok := RunOwner(e.Name())
+		if !ok || !e.IsDir() {
+			continue // most entries are the cgroup's own files
+		}
+		if dir := filepath.Join(home, e.Name()); OwnerGone(root, dir, pid) {
 			out = append(out, dir)
 		}
 	}
