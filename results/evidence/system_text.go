@@ -203,14 +203,24 @@ func (f *Facts) Warnings() []string {
 	var out []string
 	for _, c := range f.Checks {
 		if c.Important && !c.Good {
-			value := c.Value
-			if len(value) > 60 {
-				value = value[:57] + "…"
-			}
+			value := clipList(c.Value, 60)
 			out = append(out, fmt.Sprintf("machine not tuned for measuring on CPUs %s: %s is %s (%s)", f.Target, c.Item, value, c.Why))
 		}
 	}
 	return append(out, f.Journal.Warnings()...)
+}
+
+// clipList cuts a check's value to about max bytes for a warning line,
+// after the last whole item of a list ("25 ttyS0 (10), 31 virtio0 (1387)")
+// where it is one, so that no item is cut in half; Clip otherwise.
+func clipList(value string, max int) string {
+	if len(value) <= max {
+		return value
+	}
+	if cut := strings.LastIndex(value[:max-len(", …")], ", "); cut > 0 {
+		return value[:cut] + ", …"
+	}
+	return Clip(value, max)
 }
 
 // Warnings says what a corepin command must tell the person who started
