@@ -1,8 +1,8 @@
 package launch
 
 import (
+	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,37 +44,6 @@ import (
 
 // guardFD is the pipe in the guard: the first of exec.Cmd.ExtraFiles.
 const guardFD = 3
-
-// guardMsg is one line on the guard's pipe.
-type guardMsg struct {
-	Cgroup  *guardCgroup `json:"cgroup,omitempty"`
-	Group   *guardGroup  `json:"group,omitempty"`
-	Ungroup int          `json:"ungroup,omitempty"`
-	Journal *guardTune   `json:"journal,omitempty"`
-	Results string       `json:"results,omitempty"`
-	Done    bool         `json:"done,omitempty"`
-}
-
-// guardCgroup is a run cgroup: its directories, by the keys cgroup.dirs
-// uses.
-type guardCgroup struct {
-	Version int               `json:"version"`
-	Name    string            `json:"name"`
-	Dirs    map[string]string `json:"dirs"`
-}
-
-// guardGroup is a run's process group: its ID is its leader's PID, with
-// the leader's start time.
-type guardGroup struct {
-	PGID  int    `json:"pgid"`
-	Start uint64 `json:"start"`
-}
-
-// guardTune is the machine whose journal holds corepin's tune.
-type guardTune struct {
-	Root    string `json:"root"`
-	Journal string `json:"journal"`
-}
 
 // guarding is this process's side of its guard.
 var guarding struct {
@@ -147,11 +116,7 @@ func writeGuard(m guardMsg) {
 	if m == (guardMsg{}) {
 		return // only starting the guard
 	}
-	data, err := json.Marshal(m)
-	if err != nil {
-		return
-	}
-	guarding.w.Write(append(data, '\n'))
+	guarding.w.Write(m.line())
 }
 
 // guardCgroupOf is what the guard needs of cg.
@@ -226,11 +191,12 @@ func guardMain(args []string) int {
 		return 2
 	}
 	g := &guardState{owner: system.Owner{PID: pid, Start: start}, cgroups: map[string]guardCgroup{}, groups: map[int]uint64{}, since: time.Now()}
-	dec := json.NewDecoder(os.NewFile(guardFD, "corepin-guard"))
-	for {
-		var m guardMsg
-		if err := dec.Decode(&m); err != nil {
-			break // end of file: corepin has ended
+	lines := bufio.NewScanner(os.NewFile(guardFD, "corepin-guard"))
+	for lines.Scan() { // until end of file: corepin has ended
+		m, err := parseGuardLine(lines.Text())
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "corepin %s: %v\n", GuardArg, err)
+			continue
 		}
 		if m.Done {
 			return 0
