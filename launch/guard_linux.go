@@ -33,7 +33,7 @@ import (
 // machine would stay tuned. It is corepin re-executed (GuardArg), started
 // before the first such change, off the target and at nice 0, and it
 // blocks on a pipe from corepin, costing nothing while corepin lives.
-// corepin tells it, one JSON line at a time, what to clean as it makes
+// corepin tells it, one line at a time (see guardMsg), what to clean as it makes
 // it: the run cgroups, the process group, the journal of a tune, the
 // results folder. A normal end says "done" and the guard exits; end of
 // file without it means corepin died, and the guard cleans up and says
@@ -191,17 +191,8 @@ func guardMain(args []string) int {
 		return 2
 	}
 	g := &guardState{owner: system.Owner{PID: pid, Start: start}, cgroups: map[string]guardCgroup{}, groups: map[int]uint64{}, since: time.Now()}
-	lines := bufio.NewScanner(os.NewFile(guardFD, "corepin-guard"))
-	for lines.Scan() { // until end of file: corepin has ended
-		m, err := parseGuardLine(lines.Text())
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "corepin %s: %v\n", GuardArg, err)
-			continue
-		}
-		if m.Done {
-			return 0
-		}
-		g.note(m)
+	if g.read(os.NewFile(guardFD, "corepin-guard"), os.Stderr) {
+		return 0 // corepin ended normally
 	}
 	g.cleanUp(os.Stderr)
 	return 0
@@ -215,6 +206,31 @@ type guardState struct {
 	tunes   []guardTune
 	results string
 	since   time.Time // when the guard started: older results are not this run's
+}
+
+// read takes in what corepin says on its pipe until it says it is done
+// (true) or its end closes the pipe (false). Only end of file means
+// corepin has ended: a line of any length is read whole, and a last piece
+// without its newline is a write that corepin's end cut short (a line can
+// be longer than PIPE_BUF), not a message. A line it cannot read is said
+// on w and skipped.
+func (g *guardState) read(pipe io.Reader, w io.Writer) bool {
+	r := bufio.NewReader(pipe)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return false
+		}
+		m, err := parseGuardLine(strings.TrimSuffix(line, "\n"))
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "corepin %s: %v\n", GuardArg, err)
+		case m.Done:
+			return true
+		default:
+			g.note(m)
+		}
+	}
 }
 
 func (g *guardState) note(m guardMsg) {

@@ -292,3 +292,32 @@ func TestOwnerGone(t *testing.T) {
 		t.Error("a zombie is taken as a living owner")
 	}
 }
+
+// The guard reads a line of any length whole, says what it cannot read
+// and goes on, takes only "done" as a normal end, and leaves out a last
+// piece without its newline: a write that corepin's death cut short.
+func TestGuardReadsItsPipe(t *testing.T) {
+	long := "/sys/fs/cgroup/" + strings.Repeat("deep/", 20000) + "corepin-9-1"
+	in := (guardMsg{Cgroup: &guardCgroup{Version: 1, Name: "corepin-9-1", Dirs: map[string]string{"cpu": long}}}).line()
+	in = append(in, "nonsense\n"...)
+	in = append(in, (guardMsg{Group: &guardGroup{PGID: 9, Start: 77}}).line()...)
+	for _, c := range []struct {
+		tail   string
+		done   bool
+		groups map[int]uint64
+	}{
+		{"done\n", true, map[int]uint64{9: 77}},
+		{"", false, map[int]uint64{9: 77}},
+		{"group 12 56", false, map[int]uint64{9: 77}}, // cut short: not a message
+	} {
+		g := &guardState{cgroups: map[string]guardCgroup{}, groups: map[int]uint64{}}
+		var said bytes.Buffer
+		done := g.read(bytes.NewReader(append(bytes.Clone(in), c.tail...)), &said)
+		if done != c.done || g.cgroups["corepin-9-1"].Dirs["cpu"] != long || fmt.Sprint(g.groups) != fmt.Sprint(c.groups) {
+			t.Errorf("tail %q: done %v, cgroup read %v, groups %v; want done %v, groups %v", c.tail, done, g.cgroups["corepin-9-1"].Dirs["cpu"] == long, g.groups, c.done, c.groups)
+		}
+		if !strings.Contains(said.String(), `a line it cannot read: "nonsense"`) {
+			t.Errorf("tail %q: it said %q", c.tail, said.String())
+		}
+	}
+}

@@ -85,9 +85,10 @@ func (m guardMsg) line() []byte {
 
 // parseGuardLine reads one line that line wrote.
 func parseGuardLine(s string) (guardMsg, error) {
+	unread := fmt.Errorf("a line it cannot read: %q", s)
 	w, err := guardWords(s)
 	if err != nil || len(w) == 0 {
-		return guardMsg{}, fmt.Errorf("a line it cannot read: %q", s)
+		return guardMsg{}, unread
 	}
 	bad := fmt.Errorf("a %s line it cannot read: %q", w[0], s)
 	n := func(i int) int {
@@ -112,15 +113,19 @@ func parseGuardLine(s string) (guardMsg, error) {
 		}
 		m.Group = &guardGroup{PGID: n(1), Start: start}
 	case w[0] == "ungroup" && len(w) == 2:
-		m.Ungroup = n(1)
+		if m.Ungroup = n(1); m.Ungroup <= 0 {
+			err = bad
+		}
 	case w[0] == "journal" && len(w) == 3:
 		m.Journal = &guardTune{Root: w[1], Journal: w[2]}
-	case w[0] == "results" && len(w) == 2:
+	case w[0] == "results" && len(w) == 2 && w[1] != "":
 		m.Results = w[1]
 	case w[0] == "done" && len(w) == 1:
 		m.Done = true
-	default:
+	case slices.Contains([]string{"cgroup", "group", "ungroup", "journal", "results", "done"}, w[0]):
 		return guardMsg{}, bad
+	default:
+		return guardMsg{}, unread
 	}
 	if err != nil {
 		return guardMsg{}, err
@@ -150,7 +155,7 @@ func guardWords(s string) ([]string, error) {
 		}
 		words = append(words, word)
 		if s != "" {
-			if s[0] != ' ' || len(s) == 1 {
+			if s[0] != ' ' || len(s) == 1 || s[1] == ' ' {
 				return nil, errors.New("words must be one space apart")
 			}
 			s = s[1:]

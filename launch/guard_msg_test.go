@@ -33,7 +33,7 @@ func TestGuardLinesRoundTrip(t *testing.T) {
 
 func TestGuardLinesRefused(t *testing.T) {
 	for _, s := range []string{"", "cgroup", "cgroup x \"n\"", "cgroup 1 \"n\" \"cpu\"", "group 1", "group a 2", "group 1 -2",
-		"ungroup", "journal \"/\"", "results \"a", "results  \"a\"", "done now", "launch \"rm\"", "results \"a\" "} {
+		"ungroup", "journal \"/\"", "results \"a", "results  \"a\"", "done now", "launch \"rm\"", "results \"a\" ", "ungroup 0", "results \"\"", "group  1 2", " done"} {
 		if m, err := parseGuardLine(s); err == nil {
 			t.Errorf("%q read as %+v", s, m)
 		}

@@ -3,9 +3,11 @@ package launch
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,8 +71,9 @@ type tree struct {
 	// misses them, so they are counted from /proc. lastIn is the CPU time
 	// (ticks) of each process of the run when it was last seen inside,
 	// where a move out must have come after.
-	outside map[int]outsider
-	lastIn  map[int]uint64
+	outside     map[int]outsider
+	outsideGone []outsider
+	lastIn      map[int]uint64
 }
 
 // outsider is a process of the run seen outside its cgroup. The kernel
@@ -285,7 +288,7 @@ func (t *tree) Members() []int {
 // command when it still runs. It walks down from every process known to
 // be the run's (see roots), through the children of each.
 func (t *tree) members(withRoot bool) []int {
-	queue, inside := t.roots()
+	queue, inside, before := t.roots()
 	var out []int
 	done := map[int]bool{}
 	for len(queue) > 0 {
@@ -295,7 +298,7 @@ func (t *tree) members(withRoot bool) []int {
 			continue
 		}
 		done[pid] = true
-		if !t.admit(pid, inside) {
+		if !t.admit(pid, inside, before) {
 			continue
 		}
 		if pid != t.pid || withRoot {
@@ -311,8 +314,20 @@ func (t *tree) members(withRoot bool) []int {
 // process group, or inherited orphans already seen), and the processes
 // seen before that still live; the ones gone, or whose PID another took,
 // are forgotten. inside is the set of the cgroup's accounted processes,
-// nil without a cgroup.
-func (t *tree) roots() (queue []int, inside map[int]bool) {
+// nil without a cgroup; before is the CPU time (ticks) of each process
+// seen before, read before that listing, so that one the listing finds
+// inside was inside at that reading.
+func (t *tree) roots() (queue []int, inside map[int]bool, before map[int]uint64) {
+	before = map[int]uint64{}
+	for pid, start := range t.seen {
+		if st, ok := t.stat(pid); ok && st.StartTime == start {
+			queue = append(queue, pid)
+			before[pid] = st.UTime + st.STime
+		} else {
+			delete(t.seen, pid) // gone, or its PID given to another
+			delete(t.lastIn, pid)
+		}
+	}
 	if t.cg != nil {
 		queue = append(queue, t.cg.procs()...)
 		inside = map[int]bool{}
@@ -326,20 +341,12 @@ func (t *tree) roots() (queue []int, inside map[int]bool) {
 			queue = append(queue, c)
 		}
 	}
-	for pid, start := range t.seen {
-		if st, ok := t.stat(pid); ok && st.StartTime == start {
-			queue = append(queue, pid)
-		} else {
-			delete(t.seen, pid) // gone, or its PID given to another
-			delete(t.lastIn, pid)
-		}
-	}
-	return queue, inside
+	return queue, inside, before
 }
 
 // admit says whether pid is a live process of the run, and records it:
 // seen with its start time, and followed where it left the cgroup.
-func (t *tree) admit(pid int, inside map[int]bool) bool {
+func (t *tree) admit(pid int, inside map[int]bool, before map[int]uint64) bool {
 	if pid == os.Getpid() {
 		return false // corepin's starting thread is in the cgroup while it forks the command
 	}
@@ -348,11 +355,7 @@ func (t *tree) admit(pid int, inside map[int]bool) bool {
 		return false
 	}
 	if st.State == 'Z' {
-		// Not a live process of the run, but one that left keeps its
-		// CPU time until it is reaped: its time after the last look.
-		if o, known := t.outside[pid]; known && o.start == st.StartTime {
-			t.noteOutside(pid, st)
-		}
+		t.noteExited(pid, st)
 		return false
 	}
 	if start, known := t.seen[pid]; known && start != st.StartTime {
@@ -361,15 +364,29 @@ func (t *tree) admit(pid int, inside map[int]bool) bool {
 	t.seen[pid] = st.StartTime
 	t.ever[pid] = true
 	// A process missing from the listing may have been forked since it
-	// was read: its own /proc/PID/cgroup says where it is.
+	// was read: its own /proc/PID/cgroup, read after its stat, says where
+	// it is. A move out comes after the last reading known to be inside:
+	// the one before the listing, or this one when its cgroup file says.
 	switch {
 	case inside == nil:
-	case inside[pid] || t.cg.holds(t.root, pid):
+	case inside[pid]:
+		if cpu, ok := before[pid]; ok {
+			t.lastIn[pid] = cpu
+		}
+	case t.cg.holds(t.root, pid):
 		t.lastIn[pid] = st.UTime + st.STime
 	default:
 		t.noteOutside(pid, st)
 	}
 	return true
+}
+
+// noteExited reads once more a process of the run that left its cgroup
+// and has exited, before it is reaped: its CPU time since the last look.
+func (t *tree) noteExited(pid int, st watch.TaskStat) {
+	if o, known := t.outside[pid]; known && o.start == st.StartTime {
+		t.noteOutside(pid, st)
+	}
 }
 
 // noteOutside keeps the CPU time of a process of the run outside its
@@ -381,6 +398,9 @@ func (t *tree) noteOutside(pid int, st watch.TaskStat) {
 	}
 	o, known := t.outside[pid]
 	if !known || o.start != st.StartTime {
+		if known {
+			t.outsideGone = append(t.outsideGone, o) // its PID went to another process that left
+		}
 		o = outsider{start: st.StartTime, first: st.UTime + st.STime, from: t.lastIn[pid]}
 		delete(t.lastIn, pid)
 	}
@@ -510,6 +530,7 @@ func (t *tree) reapOrphans() {
 			continue
 		}
 		if st.PGrp == t.pid || t.seen[c] == st.StartTime {
+			t.noteExited(c, st)
 			reap(c)
 		}
 	}
@@ -526,7 +547,7 @@ func (t *tree) account() {
 		t.traceAfter, t.traceErr = t.tracer.Snapshot()
 	}
 	t.mu.Lock()
-	for _, o := range t.outside {
+	for _, o := range append(slices.Collect(maps.Values(t.outside)), t.outsideGone...) {
 		t.rep.LeftCgroup++
 		s := float64(o.last-o.first) / procfs.UserHZ
 		t.rep.LeftCgroupCPUS += s

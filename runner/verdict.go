@@ -228,10 +228,11 @@ func (cfg *Config) maxOthers() float64 {
 
 // leftUpTo says how much more the processes that left the run's cgroup
 // may have used outside it: the kernel does not say when they moved, only
-// that each was inside at one look and outside at the next.
+// that each was inside at one look and outside at the next. Less than two
+// of /proc's 10 ms ticks apart, the two counts say the same.
 func leftUpTo(tr *launch.TreeReport) string {
-	if tr.LeftCgroupCPUMaxS-tr.LeftCgroupCPUS < 0.01 {
+	if tr.LeftCgroupCPUMaxS-tr.LeftCgroupCPUS < 0.02 {
 		return ""
 	}
-	return fmt.Sprintf("; they may have used up to %s outside it, had each left just after it was last seen inside", results.FormatSeconds(tr.LeftCgroupCPUMaxS))
+	return fmt.Sprintf("; from when each was last seen inside (or from its start), they used up to %s: the kernel does not say when they moved", results.FormatSeconds(tr.LeftCgroupCPUMaxS))
 }

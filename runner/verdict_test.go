@@ -127,8 +127,8 @@ func TestJudgeSaysWhatAProcessThatLeftMayHaveUsed(t *testing.T) {
 		seen, most float64
 		want, not  string
 	}{
-		{0.07, 0.3, "their CPU time (70.0 ms) is counted from /proc, their residency is sampled; they may have used up to 300.0 ms outside it", ""},
-		{0.29, 0.295, "their CPU time (290.0 ms) is counted from /proc", "may have used"},
+		{0.07, 0.3, "their CPU time (70.0 ms) is counted from /proc, their residency is sampled; from when each was last seen inside (or from its start), they used up to 300.0 ms", ""},
+		{0.29, 0.3, "their CPU time (290.0 ms) is counted from /proc", "used up to"},
 	} {
 		rep := busy().report()
 		rep.Tree = &launch.TreeReport{LeftCgroup: 1, LeftCgroupCPUS: c.seen, LeftCgroupCPUMaxS: c.most}

@@ -226,7 +226,8 @@ type TreeReport struct {
 	// part of it of those last seen on the target. The kernel does not
 	// say when a process moved: LeftCgroupCPUMaxS is their CPU time from
 	// the last time each was seen inside (from its start when it never
-	// was), so that what they used outside lies between the two.
+	// was) to the last look, so that what they used outside between the
+	// looks lies between the two.
 	LeftCgroup          int     `json:"left_cgroup,omitempty"`
 	LeftCgroupCPUS      float64 `json:"left_cgroup_cpu_s,omitempty"`
 	LeftCgroupCPUMaxS   float64 `json:"left_cgroup_cpu_max_s,omitempty"`
