@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,14 @@ var treeHelpers = map[string]func() int{
 
 // escaper moves itself out of the run's cgroups into their parents, as a
 // program run as root can, then uses about 0.3 s of CPU time and exits.
+// With COREPIN_ESCAPE_AFTER (a duration) it first uses that much CPU time
+// inside them.
 func escaper() int {
+	runtime.LockOSThread()
+	if d, err := time.ParseDuration(os.Getenv("COREPIN_ESCAPE_AFTER")); err == nil {
+		for start := threadCPU(); threadCPU()-start < d; {
+		}
+	}
 	mounts, err := cgroupfs.ReadMounts(fsroot.Host)
 	own, err2 := cgroupfs.ReadProcCgroup(fsroot.Host, "self")
 	if err != nil || err2 != nil {
@@ -63,7 +71,6 @@ func escaper() int {
 	if moved == 0 {
 		return 3
 	}
-	runtime.LockOSThread()
 	for start := threadCPU(); threadCPU()-start < 300*time.Millisecond; {
 	}
 	return 0
@@ -482,6 +489,40 @@ func TestRunFollowsAProcessThatLeftItsCgroup(t *testing.T) {
 	// before a tick: then the lower bound is not judged further.)
 	if rep.Watch != nil && rep.Watch.KeepUp.MaxLateMs <= 100 && (tr.LeftCgroupCPUS <= 0.1 || c.Coverage == nil || *c.Coverage > 0.7) {
 		t.Errorf("tree %+v, coverage %+v, watcher %+v: want most of its 0.3 s seen outside", tr, c, rep.Watch.KeepUp)
+	}
+}
+
+// A process that ran inside the run's cgroup for a while before it left
+// is counted, at most, from the last look that found it inside: the
+// upper bound leaves out most of the 0.2 s it used inside, and still
+// holds the 0.3 s it used outside.
+func TestRunBoundsTheTimeOfAProcessThatLeftLate(t *testing.T) {
+	cpu := needsTwoCPUs(t)
+	self, _ := os.Executable()
+	rep, err := Run(context.Background(), Config{Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: []string{self},
+		Env: append(os.Environ(), "COREPIN_LAUNCH_HELPER=escaper", "COREPIN_ESCAPE_AFTER=200ms"), WatchPeriod: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Tree.Mechanism, "cgroup") {
+		t.Skipf("no run cgroup here (%s): nothing to leave", rep.Tree.NoCgroup)
+	}
+	tr, late := rep.Tree, math.Inf(1)
+	if rep.Watch != nil {
+		late = rep.Watch.KeepUp.MaxLateMs
+	}
+	t.Logf("exit %d; left %d, %.3f s outside, at most %.3f s; cgroup %s; watcher late up to %.0f ms",
+		rep.ExitCode(), tr.LeftCgroup, tr.LeftCgroupCPUS, tr.LeftCgroupCPUMaxS, fmtPtr(tr.CPUSeconds), late)
+	if rep.ExitCode() != 0 || tr.LeftCgroup != 1 {
+		t.Fatalf("exit %d, %d left: want the helper to leave once and exit 0", rep.ExitCode(), tr.LeftCgroup)
+	}
+	if tr.LeftCgroupCPUS <= 0 || tr.LeftCgroupCPUS > tr.LeftCgroupCPUMaxS || tr.LeftCgroupCPUMaxS < 0.28 {
+		t.Errorf("%.3f s seen outside, at most %.3f s: want the 0.3 s it spun outside within them", tr.LeftCgroupCPUS, tr.LeftCgroupCPUMaxS)
+	}
+	// Ticks 20 ms apart saw it inside until close to its move: the upper
+	// bound counts little of the 0.2 s before. (Late ticks are not judged.)
+	if late <= 100 && tr.LeftCgroupCPUMaxS > 0.42 {
+		t.Errorf("at most %.3f s outside: want the last look inside, near the move after 0.2 s, to start it", tr.LeftCgroupCPUMaxS)
 	}
 }
 
