@@ -25,6 +25,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/internal/procfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -254,13 +255,34 @@ func busyLoop(t *testing.T, cpus string) *exec.Cmd {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	// Ready once the loop has run at all (taskset has become the shell).
-	for {
+	waitFor(t, "the busy loop to start", cmd, func() bool {
 		if ns, ok := threadRunNs(fsroot.Host, cmd.Process.Pid); ok && ns > 0 {
-			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); strings.TrimSpace(string(comm)) == "sh" {
-				return cmd
+			comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid))
+			return strings.TrimSpace(string(comm)) == "sh"
+		}
+		return false
+	})
+	return cmd
+}
+
+// waitFor polls cond until it holds. A wait that cannot end, because cmd
+// ended first or because the condition never comes, fails the test
+// naming what it waited for, instead of hanging the guest until its
+// timeout with nothing said; two minutes is far more than the slowest
+// start under TCG takes.
+func waitFor(t *testing.T, what string, cmd *exec.Cmd, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		if cmd != nil {
+			if st, err := procfs.ReadTaskStat(fsroot.Host, cmd.Process.Pid); err != nil || st.Dead() {
+				t.Fatalf("waiting for %s: pid %d (%s) ended first", what, cmd.Process.Pid, strings.Join(cmd.Args, " "))
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: not within 2 minutes", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -291,15 +313,15 @@ func waitRatio(t *testing.T, cpu int) (float64, map[int]string) {
 	t.Helper()
 	work := busyLoop(t, strconv.Itoa(cpu))
 	seen := map[int]string{}
-	for {
+	waitFor(t, "300 ms of the busy loop's run time", work, func() bool {
 		if run, _ := schedWait(work.Process.Pid); run > 300e6 {
-			break
+			return true
 		}
 		for tid, name := range runningOn(cpu, work.Process.Pid) {
 			seen[tid] = name
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
 	run, wait := schedWait(work.Process.Pid)
 	work.Process.Kill()
 	work.Wait()
@@ -468,19 +490,17 @@ func TestGuestExecAndKill(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if data, _ := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate"); strings.TrimSpace(string(data)) == "1" {
-			break // the last write of the tune
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "the tune's last write (perf_event_max_sample_rate 1)", cmd, func() bool {
+		data, _ := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate")
+		return strings.TrimSpace(string(data)) == "1"
+	})
 	// Let the sleep start, so the tune has finished: the sleep is a child.
 	var child int
-	for child == 0 {
+	waitFor(t, "corepin's child sleep", cmd, func() bool {
 		out, _ := exec.Command("pgrep", "-P", strconv.Itoa(cmd.Process.Pid), "-x", "sleep").Output()
 		child, _ = strconv.Atoi(strings.TrimSpace(string(out)))
-		time.Sleep(10 * time.Millisecond)
-	}
+		return child != 0
+	})
 	cmd.Process.Kill()
 	cmd.Wait()
 	syscall.Kill(child, syscall.SIGKILL)

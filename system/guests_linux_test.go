@@ -1,12 +1,15 @@
 package system
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestGuests boots guests of the machine matrix and runs the TestGuest
@@ -15,6 +18,14 @@ import (
 // still mount a cgroup v1 cpuset hierarchy; online CPUs 0,2-3). It takes
 // a minute or more under TCG, so it runs only when asked: COREPIN_GUESTS=1
 // (COREPIN_GUEST_SHAPE picks one shape, COREPIN_GUEST_RUN the tests).
+// guestLimit bounds one guest's boot and tests; guestTestLimit, its tests
+// alone. Both shapes' guests together stay under CI's -timeout 30m, and a
+// guest's tests take about a minute under TCG.
+const (
+	guestLimit     = 12 * time.Minute
+	guestTestLimit = 10 * time.Minute
+)
+
 func TestGuests(t *testing.T) {
 	if os.Getenv("MACHINE_SHAPE") != "" {
 		t.Skip("already inside a guest")
@@ -56,13 +67,20 @@ func TestGuests(t *testing.T) {
 	}
 	var failed []string
 	for _, shape := range shapes {
-		// One guest at a time: each keeps the host's CPUs busy.
-		cmd := exec.Command("go", "run", "../test/machines", "run", "-shape", shape, "--",
-			"env", "COREPIN_BIN="+filepath.Join(dir, "corepin"), filepath.Join(dir, "system.test"), "-test.run", run, "-test.v")
-		out, err := cmd.CombinedOutput()
-		t.Logf("guest %s:\n%s", shape, out)
-		if err != nil {
-			failed = append(failed, fmt.Sprintf("in the guest %s: %v\n%s", shape, err, failures(string(out))))
+		// One guest at a time: each keeps the host's CPUs busy. The guest's
+		// tests end at their own timeout, which names the tests still
+		// running and where they wait, well before the guest's; and the
+		// guest's, before this test's. Its log is shown as it comes, so
+		// that a guest that hangs still shows how far it got.
+		cmd := exec.Command("go", "run", "../test/machines", "run", "-shape", shape, "-timeout", guestLimit.String(), "--",
+			"env", "COREPIN_BIN="+filepath.Join(dir, "corepin"), filepath.Join(dir, "system.test"),
+			"-test.run", run, "-test.v", "-test.timeout", guestTestLimit.String())
+		var out bytes.Buffer
+		fmt.Printf("--- the guest %s:\n", shape)
+		cmd.Stdout = io.MultiWriter(os.Stdout, &out)
+		cmd.Stderr = cmd.Stdout
+		if err := cmd.Run(); err != nil {
+			failed = append(failed, fmt.Sprintf("in the guest %s: %v\n%s", shape, err, failures(out.String())))
 		}
 	}
 	// Said last, so that a log cut to its tail still shows why.
