@@ -275,8 +275,17 @@ func TestSummaryWarningsSpeedInTheSpreadLine(t *testing.T) {
 		{Name: "json", CompletedRuns: 2, Warnings: []Warning{{Run: 2, Kind: KindSpeed, Text: "slowed", Value: v(0.9)}}},
 	}}
 	got := r.SummaryWarnings()
-	want := "fib: spread 9.0% (coefficient of variation) is above 5%: rerun with more runs on a quieter machine; the speed witness saw the target at 73–90% of its best speed in 2 of 4 runs of every benchmark (run.json says each run's cause)"
+	want := "fib: spread 9.0% (coefficient of variation) is above 5%: rerun with more runs on a quieter machine; the speed witness saw the target at 73–90% of its best speed in 2 of all 4 runs (run.json says each run's cause)"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+
+	// A third benchmark the witness found at full speed: the count names
+	// the benchmarks it is over.
+	r.Benchmarks = append(r.Benchmarks, Benchmark{Name: "sha", CompletedRuns: 3})
+	got = r.SummaryWarnings()
+	want = "fib: spread 9.0% (coefficient of variation) is above 5%: rerun with more runs on a quieter machine; the speed witness saw the target at 73–90% of its best speed in 2 of the 4 runs of fib, json (run.json says each run's cause)"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("summary with a benchmark at full speed:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }

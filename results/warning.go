@@ -181,8 +181,14 @@ func (r *Run) SummaryWarnings() []string {
 		if kind == KindSpread {
 			var also []string
 			if sp, ok := groups[KindSpeed]; ok {
-				also = append(also, fmt.Sprintf("the speed witness saw the target at %s of its best speed in %d of %d runs of %s (run.json says each run's cause)",
-					valueRange(sp.lo, sp.hi, true), len(sp.runs), sp.total, r.benchmarkNames(sp.names)))
+				// "in 39 of all 42 runs": the count is over the benchmarks
+				// named, not of each of them.
+				of := "all " + strconv.Itoa(sp.total) + " runs"
+				if names := r.benchmarkNames(sp.names); names != "every benchmark" {
+					of = fmt.Sprintf("the %d runs of %s", sp.total, names)
+				}
+				also = append(also, fmt.Sprintf("the speed witness saw the target at %s of its best speed in %d of %s (run.json says each run's cause)",
+					valueRange(sp.lo, sp.hi, true), len(sp.runs), of))
 			}
 			if variation != "" {
 				also = append(also, variation)
