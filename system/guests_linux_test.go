@@ -12,12 +12,6 @@ import (
 	"time"
 )
 
-// TestGuests boots guests of the machine matrix and runs the TestGuest
-// tests there, with a corepin binary for the run checks: "offline" (Linux
-// 6.12, cgroup v2 only, CPU 3 offline) and "hole" (Linux 6.1, which can
-// still mount a cgroup v1 cpuset hierarchy; online CPUs 0,2-3). It takes
-// a minute or more under TCG, so it runs only when asked: COREPIN_GUESTS=1
-// (COREPIN_GUEST_SHAPE picks one shape, COREPIN_GUEST_RUN the tests).
 // guestLimit bounds one guest's boot and tests; guestTestLimit, its tests
 // alone. A guest's tests take about a minute under TCG; both shapes'
 // guests, each booted twice, stay under CI's -timeout 30m.
@@ -26,6 +20,12 @@ const (
 	guestTestLimit = 4 * time.Minute
 )
 
+// TestGuests boots guests of the machine matrix and runs the TestGuest
+// tests there, with a corepin binary for the run checks: "offline" (Linux
+// 6.12, cgroup v2 only, CPU 3 offline) and "hole" (Linux 6.1, which can
+// still mount a cgroup v1 cpuset hierarchy; online CPUs 0,2-3). It takes
+// a minute or more under TCG, so it runs only when asked: COREPIN_GUESTS=1
+// (COREPIN_GUEST_SHAPE picks one shape, COREPIN_GUEST_RUN the tests).
 func TestGuests(t *testing.T) {
 	if os.Getenv("MACHINE_SHAPE") != "" {
 		t.Skip("already inside a guest")
