@@ -82,7 +82,9 @@ func (c PartitionConfig) Validate() error {
 }
 
 // QoSAsked is a QoS experiment as the command line asks for it; a quick
-// one computes fib(30) in 3 runs, unless --work or --runs are given.
+// one makes 3 runs of the smallest work from fib(30) to fib(34) that lasts
+// long enough for the levels to act (see sizeFib), unless --work or
+// --runs are given.
 // Out is the folder the results also go to, "" for none.
 type QoSAsked struct {
 	Levels, Low, High, Work, Out string
@@ -102,15 +104,14 @@ func (a QoSAsked) Config(cpu int) (QoSConfig, error) {
 		return QoSConfig{}, err
 	}
 	runs := a.Runs
+	size := false
 	if a.Quick {
-		if !a.WorkGiven {
-			fibN = 30
-		}
+		size = !a.WorkGiven
 		if !a.RunsGiven {
 			runs = 3
 		}
 	}
-	cfg := QoSConfig{CPU: cpu, Levels: lv, Load: a.Load, Fib: fibN, Runs: runs, NoLoad: a.NoLoad}
+	cfg := QoSConfig{CPU: cpu, Levels: lv, Load: a.Load, Fib: fibN, SizeFib: size, Runs: runs, NoLoad: a.NoLoad}
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}

@@ -41,11 +41,11 @@ func second[T any](_ T, err error) error { return err }
 // what was; a wrong flag is named.
 func TestAsked(t *testing.T) {
 	q := QoSAsked{Low: "background", High: "user-interactive", Work: "fib:34", Load: 2, Runs: 5, Quick: true}
-	if cfg, err := q.Config(1); err != nil || cfg.Fib != 30 || cfg.Runs != 3 || cfg.CPU != 1 {
+	if cfg, err := q.Config(1); err != nil || cfg.Fib != 34 || !cfg.SizeFib || cfg.Runs != 3 || cfg.CPU != 1 {
 		t.Errorf("quick: %+v, %v", cfg, err)
 	}
 	q.WorkGiven, q.RunsGiven = true, true
-	if cfg, err := q.Config(1); err != nil || cfg.Fib != 34 || cfg.Runs != 5 {
+	if cfg, err := q.Config(1); err != nil || cfg.Fib != 34 || cfg.SizeFib || cfg.Runs != 5 {
 		t.Errorf("quick, work and runs given: %+v, %v", cfg, err)
 	}
 	q.Work = "fib:99"

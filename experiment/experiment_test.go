@@ -108,13 +108,15 @@ func TestQoSRatioHoldsWithLoadApart(t *testing.T) {
 		t.Skip("needs to lower nice (CAP_SYS_NICE)")
 	}
 	cpu := testcpu.Target(t)
+	// The work is sized as --quick sizes it: long enough, in the kernel's
+	// ticks, for a level to act.
 	res, err := RunQoS(context.Background(), QoSConfig{CPU: cpu, Levels: []qos.Level{qos.Background, qos.UserInteractive},
-		Load: 2, Fib: 30, Runs: 3, OnlyLoaded: true})
+		Load: 2, Fib: 34, SizeFib: true, Runs: 2, OnlyLoaded: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	high := res.Levels[1]
-	t.Logf("ratio %s here, %s apart; scope %q %v", fmtTimes(res.RatioLoaded), fmtTimes(res.RatioLoadedApart), high.PriorityScope, high.Notes)
+	t.Logf("%s: ratio %s here, %s apart; scope %q %v %v", res.Work, fmtTimes(res.RatioLoaded), fmtTimes(res.RatioLoadedApart), high.PriorityScope, high.Notes, res.Notes)
 	if high.PriorityScope == launch.ScopeAutogroup && len(high.Notes) > 0 {
 		t.Skipf("no cpu cgroup for the key thread here: %v", high.Notes)
 	}

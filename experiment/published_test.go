@@ -43,13 +43,13 @@ func TestPublishedFiguresAreFresh(t *testing.T) {
 
 func TestTextViews(t *testing.T) {
 	loaded, unloaded := 700.0, 300.0
-	q := &QoSResult{Work: "fib(30)", Low: "background", High: "user-interactive", RatioLoaded: &loaded, Published: publishedQoS(),
+	q := &QoSResult{Work: "fib(30)", Low: "background", High: "user-interactive", RatioLoaded: &loaded, Published: publishedQoS(), Notes: []string{"the work was sized"},
 		Levels: []QoSLevel{{Name: "background", MedianMsLoaded: &loaded, MedianMsUnloaded: &unloaded, Notes: []string{"a note"}}}}
 	var b strings.Builder
 	if err := q.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"LEVEL  ", "700.0", "700.00× under load, - with the load in other sessions, - without (published, HarmonyOS phone: 2.24× under load)", "note: background: a note"} {
+	for _, want := range []string{"LEVEL  ", "700.0", "700.00× under load, - with the load in other sessions, - without (published, HarmonyOS phone: 2.24× under load)", "note: the work was sized\nnote: background: a note"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("QoS text lacks %q:\n%s", want, b.String())
 		}

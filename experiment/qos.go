@@ -23,10 +23,14 @@ import (
 // it looks at nice, so the levels hold there only because corepin gives
 // the key thread a cpu cgroup of its nice value's weight.
 type QoSConfig struct {
-	CPU        int
-	Levels     []qos.Level // in order, lowest first; the first and last are compared
-	Load       int         // load threads on the CPU
-	Fib        int         // the key thread computes fib(Fib)
+	CPU    int
+	Levels []qos.Level // in order, lowest first; the first and last are compared
+	Load   int         // load threads on the CPU
+	Fib    int         // the key thread computes fib(Fib)
+	// SizeFib makes Fib the most the key thread computes: it computes
+	// the smallest fib(n), from QuickFibFrom up, that lasts WorkTicks of
+	// the kernel's ticks on CPU (see sizeFib).
+	SizeFib    bool
 	Runs       int
 	NoLoad     bool   // run only the unloaded condition
 	OnlyLoaded bool   // run only the loaded conditions
@@ -91,9 +95,16 @@ func RunQoS(ctx context.Context, cfg QoSConfig) (*QoSResult, error) {
 	if cfg.Runs < 1 || cfg.Fib < 1 || cfg.Load < 0 {
 		return nil, errors.New("the QoS experiment needs runs >= 1, fib >= 1 and load >= 0")
 	}
-	res := &QoSResult{CPU: cfg.CPU, Load: cfg.Load, Work: fmt.Sprintf("fib(%d)", cfg.Fib), Runs: cfg.Runs,
+	res := &QoSResult{CPU: cfg.CPU, Load: cfg.Load, Runs: cfg.Runs,
 		Low: cfg.Levels[0].String(), High: cfg.Levels[len(cfg.Levels)-1].String(),
 		Published: publishedQoS(), Notes: []string{}}
+	if cfg.SizeFib {
+		var note string
+		if cfg.Fib, note = sizeFib(cfg.CPU, cfg.Fib); note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+	}
+	res.Work = fmt.Sprintf("fib(%d)", cfg.Fib)
 	for _, l := range cfg.Levels {
 		res.Levels = append(res.Levels, QoSLevel{Name: l.String(), Level: int(l), LoadedMs: []float64{}, UnloadedMs: []float64{}, LoadedApartMs: []float64{}})
 	}
@@ -149,6 +160,9 @@ func RunQoS(ctx context.Context, cfg QoSConfig) (*QoSResult, error) {
 		lv := &res.Levels[i]
 		lv.MedianMsLoaded, lv.MedianMsUnloaded = medianPtr(lv.LoadedMs), medianPtr(lv.UnloadedMs)
 		lv.MedianMsLoadedApart = medianPtr(lv.LoadedApartMs)
+	}
+	if note := res.tooShort(); note != "" {
+		res.Notes = append(res.Notes, note)
 	}
 	low, high := res.Levels[0], res.Levels[len(res.Levels)-1]
 	res.RatioLoaded = ratio(low.MedianMsLoaded, high.MedianMsLoaded)

@@ -21,6 +21,9 @@ func (r *QoSResult) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\n%s / %s: %s under load, %s with the load in other sessions, %s without (published, HarmonyOS phone: %.2f× under load)\n",
 		r.Low, r.High, fmtTimes(r.RatioLoaded), fmtTimes(r.RatioLoadedApart), fmtTimes(r.RatioUnloaded), r.Published["ratio"])
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for _, lv := range r.Levels {
 		for _, n := range lv.Notes {
 			fmt.Fprintf(w, "note: %s: %s\n", lv.Name, n)

@@ -152,6 +152,18 @@ func ThreadCPUTime(tid int) (time.Duration, error) {
 	return time.Duration(ts.Nano()), nil
 }
 
+// Tick returns the kernel's tick, 1/CONFIG_HZ: the coarse clocks advance
+// once a tick, so their resolution is its length. A CPU-bound thread that
+// the scheduler should set aside runs on until a tick looks at it, so work
+// of a few ticks is finished before a priority can act on it.
+func Tick() (time.Duration, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGetres(unix.CLOCK_MONOTONIC_COARSE, &ts); err != nil {
+		return 0, os.NewSyscallError("clock_getres", err)
+	}
+	return time.Duration(ts.Nano()), nil
+}
+
 // ThreadAlive reports whether tid is still a thread of this process; it
 // guards against a recorded TID that the kernel has since reused.
 func ThreadAlive(tid int) bool {

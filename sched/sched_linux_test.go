@@ -133,3 +133,15 @@ func TestCPUsInReadsEveryWord(t *testing.T) {
 		t.Errorf("cpusIn of an empty mask = %v", got)
 	}
 }
+
+// The tick is one of the periods CONFIG_HZ can have: 100 to 1000 Hz, and
+// 1024 Hz on Alpha, 24, 32, 48 and 64 on some boards.
+func TestTick(t *testing.T) {
+	tick, err := Tick()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hz := time.Second / tick; hz < 24 || hz > 1024 {
+		t.Errorf("tick %v: %d Hz", tick, hz)
+	}
+}

@@ -48,6 +48,9 @@ func GetCPU() (int, error) { return -1, unsupported("getcpu") }
 // ThreadCPUTime is unsupported outside Linux.
 func ThreadCPUTime(int) (time.Duration, error) { return 0, unsupported("clock_gettime") }
 
+// Tick is unsupported outside Linux.
+func Tick() (time.Duration, error) { return 0, unsupported("clock_getres") }
+
 // ThreadAlive is always false outside Linux.
 func ThreadAlive(int) bool { return false }
 

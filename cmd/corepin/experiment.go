@@ -82,7 +82,7 @@ levels cannot lower nice, and the read-back says so.`,
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.StringVar(&out, "out", "", "also write experiment-qos.json and .html into this `folder`")
 	cmd.Output("out", cli.Folder)
-	f.BoolVar(&quick, "quick", false, "fib:30 and 3 runs")
+	f.BoolVar(&quick, "quick", false, "3 runs of the smallest work from fib:30 to fib:34 that lasts 5 of the kernel's ticks")
 	return cmd
 }
 
