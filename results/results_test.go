@@ -289,3 +289,23 @@ func TestSummaryWarningsSpeedInTheSpreadLine(t *testing.T) {
 		t.Errorf("summary with a benchmark at full speed:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// Without a spread, outlier runs are said in the speed witness's line:
+// both say the times varied, and the witness says why.
+func TestSummaryWarningsOutliersInTheSpeedLine(t *testing.T) {
+	v := func(f float64) *float64 { return &f }
+	r := &Run{Benchmarks: []Benchmark{
+		{Name: "fib", CompletedRuns: 2, Warnings: []Warning{{Run: 1, Kind: KindSpeed, Text: "slowed", Value: v(0.73)}}},
+		{Name: "json", CompletedRuns: 2, Warnings: []Warning{
+			{Run: 2, Kind: KindSpeed, Text: "slowed", Value: v(0.9)},
+			{Run: NoRun, Kind: KindOutliers, Text: "1 outlier run(s) by median absolute deviation: [2]"}}},
+	}, Warnings: []string{"machine not tuned"}}
+	got := r.SummaryWarnings()
+	want := []string{
+		"every benchmark: the target ran at 73–90% of its best speed by the speed witness (see run.json for each run's cause) in 2 of 4 runs; the run times varied: outlier runs in json",
+		"machine not tuned",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("summary:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -166,7 +166,7 @@ func (r *Run) SummaryWarnings() []string {
 	}
 	rest, variation := splitVariation(r, rest)
 	// The speed witness says why the times varied: where both are said,
-	// in the spread's line.
+	// in the spread's line, or without a spread in the witness's.
 	_, spread := groups[KindSpread]
 	var out []string
 	for _, kind := range order {
@@ -177,6 +177,12 @@ func (r *Run) SummaryWarnings() []string {
 		line := r.benchmarkNames(g.names) + ": " + fmt.Sprintf(sum.phrase, valueRange(g.lo, g.hi, sum.share))
 		if len(g.runs) > 0 {
 			line += fmt.Sprintf(" in %d of %d runs", len(g.runs), g.total)
+		}
+		if kind == KindSpeed && variation != "" {
+			// No spread to say it in: the witness's line says that the
+			// times varied, as its cause is there.
+			line += "; the run times varied: " + variation
+			variation = ""
 		}
 		if kind == KindSpread {
 			var also []string
