@@ -18,6 +18,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/sched"
 )
 
 // treeScript forks a child that ignores SIGTERM and leaves nothing for
@@ -110,10 +111,22 @@ func (p *processUnderTest) cleanWithin(t *testing.T, since time.Time) {
 
 // TestGuardSIGKILL: corepin killed with SIGKILL in the middle of an exec
 // leaves nothing of the run: its guard ends the tree and removes the
-// cgroups, and says so.
+// cgroups, and says so. Until then every thread of the guard waits at
+// nice 19, out of the way of corepin's own start.
 func TestGuardSIGKILL(t *testing.T) {
 	needsRunCgroup(t)
 	p := startGuarded(t)
+	guard := guardOf(t, p.Process.Pid)
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", guard))
+	for _, task := range tasks {
+		tid, _ := strconv.Atoi(task.Name())
+		if nice, err := sched.GetNice(tid); err == nil && nice != 19 {
+			t.Errorf("the guard's thread %d is at nice %d, want 19", tid, nice)
+		}
+	}
+	if len(tasks) == 0 {
+		t.Error("the guard has no threads to read")
+	}
 	at := time.Now()
 	p.Process.Signal(syscall.SIGKILL)
 	p.Wait()
