@@ -30,18 +30,18 @@ func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 	p := &Pinned{done: make(chan struct{})}
 	p.hold = &holder{started: make(chan error, 1), release: make(chan struct{}), stop: p.kill}
 	req := session.Request{CPU: cpu, Ladder: session.AffinityOnly()}
-	start := func() error {
+	start := func() (func(), error) {
 		for _, cmd := range cmds {
 			if cmd.SysProcAttr == nil {
 				cmd.SysProcAttr = &syscall.SysProcAttr{}
 			}
 			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 			if err := cmd.Start(); err != nil {
-				return fmt.Errorf("starting %s on CPU %d: %w", cmd.Path, cpu, err)
+				return nil, fmt.Errorf("starting %s on CPU %d: %w", cmd.Path, cpu, err)
 			}
 			p.procs = append(p.procs, cmd.Process)
 		}
-		return nil
+		return nil, nil
 	}
 	result := make(chan error, 1)
 	go func() {

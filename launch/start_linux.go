@@ -42,9 +42,9 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		sr, startErr, err := forkOnTarget(cfg.Request, func() error {
-			_, err := tr.start(cmd, &rep.execAt)
-			return err
+		sr, startErr, err := forkOnTarget(cfg.Request, func() (func(), error) {
+			leave, err := tr.start(cmd, &rep.execAt)
+			return func() { leave() }, err
 		}, hold)
 		done <- outcome{sr, startErr, err}
 	}()
@@ -53,9 +53,6 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 	select {
 	case startErr = <-hold.started: // the session accepted and start ran; the thread is held
 		rep.Session = <-hold.report
-		if hold.offTarget != nil {
-			rep.Parent.Note = joinNotes(rep.Parent.Note, "the thread that forked the command stays on the target while it runs: "+hold.offTarget.Error())
-		}
 	case o := <-done: // no session, or not accepted
 		if o.rep == nil {
 			return nil, nil, o.err // no session: nothing was changed or started
@@ -71,6 +68,9 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 			releaseThread()
 			if o := <-done; o.rep != nil {
 				rep.Session.Restore = o.rep.Restore
+			}
+			if hold.offTarget != nil {
+				rep.Parent.Note = joinNotes(rep.Parent.Note, "the thread that forked the command stays on the target while it runs: "+hold.offTarget.Error())
 			}
 		}
 	}
@@ -89,19 +89,28 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 
 // forkOnTarget is how corepin forks anything on target: a session for req
 // on a new locked thread (session.Run) and, when its rule accepts, start on
-// that thread, so that what start forks begins as a copy of it. When hold
-// is not nil the thread stays until hold is closed, and then stop runs on
-// it: a child's parent-death signal fires when the thread that forked it
-// ends, so the thread must outlive the children. The returned error is
-// start's in startErr, the session's in err; the report is nil when no
-// session began.
-func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *session.Report, startErr, err error) {
+// that thread, so that what start forks begins as a copy of it; then, on
+// the same thread, what start returns to do after it (nil for nothing).
+// When hold is not nil the thread stays until hold is closed, and then
+// stop runs on it: a child's parent-death signal fires when the thread
+// that forked it ends, so the thread must outlive the children. The
+// caller goes on as soon as start has run, while the thread gets off the
+// target. The returned error is start's in startErr, the session's in
+// err; the report is nil when no session began.
+func forkOnTarget(req session.Request, start func() (after func(), err error), hold *holder) (rep *session.Report, startErr, err error) {
 	rep, err = session.Run(req, func(s *session.Session) error {
-		startErr = start()
+		var after func()
+		after, startErr = start()
 		if hold != nil {
 			if hold.report != nil {
 				hold.report <- s.Report()
 			}
+			hold.started <- startErr
+		}
+		if after != nil {
+			after()
+		}
+		if hold != nil {
 			// The command has copied the thread's scheduling at the fork;
 			// the thread is put back now, not after the command, so that
 			// it does not wait out the run with a realtime policy or a
@@ -109,7 +118,6 @@ func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *s
 			// thread, so nothing else copied it.)
 			s.Finish()
 			hold.offTarget = waitOffTarget(req.Mask())
-			hold.started <- startErr
 			<-hold.release
 			hold.stop()
 		}
@@ -152,7 +160,7 @@ type holder struct {
 	stop    func()
 	report  chan session.Report // when not nil, gets the report as start ran
 	// offTarget says why the held thread could not leave the target
-	// (waitOffTarget); it is set before started is sent.
+	// (waitOffTarget); it is set before the thread waits for release.
 	offTarget error
 }
 
@@ -267,7 +275,8 @@ func startHeld(tr *tree, cmd *exec.Cmd, release <-chan struct{}) error {
 	go func() {
 		runtime.LockOSThread()
 		var at time.Duration // the launcher reports the exec's own time
-		left, err := tr.start(cmd, &at)
+		leave, err := tr.start(cmd, &at)
+		left := leave()
 		errc <- err
 		if err == nil {
 			<-release

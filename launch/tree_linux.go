@@ -50,6 +50,10 @@ type tree struct {
 	// exitAt (CLOCK_MONOTONIC).
 	exited chan struct{}
 	exitAt time.Duration
+	// away is closed when the thread that started the command has left
+	// the run's cgroups, whose account must not hold its time; nil where
+	// it never entered them.
+	away chan struct{}
 	// takeBack returns the terminal to corepin when the command had it.
 	takeBack func()
 	// launched: the command is the launcher, which chooses its scheduling
@@ -137,9 +141,11 @@ func (t *tree) prepare(cmd *exec.Cmd) {
 
 // start starts cmd from the calling thread, which must be locked to its
 // goroutine, inside the run's cgroup, and sets *at to the time just
-// before the fork and exec. left is false when the thread could not go
-// back to its own cgroups: it must then end with its goroutine.
-func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
+// before the fork and exec. The thread stays in the run's cgroups until
+// leave is called, so that the caller can let what waits for the command
+// go on first; leave says false when the thread could not go back to its
+// own cgroups: it must then end with its goroutine.
+func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (leave func() bool, err error) {
 	// The command copies this thread's scheduling at the fork: what it
 	// reads back now is what the command's priority will be.
 	weigh := func(move func() error) {
@@ -159,23 +165,28 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 		*at = monotonic()
 		err := cmd.Start()
 		t.waitExit(cmd, err)
-		return true, err
+		return func() bool { return true }, err
 	}
 	// Entering a v1 cgroup takes milliseconds (the kernel waits for an
 	// RCU grace period); the command's time starts after it.
 	if err := t.cg.enter(); err != nil {
-		return t.cg.leave() == nil, err
+		return func() bool { return t.cg.leave() == nil }, err
+	}
+	t.away = make(chan struct{})
+	leave = func() bool {
+		defer close(t.away)
+		if err := t.cg.leave(); err != nil {
+			t.addError(err.Error())
+			return false
+		}
+		return true
 	}
 	weigh(t.cg.enterWeighted)
 	t.readBefore()
 	*at = monotonic()
 	err = cmd.Start()
 	t.waitExit(cmd, err)
-	if lerr := t.cg.leave(); lerr != nil {
-		t.addError(lerr.Error())
-		return false, err
-	}
-	return true, err
+	return leave, err
 }
 
 // waitExit notes the moment the command exits, from a goroutine of its
@@ -540,6 +551,9 @@ func (t *tree) reapOrphans() {
 // the target's busy time once more: the tree has ended, so the window
 // between the two readings holds all of its time.
 func (t *tree) account() {
+	if t.away != nil {
+		<-t.away // the starting thread's time is not the run's
+	}
 	if t.haveBusy {
 		t.after, t.haveBusy = t.meter.read()
 	}
