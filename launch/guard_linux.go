@@ -52,6 +52,9 @@ var guarding struct {
 	enabled bool
 	w       *os.File
 	err     error // why there is no guard
+	// started is closed once the guard's process has started, or failed
+	// to (err): its pipe takes messages before then.
+	started chan struct{}
 }
 
 // EnableGuard makes this process start a guard before its first change
@@ -67,6 +70,7 @@ func EnableGuard() {
 // everything back itself; the guard exits. It returns why there was no
 // guard, when one was needed and could not be started.
 func DismissGuard() error {
+	guardReady()
 	guarding.Lock()
 	defer guarding.Unlock()
 	if guarding.w != nil {
@@ -83,6 +87,7 @@ func DismissGuard() error {
 // tells it to put the machine back if corepin dies.
 func GuardTune(target cpuset.Set, root fsroot.Root, journal string) {
 	guardSend(target, guardMsg{Journal: &guardTune{Root: string(root), Journal: journal}})
+	guardReady()
 }
 
 // GuardResults tells the guard where the run's results folders are made
@@ -95,7 +100,8 @@ func GuardResults(target cpuset.Set, dir string) {
 }
 
 // guardSend starts the guard if guarding is enabled and it is not running
-// yet, and sends it m.
+// yet, and sends it m. The guard's process starts on a thread of its own:
+// what must not happen without it waits for guardReady.
 func guardSend(target cpuset.Set, m guardMsg) {
 	guarding.Lock()
 	defer guarding.Unlock()
@@ -108,6 +114,18 @@ func guardSend(target cpuset.Set, m guardMsg) {
 		}
 	}
 	writeGuard(m)
+}
+
+// guardReady waits until the guard's process has started, or failed to
+// start, if one is starting. A run's command starts after it, a tune's
+// first write too.
+func guardReady() {
+	guarding.Lock()
+	started := guarding.started
+	guarding.Unlock()
+	if started != nil {
+		<-started
+	}
 }
 
 // writeGuard writes m as one line, in one write: a pipe keeps a write of
@@ -137,11 +155,15 @@ func guardCgroupOf(cg *cgroup) guardMsg {
 // nothing at any nice value; when corepin dies it asks for nice 0 back.
 const guardNice = 19
 
-// startGuard starts the guard and returns the write end of its pipe. It
+// startGuard starts the guard and returns the write end of its pipe at
+// once; the process starts meanwhile, and closes guarding.started when it
+// has (guardReady), so that corepin makes the run's cgroups and sets up
+// the command's thread beside its start (0.3 ms of corepin exec's). It
 // starts from a thread of its own whose mask leaves out the target (and
 // its SMT siblings where another core is allowed) and whose nice value is
 // guardNice, so that every thread of the guard is born there: the thread
 // that happens to fork may be a session's, at nice -20 on the target.
+// Called with guarding locked.
 func startGuard(target cpuset.Set) (*os.File, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -155,7 +177,6 @@ func startGuard(target cpuset.Set) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting corepin's guard: %w", err)
 	}
-	defer r.Close()
 	cmd := exec.Command(self, GuardArg, strconv.Itoa(os.Getpid()), strconv.FormatUint(st.StartTime, 10))
 	cmd.ExtraFiles = []*os.File{r}
 	cmd.Stderr = os.Stderr
@@ -163,24 +184,39 @@ func startGuard(target cpuset.Set) (*os.File, error) {
 	// its own keeps a terminal's Ctrl-C, meant for corepin, from it.
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	errc := make(chan error, 1)
+	started := make(chan struct{})
+	guarding.started = started
 	go func() {
-		done := sched.Throwaway()
-		defer done()
-		if mask, err := sched.GetAffinity(0); err == nil && !target.IsEmpty() {
-			core, _ := topology.CoreSiblings("/", target)
-			if off, _, err := sched.OffCPUs(mask, target, core); err == nil {
-				sched.SetAffinity(0, off)
-			}
+		defer close(started)
+		err := startOff(cmd, target)
+		r.Close()
+		if err == nil {
+			return
 		}
-		sched.SetNice(0, guardNice)
-		errc <- cmd.Start()
+		guarding.Lock()
+		defer guarding.Unlock()
+		if guarding.w == w { // not dismissed meanwhile
+			w.Close()
+			guarding.w = nil
+		}
+		guarding.err = fmt.Errorf("starting corepin's guard: %w", err)
 	}()
-	if err := <-errc; err != nil {
-		w.Close()
-		return nil, fmt.Errorf("starting corepin's guard: %w", err)
-	}
 	return w, nil
+}
+
+// startOff starts cmd from a throwaway thread off the target, at
+// guardNice.
+func startOff(cmd *exec.Cmd, target cpuset.Set) error {
+	done := sched.Throwaway()
+	defer done()
+	if mask, err := sched.GetAffinity(0); err == nil && !target.IsEmpty() {
+		core, _ := topology.CoreSiblings("/", target)
+		if off, _, err := sched.OffCPUs(mask, target, core); err == nil {
+			sched.SetAffinity(0, off)
+		}
+	}
+	sched.SetNice(0, guardNice)
+	return cmd.Start()
 }
 
 // guardMain is the guard: args are the guarded corepin's PID and start

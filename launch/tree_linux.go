@@ -161,6 +161,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (leave func() bool, err e
 	}
 	if t.cg == nil {
 		weigh(nil)
+		guardReady()
 		t.readBefore()
 		*at = monotonic()
 		err := cmd.Start()
@@ -182,6 +183,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (leave func() bool, err e
 		return true
 	}
 	weigh(t.cg.enterWeighted)
+	guardReady() // nothing of the run is left to itself should corepin die
 	t.readBefore()
 	*at = monotonic()
 	err = cmd.Start()
