@@ -171,6 +171,11 @@ executable, 127 when it is not found).`,
 func replaceWith(in *cli.Invocation, req session.Request, args []string, reportFile string, quiet bool) error {
 	c := interrupt.From(in.Ctx)
 	rep, err := launch.Replace(req, args, nil, func(rep *launch.Report) error {
+		// What corepin writes goes out with SIGPIPE caught: a reader that
+		// went away costs the output, not the command.
+		if c != nil && (reportFile != "" || !quiet) {
+			<-c.Ready()
+		}
 		// A signal caught while corepin set itself up would be lost with
 		// the exec: it ends corepin as it would have ended the command.
 		if c != nil && c.Signal() != nil {

@@ -5,10 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/interrupt"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -124,5 +128,29 @@ func TestCompletion(t *testing.T) {
 	out, _, code := corepin(t, "completion", "bash")
 	if code != 0 || !strings.Contains(out, "corepin") {
 		t.Errorf("completion bash: exit %d", code)
+	}
+}
+
+// Every command runs once the signals are caught (caughtFirst): by the
+// time the root's hook passes a command line on, none is left to its
+// default action.
+func TestCommandsRunWithSignalsCaught(t *testing.T) {
+	c := interrupt.Catch()
+	defer c.Stop()
+	root := newRootCmd()
+	caught := false
+	root.Intercept = caughtFirst(c, func(*cli.Invocation) (bool, error) {
+		select {
+		case <-c.Ready():
+			caught = true
+		default:
+		}
+		return true, nil
+	})
+	if err := root.Execute(context.Background(), strings.NewReader(""), io.Discard, io.Discard, []string{"version"}); err != nil {
+		t.Fatal(err)
+	}
+	if !caught {
+		t.Error("corepin version ran before its signals were caught")
 	}
 }

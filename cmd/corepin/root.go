@@ -56,6 +56,7 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 			defer c.Stop()
 		}
 		ctx = interrupt.With(ctx, c)
+		root.Intercept = caughtFirst(c, root.Intercept)
 	}
 	err := root.Execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
@@ -82,6 +83,19 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// caughtFirst runs every command once c catches its signals, so that none
+// is ended by a signal's default action, but exec --replace: it becomes
+// its command at once, and a signal's default action ends it as it would
+// end the command (it waits where it writes; see replaceWith).
+func caughtFirst(c *interrupt.Catcher, intercept func(*cli.Invocation) (bool, error)) func(*cli.Invocation) (bool, error) {
+	return func(in *cli.Invocation) (bool, error) {
+		if in.Cmd.Name() != "exec" || !in.Changed("replace") {
+			<-c.Ready()
+		}
+		return intercept(in)
+	}
 }
 
 // newRootCmd is the command table.

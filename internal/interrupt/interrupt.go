@@ -182,13 +182,12 @@ func (c *Catcher) Forward() (signals <-chan os.Signal, stop func()) {
 type key struct{}
 
 // With returns ctx carrying c, and cancelled by c's signals. It returns
-// once every signal is caught (Ready), so that a command run with the
-// context is never ended by a signal's default action: one that says
-// Ctrl-C is handled, handles it. corepin calls Catch first thing in main
-// and With just before the command runs, so that the enabling is done by
-// then, while the command line was being read.
+// at once: until c is Ready, a signal still has its default action. A
+// command that must not be ended that way (one that says Ctrl-C is
+// handled handles it) waits for Ready before it runs: corepin calls Catch
+// first thing in main and waits just before the command runs, so that the
+// enabling is done by then, while the command line was being read.
 func With(ctx context.Context, c *Catcher) context.Context {
-	<-c.ready
 	ctx = context.WithValue(ctx, key{}, c)
 	ctx, cancel := context.WithCancel(ctx)
 	context.AfterFunc(c.ctx, cancel)

@@ -37,8 +37,10 @@ func TestMain(m *testing.M) {
 	}
 	c := Catch()
 	if mode == "with" {
-		With(context.Background(), c)
+		ctx := With(context.Background(), c)
+		<-c.Ready()
 		raise(syscall.SIGINT)
+		<-ctx.Done()
 	}
 	select {
 	case <-c.Ready():
@@ -121,12 +123,11 @@ func TestCatchHoldsTheSignal(t *testing.T) {
 	}
 }
 
-// With returns only once every signal is caught: a command that starts
-// with its context (and says Ctrl-C is handled) is never ended by a
-// signal's default action.
-// Ten tries, as a signal sent at once would often, not always, come
-// before a goroutine that enables the signals.
-func TestWithWaitsUntilCaught(t *testing.T) {
+// Once Ready, a command that runs with With's context (and says Ctrl-C is
+// handled) is never ended by a signal's default action: the signal
+// cancels the context. Ten tries, as a signal sent at once would often,
+// not always, come before a goroutine that enables the signals.
+func TestWithIsCancelledOnceReady(t *testing.T) {
 	for i := range 10 {
 		cmd, out := helper(t, "with")
 		if !cmd.ProcessState.Success() || out != "caught interrupt, exit code 130\n" {
