@@ -351,17 +351,34 @@ func (cg *cgroup) enter() error {
 // self is how a thread names itself in a v1 tasks file.
 const self = "0"
 
-// leave moves the calling thread back where it came from.
-func (cg *cgroup) leave() error {
+// leave moves the calling thread back where it came from. Out of the
+// run's cpuset it calls off, which may move it off the target, and only
+// then leaves the run's cpu cgroup: the thread shares the command's weight
+// there, and outside it, still on the target, it would wait behind the
+// command for its turn.
+func (cg *cgroup) leave(off func()) error {
 	if cg.version != 1 {
+		off()
 		return nil
 	}
 	var first error
-	for ctl, home := range cg.home {
+	back := func(ctl string) {
+		home, ok := cg.home[ctl]
+		if !ok {
+			return
+		}
 		if err := cgroupfs.Write(filepath.Join(home, "tasks"), self); err != nil && first == nil {
 			first = fmt.Errorf("moving the starting thread back to its %s cgroup: %w", ctl, err)
 		}
 	}
+	back("cpuset")
+	off()
+	for ctl := range cg.home {
+		if ctl != "cpuset" && ctl != "cpu" {
+			back(ctl)
+		}
+	}
+	back("cpu")
 	return first
 }
 
@@ -624,7 +641,7 @@ func WeighThread(root fsroot.Root) (scope, note string, back func() error) {
 		return scope, "no cpu cgroup: " + err.Error(), back
 	}
 	return scopeWeight(w), "", func() error {
-		if err := cg.leave(); err != nil {
+		if err := cg.leave(func() {}); err != nil {
 			return err
 		}
 		return cg.remove()

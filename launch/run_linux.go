@@ -75,7 +75,14 @@ type run struct {
 	signals <-chan os.Signal
 	// release lets the thread that forked the command go: it is held
 	// until the command is reaped (see holder).
-	release     chan struct{}
+	release chan struct{}
+	// starterBack is closed once the thread that forked the command is
+	// back as it was: out of the run's cgroups, whose account must not
+	// hold its time, its scheduling restored and off the target. The
+	// watcher, which raises every thread of corepin's, starts after it,
+	// or it would put the thread back to the session's scheduling at its
+	// end. Nil where no thread of corepin's was changed to fork it.
+	starterBack <-chan struct{}
 	releaseOnce sync.Once
 	timedOut    chan bool
 	watcher     *watch.Watcher
@@ -179,7 +186,7 @@ func (r *run) start() (*exec.Cmd, error) {
 	} else {
 		r.rep.Start = StartFork
 		var finish func()
-		cmd, finish, err = startForked(r.cfg, r.rep, r.tr, r.release, r.releaseThread)
+		cmd, r.starterBack, finish, err = startForked(r.cfg, r.rep, r.tr, r.release, r.releaseThread)
 		if finish != nil {
 			r.onClose(finish) // it releases the thread, then takes the session's restore report
 		}
@@ -222,6 +229,7 @@ func (r *run) contain(cmd *exec.Cmd) {
 // another process, and the process group lives as long as its leader is
 // not reaped.
 func (r *run) watch(ctx context.Context, cmd *exec.Cmd) {
+	r.waitStarter()
 	if r.cfg.WatchPeriod > 0 {
 		opts := watchOptions(&r.rep.Session, r.rep.Child.PID, r.target, r.cfg.WatchPeriod)
 		opts.Members = r.tr.Members
@@ -261,6 +269,7 @@ func (r *run) watch(ctx context.Context, cmd *exec.Cmd) {
 // command failed for another reason than its own end.
 func (r *run) end(cmd *exec.Cmd) error {
 	r.tr.end(r.cfg.Grace)
+	r.waitStarter()
 	r.tr.account()
 	r.rep.Broken = r.rep.NoLongerHeld()
 	waitErr := cmd.Wait()
@@ -302,6 +311,14 @@ func (r *run) wall() (float64, string) {
 		return (r.exitRec.Elapsed - r.rep.execElapsed).Seconds(), "taskstats"
 	}
 	return (r.exited - r.rep.execAt).Seconds(), "clock"
+}
+
+// waitStarter waits until the thread that forked the command is back as
+// it was (see starterBack).
+func (r *run) waitStarter() {
+	if r.starterBack != nil {
+		<-r.starterBack
+	}
 }
 
 // releaseThread lets the thread that forked the command go, once.

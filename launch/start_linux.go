@@ -30,12 +30,14 @@ import (
 // on its thread. The read-back is the forking thread's, taken just before
 // the fork. This saves the launcher's own start, which costs more than the
 // rest of a launch. The thread is then put back, or destroyed where that
-// fails, as session.Run decides. The command starts inside the run's tree
-// (see tree.start).
-func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, releaseThread func()) (*exec.Cmd, func(), error) {
-	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
+// fails, as session.Run decides, while the caller goes on: back is closed
+// once it is back as it was (out of the run's cgroups, its scheduling
+// restored, off the target), nil when nothing is left to wait for. The
+// command starts inside the run's tree (see tree.start).
+func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, releaseThread func()) (cmd *exec.Cmd, back <-chan struct{}, finish func(), err error) {
+	cmd = command(cfg, cfg.Args[0], cfg.Args[1:]...)
 	tr.prepare(cmd)
-	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1)}
+	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1), back: make(chan struct{})}
 	type outcome struct {
 		rep           *session.Report
 		startErr, err error
@@ -49,21 +51,12 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 		done <- outcome{sr, startErr, err}
 	}()
 	var startErr error
-	held := true
 	select {
 	case startErr = <-hold.started: // the session accepted and start ran; the thread is held
 		rep.Session = <-hold.report
-	case o := <-done: // no session, or not accepted
-		if o.rep == nil {
-			return nil, nil, o.err // no session: nothing was changed or started
-		}
-		rep.Session = *o.rep
-		startErr, held = o.startErr, false
-	}
-	// The session restores its thread once released; its restore report
-	// is then the one that counts.
-	var finish func()
-	if held {
+		back = hold.back
+		// The session restores its thread once released; its restore
+		// report is then the one that counts.
 		finish = func() {
 			releaseThread()
 			if o := <-done; o.rep != nil {
@@ -73,18 +66,24 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 				rep.Parent.Note = joinNotes(rep.Parent.Note, "the thread that forked the command stays on the target while it runs: "+hold.offTarget.Error())
 			}
 		}
+	case o := <-done: // no session, or not accepted
+		if o.rep == nil {
+			return nil, nil, nil, o.err // no session: nothing was changed or started
+		}
+		rep.Session = *o.rep
+		startErr = o.startErr
 	}
 	switch {
 	case !rep.Accept.OK:
 		rep.Refused = rep.Accept.Why
-		return nil, finish, nil
+		return nil, back, finish, nil
 	case startErr != nil:
 		rep.ExecErrno, _ = execErrno(startErr)
 		rep.ExecError = innermost(startErr)
-		return nil, finish, nil
+		return nil, back, finish, nil
 	}
 	rep.Child.Started = true
-	return cmd, finish, nil
+	return cmd, back, finish, nil
 }
 
 // forkOnTarget is how corepin forks anything on target: a session for req
@@ -118,6 +117,9 @@ func forkOnTarget(req session.Request, start func() (after func(), err error), h
 			// thread, so nothing else copied it.)
 			s.Finish()
 			hold.offTarget = waitOffTarget(req.Mask())
+			if hold.back != nil {
+				close(hold.back)
+			}
 			<-hold.release
 			hold.stop()
 		}
@@ -160,8 +162,11 @@ type holder struct {
 	stop    func()
 	report  chan session.Report // when not nil, gets the report as start ran
 	// offTarget says why the held thread could not leave the target
-	// (waitOffTarget); it is set before the thread waits for release.
+	// (waitOffTarget); it is set before back is closed.
 	offTarget error
+	// back, when not nil, is closed once the thread is back as it was,
+	// but for its hold.
+	back chan struct{}
 }
 
 // startLauncher starts corepin again as the launcher, which runs the

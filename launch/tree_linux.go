@@ -50,10 +50,6 @@ type tree struct {
 	// exitAt (CLOCK_MONOTONIC).
 	exited chan struct{}
 	exitAt time.Duration
-	// away is closed when the thread that started the command has left
-	// the run's cgroups, whose account must not hold its time; nil where
-	// it never entered them.
-	away chan struct{}
 	// takeBack returns the terminal to corepin when the command had it.
 	takeBack func()
 	// launched: the command is the launcher, which chooses its scheduling
@@ -170,13 +166,14 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (leave func() bool, err e
 	}
 	// Entering a v1 cgroup takes milliseconds (the kernel waits for an
 	// RCU grace period); the command's time starts after it.
+	// Out of the run's cpuset, the thread moves to where corepin's other
+	// threads are kept, as it would after its restore (waitOffTarget).
+	off := func() { waitOffTarget(t.meter.cpus) }
 	if err := t.cg.enter(); err != nil {
-		return func() bool { return t.cg.leave() == nil }, err
+		return func() bool { return t.cg.leave(off) == nil }, err
 	}
-	t.away = make(chan struct{})
 	leave = func() bool {
-		defer close(t.away)
-		if err := t.cg.leave(); err != nil {
+		if err := t.cg.leave(off); err != nil {
 			t.addError(err.Error())
 			return false
 		}
@@ -553,9 +550,6 @@ func (t *tree) reapOrphans() {
 // the target's busy time once more: the tree has ended, so the window
 // between the two readings holds all of its time.
 func (t *tree) account() {
-	if t.away != nil {
-		<-t.away // the starting thread's time is not the run's
-	}
 	if t.haveBusy {
 		t.after, t.haveBusy = t.meter.read()
 	}
