@@ -111,7 +111,7 @@ func TestQoSRatioHoldsWithLoadApart(t *testing.T) {
 	// The work is sized as --quick sizes it: long enough, in the kernel's
 	// ticks, for a level to act.
 	res, err := RunQoS(context.Background(), QoSConfig{CPU: cpu, Levels: []qos.Level{qos.Background, qos.UserInteractive},
-		Load: 2, Fib: 34, SizeFib: true, Runs: 2, OnlyLoaded: true})
+		Load: 2, Fib: 34, SizeFib: true, Runs: 1, OnlyLoaded: true})
 	if err != nil {
 		t.Fatal(err)
 	}

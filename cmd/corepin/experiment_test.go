@@ -18,7 +18,7 @@ func TestExperimentQoSQuick(t *testing.T) {
 	skipInShort(t)
 	requireExec(t)
 	dir := t.TempDir()
-	out, errOut, code := corepin(t, "experiment", "qos", "--quick", "--json", "--out", dir)
+	out, errOut, code := corepin(t, "experiment", "qos", "--quick", "--runs", "1", "--json", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
