@@ -2,6 +2,9 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/cli"
@@ -105,4 +108,46 @@ func (f *schedFlags) request(in *cli.Invocation, target topology.Target) (sessio
 		return session.Request{}, usageError{Err: err}
 	}
 	return req, nil
+}
+
+// exitRefused is the exit code of a request corepin will not run as
+// asked, as for a session rule's refusal.
+const exitRefused = 125
+
+// requestFor builds the command's request for the selected target and
+// refuses a target asked for by name that the machine cannot give as
+// asked, saying what would have been chosen (see topology.Choice.Unmet).
+// --accept any runs on the chosen CPU anyway.
+func (f *schedFlags) requestFor(in *cli.Invocation, tf *targetFlags, target topology.Target) (session.Request, error) {
+	req, err := f.request(in, target)
+	if err != nil || req.Accept.Base() == "any" {
+		return req, err
+	}
+	if why := tf.choice().Unmet("/", target, req.ModeOrDefault() == session.Exact); why != "" {
+		return req, &exitError{code: exitRefused, err: errors.New(why)}
+	}
+	return req, nil
+}
+
+// sharingFlags say how much of the target's time others may take before
+// a run is warned, and whether a shared target is still a result.
+type sharingFlags struct {
+	maxOthers string
+	allow     bool
+}
+
+func (f *sharingFlags) register(cmd *cli.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.maxOthers, "max-others", "2%", "warn when others took more than this `share` of the target CPU's time during a run (above 10% the run is invalid)")
+	fl.StringVar(&f.maxOthers, "max-wait", "2%", "the older name of --max-others")
+	fl.BoolVar(&f.allow, "allow-sharing", false, "keep runs whose target CPU was shared valid, with a warning")
+}
+
+// share parses --max-others: a percentage, with or without its sign.
+func (f *sharingFlags) share() (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.maxOthers), "%"), 64)
+	if err != nil || v <= 0 || v > 100 {
+		return 0, usageError{Err: fmt.Errorf("--max-others %q: want a percentage above 0 and at most 100, such as 2%%", f.maxOthers)}
+	}
+	return v / 100, nil
 }

@@ -131,7 +131,7 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// Every command runs once the signals are caught (caughtFirst): by the
+// Every command runs once the signals are caught (beforeEach): by the
 // time the root's hook passes a command line on, none is left to its
 // default action.
 func TestCommandsRunWithSignalsCaught(t *testing.T) {
@@ -139,7 +139,7 @@ func TestCommandsRunWithSignalsCaught(t *testing.T) {
 	defer c.Stop()
 	root := newRootCmd()
 	caught := false
-	root.Intercept = caughtFirst(c, func(*cli.Invocation) (bool, error) {
+	root.Intercept = beforeEach(c, io.Discard, func(*cli.Invocation) (bool, error) {
 		select {
 		case <-c.Ready():
 			caught = true

@@ -7,9 +7,12 @@ import (
 	"io"
 	"os"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/termsafe"
+	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/system"
 )
 
 // Exit codes shared by every subcommand.
@@ -44,20 +47,18 @@ func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 // runCommandLine runs the command line; with signals, SIGINT, SIGTERM and
 // SIGHUP cancel its context (exec passes them on to its command).
 func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
-	warnStale(stderr, args)
-	sweepStrays(stderr, args)
 	root := newRootCmd()
+	var c *interrupt.Catcher
 	if signals {
 		// One catcher for every command (internal/interrupt): the context
 		// carries it, and is cancelled by SIGINT, SIGTERM and SIGHUP.
-		c := catcher
-		if c == nil {
+		if c = catcher; c == nil {
 			c = interrupt.Catch()
 			defer c.Stop()
 		}
 		ctx = interrupt.With(ctx, c)
-		root.Intercept = caughtFirst(c, root.Intercept)
 	}
+	root.Intercept = beforeEach(c, stderr, root.Intercept)
 	err := root.Execute(ctx, os.Stdin, stdout, stderr, args)
 	if err == nil {
 		return exitOK
@@ -85,13 +86,33 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 	return exitFailure
 }
 
-// caughtFirst runs every command once c catches its signals, so that none
-// is ended by a signal's default action, but exec --replace: it becomes
-// its command at once, and a signal's default action ends it as it would
-// end the command (it waits where it writes; see replaceWith).
-func caughtFirst(c *interrupt.Catcher, intercept func(*cli.Invocation) (bool, error)) func(*cli.Invocation) (bool, error) {
+// beforeEach is what every command line that parsed does before its
+// command runs. But for the hidden completion command, it says what the
+// machine's journal says that matters to whoever starts corepin (the
+// machine still tuned by a process that no longer runs, or this corepin in
+// a shield, off the shielded CPUs; see system.JournalState), except to
+// system reset, the remedy, and removes the temporary files of a save
+// that a killed tune left; and it ends what a killed corepin, whose guard
+// was killed too, left running (launch.SweepStale), so that nothing runs
+// unseen beside the next measurement. Then it waits until c (nil for none)
+// catches the signals, so that no command is ended by a signal's default
+// action, but exec --replace: it becomes its command at once, and a
+// signal's default action ends it as it would end the command (it waits
+// where it writes; see replaceWith).
+func beforeEach(c *interrupt.Catcher, stderr io.Writer, intercept func(*cli.Invocation) (bool, error)) func(*cli.Invocation) (bool, error) {
 	return func(in *cli.Invocation) (bool, error) {
-		if in.Cmd.Name() != "exec" || !in.Changed("replace") {
+		if !in.Cmd.Hidden {
+			if journal := "/" + system.DefaultJournal; in.Cmd.Path() != "corepin system reset" {
+				system.SweepTemps(journal)
+				for _, msg := range system.JournalWarnings(journal) {
+					fmt.Fprintln(stderr, "corepin: warning:", msg)
+				}
+			}
+			for _, s := range launch.SweepStale(fsroot.Host) {
+				fmt.Fprintln(stderr, "corepin:", s)
+			}
+		}
+		if c != nil && (in.Cmd.Name() != "exec" || !in.Changed("replace")) {
 			<-c.Ready()
 		}
 		return intercept(in)

@@ -92,9 +92,6 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err != nil {
 			return err
 		}
-		if isolation != runner.Process && isolation != runner.Thread {
-			return usageError{Err: fmt.Errorf("--isolation %q: want process or thread", isolation)}
-		}
 		events := runner.Progress(in.Stderr, quiet, isTerminal(in.Stderr))
 		launch.GuardResults(req.Mask(), out) // where a guard says what it did, should corepin be killed
 		tuned, err := tune.start(in, req.Mask(), "corepin run")

@@ -262,33 +262,3 @@ func (f *tuneFlags) warn(w io.Writer, req system.Request) {
 		fmt.Fprintln(w, "corepin: warning:", msg)
 	}
 }
-
-// warnStale says on stderr what the machine's journal says that matters
-// to whoever starts corepin: the machine is still tuned by a process that
-// no longer runs, or this corepin runs inside a shield, on other CPUs
-// than the shielded ones (see system.JournalState). It removes the
-// temporary files of a save that a killed tune left. system reset, the
-// remedy, and the hidden completion command stay quiet.
-func warnStale(w io.Writer, args []string) {
-	if len(args) > 0 && (args[0] == "__complete" || (args[0] == "system" && len(args) > 1 && args[1] == "reset")) {
-		return
-	}
-	path := "/" + system.DefaultJournal
-	system.SweepTemps(path)
-	for _, msg := range system.JournalWarnings(path) {
-		fmt.Fprintln(w, "corepin: warning:", msg)
-	}
-}
-
-// sweepStrays ends what a corepin that was killed, and whose guard was
-// killed too, left running (see launch.SweepStale), and says so on
-// stderr: every command does, so that nothing runs unseen beside the next
-// measurement.
-func sweepStrays(w io.Writer, args []string) {
-	if len(args) > 0 && args[0] == "__complete" {
-		return
-	}
-	for _, s := range launch.SweepStale(fsroot.Host) {
-		fmt.Fprintln(w, "corepin:", s)
-	}
-}
