@@ -221,9 +221,9 @@ func widenHelper() {
 	for range 3 {
 		go func() {
 			runtime.LockOSThread()
-			testcpu.Spin(200 * time.Millisecond)
+			testcpu.Spin(100 * time.Millisecond)
 			sched.SetAffinity(0, all)
-			testcpu.Spin(500 * time.Millisecond)
+			testcpu.Spin(300 * time.Millisecond)
 			done <- struct{}{}
 		}()
 	}

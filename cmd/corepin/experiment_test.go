@@ -18,7 +18,11 @@ func TestExperimentQoSQuick(t *testing.T) {
 	skipInShort(t)
 	requireExec(t)
 	dir := t.TempDir()
-	out, errOut, code := corepin(t, "experiment", "qos", "--quick", "--runs", "1", "--json", "--out", dir)
+	// The command line, the JSON and the files are judged here; whether
+	// the levels act under load, with work long enough for them to, is
+	// experiment's TestQoSRatioHoldsWithLoadApart (its sized work takes
+	// seconds at background beside go test's other packages).
+	out, errOut, code := corepin(t, "experiment", "qos", "--quick", "--work", "fib:25", "--runs", "1", "--load", "1", "--json", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -43,11 +47,6 @@ func TestExperimentQoSQuick(t *testing.T) {
 		if lv.MedianMsLoaded == nil || lv.MedianMsUnloaded == nil || (!lv.Restored && sched.NiceLowering().Supported) {
 			t.Errorf("level %+v", lv)
 		}
-	}
-	// With privilege, nice 10 against nice -10 beside two busy processes is
-	// a share of about 5% against 80%: an order of magnitude, not noise.
-	if sched.NiceLowering().Supported && *doc.RatioLoaded < 1.5 {
-		t.Errorf("background/user-interactive under load = %.2f", *doc.RatioLoaded)
 	}
 	for _, f := range []string{"experiment-qos.json", "experiment-qos.html"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

@@ -256,8 +256,8 @@ func TestRemoteFakeVanishes(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "gate.sh"), []byte("#!/bin/sh\nwhile [ ! -e /data/gate ]; do sleep 0.05; done\necho open\n"), 0o755)
 	suitePath := filepath.Join(dir, "suite.toml")
 	os.WriteFile(suitePath, []byte("[settings]\nruns = 1\nwarmup = 0\n\n[[benchmark]]\nname = \"gate\"\ncmd = \"./gate.sh\"\n"), 0o644)
-	// --lost-after 2s: the host gives up on the device after 2 s, not 20.
-	cmd := exec.Command(hostCorepin(t), "--on", "hdc:7001", "--lost-after", "2s", "run", suitePath, "--allow-sharing")
+	// --lost-after 1s: the host gives up on the device after 1 s, not 20.
+	cmd := exec.Command(hostCorepin(t), "--on", "hdc:7001", "--lost-after", "1s", "run", suitePath, "--allow-sharing")
 	cmd.Dir, cmd.Env = dir, l.Env(os.Environ())
 	id, errOut, done := started(t, cmd, `run \S+ started on`)
 	l.Unplug(t, "hdc", "7001", true)
