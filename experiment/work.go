@@ -40,9 +40,9 @@ func sizeFib(cpu, most int) (int, string) {
 		// fib(30) took 20 ms of the clock and 3 ms of its own.
 		for n = QuickFibFrom; n < most; n++ {
 			start, err := sched.ThreadCPUTime(0)
-			fib(n)
+			sum := fib(n)
 			end, err2 := sched.ThreadCPUTime(0)
-			if err != nil || err2 != nil || end-start >= want {
+			if err != nil || err2 != nil || sum != fibAnswer(n) || end-start >= want {
 				break
 			}
 		}
