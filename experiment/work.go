@@ -25,29 +25,37 @@ const QuickFibFrom = 30
 
 // sizeFib returns the smallest n from QuickFibFrom to most whose fib(n)
 // takes at least WorkTicks ticks of CPU time on cpu, and the note that
-// says so; most when none does (the note of tooShort then says it).
+// says so; most and no note when none does, or none could be measured
+// (the note of tooShort then says what the runs found).
 func sizeFib(cpu, most int) (int, string) {
 	tick, err := sched.Tick()
-	if err != nil {
+	if err != nil || most <= QuickFibFrom {
 		return most, ""
 	}
 	want := WorkTicks * tick
-	n := most
+	n, met := most, false
 	launch.RunThread(context.Background(), launch.ThreadConfig{Request: session.Request{
 		CPU: cpu, Ladder: session.AffinityOnly(), Accept: session.AnyRule(),
 	}}, func(*session.Session) error {
 		// Its own CPU time, not the clock's: beside other work on the CPU
 		// fib(30) took 20 ms of the clock and 3 ms of its own.
-		for n = QuickFibFrom; n < most; n++ {
+		for i := QuickFibFrom; i <= most; i++ {
 			start, err := sched.ThreadCPUTime(0)
-			sum := fib(n)
+			sum := fib(i)
 			end, err2 := sched.ThreadCPUTime(0)
-			if err != nil || err2 != nil || sum != fibAnswer(n) || end-start >= want {
-				break
+			if err != nil || err2 != nil || sum != fibAnswer(i) {
+				return nil
+			}
+			if end-start >= want {
+				n, met = i, true
+				return nil
 			}
 		}
 		return nil
 	})
+	if !met {
+		return most, ""
+	}
 	return n, fmt.Sprintf("fib(%d) is the smallest work from fib(%d) up that lasts %d of the kernel's ticks (%v each) on CPU %d, the least for a level to act on",
 		n, QuickFibFrom, WorkTicks, tick, cpu)
 }

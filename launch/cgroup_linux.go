@@ -426,7 +426,10 @@ func (cg *cgroup) holds(root fsroot.Root, pid int) bool {
 // the others.
 func (cg *cgroup) allProcs() []int {
 	var out []int
-	seen := map[int]bool{}
+	// corepin is never a member of its run: its forking thread passes
+	// through the run's v1 cgroups, and a signal to its PID is one to
+	// corepin.
+	seen := map[int]bool{os.Getpid(): true}
 	for _, dir := range cg.Dirs() {
 		for _, pid := range cgroupfs.Procs(dir) {
 			if !seen[pid] {

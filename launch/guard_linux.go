@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,7 +31,7 @@ import (
 // killer, a crash) cannot: its run's tree would go on at nice -20 on the
 // target, inside cgroups named for a dead PID, perhaps frozen, and the
 // machine would stay tuned. It is corepin re-executed (GuardArg), started
-// before the first such change, off the target and at nice 0, and it
+// before the first such change, off the target and at guardNice, and it
 // blocks on a pipe from corepin, costing nothing while corepin lives.
 // corepin tells it, one line at a time (see guardMsg), what to clean as it makes
 // it: the run cgroups, the process group, the journal of a tune, the
@@ -147,12 +146,13 @@ func guardCgroupOf(cg *cgroup) guardMsg {
 	return guardMsg{Cgroup: &guardCgroup{Version: cg.version, Name: cg.name, Dirs: dirs}}
 }
 
-// guardNice is the guard's nice value until corepin dies. Its start (the
-// Go runtime and corepin's packages, about a millisecond of CPU) comes
-// while corepin sets up the command, on the CPUs corepin keeps to: at
-// nice 0 it took half of them, and corepin exec took 2.36 times as long as
-// taskset and chrt, against 2.10 at nice 19. Asleep on its pipe it costs
-// nothing at any nice value; when corepin dies it asks for nice 0 back.
+// guardNice is the guard's nice value until corepin dies, where it may go
+// back to nice 0 then (root, or a large RLIMIT_NICE; elsewhere it starts
+// at nice 0). Its start (the Go runtime and corepin's packages, about a
+// millisecond of CPU) comes while corepin sets up the command, on the CPUs
+// corepin keeps to: at nice 0 it took half of them, and corepin exec took
+// 2.36 times as long as taskset and chrt, against 2.10 at nice 19. Asleep
+// on its pipe it costs nothing at any nice value.
 const guardNice = 19
 
 // startGuard starts the guard and returns the write end of its pipe at
@@ -215,7 +215,13 @@ func startOff(cmd *exec.Cmd, target cpuset.Set) error {
 			sched.SetAffinity(0, off)
 		}
 	}
-	sched.SetNice(0, guardNice)
+	// A throwaway thread may try: one that can go from nice 1 back to 0
+	// can lower the guard's nice value again.
+	nice := 0
+	if sched.SetNice(0, 1) == nil && sched.SetNice(0, 0) == nil {
+		nice = guardNice
+	}
+	sched.SetNice(0, nice)
 	return cmd.Start()
 }
 
@@ -239,11 +245,10 @@ func guardMain(args []string) int {
 	if g.read(os.NewFile(guardFD, "corepin-guard"), os.Stderr) {
 		return 0 // corepin ended normally
 	}
-	// The cleanup runs on this thread, at nice 0 where the guard may
-	// lower its nice value again (root; RLIMIT_NICE): at guardNice it
-	// would wait behind every busy process on its CPUs.
-	runtime.LockOSThread()
-	sched.SetNice(0, 0)
+	// The cleanup runs at nice 0: at guardNice it would wait behind every
+	// busy process on its CPUs. The guard leads a process group of its
+	// own, so the group's priority is every one of its threads'.
+	unix.Setpriority(unix.PRIO_PGRP, 0, 0)
 	g.cleanUp(os.Stderr)
 	return 0
 }

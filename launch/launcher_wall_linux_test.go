@@ -18,8 +18,13 @@ import (
 
 // Through the launcher, the wall time of true comes from the process
 // events: the command's exec to its exit, a part of the taskstats figure
-// of the same run, which also holds the kernel's teardown of the
-// launcher in the exec.
+// of the same run (its life less the launcher's age just before the
+// exec), which also holds the kernel's teardown of the launcher in the
+// exec. The figure does not hold the teardown in the exit, which comes
+// before the exit event: beside go test's other packages, true's exit once
+// took 0.7 ms more than the whole figure. A span that started at the
+// launcher's own exec would be above it every time, so the best of three
+// runs is judged.
 func TestLauncherWallFromProcEvents(t *testing.T) {
 	cpu := needsTwoCPUs(t)
 	if os.Geteuid() != 0 {
@@ -35,21 +40,28 @@ func TestLauncherWallFromProcEvents(t *testing.T) {
 		t.Skipf("the kernel's taskstats: %v", err)
 	}
 	defer exits.Close()
-	rep, err := Run(context.Background(), Config{
-		Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: []string{"true"}, Launcher: true,
-	})
-	if err != nil || rep.ExitCode() != 0 || rep.Start != StartLauncher {
-		t.Fatalf("%v, exit %d, start %s", err, rep.ExitCode(), rep.Start)
+	var runs []string
+	for range 3 {
+		rep, err := Run(context.Background(), Config{
+			Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()}, Args: []string{"true"}, Launcher: true,
+		})
+		if err != nil || rep.ExitCode() != 0 || rep.Start != StartLauncher {
+			t.Fatalf("%v, exit %d, start %s", err, rep.ExitCode(), rep.Start)
+		}
+		rec, ok := exits.Record(rep.Child.PID)
+		if !ok || rep.execElapsed <= 0 {
+			t.Fatalf("no taskstats figure of the run: record %v, launcher's age %v", ok, rep.execElapsed)
+		}
+		taskstats := (rec.Elapsed - rep.execElapsed).Seconds()
+		if rep.Child.WallSource != "proc_events" || rep.Child.WallS <= 0 {
+			t.Fatalf("wall_s %v (%s): want proc_events, positive", rep.Child.WallS, rep.Child.WallSource)
+		}
+		if rep.Child.WallS < taskstats {
+			return
+		}
+		runs = append(runs, fmt.Sprintf("%.6f s against %.6f s", rep.Child.WallS, taskstats))
 	}
-	rec, ok := exits.Record(rep.Child.PID)
-	if !ok || rep.execElapsed <= 0 {
-		t.Fatalf("no taskstats figure of the run: record %v, launcher's age %v", ok, rep.execElapsed)
-	}
-	taskstats := (rec.Elapsed - rep.execElapsed).Seconds()
-	t.Logf("wall_s %.6f (%s), taskstats figure %.6f", rep.Child.WallS, rep.Child.WallSource, taskstats)
-	if rep.Child.WallSource != "proc_events" || rep.Child.WallS <= 0 || rep.Child.WallS >= taskstats {
-		t.Errorf("wall_s %v (%s): want proc_events, positive and below the taskstats figure %v", rep.Child.WallS, rep.Child.WallSource, taskstats)
-	}
+	t.Errorf("wall_s was never below the taskstats figure: %s", strings.Join(runs, "; "))
 }
 
 // The listener is closed on every way out of a launcher start: after the

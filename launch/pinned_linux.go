@@ -28,7 +28,7 @@ type Pinned struct {
 // of its own); only its parent-death signal is set.
 func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 	p := &Pinned{done: make(chan struct{})}
-	p.hold = &holder{started: make(chan error, 1), release: make(chan struct{}), stop: p.kill}
+	p.hold = &holder{started: make(chan error, 1), release: make(chan struct{}), stop: p.kill, back: make(chan struct{})}
 	req := session.Request{CPU: cpu, Ladder: session.AffinityOnly()}
 	start := func() (func(), error) {
 		for _, cmd := range cmds {
@@ -58,7 +58,8 @@ func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 	}()
 	// A forking thread that could not leave cpu (p.hold.offTarget) waits
 	// there, blocked until Stop, beside the competing processes it
-	// started: it takes no time on the CPU, so nothing more is said.
+	// started: it takes no time on the CPU, so nothing more is said. The
+	// others are off the CPU before StartPinned returns.
 	select {
 	case err := <-p.hold.started:
 		if err != nil {
@@ -66,6 +67,7 @@ func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 			<-p.done
 			return nil, err
 		}
+		<-p.hold.back
 		return p, nil
 	case err := <-result:
 		<-p.done

@@ -77,11 +77,12 @@ type run struct {
 	// until the command is reaped (see holder).
 	release chan struct{}
 	// starterBack is closed once the thread that forked the command is
-	// back as it was: out of the run's cgroups, whose account must not
-	// hold its time, its scheduling restored and off the target. The
-	// watcher, which raises every thread of corepin's, starts after it,
-	// or it would put the thread back to the session's scheduling at its
-	// end. Nil where no thread of corepin's was changed to fork it.
+	// back as it was: out of the run's cgroups, which corepin signals,
+	// freezes and accounts as the run's, its scheduling restored and off
+	// the target. The run is contained and watched after it (the watcher
+	// raises every thread of corepin's and puts each back at its end,
+	// which would put this one back to the session's scheduling). Nil
+	// where no thread of corepin's was changed to fork it.
 	starterBack <-chan struct{}
 	releaseOnce sync.Once
 	timedOut    chan bool
@@ -201,6 +202,9 @@ func (r *run) start() (*exec.Cmd, error) {
 // contain puts the running command's tree under corepin's hold: its
 // timeout, the process events narrowed to it, and the signals passed on.
 func (r *run) contain(cmd *exec.Cmd) {
+	// What signals the run's cgroups must not find corepin's forking
+	// thread in them.
+	r.waitStarter()
 	r.rep.Child.PID = cmd.Process.Pid
 	r.tr.started(cmd.Process.Pid)
 	// The timeout counts from the command's exec, not from when corepin
@@ -229,7 +233,6 @@ func (r *run) contain(cmd *exec.Cmd) {
 // another process, and the process group lives as long as its leader is
 // not reaped.
 func (r *run) watch(ctx context.Context, cmd *exec.Cmd) {
-	r.waitStarter()
 	if r.cfg.WatchPeriod > 0 {
 		opts := watchOptions(&r.rep.Session, r.rep.Child.PID, r.target, r.cfg.WatchPeriod)
 		opts.Members = r.tr.Members

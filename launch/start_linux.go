@@ -106,20 +106,24 @@ func forkOnTarget(req session.Request, start func() (after func(), err error), h
 			}
 			hold.started <- startErr
 		}
-		if after != nil {
-			after()
-		}
-		if hold != nil {
-			// The command has copied the thread's scheduling at the fork;
-			// the thread is put back now, not after the command, so that
-			// it does not wait out the run with a realtime policy or a
-			// clamp. (The runtime never starts threads from a locked
-			// thread, so nothing else copied it.)
-			s.Finish()
-			hold.offTarget = waitOffTarget(req.Mask())
-			if hold.back != nil {
-				close(hold.back)
+		func() {
+			if hold != nil && hold.back != nil {
+				defer close(hold.back) // whatever happens in after
 			}
+			if after != nil {
+				after()
+			}
+			if hold != nil {
+				// The command has copied the thread's scheduling at the
+				// fork; the thread is put back now, not after the command,
+				// so that it does not wait out the run with a realtime
+				// policy or a clamp. (The runtime never starts threads from
+				// a locked thread, so nothing else copied it.)
+				s.Finish()
+				hold.offTarget = waitOffTarget(req.Mask())
+			}
+		}()
+		if hold != nil {
 			<-hold.release
 			hold.stop()
 		}

@@ -191,6 +191,10 @@ func replaceWith(in *cli.Invocation, req session.Request, args []string, reportF
 		}
 		return nil
 	})
+	// Not replaced: corepin writes why and exits, with SIGPIPE caught.
+	if c != nil {
+		<-c.Ready()
+	}
 	if err != nil {
 		return err
 	}

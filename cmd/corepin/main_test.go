@@ -147,10 +147,13 @@ func TestCommandsRunWithSignalsCaught(t *testing.T) {
 		}
 		return true, nil
 	})
-	if err := root.Execute(context.Background(), strings.NewReader(""), io.Discard, io.Discard, []string{"version"}); err != nil {
-		t.Fatal(err)
-	}
-	if !caught {
-		t.Error("corepin version ran before its signals were caught")
+	for _, line := range [][]string{{"version"}, {"exec", "--replace=false", "--", "true"}} {
+		caught = false
+		if err := root.Execute(context.Background(), strings.NewReader(""), io.Discard, io.Discard, line); err != nil {
+			t.Fatal(err)
+		}
+		if !caught {
+			t.Errorf("corepin %s ran before its signals were caught", strings.Join(line, " "))
+		}
 	}
 }

@@ -112,7 +112,7 @@ func beforeEach(c *interrupt.Catcher, stderr io.Writer, intercept func(*cli.Invo
 				fmt.Fprintln(stderr, "corepin:", s)
 			}
 		}
-		if c != nil && (in.Cmd.Name() != "exec" || !in.Changed("replace")) {
+		if f := in.Cmd.Flag("replace"); c != nil && (in.Cmd.Name() != "exec" || f == nil || f.Value.String() != "true") {
 			<-c.Ready()
 		}
 		return intercept(in)
