@@ -148,7 +148,7 @@ func guardCgroupOf(cg *cgroup) guardMsg {
 
 // guardNice is the guard's nice value until corepin dies, where it may go
 // back to nice 0 then (root, or a large RLIMIT_NICE; elsewhere it starts
-// at nice 0). Its start (the Go runtime and corepin's packages, about a
+// at corepin's). Its start (the Go runtime and corepin's packages, about a
 // millisecond of CPU) comes while corepin sets up the command, on the CPUs
 // corepin keeps to: at nice 0 it took half of them, and corepin exec took
 // 2.36 times as long as taskset and chrt, against 2.10 at nice 19. Asleep
@@ -215,13 +215,12 @@ func startOff(cmd *exec.Cmd, target cpuset.Set) error {
 			sched.SetAffinity(0, off)
 		}
 	}
-	// A throwaway thread may try: one that can go from nice 1 back to 0
-	// can lower the guard's nice value again.
-	nice := 0
-	if sched.SetNice(0, 1) == nil && sched.SetNice(0, 0) == nil {
-		nice = guardNice
+	// A throwaway thread may try: one that may lower its nice value may
+	// lower the guard's again. One that may not is left as it is (a
+	// refused request changes nothing), and so is the guard.
+	if now, err := sched.GetNice(0); err == nil && sched.SetNice(0, now-1) == nil {
+		sched.SetNice(0, guardNice)
 	}
-	sched.SetNice(0, nice)
 	return cmd.Start()
 }
 
