@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
@@ -256,4 +257,40 @@ func guardOf(t *testing.T, pid int) int {
 	}
 	t.Fatal("corepin started no guard")
 	return 0
+}
+
+// A corepin that may not lower a nice value again starts its guard at its
+// own nice value: at nice 19 the guard could not go back to 0 to clean up.
+func TestGuardOfAnUnprivilegedCorepinKeepsItsNice(t *testing.T) {
+	requireExec(t)
+	dir := nobody.Dir(t)
+	ready := filepath.Join(dir, "ready")
+	cmd := nobody.Command(t, nobody.Executable(t), "exec", "-q", "--", "sh", "-c", `echo > "$COREPIN_READY"; exec sleep 300`)
+	cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1", "COREPIN_READY="+ready)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	waitFor(t, "the command's readiness marker", func() bool {
+		_, err := os.Stat(ready)
+		return err == nil
+	})
+	own, err := sched.GetNice(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := guardOf(t, cmd.Process.Pid)
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", guard))
+	for _, task := range tasks {
+		tid, _ := strconv.Atoi(task.Name())
+		if nice, err := sched.GetNice(tid); err == nil && nice != own {
+			t.Errorf("the guard's thread %d is at nice %d, corepin's at %d", tid, nice, own)
+		}
+	}
+	if len(tasks) == 0 {
+		t.Error("the guard has no threads to read")
+	}
 }
