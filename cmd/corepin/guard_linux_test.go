@@ -267,14 +267,26 @@ func TestGuardOfAnUnprivilegedCorepinKeepsItsNice(t *testing.T) {
 	ready := filepath.Join(dir, "ready")
 	cmd := nobody.Command(t, nobody.Executable(t), "exec", "-q", "--", "sh", "-c", `echo > "$COREPIN_READY"; exec sleep 300`)
 	cmd.Env = append(os.Environ(), "COREPIN_AS_CLI=1", "COREPIN_READY="+ready)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	ended := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(ended)
+	}()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
-		cmd.Wait()
+		<-ended
 	})
 	waitFor(t, "the command's readiness marker", func() bool {
+		select {
+		case <-ended:
+			t.Fatalf("corepin exec as nobody ended before its command was ready: %v\n%s", cmd.ProcessState, out.String())
+		default:
+		}
 		_, err := os.Stat(ready)
 		return err == nil
 	})

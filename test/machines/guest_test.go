@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,5 +37,18 @@ func TestFailures(t *testing.T) {
 	want := "=== RUN   TestB\n    b_test.go:9: wrong\n--- FAIL: TestB (1.00s)\n...\n"
 	if got := failures(out); got != want {
 		t.Errorf("failures:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// The console's lines between the markers are the command's; every line,
+// the boot's included, tells the watch for a silent guest that it lives.
+func TestCopyCommandOutput(t *testing.T) {
+	console := "SeaBIOS\r\n" + markBegin + "\r\n== nocgroup\r\ntopo ok\r\n" + markEnd + "\r\npower off\r\n"
+	var out strings.Builder
+	var log bytes.Buffer
+	heard := 0
+	began, ended := copyCommandOutput(strings.NewReader(console), &out, &log, func() { heard++ })
+	if !began || !ended || out.String() != "== nocgroup\ntopo ok\n" || log.String() != "SeaBIOS\npower off\n" || heard != 6 {
+		t.Errorf("began %v, ended %v, command %q, log %q, %d lines heard", began, ended, out.String(), log.String(), heard)
 	}
 }
