@@ -28,20 +28,20 @@ type Pinned struct {
 // of its own); only its parent-death signal is set.
 func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 	p := &Pinned{done: make(chan struct{})}
-	p.hold = &holder{started: make(chan error, 1), release: make(chan struct{}), stop: p.kill, back: make(chan struct{})}
+	p.hold = &holder{started: make(chan error, 1), release: make(chan struct{}), stop: p.kill}
 	req := session.Request{CPU: cpu, Ladder: session.AffinityOnly()}
-	start := func() (func(), error) {
+	start := func() error {
 		for _, cmd := range cmds {
 			if cmd.SysProcAttr == nil {
 				cmd.SysProcAttr = &syscall.SysProcAttr{}
 			}
 			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 			if err := cmd.Start(); err != nil {
-				return nil, fmt.Errorf("starting %s on CPU %d: %w", cmd.Path, cpu, err)
+				return fmt.Errorf("starting %s on CPU %d: %w", cmd.Path, cpu, err)
 			}
 			p.procs = append(p.procs, cmd.Process)
 		}
-		return nil, nil
+		return nil
 	}
 	result := make(chan error, 1)
 	go func() {
@@ -58,8 +58,7 @@ func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 	}()
 	// A forking thread that could not leave cpu (p.hold.offTarget) waits
 	// there, blocked until Stop, beside the competing processes it
-	// started: it takes no time on the CPU, so nothing more is said. The
-	// others are off the CPU before StartPinned returns.
+	// started: it takes no time on the CPU, so nothing more is said.
 	select {
 	case err := <-p.hold.started:
 		if err != nil {
@@ -67,7 +66,6 @@ func StartPinned(cpu int, cmds ...*exec.Cmd) (*Pinned, error) {
 			<-p.done
 			return nil, err
 		}
-		<-p.hold.back
 		return p, nil
 	case err := <-result:
 		<-p.done

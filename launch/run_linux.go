@@ -75,15 +75,7 @@ type run struct {
 	signals <-chan os.Signal
 	// release lets the thread that forked the command go: it is held
 	// until the command is reaped (see holder).
-	release chan struct{}
-	// starterBack is closed once the thread that forked the command is
-	// back as it was: out of the run's cgroups, which corepin signals,
-	// freezes and accounts as the run's, its scheduling restored and off
-	// the target. The run is contained and watched after it (the watcher
-	// raises every thread of corepin's and puts each back at its end,
-	// which would put this one back to the session's scheduling). Nil
-	// where no thread of corepin's was changed to fork it.
-	starterBack <-chan struct{}
+	release     chan struct{}
 	releaseOnce sync.Once
 	timedOut    chan bool
 	watcher     *watch.Watcher
@@ -187,7 +179,7 @@ func (r *run) start() (*exec.Cmd, error) {
 	} else {
 		r.rep.Start = StartFork
 		var finish func()
-		cmd, r.starterBack, finish, err = startForked(r.cfg, r.rep, r.tr, r.release, r.releaseThread)
+		cmd, finish, err = startForked(r.cfg, r.rep, r.tr, r.release, r.releaseThread)
 		if finish != nil {
 			r.onClose(finish) // it releases the thread, then takes the session's restore report
 		}
@@ -202,9 +194,6 @@ func (r *run) start() (*exec.Cmd, error) {
 // contain puts the running command's tree under corepin's hold: its
 // timeout, the process events narrowed to it, and the signals passed on.
 func (r *run) contain(cmd *exec.Cmd) {
-	// What signals the run's cgroups must not find corepin's forking
-	// thread in them.
-	r.waitStarter()
 	r.rep.Child.PID = cmd.Process.Pid
 	r.tr.started(cmd.Process.Pid)
 	// The timeout counts from the command's exec, not from when corepin
@@ -272,7 +261,6 @@ func (r *run) watch(ctx context.Context, cmd *exec.Cmd) {
 // command failed for another reason than its own end.
 func (r *run) end(cmd *exec.Cmd) error {
 	r.tr.end(r.cfg.Grace)
-	r.waitStarter()
 	r.tr.account()
 	r.rep.Broken = r.rep.NoLongerHeld()
 	waitErr := cmd.Wait()
@@ -314,14 +302,6 @@ func (r *run) wall() (float64, string) {
 		return (r.exitRec.Elapsed - r.rep.execElapsed).Seconds(), "taskstats"
 	}
 	return (r.exited - r.rep.execAt).Seconds(), "clock"
-}
-
-// waitStarter waits until the thread that forked the command is back as
-// it was (see starterBack).
-func (r *run) waitStarter() {
-	if r.starterBack != nil {
-		<-r.starterBack
-	}
 }
 
 // releaseThread lets the thread that forked the command go, once.

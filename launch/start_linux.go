@@ -30,100 +30,86 @@ import (
 // on its thread. The read-back is the forking thread's, taken just before
 // the fork. This saves the launcher's own start, which costs more than the
 // rest of a launch. The thread is then put back, or destroyed where that
-// fails, as session.Run decides, while the caller goes on: back is closed
-// once it is back as it was (out of the run's cgroups, its scheduling
-// restored, off the target), nil when nothing is left to wait for. The
-// command starts inside the run's tree (see tree.start).
-func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, releaseThread func()) (cmd *exec.Cmd, back <-chan struct{}, finish func(), err error) {
-	cmd = command(cfg, cfg.Args[0], cfg.Args[1:]...)
+// fails, as session.Run decides. The command starts inside the run's tree
+// (see tree.start).
+func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, releaseThread func()) (*exec.Cmd, func(), error) {
+	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
 	tr.prepare(cmd)
-	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1), back: make(chan struct{})}
+	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1)}
 	type outcome struct {
 		rep           *session.Report
 		startErr, err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		sr, startErr, err := forkOnTarget(cfg.Request, func() (func(), error) {
-			leave, err := tr.start(cmd, &rep.execAt)
-			return func() { leave() }, err
+		sr, startErr, err := forkOnTarget(cfg.Request, func() error {
+			_, err := tr.start(cmd, &rep.execAt)
+			return err
 		}, hold)
 		done <- outcome{sr, startErr, err}
 	}()
 	var startErr error
+	held := true
 	select {
 	case startErr = <-hold.started: // the session accepted and start ran; the thread is held
 		rep.Session = <-hold.report
-		back = hold.back
-		// The session restores its thread once released; its restore
-		// report is then the one that counts.
+		if hold.offTarget != nil {
+			rep.Parent.Note = joinNotes(rep.Parent.Note, "the thread that forked the command stays on the target while it runs: "+hold.offTarget.Error())
+		}
+	case o := <-done: // no session, or not accepted
+		if o.rep == nil {
+			return nil, nil, o.err // no session: nothing was changed or started
+		}
+		rep.Session = *o.rep
+		startErr, held = o.startErr, false
+	}
+	// The session restores its thread once released; its restore report
+	// is then the one that counts.
+	var finish func()
+	if held {
 		finish = func() {
 			releaseThread()
 			if o := <-done; o.rep != nil {
 				rep.Session.Restore = o.rep.Restore
 			}
-			if hold.offTarget != nil {
-				rep.Parent.Note = joinNotes(rep.Parent.Note, "the thread that forked the command stays on the target while it runs: "+hold.offTarget.Error())
-			}
 		}
-	case o := <-done: // no session, or not accepted
-		if o.rep == nil {
-			return nil, nil, nil, o.err // no session: nothing was changed or started
-		}
-		rep.Session = *o.rep
-		startErr = o.startErr
 	}
 	switch {
 	case !rep.Accept.OK:
 		rep.Refused = rep.Accept.Why
-		return nil, back, finish, nil
+		return nil, finish, nil
 	case startErr != nil:
 		rep.ExecErrno, _ = execErrno(startErr)
 		rep.ExecError = innermost(startErr)
-		return nil, back, finish, nil
+		return nil, finish, nil
 	}
 	rep.Child.Started = true
-	return cmd, back, finish, nil
+	return cmd, finish, nil
 }
 
 // forkOnTarget is how corepin forks anything on target: a session for req
 // on a new locked thread (session.Run) and, when its rule accepts, start on
-// that thread, so that what start forks begins as a copy of it; then, on
-// the same thread, what start returns to do after it (nil for nothing).
-// When hold is not nil the thread stays until hold is closed, and then
-// stop runs on it: a child's parent-death signal fires when the thread
-// that forked it ends, so the thread must outlive the children. The
-// caller goes on as soon as start has run, while the thread gets off the
-// target. The returned error is start's in startErr, the session's in
-// err; the report is nil when no session began.
-func forkOnTarget(req session.Request, start func() (after func(), err error), hold *holder) (rep *session.Report, startErr, err error) {
+// that thread, so that what start forks begins as a copy of it. When hold
+// is not nil the thread stays until hold is closed, and then stop runs on
+// it: a child's parent-death signal fires when the thread that forked it
+// ends, so the thread must outlive the children. The returned error is
+// start's in startErr, the session's in err; the report is nil when no
+// session began.
+func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *session.Report, startErr, err error) {
 	rep, err = session.Run(req, func(s *session.Session) error {
-		var after func()
-		after, startErr = start()
+		startErr = start()
 		if hold != nil {
 			if hold.report != nil {
 				hold.report <- s.Report()
 			}
+			// The command has copied the thread's scheduling at the fork;
+			// the thread is put back now, not after the command, so that
+			// it does not wait out the run with a realtime policy or a
+			// clamp. (The runtime never starts threads from a locked
+			// thread, so nothing else copied it.)
+			s.Finish()
+			hold.offTarget = waitOffTarget(req.Mask())
 			hold.started <- startErr
-		}
-		func() {
-			if hold != nil && hold.back != nil {
-				defer close(hold.back) // whatever happens in after
-			}
-			if after != nil {
-				after()
-			}
-			if hold != nil {
-				// The command has copied the thread's scheduling at the
-				// fork; the thread is put back now, not after the command,
-				// so that it does not wait out the run with a realtime
-				// policy or a clamp. (The runtime never starts threads from
-				// a locked thread, so nothing else copied it.)
-				s.Finish()
-				hold.offTarget = waitOffTarget(req.Mask())
-			}
-		}()
-		if hold != nil {
 			<-hold.release
 			hold.stop()
 		}
@@ -166,11 +152,8 @@ type holder struct {
 	stop    func()
 	report  chan session.Report // when not nil, gets the report as start ran
 	// offTarget says why the held thread could not leave the target
-	// (waitOffTarget); it is set before back is closed.
+	// (waitOffTarget); it is set before started is sent.
 	offTarget error
-	// back, when not nil, is closed once the thread is back as it was,
-	// but for its hold.
-	back chan struct{}
 }
 
 // startLauncher starts corepin again as the launcher, which runs the
@@ -284,8 +267,7 @@ func startHeld(tr *tree, cmd *exec.Cmd, release <-chan struct{}) error {
 	go func() {
 		runtime.LockOSThread()
 		var at time.Duration // the launcher reports the exec's own time
-		leave, err := tr.start(cmd, &at)
-		left := leave()
+		left, err := tr.start(cmd, &at)
 		errc <- err
 		if err == nil {
 			<-release

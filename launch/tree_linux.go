@@ -137,11 +137,9 @@ func (t *tree) prepare(cmd *exec.Cmd) {
 
 // start starts cmd from the calling thread, which must be locked to its
 // goroutine, inside the run's cgroup, and sets *at to the time just
-// before the fork and exec. The thread stays in the run's cgroups until
-// leave is called, so that the caller can let what waits for the command
-// go on first; leave says false when the thread could not go back to its
-// own cgroups: it must then end with its goroutine.
-func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (leave func() bool, err error) {
+// before the fork and exec. left is false when the thread could not go
+// back to its own cgroups: it must then end with its goroutine.
+func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	// The command copies this thread's scheduling at the fork: what it
 	// reads back now is what the command's priority will be.
 	weigh := func(move func() error) {
@@ -157,35 +155,33 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (leave func() bool, err e
 	}
 	if t.cg == nil {
 		weigh(nil)
-		guardReady()
+		guardReady() // nothing of the run is left to itself should corepin die
 		t.readBefore()
 		*at = monotonic()
 		err := cmd.Start()
 		t.waitExit(cmd, err)
-		return func() bool { return true }, err
+		return true, err
 	}
+	// Out of the run's cpuset, the thread moves to where corepin's other
+	// threads are kept, as it would after its restore (waitOffTarget),
+	// before it leaves the command's cpu cgroup (see cgroup.leave).
+	off := func() { waitOffTarget(t.meter.cpus) }
 	// Entering a v1 cgroup takes milliseconds (the kernel waits for an
 	// RCU grace period); the command's time starts after it.
-	// Out of the run's cpuset, the thread moves to where corepin's other
-	// threads are kept, as it would after its restore (waitOffTarget).
-	off := func() { waitOffTarget(t.meter.cpus) }
 	if err := t.cg.enter(); err != nil {
-		return func() bool { return t.cg.leave(off) == nil }, err
-	}
-	leave = func() bool {
-		if err := t.cg.leave(off); err != nil {
-			t.addError(err.Error())
-			return false
-		}
-		return true
+		return t.cg.leave(off) == nil, err
 	}
 	weigh(t.cg.enterWeighted)
-	guardReady() // nothing of the run is left to itself should corepin die
+	guardReady()
 	t.readBefore()
 	*at = monotonic()
 	err = cmd.Start()
 	t.waitExit(cmd, err)
-	return leave, err
+	if lerr := t.cg.leave(off); lerr != nil {
+		t.addError(lerr.Error())
+		return false, err
+	}
+	return true, err
 }
 
 // waitExit notes the moment the command exits, from a goroutine of its
