@@ -61,8 +61,9 @@ func TestExperimentPartitionQuick(t *testing.T) {
 	testcpu.Alone(t) // the strategies' times are compared with the ideal
 	dir := t.TempDir()
 	// --runs 2: the quick one's 7 rounds are for the ratio's figure; here
-	// the rows, the ideal and the files are judged.
-	out, errOut, code := corepin(t, "experiment", "partition", "--quick", "--runs", "2", "--slowdown", "2", "--json", "--out", dir)
+	// the rows, the ideal and the files are judged, on a quarter of its
+	// array.
+	out, errOut, code := corepin(t, "experiment", "partition", "--quick", "--runs", "2", "--size", "262144", "--slowdown", "2", "--json", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
