@@ -258,8 +258,12 @@ func TestExampleAsRoot(t *testing.T) {
 		t.Errorf("restore: %v", rs)
 	}
 	for i, r := range run.Benchmarks[0].Runs {
+		// Between widening its mask and being pulled back the worker may
+		// be seen off the target, once or, on a loaded machine, twice
+		// (one of 6 running samples beside go test's other packages);
+		// never for the rest of its run.
 		w := r.Scheduling.Watch
-		if w == nil || len(w.Threads) != 1 || w.OnTargetRatio == nil || *w.OnTargetRatio < 0.9 || w.Reasserts < 1 {
+		if w == nil || len(w.Threads) != 1 || w.Reasserts < 1 || w.Threads[0].Running < 3 || w.Threads[0].Running-w.Threads[0].OnTarget > 2 {
 			t.Errorf("run %d: the widened worker was not kept on target: %+v", i, w)
 		}
 		if !r.Valid || r.Telemetry.Samples == 0 {
