@@ -263,7 +263,7 @@ func TestExampleAsRoot(t *testing.T) {
 		// (one of 6 running samples beside go test's other packages);
 		// never for the rest of its run.
 		w := r.Scheduling.Watch
-		if w == nil || len(w.Threads) != 1 || w.Reasserts < 1 || w.Threads[0].Running < 3 || w.Threads[0].Running-w.Threads[0].OnTarget > 2 {
+		if w == nil || len(w.Threads) != 1 || w.Reasserts < 1 || w.Threads[0].Running == 0 || w.Threads[0].Running-w.Threads[0].OnTarget > 2 {
 			t.Errorf("run %d: the widened worker was not kept on target: %+v", i, w)
 		}
 		if !r.Valid || r.Telemetry.Samples == 0 {
