@@ -18,6 +18,7 @@ import (
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // nativeDir is native/, the library's sources.
@@ -261,9 +262,9 @@ func TestExampleAsRoot(t *testing.T) {
 		// Between widening its mask and being pulled back the worker may
 		// be seen off the target, once or, on a loaded machine, twice
 		// (one of 6 running samples beside go test's other packages);
-		// never for the rest of its run.
+		// never for the rest of its run, and most of its samples are on it.
 		w := r.Scheduling.Watch
-		if w == nil || len(w.Threads) != 1 || w.Reasserts < 1 || w.Threads[0].Running == 0 || w.Threads[0].Running-w.Threads[0].OnTarget > 2 {
+		if w == nil || len(w.Threads) != 1 || w.Reasserts < 1 || off(w.Threads[0]) > 2 || w.Threads[0].OnTarget <= off(w.Threads[0]) {
 			t.Errorf("run %d: the widened worker was not kept on target: %+v", i, w)
 		}
 		if !r.Valid || r.Telemetry.Samples == 0 {
@@ -334,3 +335,6 @@ func TestExampleAsNobody(t *testing.T) {
 		t.Errorf("restore as nobody: %v", rs)
 	}
 }
+
+// off is how many of a thread's running samples found it off the target.
+func off(th evidence.ThreadStat) int { return th.Running - th.OnTarget }
