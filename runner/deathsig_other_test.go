@@ -2,7 +2,7 @@
 
 package runner
 
-import "syscall"
+import "os/exec"
 
-// dieWithParent: only Linux has a parent-death signal.
-func dieWithParent() *syscall.SysProcAttr { return nil }
+// startDyingWithTest starts cmd: only Linux has a parent-death signal.
+func startDyingWithTest(cmd *exec.Cmd) error { return cmd.Start() }

@@ -114,13 +114,11 @@ func competitorOn(cpu int) (*exec.Cmd, error) {
 	self, _ := os.Executable()
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), "COREPIN_RUNNER_HELPER=compete", "COREPIN_COMPETE_CPU="+strconv.Itoa(cpu))
-	// It dies with the test binary, also one ended by its -test.timeout.
-	cmd.SysProcAttr = dieWithParent()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startDyingWithTest(cmd); err != nil {
 		return nil, err
 	}
 	buf := make([]byte, 6)
