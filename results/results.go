@@ -161,8 +161,9 @@ type Benchmark struct {
 	// benchmark in the session (the calibration's included): the speed
 	// 1.0 of its runs.
 	SpeedBestRate float64 `json:"speed_best_rate,omitempty"`
-	// DroppedRuns are the runs --speed-gate left out and re-ran, each
-	// with its reason (Dropped); they are in no statistic.
+	// DroppedRuns are the runs left out and run again, each with its
+	// reason (Dropped): runs whose target CPU was shared, and runs
+	// --speed-gate saw slowed; they are in no statistic.
 	DroppedRuns []RunRecord `json:"dropped_runs,omitempty"`
 }
 
@@ -239,8 +240,9 @@ type RunRecord struct {
 	// the run (/proc/stat's steal, in 10 ms ticks); null where it could
 	// not be read.
 	StealS *float64 `json:"steal_s,omitempty"`
-	// Dropped says why --speed-gate left this run out and re-ran it; only
-	// the benchmark's DroppedRuns have it.
+	// Dropped says why this run was left out and run again (its target
+	// CPU was shared, or --speed-gate saw it slowed); only the
+	// benchmark's DroppedRuns have it.
 	Dropped string `json:"dropped,omitempty"`
 	// Scheduling is the report of the thread that did the work: the launch
 	// report for a process, the session's for a thread.

@@ -139,3 +139,35 @@ func TestSpeedTextNamesCpufreqOnly(t *testing.T) {
 		t.Errorf("text %q gives /proc/cpuinfo's nominal clock as a figure", text)
 	}
 }
+
+// A benchmark's dropped runs are said by why they were dropped: the
+// speed gate's, which completed, and those whose target was shared,
+// which were invalid; the terminal says each kind in one line.
+func TestDroppedRunsSaidByCause(t *testing.T) {
+	slow := probed(1, 2, 400, 400, 1)
+	slow.Dropped = "below the speed gate"
+	shared := RunRecord{Index: 2, WallS: 1.5, Error: "the target CPU was shared: others took 40%", Dropped: "the target CPU was shared: others took 40%; dropped and run again (1 of at most 2)"}
+	r := &Run{Benchmarks: []Benchmark{{Name: "loop", PlannedRuns: 2,
+		Runs:        []RunRecord{probed(1, 1, 1000, 1000, 1), probed(2, 1, 1000, 1000, 1)},
+		DroppedRuns: []RunRecord{slow, shared, shared}}}}
+	r.Settle()
+	b := r.Benchmarks[0]
+	if !b.Valid || b.N != 2 {
+		t.Fatalf("valid %v, n %d: the dropped runs must not count", b.Valid, b.N)
+	}
+	kinds := map[string]string{}
+	for _, w := range b.Warnings {
+		if w.Kind == KindSpeedGate || w.Kind == KindSharedRerun {
+			kinds[w.Kind] = w.Text
+		}
+	}
+	if !strings.Contains(kinds[KindSpeedGate], "1 run(s) whose speed witness") || !strings.Contains(kinds[KindSharedRerun], "2 run(s) whose target CPU was shared were dropped and run again") {
+		t.Errorf("the dropped runs' warnings: %q", kinds)
+	}
+	lines := strings.Join(r.SummaryWarnings(), "\n")
+	for _, want := range []string{"loop: 1 run(s) per benchmark slowed below the speed gate", "loop: 2 run(s) per benchmark whose target CPU was shared were dropped and run again"} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("the terminal's lines do not say %q:\n%s", want, lines)
+		}
+	}
+}

@@ -145,10 +145,17 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 	if len(b.Outliers) > 0 {
 		add(KindOutliers, "%d outlier run(s) by median absolute deviation: %v%s", len(b.Outliers), b.Outliers, b.explainOutliers())
 	}
-	if len(b.DroppedRuns) > 0 {
-		n := float64(len(b.DroppedRuns))
-		w = append(w, Warning{Run: NoRun, Kind: KindSpeedGate, Value: &n,
-			Text: fmt.Sprintf("the statistics are of runs %v; %d run(s) whose speed witness read below %.2f of the best were dropped by --speed-gate and re-run (kept in dropped_runs)", b.Included, len(b.DroppedRuns), 1-SpeedWarn)})
+	if slow, shared := b.dropped(); slow+shared > 0 {
+		if slow > 0 {
+			n := float64(slow)
+			w = append(w, Warning{Run: NoRun, Kind: KindSpeedGate, Value: &n,
+				Text: fmt.Sprintf("the statistics are of runs %v; %d run(s) whose speed witness read below %.2f of the best were dropped by --speed-gate and re-run (kept in dropped_runs)", b.Included, slow, 1-SpeedWarn)})
+		}
+		if shared > 0 {
+			n := float64(shared)
+			w = append(w, Warning{Run: NoRun, Kind: KindSharedRerun, Value: &n,
+				Text: fmt.Sprintf("the statistics are of runs %v; %d run(s) whose target CPU was shared were dropped and run again (kept in dropped_runs)", b.Included, shared)})
+		}
 	}
 	for _, r := range b.Runs {
 		if r.Warmup {
@@ -354,4 +361,18 @@ func FormatSeconds(s float64) string {
 		return fmt.Sprintf("%.1f ms", s*1e3)
 	}
 	return fmt.Sprintf("%.3f s", s)
+}
+
+// dropped counts the benchmark's dropped runs by why they were dropped:
+// the speed gate drops runs that completed, valid; a run is dropped
+// invalid only when its target CPU was shared.
+func (b *Benchmark) dropped() (slow, shared int) {
+	for _, r := range b.DroppedRuns {
+		if r.Valid {
+			slow++
+		} else {
+			shared++
+		}
+	}
+	return slow, shared
 }

@@ -48,6 +48,7 @@ const (
 	KindInvalidRuns = "invalid-runs" // output checks failed
 	KindSpeed       = "speed"        // the speed witness saw the target slowed
 	KindSpeedGate   = "speed-gate"   // runs dropped by --speed-gate
+	KindSharedRerun = "shared-rerun" // runs dropped because their target was shared
 )
 
 // summaries say a grouped kind in one line: a phrase with %s for the range
@@ -64,6 +65,7 @@ var summaries = map[string]struct {
 	KindCoverage:    {"the sampled residency covers only %s of the tree's CPU time", true},
 	KindSpeed:       {"the target ran at %s of its best speed by the speed witness (see run.json for each run's cause)", true},
 	KindSpeedGate:   {"%s run(s) per benchmark slowed below the speed gate were dropped and re-run", false},
+	KindSharedRerun: {"%s run(s) per benchmark whose target CPU was shared were dropped and run again", false},
 	KindWatcherCost: {"the watcher used %s of a CPU off the target (above 2%%): a longer --watch period costs less", true},
 	KindSpread:      {"spread %s (coefficient of variation) is above 5%%: rerun with more runs on a quieter machine", true},
 }

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
@@ -95,7 +96,8 @@ type Config struct {
 	// SpeedGate leaves out of the statistics each counted run whose speed
 	// witness read more than results.SpeedWarn below the best, keeps it
 	// in run.json with its reason, and runs it again, at most
-	// MaxSpeedReruns times.
+	// MaxSpeedReruns times. A run whose target CPU was shared is run
+	// again without it (see rerunner).
 	SpeedGate bool
 
 	witness *witness
@@ -123,7 +125,8 @@ func (noEvents) Finish()                            {}
 type job struct {
 	bench, index int
 	warmup       bool
-	rerun        int // how many times --speed-gate ran it again
+	rerun        int // how many times it was run again, for any reason
+	sharedReruns int // how many of those because its target was shared
 }
 
 // file names the run's files in the results folder: a re-run's own, so
@@ -276,9 +279,9 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		defer tr.Stop()
 	}
 	jobs := cfg.jobs(benches)
-	// The speed gate's re-runs are recorded too: they may add what the
-	// planned runs leave of MaxTotalRuns.
-	reruns := MaxTotalRuns - len(jobs)
+	// Re-runs are recorded too: they may add what the planned runs leave
+	// of MaxTotalRuns.
+	re := &rerunner{speedGate: cfg.SpeedGate, left: MaxTotalRuns - len(jobs)}
 	cfg.Events.Start(len(jobs))
 	var failed error
 	var offline []string // what the target's going offline did to the run
@@ -310,22 +313,11 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			noted = true
 			cfg.noteFirst(rec.Scheduling)
 		}
-		for cfg.SpeedGate && !j.warmup && ctx.Err() == nil {
-			why := gateReason(&rec, rb.SpeedBestRate, j.rerun+1)
+		for ctx.Err() == nil {
+			why := re.reason(&rec, rb.SpeedBestRate, &j)
 			if why == "" {
 				break
 			}
-			if j.rerun == MaxSpeedReruns {
-				rec.Warnings = append(rec.Warnings, results.Warning{Run: rec.Index, Kind: results.KindSpeedGate,
-					Text: fmt.Sprintf("still below the speed gate after %d re-runs: counted as it is", MaxSpeedReruns)})
-				break
-			}
-			if reruns == 0 {
-				rec.Warnings = append(rec.Warnings, results.Warning{Run: rec.Index, Kind: results.KindSpeedGate,
-					Text: fmt.Sprintf("below the speed gate, not run again: re-runs reached the limit of %d runs in all; counted as it is", MaxTotalRuns)})
-				break
-			}
-			reruns--
 			rec.Dropped = why
 			if err := journal.Append(b.name, &rec); err != nil {
 				failed = err
@@ -334,6 +326,9 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			rb.DroppedRuns = append(rb.DroppedRuns, rec)
 			rb.SpeedBestRate = max(rb.SpeedBestRate, bestOf(&rec))
 			j.rerun++
+			if n, ok := cfg.Events.(Noter); ok {
+				n.Note(fmt.Sprintf("%s run %d: %s", termsafe.Text(b.name), j.index, why))
+			}
 			cfg.Events.RunStarted(b.name, j.index, of, j.warmup)
 			rec = cfg.runOnce(ctx, folder, b, j)
 		}

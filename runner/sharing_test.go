@@ -153,6 +153,97 @@ func sharedRun(t *testing.T, isolation string, allow bool) {
 	case allow && (!rec.Valid || !strings.Contains(warns, reason) || rec.Sharing != SharedAllowed):
 		t.Errorf("shared run with --allow-sharing: valid %v, sharing %q, error %q, warnings %q", rec.Valid, rec.Sharing, rec.Error, warns)
 	}
+	// A competitor that stays is seen in every re-run: the run is run
+	// again MaxSharedReruns times, each dropped run kept with its reason,
+	// and the last says it was not run again. --allow-sharing keeps the
+	// first, valid.
+	dropped := run.Benchmarks[0].DroppedRuns
+	wantDropped := MaxSharedReruns
+	if allow {
+		wantDropped = 0
+	}
+	if len(dropped) != wantDropped {
+		t.Fatalf("%d dropped runs, want %d: %+v", len(dropped), wantDropped, dropped)
+	}
+	for i, d := range dropped {
+		if want := fmt.Sprintf("dropped and run again (%d of at most %d)", i+1, MaxSharedReruns); !strings.HasPrefix(d.Dropped, reason) || !strings.HasSuffix(d.Dropped, want) {
+			t.Errorf("dropped run %d says %q, want the sharing and %q", i, d.Dropped, want)
+		}
+	}
+	if !allow && !strings.Contains(warns, "still shared after 2 re-runs") {
+		t.Errorf("the last run does not say it was not run again: %q", warns)
+	}
+}
+
+// rerunEvents ends the competitor when the runner says it runs a shared
+// run again: the competitor was there for the first run only.
+type rerunEvents struct {
+	noEvents
+	end   func()
+	notes []string
+}
+
+func (e *rerunEvents) Note(s string) {
+	if len(e.notes) == 0 {
+		e.end()
+	}
+	e.notes = append(e.notes, s)
+}
+
+// A competitor that took the target during one run only costs that run,
+// not the benchmark: the run is dropped, kept with its reason, and run
+// again, and the re-run counts.
+func TestSharedRunIsRunAgain(t *testing.T) {
+	skipTimingUnderTCG(t, "the sharing verdict")
+	cfg := config(t)
+	cfg.Request.Ladder, cfg.Runs, cfg.Warmup, cfg.AllowSharing = session.AffinityOnly(), 1, 0, false
+	cfg.Suite = loadSuite(t, spinSuite(t))
+	cmd, err := competitorOn(cfg.Target.ExactCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := func() { cmd.Process.Kill(); cmd.Wait() }
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			end()
+		}
+	})
+	events := &rerunEvents{end: end}
+	cfg.Events = events
+	run, _, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := run.Benchmarks[0]
+	if len(b.DroppedRuns) == 0 {
+		t.Fatalf("no dropped run beside a competitor on the target: %+v", b.Runs)
+	}
+	first := b.DroppedRuns[0]
+	if first.Valid || first.Sharing != SharedInvalid || !strings.HasPrefix(first.Dropped, sharedPrefix) || first.Index != 0 {
+		t.Errorf("the dropped run: index %d, valid %v, sharing %q, dropped %q", first.Index, first.Valid, first.Sharing, first.Dropped)
+	}
+	if len(events.notes) == 0 || !strings.HasPrefix(events.notes[0], "spin run 0: "+sharedPrefix) {
+		t.Errorf("the re-run was not said: notes %q", events.notes)
+	}
+	rec := b.Runs[0]
+	if !rec.Valid {
+		// go test's other packages run on the same CPUs: the re-runs can
+		// be shared by them.
+		if rec.Sharing == SharedInvalid {
+			t.Skipf("the re-runs were shared too, by go test's other packages (%s): this needs the target idle after the competitor", rec.Error)
+		}
+		t.Fatalf("the re-run: valid %v, sharing %q, error %q", rec.Valid, rec.Sharing, rec.Error)
+	}
+	if len(b.Runs) != 1 || !b.Valid || b.N != 1 {
+		t.Errorf("runs %d, valid %v, n %d: want the re-run counted", len(b.Runs), b.Valid, b.N)
+	}
+	var said bool
+	for _, w := range b.Warnings {
+		said = said || (w.Kind == results.KindSharedRerun && strings.Contains(w.Text, "were dropped and run again"))
+	}
+	if !said {
+		t.Errorf("the benchmark's warnings do not say a run was dropped: %q", results.WarningTexts(b.Warnings))
+	}
 }
 
 // threads is a helper: four busy threads (GOMAXPROCS 4) that each use

@@ -113,7 +113,7 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 			warn(results.KindShared, &share, "the target CPU was shared: %s", what)
 		default:
 			v.Sharing = SharedInvalid
-			v.Invalid = "the target CPU was shared: " + what // the run's error says it
+			v.Invalid = sharedPrefix + what // the run's error says it
 		}
 	}
 	if ws := sh.WaitShare; ws != nil && sh.WaitS != nil && *sh.WaitS > 0 && work >= MinWorkCPU {

@@ -138,7 +138,7 @@ type sharingFlags struct {
 
 func (f *sharingFlags) register(cmd *cli.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.maxOthers, "max-others", "2%", "warn when others took more than this `share` of the target CPU's time during a run (above 10% the run is invalid)")
+	fl.StringVar(&f.maxOthers, "max-others", "2%", "warn when others took more than this `share` of the target CPU's time during a run (above 10% the run is invalid, and run again at most twice)")
 	fl.StringVar(&f.maxOthers, "max-wait", "2%", "the older name of --max-others")
 	fl.BoolVar(&f.allow, "allow-sharing", false, "keep runs whose target CPU was shared valid, with a warning")
 }
