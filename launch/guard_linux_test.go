@@ -122,7 +122,9 @@ func TestGuardThawsATreeLeftFrozen(t *testing.T) {
 		}
 	}
 	if state != "FROZEN" && state != "FREEZING" {
-		t.Fatalf("the run's cgroup is not frozen at the hold (%q in %v)", state, runCgroups(cmd.Process.Pid))
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the run's cgroup is not frozen at the hold (%q in %v):\n%s", state, runCgroups(cmd.Process.Pid), &stderr)
 	}
 	cmd.Process.Kill()
 	cmd.Wait() // and the guard, which holds its stderr until it is done
