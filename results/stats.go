@@ -154,7 +154,10 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 		if shared > 0 {
 			n := float64(shared)
 			w = append(w, Warning{Run: NoRun, Kind: KindSharedRerun, Value: &n,
-				Text: fmt.Sprintf("the statistics are of runs %v; %d run(s) whose target CPU was shared were dropped and run again (kept in dropped_runs)", b.Included, shared)})
+				Text: fmt.Sprintf("%d run(s) whose target CPU was shared were dropped and run again (kept in dropped_runs)", shared)})
+			if slow == 0 {
+				w[len(w)-1].Text = fmt.Sprintf("the statistics are of runs %v; ", b.Included) + w[len(w)-1].Text
+			}
 		}
 	}
 	for _, r := range b.Runs {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"corepin.dev/corepin/launch"
@@ -49,7 +50,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	rec.Scheduling = schedulingEvidence(rep)
 	rec.TelemetryCSV = filepath.Join("telemetry", j.file(b.name)+".csv")
 	if err := folder.WriteFile(rec.TelemetryCSV, series.WriteCSV); err != nil {
-		rec.Error = err.Error()
+		rec.Error = strings.TrimPrefix(rec.Error+"; "+err.Error(), "; ") // after the verdict's reason, if any
 	}
 	if !rec.Valid && rec.Error == "" && !failedCheck(rec) {
 		// Invalid with no check failed and no error of its own: the run

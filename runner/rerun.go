@@ -19,28 +19,33 @@ const MaxSharedReruns = 2
 const sharedPrefix = "the target CPU was shared: "
 
 // rerunner decides which counted runs are left out of the statistics and
-// run again: a run whose target CPU was shared, always (unless
-// --allow-sharing kept it valid), and a run the speed witness saw
-// slowed, under --speed-gate. Each dropped run stays in run.json with its
-// reason.
+// run again: a run whose target CPU was shared (unless --allow-sharing
+// kept it valid), at most MaxSharedReruns times, and a run the speed
+// witness saw slowed, under --speed-gate, at most MaxSpeedReruns times.
+// Each dropped run stays in run.json with its reason.
 type rerunner struct {
 	speedGate bool
 	// left is what MaxTotalRuns leaves for re-runs of every kind.
 	left int
 	// sharedForGood is set once a run stayed shared through all its
 	// re-runs: the competitor is not passing, and running each later
-	// shared run three times would only triple the time to say so.
+	// shared run three times would only triple the time to say so. The
+	// next counted run that is not shared clears it.
 	sharedForGood bool
 }
 
-// reason says why rec is dropped and run again, and counts it in j; ""
-// keeps rec, with a warning when a limit, not the run, kept it.
+// reason says why rec is dropped and run again, "" to keep it, with a
+// warning when a limit, not the run, kept it. It counts a shared re-run in
+// j.sharedReruns; the caller counts every re-run in j.rerun.
 func (re *rerunner) reason(rec *results.RunRecord, best float64, j *job) string {
 	if rec.Warmup {
 		return ""
 	}
 	if shared := sharedReason(rec); shared != "" {
 		return re.sharedRerun(rec, shared, j)
+	}
+	if rec.Sharing != SharedInvalid {
+		re.sharedForGood = false // the competitor has gone
 	}
 	if !re.speedGate {
 		return ""
@@ -68,7 +73,7 @@ func (re *rerunner) sharedRerun(rec *results.RunRecord, shared string, j *job) s
 	var why string
 	switch {
 	case re.sharedForGood:
-		return ""
+		why = "not run again: a run just before it stayed shared through its re-runs, and no run since was the work's own"
 	case j.sharedReruns == MaxSharedReruns:
 		re.sharedForGood = true
 		why = fmt.Sprintf("still shared after %d re-runs: the target is not the work's own for now, so later runs whose target is shared are not run again", MaxSharedReruns)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,8 +14,8 @@ func sharedRecord() results.RunRecord {
 }
 
 // Only a run whose one fault is a shared target is run again for it, at
-// most MaxSharedReruns times; once one stayed shared through them, no
-// later run is re-run for sharing.
+// most MaxSharedReruns times; once one stayed shared through them, a
+// later shared run is not re-run, and says why.
 func TestRerunnerShared(t *testing.T) {
 	re := &rerunner{left: 100}
 	j := job{index: 1}
@@ -34,8 +35,8 @@ func TestRerunnerShared(t *testing.T) {
 		t.Errorf("the last run's warnings: %+v", rec.Warnings)
 	}
 	next, nextJob := sharedRecord(), job{index: 2}
-	if why := re.reason(&next, 0, &nextJob); why != "" || len(next.Warnings) != 0 {
-		t.Errorf("a later shared run: reason %q, warnings %+v; want kept, silently", why, next.Warnings)
+	if why := re.reason(&next, 0, &nextJob); why != "" || len(next.Warnings) != 1 {
+		t.Errorf("a later shared run: reason %q, warnings %+v; want kept, saying why", why, next.Warnings)
 	}
 	if re.left != 100-MaxSharedReruns {
 		t.Errorf("%d re-runs left, want %d", re.left, 100-MaxSharedReruns)
@@ -62,5 +63,44 @@ func TestRerunnerKeeps(t *testing.T) {
 	re, rec := &rerunner{}, sharedRecord()
 	if why := re.reason(&rec, 0, &job{}); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "reached the limit") {
 		t.Errorf("no re-run left: reason %q, warnings %+v", why, rec.Warnings)
+	}
+}
+
+// After a run stayed shared through its re-runs, a later shared run is
+// kept, saying why; a run that is not shared ends that, and the next
+// shared run is re-run again.
+func TestRerunnerSharedForGoodEnds(t *testing.T) {
+	re := &rerunner{left: 100, sharedForGood: true}
+	rec := sharedRecord()
+	if why := re.reason(&rec, 0, &job{}); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "stayed shared through its re-runs") {
+		t.Errorf("while shared for good: reason %q, warnings %+v", why, rec.Warnings)
+	}
+	quiet := results.RunRecord{Valid: true, Sharing: NotShared}
+	if why := re.reason(&quiet, 0, &job{}); why != "" || re.sharedForGood {
+		t.Errorf("a run not shared: reason %q, shared for good %v", why, re.sharedForGood)
+	}
+	rec = sharedRecord()
+	if why := re.reason(&rec, 0, &job{}); !strings.HasSuffix(why, "(1 of at most 2)") {
+		t.Errorf("a shared run after it: reason %q, want re-run", why)
+	}
+}
+
+// The speed gate counts its own re-runs, not the shared ones of the same
+// run.
+func TestRerunnerSpeedGateCountsItsOwn(t *testing.T) {
+	slowed := func() results.RunRecord {
+		on := 1.0
+		return results.RunRecord{Valid: true, WallS: 1, Sharing: NotShared,
+			ProbeBefore: &results.SpeedProbe{Rate: 400, OnCPU: &on}, ProbeAfter: &results.SpeedProbe{Rate: 400, OnCPU: &on}}
+	}
+	re := &rerunner{speedGate: true, left: 100}
+	rec := slowed()
+	if why := re.reason(&rec, 1000, &job{rerun: 2, sharedReruns: 2}); !strings.Contains(why, fmt.Sprintf("(1 of at most %d)", MaxSpeedReruns)) {
+		t.Errorf("after two shared re-runs: reason %q, want the gate's first", why)
+	}
+	rec = slowed()
+	j := job{rerun: 2 + MaxSpeedReruns, sharedReruns: 2}
+	if why := re.reason(&rec, 1000, &j); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "still below the speed gate after 3 re-runs") {
+		t.Errorf("after the gate's own re-runs: reason %q, warnings %+v", why, rec.Warnings)
 	}
 }

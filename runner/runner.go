@@ -97,7 +97,7 @@ type Config struct {
 	// witness read more than results.SpeedWarn below the best, keeps it
 	// in run.json with its reason, and runs it again, at most
 	// MaxSpeedReruns times. A run whose target CPU was shared is run
-	// again without it (see rerunner).
+	// again also without --speed-gate (see rerunner).
 	SpeedGate bool
 
 	witness *witness
@@ -327,7 +327,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			rb.SpeedBestRate = max(rb.SpeedBestRate, bestOf(&rec))
 			j.rerun++
 			if n, ok := cfg.Events.(Noter); ok {
-				n.Note(fmt.Sprintf("%s run %d: %s", termsafe.Text(b.name), j.index, why))
+				n.Note(fmt.Sprintf("%s run %d: %s", termsafe.Text(b.name), j.index, termsafe.Text(why))) // names of others' threads are anyone's
 			}
 			cfg.Events.RunStarted(b.name, j.index, of, j.warmup)
 			rec = cfg.runOnce(ctx, folder, b, j)
