@@ -68,7 +68,7 @@ func loadSuite(t *testing.T, text string) *suite.Suite {
 	return s
 }
 
-// spinSuite is a busy loop of a third of a second of its own CPU time,
+// spinSuite is a busy loop of a sixth of a second of its own CPU time,
 // whatever the machine's speed (spinOwnCPU).
 func spinSuite(t *testing.T) string {
 	t.Helper()
@@ -79,12 +79,12 @@ func spinSuite(t *testing.T) string {
 	return fmt.Sprintf("[[benchmark]]\nname = \"spin\"\ncmd = %q\nenv = { COREPIN_RUNNER_HELPER = \"spin\" }\n", self)
 }
 
-// spinOwnCPU is a helper: it spins until its thread has used a third of
+// spinOwnCPU is a helper: it spins until its thread has used a sixth of
 // a second of CPU time (a fixed count of a shell loop took minutes in an
 // emulated guest beside a competitor).
 func spinOwnCPU() {
 	runtime.LockOSThread()
-	for start := threadTime(); threadTime()-start < time.Second/3; {
+	for start := threadTime(); threadTime()-start < time.Second/6; {
 	}
 	os.Exit(0)
 }
