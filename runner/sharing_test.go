@@ -26,10 +26,12 @@ import (
 )
 
 // competitor is a helper: a busy loop pinned to the CPU in
-// COREPIN_COMPETE_CPU at the default priority, which says when it is
-// there and spins until it is killed.
+// COREPIN_COMPETE_CPU at the nice value in COREPIN_COMPETE_NICE (the
+// default priority without it), which says when it is there and spins
+// until it is killed.
 func competitor() {
 	cpu, _ := strconv.Atoi(os.Getenv("COREPIN_COMPETE_CPU"))
+	nice, _ := strconv.Atoi(os.Getenv("COREPIN_COMPETE_NICE"))
 	runtime.LockOSThread() // the mask is this thread's: the loop must stay on it
 	if err := sched.SetAffinity(0, cpuset.Of(cpu)); err != nil {
 		os.Exit(1)
@@ -37,7 +39,7 @@ func competitor() {
 	// The default priority, whatever the thread that forked it had: Go
 	// forks from any of the process's threads, and corepin's own may run
 	// at a raised priority while a run is on.
-	if err := sched.SetNice(0, 0); err != nil {
+	if err := sched.SetNice(0, nice); err != nil {
 		os.Exit(1)
 	}
 	fmt.Println("ready")

@@ -15,6 +15,7 @@ import (
 	"corepin.dev/corepin/internal/bandwidth"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
 
@@ -24,20 +25,27 @@ import (
 const witnessProbe = 30 * time.Millisecond
 
 // halfwaySuite's command spins, says it is half-way through on the fifo
-// $1, waits for the word to go on from the fifo $2, and spins again.
+// $1, and ends at the word to go on from the fifo $2.
 const halfwaySuite = `
 [[benchmark]]
 name = "halfway"
 cmd = "sh"
-args = ["-c", "spin() { i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done; }; spin; echo half > \"$0\"; read go < \"$1\"; spin", %q, %q]
+args = ["-c", "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done; echo half > \"$0\"; read go < \"$1\"", %q, %q]
 `
 
-// A competitor at the same priority that appears on the target half-way
-// through the run is still there for the probe after it, not for the one
-// before: speed_after is below speed_before, and the run's typed speed
-// warning is in run.json.
+// A competitor that appears on the target half-way through the run is
+// still there for the probe after it, not for the one before:
+// speed_after is below speed_before, and the run's typed speed warning is
+// in run.json. The competitor is at nice -10, above the probe's nice 0: a
+// probe that has slept through the run and wakes beside a competitor of
+// its own priority may run most of its length first (beside go test's
+// other packages one read 0.91 of the best beside such a competitor,
+// which had taken half of the run's second half).
 func TestCompetitorHalfwayLowersSpeedAfter(t *testing.T) {
 	skipTimingUnderTCG(t, "the speed witness")
+	if f := sched.NiceLowering(); !f.Supported {
+		t.Skipf("needs a competitor at nice -10, above the probe: %s", f.Evidence)
+	}
 	cfg := config(t)
 	testcpu.Alone(t)
 	cfg.Request.Ladder, cfg.Runs, cfg.Warmup, cfg.SpeedProbe = session.AffinityOnly(), 1, 0, witnessProbe
@@ -59,7 +67,7 @@ func TestCompetitorHalfwayLowersSpeedAfter(t *testing.T) {
 			started <- fmt.Errorf("the command's word: %q, %v", data, err)
 			return
 		}
-		competitor, err = competitorOn(cfg.Target.ExactCPU)
+		competitor, err = competitorAt(cfg.Target.ExactCPU, -10)
 		if werr := os.WriteFile(goOn, []byte("go\n"), 0o600); err == nil {
 			err = werr
 		}
@@ -108,12 +116,15 @@ func TestCompetitorHalfwayLowersSpeedAfter(t *testing.T) {
 	t.Logf("run.json: %s", found.Text)
 }
 
-// competitorOn starts the test binary's busy loop on cpu and returns
-// once it is there.
-func competitorOn(cpu int) (*exec.Cmd, error) {
+// competitorOn starts the test binary's busy loop on cpu, at the default
+// priority, and returns once it is there.
+func competitorOn(cpu int) (*exec.Cmd, error) { return competitorAt(cpu, 0) }
+
+// competitorAt is competitorOn at nice value nice.
+func competitorAt(cpu, nice int) (*exec.Cmd, error) {
 	self, _ := os.Executable()
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), "COREPIN_RUNNER_HELPER=compete", "COREPIN_COMPETE_CPU="+strconv.Itoa(cpu))
+	cmd.Env = append(os.Environ(), "COREPIN_RUNNER_HELPER=compete", "COREPIN_COMPETE_CPU="+strconv.Itoa(cpu), "COREPIN_COMPETE_NICE="+strconv.Itoa(nice))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
