@@ -145,20 +145,20 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 	if len(b.Outliers) > 0 {
 		add(KindOutliers, "%d outlier run(s) by median absolute deviation: %v%s", len(b.Outliers), b.Outliers, b.explainOutliers())
 	}
-	if slow, shared := b.dropped(); slow+shared > 0 {
-		if slow > 0 {
-			n := float64(slow)
-			w = append(w, Warning{Run: NoRun, Kind: KindSpeedGate, Value: &n,
-				Text: fmt.Sprintf("the statistics are of runs %v; %d run(s) whose speed witness read below %.2f of the best were dropped by --speed-gate and re-run (kept in dropped_runs)", b.Included, slow, 1-SpeedWarn)})
-		}
-		if shared > 0 {
-			n := float64(shared)
-			w = append(w, Warning{Run: NoRun, Kind: KindSharedRerun, Value: &n,
-				Text: fmt.Sprintf("%d run(s) whose target CPU was shared were dropped and run again (kept in dropped_runs)", shared)})
-			if slow == 0 {
-				w[len(w)-1].Text = fmt.Sprintf("the statistics are of runs %v; ", b.Included) + w[len(w)-1].Text
-			}
-		}
+	// The runs the statistics are of is said once, in the first of the
+	// two lines of dropped runs.
+	of := fmt.Sprintf("the statistics are of runs %v; ", b.Included)
+	slow, shared := b.dropped()
+	if slow > 0 {
+		n := float64(slow)
+		w = append(w, Warning{Run: NoRun, Kind: KindSpeedGate, Value: &n,
+			Text: fmt.Sprintf("%s%d run(s) whose speed witness read below %.2f of the best were dropped by --speed-gate and re-run (kept in dropped_runs)", of, slow, 1-SpeedWarn)})
+		of = ""
+	}
+	if shared > 0 {
+		n := float64(shared)
+		w = append(w, Warning{Run: NoRun, Kind: KindSharedRerun, Value: &n,
+			Text: fmt.Sprintf("%s%d run(s) whose target CPU was shared were dropped and run again (kept in dropped_runs)", of, shared)})
 	}
 	for _, r := range b.Runs {
 		if r.Warmup {
