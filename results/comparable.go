@@ -14,12 +14,24 @@ const (
 	KindNative  = "native"   // an app's work, through the native library
 )
 
+// The kinds of an imported run: the tool whose result file it was read
+// from (Run.Source.Tool).
+const (
+	KindSpec      = "spec"      // SPEC CPU's runcpu (.rsf or .csv)
+	KindHyperfine = "hyperfine" // hyperfine --export-json
+	KindPyperf    = "pyperf"    // pyperf's JSON
+	KindGeekbench = "geekbench" // Geekbench's --export-json
+)
+
 // Kind says what the run measured: corepin's built-in workloads, the
 // commands of a suite file, or an app's own work recorded by the native
 // library (whose benchmarks are of kind "native"; an older library wrote
-// "builtin" under corepin_version "native").
+// "builtin" under corepin_version "native"), or, for an imported run, the
+// tool whose file it was read from.
 func (r *Run) Kind() string {
 	switch {
+	case r.Source != nil:
+		return r.Source.Tool
 	case strings.HasPrefix(r.Host.Corepin, "native") || slices.ContainsFunc(r.Benchmarks, func(b Benchmark) bool { return b.Kind == "native" }):
 		return KindNative
 	case r.Options.Suite != "":

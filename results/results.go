@@ -42,6 +42,9 @@ type Run struct {
 	// benchmark has a reference time and passed its checks.
 	Score    *float64 `json:"score"`
 	Warnings []string `json:"warnings"`
+	// Source is the file another tool wrote that an imported run was
+	// read from (corepin import); nil for corepin's own runs.
+	Source *Source `json:"source,omitempty"`
 	// System is the machine's condition for measuring at the start and
 	// the end of the run, and what was tuned for it.
 	System *evidence.RunFacts `json:"system,omitempty"`

@@ -138,6 +138,7 @@ restores everything afterwards.
 		cli.Lazy("compare", newCompareCmd),
 		cli.Lazy("merge", newMergeCmd),
 		cli.Lazy("report", newReportCmd),
+		cli.Lazy("import", newImportCmd),
 		cli.Lazy("experiment", newExperimentCmd),
 		cli.Lazy("topo", newTopoCmd),
 		cli.Lazy("caps", newCapsCmd),
