@@ -278,6 +278,7 @@ func (r *run) end(cmd *exec.Cmd) error {
 	r.rep.account(r.target)
 	r.rep.Sharing.Others = r.tr.othersOnTarget(r.rep, r.target)
 	r.rep.Sharing.Preemptors, r.rep.Sharing.PreemptorsError = r.tr.preemptors(r.target)
+	r.rep.Slices, r.rep.Sharing.Switches = r.tr.switches()
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return fmt.Errorf("waiting for %s: %w", r.cfg.Args[0], waitErr)

@@ -258,8 +258,11 @@ type RunRecord struct {
 
 // SpeedProbe is one reading of the speed witness.
 type SpeedProbe struct {
-	Rate  float64 `json:"rate"` // steps per second of wall time
-	WallS float64 `json:"wall_s"`
+	// At is when the probe began, on the wall clock as the run's
+	// Started; zero in an older run.json.
+	At    time.Time `json:"at,omitzero"`
+	Rate  float64   `json:"rate"` // steps per second of wall time
+	WallS float64   `json:"wall_s"`
 	// OnCPU is the probe thread's CPU time over its wall time: near 1
 	// when the probe ran all along, so that a low rate is the core's own
 	// speed; lower when it waited for the CPU.
@@ -278,13 +281,16 @@ const (
 
 // TelemetryStats summarise a run's samples of the target CPUs.
 type TelemetryStats struct {
-	Samples     int      `json:"samples"`
-	FreqSource  string   `json:"freq_source"`
-	FreqMinMHz  *float64 `json:"freq_min_mhz"`
-	FreqMaxMHz  *float64 `json:"freq_max_mhz"`
-	FreqMeanMHz *float64 `json:"freq_mean_mhz"`
-	UtilMeanPct *float64 `json:"util_mean_pct"`   // of the target CPUs
-	Notes       []string `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
+	// Started is the instant of the CSV's t_s 0, on the wall clock as
+	// the run's Started; zero in an older run.json.
+	Started     time.Time `json:"started,omitzero"`
+	Samples     int       `json:"samples"`
+	FreqSource  string    `json:"freq_source"`
+	FreqMinMHz  *float64  `json:"freq_min_mhz"`
+	FreqMaxMHz  *float64  `json:"freq_max_mhz"`
+	FreqMeanMHz *float64  `json:"freq_mean_mhz"`
+	UtilMeanPct *float64  `json:"util_mean_pct"`   // of the target CPUs
+	Notes       []string  `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
 }
 
 // MarshalJSON writes the benchmark with null times when no counted run

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
@@ -52,6 +53,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	if err := folder.WriteFile(rec.TelemetryCSV, series.WriteCSV); err != nil {
 		rec.Error = strings.TrimPrefix(rec.Error+"; "+err.Error(), "; ") // after the verdict's reason, if any
 	}
+	keepTimeline(folder, rep, filepath.Join("timeline", j.file(b.name)+".csv"))
 	if !rec.Valid && rec.Error == "" && !failedCheck(rec) {
 		// Invalid with no check failed and no error of its own: the run
 		// did not complete (corepin was stopped in it, or the work ended
@@ -63,6 +65,24 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	}
 	rec.Bound()
 	return rec
+}
+
+// keepTimeline writes who ran on the target during the run, slice by
+// slice, into the results folder as rel, and names the file in the
+// report's record of it; where it cannot be written, the record says why.
+func keepTimeline(folder *results.Folder, rep *launch.Report, rel string) {
+	if rep == nil || rep.Sharing == nil || rep.Sharing.Switches == nil || rep.Sharing.Switches.Error != "" {
+		return
+	}
+	err := os.MkdirAll(filepath.Join(folder.Path, filepath.Dir(rel)), 0o755)
+	if err == nil {
+		err = folder.WriteFile(rel, func(w io.Writer) error { return timeline.WriteCSV(w, rep.Slices) })
+	}
+	if err != nil {
+		rep.Sharing.Switches.Error = "keeping the slices: " + err.Error()
+		return
+	}
+	rep.Sharing.Switches.File = rel
 }
 
 // failedCheck reports whether one of the run's checks failed: its reason

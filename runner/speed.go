@@ -60,8 +60,9 @@ func (w *witness) ok() bool { return w != nil && w.unavailable == "" }
 
 // read runs the probe on the calling thread, which is on the target.
 func (w *witness) read() *results.SpeedProbe {
+	at := time.Now()
 	r := w.probe.Read()
-	return &results.SpeedProbe{Rate: r.Rate, WallS: r.WallS, OnCPU: r.OnCPU, CPU: r.CPU}
+	return &results.SpeedProbe{At: at, Rate: r.Rate, WallS: r.WallS, OnCPU: r.OnCPU, CPU: r.CPU}
 }
 
 // readPinned runs the probe on the probes' own thread, pinned to the target,

@@ -8,7 +8,7 @@ import (
 
 // summarizeTelemetry condenses the samples of the target CPUs.
 func summarizeTelemetry(s *telemetry.Series, target cpuset.Set) results.TelemetryStats {
-	st := results.TelemetryStats{FreqSource: telemetry.SourceNone}
+	st := results.TelemetryStats{Started: s.Started, FreqSource: telemetry.SourceNone}
 	for _, n := range s.Notes {
 		// The rough-frequency note is said once, beside the chart.
 		if n.Kind != telemetry.NoteRoughFrequency {

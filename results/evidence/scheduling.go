@@ -1,6 +1,10 @@
 package evidence
 
-import "corepin.dev/corepin/cpuset"
+import (
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+)
 
 // Scheduling is the report of the thread that did the work, as launch
 // writes it (launch.Report): the session's report of the thread, what
@@ -79,6 +83,30 @@ type Sharing struct {
 	// saying why when it tried.
 	Preemptors      []Preemptor `json:"preemptors,omitempty"`
 	PreemptorsError string      `json:"preemptors_error,omitempty"`
+	// Switches is the same tracer's record of the run slice by slice,
+	// kept in a file beside run.json; nil where there is none.
+	Switches *Switches `json:"switches,omitempty"`
+}
+
+// Switches is who ran on the target during the run, slice by slice, from
+// the scheduler's switch events: the slices are in a CSV of the results
+// folder (package oncpu/timeline), their times from Others.From, and this
+// says what the file holds. Each target CPU logs its latest
+// oncpu.SlicesPerCPU slices: Lost counts the older ones of the window,
+// whose time is in no slice.
+type Switches struct {
+	// File is the CSV, relative to the results folder; "" where it was
+	// not kept (corepin exec).
+	File   string `json:"file,omitempty"`
+	Slices int    `json:"slices"`
+	Lost   int    `json:"lost"`
+	// OthersS and WorkS are the slices' run time outside the work and
+	// the work's own: where nothing was lost, OthersS is the tracer's
+	// account of Others.S, over the same window.
+	OthersS float64 `json:"others_s"`
+	WorkS   float64 `json:"work_s"`
+	// Error says why the slices could not be read.
+	Error string `json:"error,omitempty"`
 }
 
 // Coverage says how much of the tree's CPU time the residency figure
@@ -118,6 +146,9 @@ type Coverage struct {
 // before the work started and just after it ended, less the work's own
 // time on the target.
 type Others struct {
+	// From is when the window began: the first reading, on the wall clock
+	// (CLOCK_REALTIME, as run.json's times); zero in an older run.json.
+	From time.Time `json:"from,omitzero"`
 	// S is the others' time on the target CPUs; Share is S over WindowS ×
 	// CPUs, the share of the target the work did not have.
 	S     float64 `json:"others_s"`
