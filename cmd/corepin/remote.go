@@ -114,6 +114,9 @@ func (f *remoteFlags) each(in *cli.Invocation, req remote.Request, do func(conte
 			if err := writePage(p, run); err != nil {
 				fmt.Fprintf(log, "corepin: writing the HTML report of %s: %v\n", p, err)
 			}
+			if err := writeTrace(p, run); err != nil {
+				fmt.Fprintf(log, "corepin: writing the trace of %s: %v\n", p, err)
+			}
 		}
 	}}
 	if c := interrupt.From(in.Ctx); c != nil {

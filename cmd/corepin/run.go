@@ -131,6 +131,9 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err := writePage(folder.Path, run); err != nil {
 			fmt.Fprintln(in.Stderr, "corepin: writing the HTML report:", err)
 		}
+		if err := writeTrace(folder.Path, run); err != nil {
+			fmt.Fprintln(in.Stderr, "corepin: writing the trace:", err)
+		}
 		fmt.Fprintln(w, folder.Path)
 		switch {
 		case run.Interrupted:
