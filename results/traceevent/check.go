@@ -245,22 +245,24 @@ func verifyRun(b *builder, tr *Trace, tid int, bench string, rec results.RunReco
 	if ns(s.TS) != start || ns(s.TS)+ns(s.Dur) != end {
 		return a, fmt.Errorf("%s: the slice is at %.3f µs for %.3f µs, its window at %.3f µs for %.3f µs", name, s.TS, s.Dur, us(start), us(end-start))
 	}
-	if o := others(rec); o != nil && rec.WallS > o.WindowS+1e-6 {
+	o := others(rec)
+	if o != nil && rec.WallS > o.WindowS+1e-6 {
 		return a, fmt.Errorf("%s: the measured wall time %.6f s is longer than the window %.6f s", name, rec.WallS, o.WindowS)
 	}
-	o := others(rec)
 	if o == nil {
 		a.Why = "run.json has no others' time for the run"
 		return a, nil
 	}
 	a.OthersS = o.S
-	sw := o != nil && rec.Scheduling.Sharing.Switches != nil
 	switch {
-	case !sw:
+	case rec.Scheduling.Sharing.Switches == nil:
 		a.Why = "the scheduler's switch events were not traced"
 		return a, nil
 	case rec.Scheduling.Sharing.Switches.File == "":
 		a.Why = "the slices were not kept"
+		return a, nil
+	case o.From.IsZero():
+		a.Why = "run.json has no window for the slices' times"
 		return a, nil
 	case rec.Scheduling.Sharing.Switches.Lost > 0:
 		a.Why = fmt.Sprintf("%d slices were not kept", rec.Scheduling.Sharing.Switches.Lost)
