@@ -211,7 +211,7 @@ func (b *builder) whoRan(tid int, name string, rec results.RunRecord, start, end
 	for _, cpu := range b.run.Target.CPUs().CPUs() {
 		b.cpus[cpu] = true
 	}
-	why := b.slices(rec, start, end)
+	shown, why := b.slices(rec, start, end)
 	if why == "" {
 		return
 	}
@@ -219,36 +219,41 @@ func (b *builder) whoRan(tid int, name string, rec results.RunRecord, start, end
 	if o != nil {
 		args["others_ms"] = 1000 * o.S
 	}
-	b.events = append(b.events, Event{Name: "who ran on the target: not recorded", Cat: "switches", Ph: "i", S: "t", TS: us(start), PID: RunsPID, TID: tid, Args: args})
+	what := "who ran on the target: not recorded"
+	if shown > 0 {
+		what = "who ran on the target: partly recorded"
+	}
+	b.events = append(b.events, Event{Name: what, Cat: "switches", Ph: "i", S: "t", TS: us(start), PID: RunsPID, TID: tid, Args: args})
 	if rec.Scheduling != nil && rec.Scheduling.Sharing != nil && rec.Scheduling.Sharing.Switches != nil && rec.Scheduling.Sharing.Switches.File != "" {
 		b.leftOut = append(b.leftOut, name+": "+why)
 	}
 }
 
 // slices adds the run's slices of who ran on the target, cut to its
-// window; it returns why there are none, or why some are missing.
-func (b *builder) slices(rec results.RunRecord, start, end int64) string {
+// window; it returns how many it added, and why there are none or why
+// some are missing.
+func (b *builder) slices(rec results.RunRecord, start, end int64) (shown int, why string) {
 	var sh *evidence.Sharing
 	if rec.Scheduling != nil {
 		sh = rec.Scheduling.Sharing
 	}
 	switch {
 	case sh == nil:
-		return "the run has no sharing record"
+		return 0, "the run has no sharing record"
 	case sh.Switches == nil && sh.PreemptorsError != "":
-		return "the scheduler's switch events were not traced: " + sh.PreemptorsError
+		return 0, "the scheduler's switch events were not traced: " + sh.PreemptorsError
 	case sh.Switches == nil:
-		return "the scheduler's switch events were not traced (corepin loads its BPF tracer as root, or with CAP_BPF and CAP_PERFMON, on a kernel with BTF)"
+		return 0, "the scheduler's switch events were not traced (corepin loads its BPF tracer as root, or with CAP_BPF and CAP_PERFMON, on a kernel with BTF)"
 	case sh.Switches.Error != "":
-		return sh.Switches.Error
+		return 0, sh.Switches.Error
 	case sh.Switches.File == "":
-		return "the slices were not kept in the results folder"
+		return 0, "the slices were not kept in the results folder"
 	case others(rec) == nil || others(rec).From.IsZero():
-		return "the run has no window for the slices' times"
+		return 0, "the run has no window for the slices' times"
 	}
 	f, err := results.OpenIn(b.dir, sh.Switches.File)
 	if err != nil {
-		return "reading " + sh.Switches.File + ": " + err.Error()
+		return 0, "reading " + sh.Switches.File + ": " + err.Error()
 	}
 	defer f.Close()
 	sl, err := timeline.ReadCSV(f, MaxSlicesPerRun)
@@ -266,13 +271,14 @@ func (b *builder) slices(rec results.RunRecord, start, end int64) string {
 			cat = "work"
 		}
 		b.cpus[s.CPU] = true
+		shown++
 		b.events = append(b.events, Event{Name: s.Comm, Cat: cat, Ph: "X", TS: us(from), Dur: us(to - from), PID: CPUsPID, TID: cpuTID(s.CPU),
 			Args: map[string]any{"pid": s.PID, "tid": s.TID, "on_cpu_ms": 1000 * s.OnCPUS, "work": s.Work}})
 	}
 	if sh.Switches.Lost > 0 {
-		return fmt.Sprintf("%d earlier slices of the window were not kept (each target CPU logs its latest ones): their time is in no slice", sh.Switches.Lost)
+		return shown, fmt.Sprintf("%d earlier slices of the window were not kept (each target CPU logs its latest ones): their time is in no slice", sh.Switches.Lost)
 	}
-	return note
+	return shown, note
 }
 
 // telemetry puts the run's samples on the CPUs' counter tracks, at most

@@ -314,3 +314,25 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestLostSlices gives a run whose target CPU logged more slices than it
+// keeps: the slices kept are shown, an instant says the rest is missing,
+// and Verify does not add them up.
+func TestLostSlices(t *testing.T) {
+	run := load(t, fixture)
+	run.Benchmarks[0].Runs[0].Scheduling.Sharing.Switches.Lost = 3
+	tr, err := Check(write(t, run, fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(find(tr, "X", "kworker/1:2")); n != 1 {
+		t.Errorf("%d kept slices of kworker/1:2 shown, want 1", n)
+	}
+	if p := find(tr, "i", "who ran on the target: partly recorded"); len(p) != 1 || !strings.Contains(p[0].Args["why"].(string), "3 earlier slices") {
+		t.Errorf("the instant for the lost slices: %+v", p)
+	}
+	ag, err := Verify(run, tr)
+	if err != nil || ag[0].Compared {
+		t.Errorf("Verify: %v, %+v: a run with slices lost is not added up", err, ag[0])
+	}
+}
