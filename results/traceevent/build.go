@@ -261,11 +261,16 @@ func (b *builder) slices(rec results.RunRecord, start, end int64) (shown int, wh
 	if err != nil {
 		note = "reading " + sh.Switches.File + ": " + err.Error() // the slices before it are kept
 	}
+	ended := map[int]int64{} // each CPU's last slice's end: a file from elsewhere may overlap
 	for _, s := range sl {
 		from, to := max(start, start+nanos(s.Start)), min(end, start+nanos(s.End))
+		if e, ok := ended[s.CPU]; ok {
+			from = max(from, e)
+		}
 		if to < from {
 			continue
 		}
+		ended[s.CPU] = to
 		cat := "others"
 		if s.Work {
 			cat = "work"

@@ -336,3 +336,27 @@ func TestLostSlices(t *testing.T) {
 		t.Errorf("Verify: %v, %+v: a run with slices lost is not added up", err, ag[0])
 	}
 }
+
+// TestOverlappingFile reads a timeline file whose slices overlap (a
+// folder may come from anywhere): the trace still keeps to the format.
+func TestOverlappingFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"run.json", "telemetry/fib-0.csv", "telemetry/fib-1.csv"} {
+		data, err := os.ReadFile(filepath.Join(fixture, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(dir, "timeline"), 0o755)
+	csv := "start_s,end_s,cpu,pid,tid,on_cpu_s,work,comm\n0,0.010,1,40,40,0.01,1,fib\n0.005,0.020,1,7,7,0.015,0,kworker\n0.001,0.002,1,9,9,0.001,0,spin\n"
+	if err := os.WriteFile(filepath.Join(dir, "timeline", "fib-0.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(write(t, load(t, dir), dir)); err != nil {
+		t.Error(err)
+	}
+}
