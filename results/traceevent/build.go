@@ -31,7 +31,11 @@ func Build(run *results.Run, dir string) *Trace {
 	b.meta(CPUsPID, 0, "process_sort_index", 1)
 	for i, bench := range run.Benchmarks {
 		tid := i + 1
-		b.meta(RunsPID, tid, "thread_name", bench.Name)
+		name := bench.Name
+		if name == "" {
+			name = fmt.Sprintf("benchmark %d", tid) // a run.json from elsewhere
+		}
+		b.meta(RunsPID, tid, "thread_name", name)
 		b.meta(RunsPID, tid, "thread_sort_index", tid)
 		for _, rec := range bench.Runs {
 			b.addRun(tid, bench.Name, rec)
@@ -88,7 +92,18 @@ func us(ns int64) float64 { return float64(ns) / 1000 }
 
 // nanos turns seconds into ns, as the slices' and windows' times are
 // written.
-func nanos(s float64) int64 { return int64(math.Round(s * 1e9)) }
+func nanos(s float64) int64 {
+	ns := math.Round(s * 1e9)
+	switch {
+	case math.IsNaN(ns):
+		return 0
+	case ns > math.MaxInt64/4: // a run.json from elsewhere: kept within reach of sums
+		return math.MaxInt64 / 4
+	case ns < math.MinInt64/4:
+		return math.MinInt64 / 4
+	}
+	return int64(ns)
+}
 
 // runName is a run's slice's name: "fib #3", with a warm-up or a dropped
 // run said.
@@ -110,10 +125,10 @@ func runName(bench string, rec results.RunRecord) string {
 func (b *builder) window(rec results.RunRecord) (start, end int64, placed string) {
 	if o := others(rec); o != nil && !o.From.IsZero() {
 		start = b.at(o.From)
-		return start, start + nanos(o.WindowS), ""
+		return start, start + max(0, nanos(o.WindowS)), ""
 	}
 	start = b.at(rec.Started)
-	return start, start + nanos(rec.WallS), "at the start of the run's record, for its wall time: this run.json has no window of the target's readings"
+	return start, start + max(0, nanos(rec.WallS)), "at the start of the run's record, for its wall time: this run.json has no window of the target's readings"
 }
 
 func (b *builder) addRun(tid int, bench string, rec results.RunRecord) {
@@ -123,7 +138,7 @@ func (b *builder) addRun(tid int, bench string, rec results.RunRecord) {
 	if placed != "" {
 		args["placed"] = placed
 	}
-	b.events = append(b.events, Event{Name: name, Cat: "run", Ph: "X", TS: us(start), Dur: us(end - start), PID: RunsPID, TID: tid, Args: args})
+	b.events = append(b.events, Event{Name: name, Cat: "run", Ph: "X", TS: us(start), Dur: dur(us(end - start)), PID: RunsPID, TID: tid, Args: args})
 	b.probes(tid, rec)
 	if len(b.events) >= MaxEvents {
 		b.leftOut = append(b.leftOut, name+": who ran on the target and the telemetry (the trace holds "+fmt.Sprint(MaxEvents)+" events)")
@@ -277,7 +292,7 @@ func (b *builder) slices(rec results.RunRecord, start, end int64) (shown int, wh
 		}
 		b.cpus[s.CPU] = true
 		shown++
-		b.events = append(b.events, Event{Name: s.Comm, Cat: cat, Ph: "X", TS: us(from), Dur: us(to - from), PID: CPUsPID, TID: cpuTID(s.CPU),
+		b.events = append(b.events, Event{Name: s.Comm, Cat: cat, Ph: "X", TS: us(from), Dur: dur(us(to - from)), PID: CPUsPID, TID: cpuTID(s.CPU),
 			Args: map[string]any{"pid": s.PID, "tid": s.TID, "on_cpu_ms": 1000 * s.OnCPUS, "work": s.Work}})
 	}
 	if sh.Switches.Lost > 0 {

@@ -92,9 +92,16 @@ func checkEvent(e Event) error {
 	}
 	switch e.Ph {
 	case "X":
-		if !(e.Dur >= 0) {
-			return fmt.Errorf("dur %v", e.Dur)
+		if e.Dur == nil || !(*e.Dur >= 0) {
+			return errors.New("a complete slice (X) without a dur of 0 or more")
 		}
+	case "C", "i", "M":
+		if e.Dur != nil {
+			return fmt.Errorf("a dur on a %s event", e.Ph)
+		}
+	}
+	switch e.Ph {
+	case "X":
 	case "C":
 		if len(e.Args) == 0 {
 			return errors.New("a counter without args")
@@ -170,18 +177,18 @@ func checkOverlaps(ev []Event) error {
 	}
 	for t, xs := range byTrack {
 		slices.SortStableFunc(xs, func(a, b Event) int {
-			return cmp.Or(cmp.Compare(ns(a.TS), ns(b.TS)), cmp.Compare(ns(b.Dur), ns(a.Dur)))
+			return cmp.Or(cmp.Compare(ns(a.TS), ns(b.TS)), cmp.Compare(ns(*b.Dur), ns(*a.Dur)))
 		})
 		var open []Event // the slices the next may lie inside, outermost first
 		for _, e := range xs {
-			for len(open) > 0 && ns(open[len(open)-1].TS)+ns(open[len(open)-1].Dur) <= ns(e.TS) {
+			for len(open) > 0 && ns(open[len(open)-1].TS)+ns(*open[len(open)-1].Dur) <= ns(e.TS) {
 				open = open[:len(open)-1]
 			}
 			if len(open) > 0 {
 				o := open[len(open)-1]
-				if ns(e.TS)+ns(e.Dur) > ns(o.TS)+ns(o.Dur) {
+				if ns(e.TS)+ns(*e.Dur) > ns(o.TS)+ns(*o.Dur) {
 					return fmt.Errorf("on track %d/%d, %q at %.3f µs for %.3f µs overlaps %q at %.3f µs for %.3f µs",
-						t.pid, t.tid, e.Name, e.TS, e.Dur, o.Name, o.TS, o.Dur)
+						t.pid, t.tid, e.Name, e.TS, *e.Dur, o.Name, o.TS, *o.Dur)
 				}
 			}
 			open = append(open, e)
@@ -242,8 +249,8 @@ func verifyRun(b *builder, tr *Trace, tid int, bench string, rec results.RunReco
 	}
 	start, end, _ := b.window(rec)
 	s := found[0]
-	if ns(s.TS) != start || ns(s.TS)+ns(s.Dur) != end {
-		return a, fmt.Errorf("%s: the slice is at %.3f µs for %.3f µs, its window at %.3f µs for %.3f µs", name, s.TS, s.Dur, us(start), us(end-start))
+	if ns(s.TS) != start || ns(s.TS)+ns(*s.Dur) != end {
+		return a, fmt.Errorf("%s: the slice is at %.3f µs for %.3f µs, its window at %.3f µs for %.3f µs", name, s.TS, *s.Dur, us(start), us(end-start))
 	}
 	o := others(rec)
 	if o != nil && rec.WallS > o.WindowS+1e-6 {
@@ -269,7 +276,7 @@ func verifyRun(b *builder, tr *Trace, tid int, bench string, rec results.RunReco
 		return a, nil
 	}
 	for _, e := range tr.TraceEvents {
-		if e.Ph != "X" || e.PID != CPUsPID || e.Cat != "others" || ns(e.TS) < start || ns(e.TS)+ns(e.Dur) > end {
+		if e.Ph != "X" || e.PID != CPUsPID || e.Cat != "others" || ns(e.TS) < start || ns(e.TS)+ns(*e.Dur) > end {
 			continue
 		}
 		if v, ok := number(e.Args["on_cpu_ms"]); ok {

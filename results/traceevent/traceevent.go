@@ -54,13 +54,13 @@ const (
 
 // Event is one trace event, with the keys the format names.
 type Event struct {
-	Name string  `json:"name"`
-	Cat  string  `json:"cat,omitempty"`
-	Ph   string  `json:"ph"`
-	TS   float64 `json:"ts"`            // µs
-	Dur  float64 `json:"dur,omitempty"` // µs, for X
-	PID  int     `json:"pid"`
-	TID  int     `json:"tid"`
+	Name string   `json:"name"`
+	Cat  string   `json:"cat,omitempty"`
+	Ph   string   `json:"ph"`
+	TS   float64  `json:"ts"`            // µs
+	Dur  *float64 `json:"dur,omitempty"` // µs, for X (and only X), 0 too
+	PID  int      `json:"pid"`
+	TID  int      `json:"tid"`
 	// S is an instant's scope: "t" (its thread), "p" or "g".
 	S    string         `json:"s,omitempty"`
 	Args map[string]any `json:"args,omitempty"`
@@ -91,6 +91,9 @@ func WriteFile(dir string, run *results.Run) (string, error) {
 	path := filepath.Join(dir, Name)
 	return path, atomicfile.Write(path, func(w io.Writer) error { return Write(w, run, dir) })
 }
+
+// dur is a complete slice's duration: written even when it is 0.
+func dur(us float64) *float64 { return &us }
 
 // sortEvents puts the metadata first and the rest in time order, each
 // track's together: the format allows any order, a reader likes this one.
