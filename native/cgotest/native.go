@@ -308,9 +308,9 @@ static int begin_rc(int cpu, corepin_session **out, char *msg, size_t len)
 	return corepin_session_begin(&o, out, msg, len);
 }
 
-static int add_run_rc(corepin_results *r, double wall, const char *sched, const char *watch, const char *tel)
+static int add_run_rc(corepin_results *r, const char *name, double wall, const char *sched, const char *watch, const char *tel)
 {
-	return corepin_results_add_run(r, "fib", wall, 1, "summary", "check", 1, sched, watch, NULL, tel);
+	return corepin_results_add_run(r, name, wall, 1, "summary", "check", 1, sched, watch, NULL, tel);
 }
 
 static int rule_ok(const char *text, char *out, size_t len)
@@ -528,6 +528,11 @@ func (r *cResults) setApp(name string) int {
 
 // addRun adds a run of "fib"; a JSON argument given as "" is NULL.
 func (r *cResults) addRun(wall float64, sched, watch, tel string) int {
+	return r.addNamedRun("fib", wall, sched, watch, tel)
+}
+
+// addNamedRun adds a run of the benchmark name.
+func (r *cResults) addNamedRun(name string, wall float64, sched, watch, tel string) int {
 	arg := func(s string) *C.char {
 		if s == "" {
 			return nil
@@ -538,7 +543,9 @@ func (r *cResults) addRun(wall float64, sched, watch, tel string) int {
 	defer C.free(unsafe.Pointer(a))
 	defer C.free(unsafe.Pointer(b))
 	defer C.free(unsafe.Pointer(c))
-	return int(C.add_run_rc(r.r, C.double(wall), a, b, c))
+	n := C.CString(name)
+	defer C.free(unsafe.Pointer(n))
+	return int(C.add_run_rc(r.r, n, C.double(wall), a, b, c))
 }
 
 // tainted reports the C library's taint.

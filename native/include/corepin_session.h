@@ -262,9 +262,16 @@ COREPIN_API const char *corepin_results_path(const corepin_results *r);
  * NULL), watch_json a maintenance result (or NULL), telemetry_csv the
  * sampler's file relative to the folder and telemetry_json its stats (or
  * NULL). check_what/check_ok is the output check. COREPIN_OK, or
- * COREPIN_ERR_INVALID with nothing kept when wall_s is not a finite time
- * of at least 0, benchmark is NULL or empty, or a JSON argument is not one
- * JSON value (the report an object); COREPIN_ERR_NOMEM. */
+ * COREPIN_ERR_INVALID with nothing kept, so that run.json always reads
+ * and every figure in it is a number: wall_s is not a time from 1 ns to
+ * 10^9 s (corepin relates no other: not finite, not positive, or a value
+ * whose spread or ratio overflows); benchmark is NULL, empty, not UTF-8,
+ * or holds a control character (a newline, an ESC) or a bidi control; a
+ * JSON argument is not one JSON value, holds a number no double holds
+ * (1e999), or is not an object where one is asked for (the report, and the
+ * stats, whose members must be of corepin_sampler_stop's types);
+ * COREPIN_ERR_NOMEM. Strings are written to run.json as JSON escapes of
+ * their UTF-8 (a byte that is not UTF-8 as U+FFFD). */
 COREPIN_API int corepin_results_add_run(corepin_results *r, const char *benchmark, double wall_s, int valid,
 			    const char *summary, const char *check_what, int check_ok,
 			    const char *scheduling_json, const char *watch_json,
