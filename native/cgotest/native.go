@@ -481,6 +481,7 @@ const (
 	rcInvalid     = int(C.COREPIN_ERR_INVALID)
 	rcWrongThread = int(C.COREPIN_ERR_WRONG_THREAD)
 	rcNested      = int(C.COREPIN_ERR_NESTED)
+	rcTainted     = int(C.COREPIN_ERR_TAINTED)
 )
 
 // beginRC begins a session with the default options at cpu on the calling
@@ -550,10 +551,27 @@ func (r *cResults) addNamedRun(name string, wall float64, sched, watch, tel stri
 
 // tainted reports the C library's taint.
 func tainted() bool { return C.corepin_tainted(nil, 0) != 0 }
-func clearTaint()   { C.corepin_clear_taint() }
+
+// taintWhy is the taint's reason, "" when the library is not tainted.
+func taintWhy() string {
+	why := (*C.char)(C.calloc(512, 1))
+	defer C.free(unsafe.Pointer(why))
+	if C.corepin_tainted(why, 512) == 0 {
+		return ""
+	}
+	return C.GoString(why)
+}
+func clearTaint() { C.corepin_clear_taint() }
 
 // pickTarget is corepin_pick_target on the real /sys.
 func pickTarget() int { return int(C.corepin_pick_target(nil)) }
+
+// pickTargetIn is corepin_pick_target on the sysfs root dir.
+func pickTargetIn(dir string) int {
+	d := C.CString(dir)
+	defer C.free(unsafe.Pointer(d))
+	return int(C.corepin_pick_target(d))
+}
 
 // runWiden runs a worker that widens its own mask ms milliseconds of CPU
 // time long under the maintenance thread; signalOnly re-asserts through
