@@ -275,3 +275,33 @@ func TestRemoteFakeVanishes(t *testing.T) {
 		t.Fatalf("pull: exit %d, %v, folder %s\n%s%s", pull.code, err, folder, pull.stdout, pull.stderr)
 	}
 }
+
+// TestRemoteFakeHangs: a phone that stops answering without vanishing
+// (its adb hangs) is given up once it has not answered for --lost-after,
+// as an unplugged one is, not at adb's own timeout; the run goes on there
+// and pull fetches it once the phone answers again.
+func TestRemoteFakeHangs(t *testing.T) {
+	t.Parallel()
+	l := newPhoneLab(t)
+	dir := t.TempDir()
+	gate := filepath.Join(l.data["FAKE02"], "gate") // /data/gate on the phone
+	os.WriteFile(filepath.Join(dir, "gate.sh"), []byte("#!/bin/sh\nwhile [ ! -e /data/gate ]; do sleep 0.05; done\necho open\n"), 0o755)
+	suitePath := filepath.Join(dir, "suite.toml")
+	os.WriteFile(suitePath, []byte("[settings]\nruns = 1\nwarmup = 0\n\n[[benchmark]]\nname = \"gate\"\ncmd = \"./gate.sh\"\n"), 0o644)
+	cmd := exec.Command(hostCorepin(t), "--on", "adb:FAKE02", "--lost-after", "1s", "run", suitePath, "--allow-sharing")
+	cmd.Dir, cmd.Env = dir, l.Env(os.Environ())
+	id, errOut, done := started(t, cmd, `run \S+ started on`)
+	l.Hang(t, "adb", "FAKE02", true)
+	<-done
+	l.Hang(t, "adb", "FAKE02", false)
+	// The host's own decision: no answer for --lost-after's 1 s.
+	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(errOut.String(), "no answer for 1s; run "+id+" goes on there") ||
+		!strings.Contains(errOut.String(), "fetch it when the device is back: corepin --on adb:FAKE02 pull "+id) {
+		t.Fatalf("a hanging phone: exit %d\n%s", code, errOut.String())
+	}
+	os.WriteFile(gate, nil, 0o644)
+	pull := l.corepin(t, dir, "--on", "adb:FAKE02", "pull", id)
+	if folder := printedFolders(t, dir, strings.TrimSpace(lastLine(pull.stdout)))[""]; pull.code != 0 || !strings.HasSuffix(folder, "-FAKE02") {
+		t.Fatalf("pull: exit %d, folder %s\n%s%s", pull.code, folder, pull.stdout, pull.stderr)
+	}
+}
