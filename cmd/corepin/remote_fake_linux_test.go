@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"corepin.dev/corepin/internal/fakedevice"
@@ -303,5 +304,36 @@ func TestRemoteFakeHangs(t *testing.T) {
 	pull := l.corepin(t, dir, "--on", "adb:FAKE02", "pull", id)
 	if folder := printedFolders(t, dir, strings.TrimSpace(lastLine(pull.stdout)))[""]; pull.code != 0 || !strings.HasSuffix(folder, "-FAKE02") {
 		t.Fatalf("pull: exit %d, folder %s\n%s%s", pull.code, folder, pull.stdout, pull.stderr)
+	}
+}
+
+// TestRemoteFakeSignals: SIGHUP and SIGTERM during a run on a device end
+// the host's corepin with 129 and 143, as they end a run here; the run on
+// the device is interrupted, restores and keeps what finished, and comes
+// back.
+func TestRemoteFakeSignals(t *testing.T) {
+	t.Parallel()
+	l := newPhoneLab(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "wait.sh"), []byte("#!/bin/sh\nwhile :; do sleep 0.05; done\n"), 0o755)
+	suitePath := filepath.Join(dir, "suite.toml")
+	os.WriteFile(suitePath, []byte("[settings]\nruns = 1\nwarmup = 0\n\n[[benchmark]]\nname = \"wait\"\ncmd = \"./wait.sh\"\n"), 0o644)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		cmd := exec.Command(hostCorepin(t), "--on", "adb:FAKE01", "run", suitePath, "--allow-sharing", "--out", filepath.Join(dir, sig.String()))
+		cmd.Dir, cmd.Env = dir, l.Env(os.Environ())
+		_, errOut, done := started(t, cmd, `run \S+ started on`)
+		cmd.Process.Signal(sig)
+		<-done
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
+			t.Errorf("%v during a run on a phone: exit %d, want %d\n%s", sig, code, 128+int(sig), errOut.String())
+		}
+		pulled, _ := filepath.Glob(filepath.Join(dir, sig.String(), "*", "run.json"))
+		if len(pulled) != 1 {
+			t.Errorf("%v: brought back %v\n%s", sig, pulled, errOut.String())
+			continue
+		}
+		if run, err := results.Load(filepath.Dir(pulled[0])); err != nil || !run.Interrupted {
+			t.Errorf("%v: the run that came back: %v, interrupted %v", sig, err, run != nil && run.Interrupted)
+		}
 	}
 }
