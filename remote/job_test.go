@@ -412,4 +412,21 @@ func TestSameDevice(t *testing.T) {
 	if got := h.sameDevice(dev("adb:192.168.1.20:5555", "R58M1")); got != "adb:R58M1" {
 		t.Errorf("the same phone over IP: %q", got)
 	}
+	// As the probe makes the keys: an Android device and a HarmonyOS one
+	// whose serials the specs gave (P1) are two devices, not one.
+	h = &Host{}
+	for _, c := range []struct{ spec, probe string }{
+		{"adb:P1", "machine=aarch64\nkernel=Linux\nsdk=34\nrelease=14\nserialno=\n"},
+		{"hdc:P1", "machine=aarch64\nkernel=Linux\nohos=12\nohos_sn=\n"},
+	} {
+		tg, _ := Open(c.spec, Options{})
+		p := parseProbe(c.probe)
+		pl, err := p.platform(tg.Kind())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.sameDevice(&Device{Target: tg, Identity: p.identity(tg, pl)}); got != "" {
+			t.Errorf("%s is taken for %s", c.spec, got)
+		}
+	}
 }
