@@ -142,7 +142,6 @@ func TestJobFollowGivesUpOnAHangingDevice(t *testing.T) {
 	if err := j.Start(context.Background(), "sh", []string{"-c", fmt.Sprintf(`echo started; while [ ! -e %s ]; do sleep 0.02; done`, gate)}); err != nil {
 		t.Fatal(err)
 	}
-	defer os.WriteFile(gate, nil, 0o644)
 	var out lockedWriter
 	out.hang = func() { lt.hang.Store(true) } // once the job's first line came: the device answered
 	_, err := j.Follow(context.Background(), &out, io.Discard)
@@ -160,6 +159,15 @@ func TestJobFollowGivesUpOnAHangingDevice(t *testing.T) {
 		}
 	default:
 		t.Error("no question to the hanging device ended")
+	}
+	// The job went on: once the device answers again it ends, and goes.
+	lt.hang.Store(false)
+	os.WriteFile(gate, nil, 0o644)
+	if code, err := j.Follow(context.Background(), io.Discard, io.Discard); err != nil || code != 0 {
+		t.Errorf("following again: %d, %v", code, err)
+	}
+	if err := j.Remove(context.Background()); err != nil {
+		t.Error(err)
 	}
 }
 
