@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"corepin.dev/corepin/internal/fakedevice"
 	"corepin.dev/corepin/results"
@@ -40,6 +41,34 @@ func newPhoneLab(t *testing.T) *phoneLab {
 	l.data["7001"] = l.Add(t, fakedevice.Device{Client: "hdc", Serial: "7001", Props: map[string]string{
 		"const.ohos.apiversion": "12", "const.ohos.fullname": "OpenHarmony-5.0.0.71", "const.product.model": "SGU-AL10", "ohos.boot.sn": "SN7001"}})
 	return l
+}
+
+// endsWithTheTest makes sure the run id on the device serial, which waits
+// for gate, ends with the test however it ends: the gate is opened, the
+// device answers again, and the test waits for the run's status there
+// (the device's processes outlive its folder, and a run left waiting on
+// a removed gate would spin on this machine for good).
+func (l *phoneLab) endsWithTheTest(t *testing.T, serial, id, gate string) {
+	t.Cleanup(func() {
+		for _, client := range []string{"adb", "hdc"} {
+			l.Unplug(t, client, serial, false)
+			l.Hang(t, client, serial, false)
+		}
+		os.WriteFile(gate, nil, 0o644)
+		status := filepath.Join(l.data[serial], "local", "tmp", "corepin-runs", id, "status")
+		for i := 0; i < 600; i++ { // up to a minute
+			if _, err := os.Stat(status); err == nil || os.IsNotExist(err) && !exists(filepath.Dir(status)) {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("run %s on %s did not end after its gate opened", id, serial)
+	})
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // corepin runs the host's corepin in dir, reaching the lab's devices.
@@ -261,6 +290,7 @@ func TestRemoteFakeVanishes(t *testing.T) {
 	cmd := exec.Command(hostCorepin(t), "--on", "hdc:7001", "--lost-after", "1s", "run", suitePath, "--allow-sharing")
 	cmd.Dir, cmd.Env = dir, l.Env(os.Environ())
 	id, errOut, done := started(t, cmd, `run \S+ started on`)
+	l.endsWithTheTest(t, "7001", id, gate)
 	l.Unplug(t, "hdc", "7001", true)
 	<-done
 	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(errOut.String(), "[Fail][E001005] Device not found or connected") ||
@@ -292,6 +322,7 @@ func TestRemoteFakeHangs(t *testing.T) {
 	cmd := exec.Command(hostCorepin(t), "--on", "adb:FAKE02", "--lost-after", "1s", "run", suitePath, "--allow-sharing")
 	cmd.Dir, cmd.Env = dir, l.Env(os.Environ())
 	id, errOut, done := started(t, cmd, `run \S+ started on`)
+	l.endsWithTheTest(t, "FAKE02", id, gate)
 	l.Hang(t, "adb", "FAKE02", true)
 	<-done
 	l.Hang(t, "adb", "FAKE02", false)
