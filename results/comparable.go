@@ -153,8 +153,8 @@ func timeRatio(a, b *Benchmark) (float64, bool) {
 	return b.MedianS / a.MedianS, true
 }
 
-// The bounds of a time that corepin relates to another. No clock corepin
-// reads, nor any a tool it imports from reads, resolves less than a
+// The bounds of a time that corepin relates to another. No clock that
+// corepin, or a tool it imports from, reads resolves less than a
 // nanosecond, and no benchmark run lasts 10⁹ s (32 years). Between them
 // the ratio of two times and the spread of a benchmark's runs are finite
 // numbers; a figure outside them came from a damaged or hand-made file,
