@@ -270,10 +270,11 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 	answered := started // the device's last answer
 	var failed error    // the first failure since then, in the client's words
 	for {
-		// A question the device does not answer is cut off where the
-		// device has been silent for lostAfter, not at the client's own
-		// timeout: a hanging device is lost as soon as a vanished one.
-		pctx, cancel := context.WithDeadline(context.Background(), answered.Add(timing.lostAfter))
+		// A question the device does not answer within lostAfter is cut
+		// off then, not at the client's own timeout: a hanging device is
+		// lost as a vanished one is, within lostAfter and a poll's wait
+		// of its last answer, and a slow one has lostAfter to answer.
+		pctx, cancel := context.WithTimeout(context.Background(), timing.lostAfter)
 		st, err := j.poll(pctx, &offOut, &offErr, stdout, stderr)
 		cancel()
 		switch {
