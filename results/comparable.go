@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -123,6 +124,9 @@ func withheld(ra, rb *Run, a, b *Benchmark, diff []string, la, lb string) string
 		case !b.Valid:
 			return "invalid in " + s.which
 		}
+		if p := s.b.figuresProblem(s.which); p != "" {
+			return p
+		}
 	}
 	if len(diff) > 0 {
 		return "the runs differ in " + strings.Join(diffWhat(diff), ", ")
@@ -140,10 +144,62 @@ func diffWhat(diff []string) []string {
 }
 
 // timeRatio is b's median over a's, when both are times: a median that
-// is not positive (no counted run, or a file that says 0) is no time.
+// is not one (no counted run, or a file that says 0, 1e-300 or 1e308) is
+// no time, and no ratio of it is made.
 func timeRatio(a, b *Benchmark) (float64, bool) {
-	if a.N == 0 || b.N == 0 || a.MedianS <= 0 || b.MedianS <= 0 {
+	if a.N == 0 || b.N == 0 || timeProblem(a.MedianS) != "" || timeProblem(b.MedianS) != "" {
 		return 0, false
 	}
 	return b.MedianS / a.MedianS, true
+}
+
+// The bounds of a time that corepin relates to another. No clock that
+// corepin, or a tool it imports from, reads resolves less than a
+// nanosecond, and no benchmark run lasts 10⁹ s (32 years). Between them
+// the ratio of two times and the spread of a benchmark's runs are finite
+// numbers; a figure outside them came from a damaged or hand-made file,
+// and a ratio or a test of it would be a verdict on nothing.
+const (
+	MinTimeS = 1e-9
+	MaxTimeS = 1e9
+)
+
+// timeProblem says why s seconds is not a time that can be counted or
+// related to another, "" when it is one.
+func timeProblem(s float64) string {
+	switch {
+	case math.IsNaN(s) || math.IsInf(s, 0):
+		return "not a number"
+	case s <= 0:
+		return "not positive"
+	case s < MinTimeS:
+		return "below 1 ns, finer than any clock reads"
+	case s > MaxTimeS:
+		return "above 10⁹ s (32 years)"
+	}
+	return ""
+}
+
+// figuresProblem says why a benchmark's figures cannot be related to
+// another's, "" when they can: its median, or the time of one of its
+// counted runs (what the U test reads), is not a time (timeProblem). A
+// finished run.json is read as written, so this is asked of every
+// benchmark before a ratio or a verdict is made of it. in names the run
+// in the reason ("the new run", "[2]").
+func (b *Benchmark) figuresProblem(in string) string {
+	if b.N == 0 {
+		return ""
+	}
+	if p := timeProblem(b.MedianS); p != "" {
+		return fmt.Sprintf("the median in %s, %s s, is not a time: %s", in, fmtF(b.MedianS), p)
+	}
+	for _, r := range b.Runs {
+		if r.Warmup || r.Error != "" {
+			continue
+		}
+		if p := timeProblem(r.WallS); p != "" {
+			return fmt.Sprintf("the time of run %d in %s, %s s, is not a time: %s", r.Index, in, fmtF(r.WallS), p)
+		}
+	}
+	return ""
 }

@@ -61,11 +61,33 @@ func Compare(before, after *Run) Comparison {
 		}
 	}
 	c.OldScore, c.NewScore = before.Score, after.Score
-	if before.Score != nil && after.Score != nil && *before.Score > 0 && len(c.Differences) == 0 && before.Done() && after.Done() {
-		ch := *after.Score / *before.Score - 1
-		c.ScoreChange = &ch
-	}
+	c.ScoreChange = c.scoreChange(before, after)
 	return c
+}
+
+// scoreChange is the new score over the old - 1, when the two scores
+// describe the same work measured to the end: no difference between the
+// runs, both finished, and no benchmark whose verdict was withheld (a
+// score of figures that are not times is no score either).
+func (c Comparison) scoreChange(before, after *Run) *float64 {
+	if before.Score == nil || after.Score == nil || !plausibleScore(*before.Score) || !plausibleScore(*after.Score) ||
+		len(c.Differences) > 0 || !before.Done() || !after.Done() {
+		return nil
+	}
+	for _, d := range c.Deltas {
+		if d.Withheld != "" {
+			return nil
+		}
+	}
+	ch := *after.Score / *before.Score - 1
+	return &ch
+}
+
+// plausibleScore says whether v can be a score: 1000 × a geometric mean
+// of ratios of two times, each time between MinTimeS and MaxTimeS.
+func plausibleScore(v float64) bool {
+	span := MaxTimeS / MinTimeS // the largest ratio of two such times
+	return v >= 1000/span && v <= 1000*span
 }
 
 // differences lists what makes two runs' times incomparable (what they

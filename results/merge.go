@@ -88,7 +88,7 @@ func Merged(runs []*Run, names []string) Merge {
 				m.Benchmarks = append(m.Benchmarks, MergeRow{Name: b.Name, Cells: make([]*MergeCell, len(runs))})
 			}
 			c := &MergeCell{Stats: b.Stats, Valid: b.Valid}
-			if b.N > 0 && b.MedianS > 0 {
+			if b.N > 0 && b.figuresProblem("") == "" {
 				c.Ratio = b.Ratio
 			}
 			m.Benchmarks[k].Cells[i] = c

@@ -17,7 +17,8 @@ func (b *Benchmark) Summarize() {
 	b.settleSpeed()
 	var times []float64
 	var counted []int
-	b.Valid = true
+	var notTimes []Warning
+	runsValid := true
 	b.CompletedRuns, b.CompletedWarmups = 0, 0
 	for i, r := range b.Runs {
 		if r.Warmup {
@@ -25,21 +26,30 @@ func (b *Benchmark) Summarize() {
 			continue
 		}
 		b.CompletedRuns++
-		b.Valid = b.Valid && r.Valid
-		if r.Error == "" && r.WallS >= 0 && !math.IsInf(r.WallS, 0) && !math.IsNaN(r.WallS) {
-			times = append(times, r.WallS)
-			counted = append(counted, i)
+		runsValid = runsValid && r.Valid
+		if r.Error != "" {
+			continue
 		}
+		// A run whose time is not one (a journal or a caller that wrote
+		// 1e300 or -1) is kept out of every figure, which it would make
+		// infinite or meaningless, and the benchmark is not valid.
+		if p := timeProblem(r.WallS); p != "" {
+			notTimes = append(notTimes, Warning{Run: r.Index, Kind: KindNotATime,
+				Text: fmt.Sprintf("a run's time, %s s, is not a time (%s): it is left out of the statistics, and the benchmark is invalid", fmtF(r.WallS), p)})
+			continue
+		}
+		times = append(times, r.WallS)
+		counted = append(counted, i)
 	}
 	// A benchmark is valid only when every planned run completed.
-	b.Valid = b.Valid && len(counted) > 0 && b.CompletedRuns >= b.PlannedRuns
+	b.Valid = runsValid && len(counted) > 0 && len(notTimes) == 0 && b.CompletedRuns >= b.PlannedRuns
 	b.Stats = summarize(times, counted)
 	b.Ratio = nil
-	if b.ReferenceS > 0 && b.MedianS > 0 {
+	if timeProblem(b.ReferenceS) == "" && b.N > 0 {
 		r := b.ReferenceS / b.MedianS
 		b.Ratio = &r
 	}
-	b.Warnings = b.warnings(times)
+	b.Warnings = append(notTimes, b.warnings(times, runsValid && len(notTimes) > 0)...)
 }
 
 func summarize(times []float64, counted []int) Stats {
@@ -110,7 +120,10 @@ const (
 	OutlierFloor = 0.01
 )
 
-func (b *Benchmark) warnings(times []float64) []Warning {
+// warnings are the benchmark's warnings; notTimes says that what made it
+// invalid is only runs whose time was not one, which their own warnings
+// say instead of the general one.
+func (b *Benchmark) warnings(times []float64, notTimes bool) []Warning {
 	w := []Warning{}
 	add := func(kind, format string, a ...any) {
 		w = append(w, Warning{Run: NoRun, Kind: kind, Text: fmt.Sprintf(format, a...)})
@@ -121,7 +134,7 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 	switch {
 	case b.CompletedRuns < b.PlannedRuns:
 		add(KindUnfinished, "%d of %d planned runs completed: the benchmark is invalid", b.CompletedRuns, b.PlannedRuns)
-	case !b.Valid:
+	case !b.Valid && !notTimes:
 		add(KindInvalidRuns, "a counted run failed its output check, did not finish or shared its target: the benchmark is invalid")
 	}
 	if b.N > 1 && b.CV > SpreadWarn {
@@ -358,6 +371,8 @@ func FormatSeconds(s float64) string {
 	switch {
 	case s == 0:
 		return "-"
+	case timeProblem(s) != "": // as written, not as a time: no 309 digits
+		return fmt.Sprintf("%g s", s)
 	case s < 0.001:
 		return fmt.Sprintf("%.0f µs", s*1e6)
 	case s < 1:
