@@ -188,6 +188,9 @@ func csvIterations(head, row []string) ([]Iteration, error) {
 			continue
 		}
 		it := Iteration{Benchmark: bench, Tune: strings.ToLower(tune), Number: iter, Copies: 1, Threads: 1, Valid: clipText(status), Selected: get(tune, "Selected") == "1"}
+		if status == "CE" {
+			it.Number = -1 // not built, never run: as the raw file says it
+		}
 		count, err := integer(get(tune, "# Copies") + get(tune, "# Threads"))
 		if err != nil {
 			return nil, fmt.Errorf("%s %s copies: %w", bench, tune, err)

@@ -1,0 +1,157 @@
+package spec
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
+)
+
+// report is an exec report of a command on cpu that took wall seconds
+// from start, with others taking share of its CPU.
+func report(cpu int, start time.Time, wall, share float64) *evidence.Scheduling {
+	zero, one := 0, 1.0
+	s := &evidence.Scheduling{Start: evidence.StartFork}
+	s.Target = evidence.TargetReport{Mode: evidence.Exact, CPU: cpu, CPUs: cpuset.Of(cpu)}
+	s.Readback = evidence.Readback{CPUs: cpuset.Of(cpu), CPU: cpu, ExactAtReadback: true, InTargetGroup: true}
+	s.Accept = evidence.AcceptResult{Rule: "exact", OK: true, Why: "on the CPU"}
+	s.Ladder = evidence.LadderResult{Name: "geekbench", AcceptedStep: 4}
+	end := start.Add(time.Duration(wall * float64(time.Second)))
+	s.Child = evidence.ChildReport{ExitCode: &zero, WallS: wall, UserS: wall, Started: true,
+		Times: &evidence.Times{StartUnixNS: start.UnixNano(), EndUnixNS: end.UnixNano()}}
+	s.Sharing = &evidence.Sharing{UsableCPUs: 1, Others: &evidence.Others{S: share * wall, Share: share, Source: "cpuacct",
+		WorkSource: "cgroup", Exact: true, BusyS: wall, WorkS: wall * (1 - share), WindowS: wall, CPUs: 1}}
+	s.Coverage = &evidence.Coverage{TreeCPUS: wall * (1 - share), TreeSource: "cgroup", Residency: &one, ResidencySource: "cpuacct"}
+	s.Watch = &evidence.Watch{}
+	s.Tree = &evidence.TreeReport{Mechanism: "cgroup-v1"}
+	return s
+}
+
+// writeReports writes the reports under their keys' names in a new
+// folder.
+func writeReports(t *testing.T, reports map[Key]*evidence.Scheduling) string {
+	t.Helper()
+	dir := t.TempDir()
+	for k, s := range reports {
+		data, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ReportName(k.Benchmark, k.Tune, k.Iteration, k.Workload, k.Copy)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// The raw file joined with reports of its commands: a shared target
+// makes its iteration invalid by evidence with SPEC's S kept beside it;
+// SPEC's VE stays; the times are compared; the mean is recomputed as
+// SPEC does and without the iteration the evidence rules out; a report
+// of no iteration is said.
+func TestJoin(t *testing.T) {
+	res, err := ParseRSF(read(t, "rate.rsf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1710000000, 100000000)
+	mcf := func(iter, copy int) Key { return Key{"505.mcf_r", "base", iter, 0, copy} }
+	dir := writeReports(t, map[Key]*evidence.Scheduling{
+		mcf(0, 0): report(1, t0, 327.0, 0.001), mcf(0, 1): report(0, t0, 328.3, 0.001),
+		mcf(1, 0): report(1, t0.Add(400*time.Second), 328.3, 0.4), mcf(1, 1): report(0, t0.Add(400*time.Second), 328.3, 0),
+		mcf(2, 0): report(1, t0.Add(800*time.Second), 300, 0), mcf(2, 1): report(0, t0.Add(800*time.Second), 300, 0),
+		{"557.xz_r", "base", 0, 0, 0}:  report(1, t0.Add(1200*time.Second), 354, 0),
+		{"505.mcf_r", "peak", 0, 0, 0}: report(1, t0, 1, 0),
+	})
+	reports, err := ReadReports(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := &Import{Result: res, Reports: reports, EvidenceDir: dir, Source: results.Source{Tool: results.KindSpec}}
+	run, files, err := im.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Benchmarks) != 3 || run.Kind() != results.KindSpec {
+		t.Fatalf("%d benchmarks of kind %s", len(run.Benchmarks), run.Kind())
+	}
+	b := run.Benchmarks[1]
+	// corepin's own ratio is of the runs that count: the shared one does
+	// not (its median is that of the other two).
+	if b.Name != "505.mcf_r.base" || len(b.Runs) != 3 || b.ReferenceS != 2*1616 || b.Ratio == nil || !near(*b.Ratio, 3232/((328.4+331.561)/2), 1e-9) {
+		t.Fatalf("mcf: %s, %d runs, reference %v, ratio %v", b.Name, len(b.Runs), b.ReferenceS, b.Ratio)
+	}
+	for i, r := range b.Runs {
+		sp := r.Spec
+		if len(sp.Commands) != 2 || *sp.Commands[0].CPU != 1 || *sp.Commands[1].CPU != 0 || sp.Valid != "S" {
+			t.Errorf("iteration %d: %+v", i, sp)
+		}
+		if shared := len(sp.InvalidByEvidence) > 0; shared != (i == 1) || r.Valid == shared {
+			t.Errorf("iteration %d: invalid by evidence %q, valid %v", i, sp.InvalidByEvidence, r.Valid)
+		}
+		if _, kept := files[sp.Commands[0].Report]; !kept {
+			t.Errorf("iteration %d: the report %s is not kept", i, sp.Commands[0].Report)
+		}
+	}
+	if e := b.Runs[1].Spec.InvalidByEvidence[0]; !strings.Contains(e, "workload 0, copy 0: the target CPU was shared: others took 40.0%") {
+		t.Errorf("the shared iteration says %q", e)
+	}
+	if n := b.Runs[0].Spec.TimeNote; n != "" || *b.Runs[0].Spec.CorepinS != 328.3 {
+		t.Errorf("328.4 s against 328.3: %q, corepin %v", n, *b.Runs[0].Spec.CorepinS)
+	}
+	if n := b.Runs[2].Spec.TimeNote; !strings.Contains(n, "differ by 9.5%") {
+		t.Errorf("331.561 s against 300: %q", n)
+	}
+	xz := run.Benchmarks[2].Runs[0]
+	if xz.Valid || xz.Spec.Valid != "VE" || len(xz.Spec.InvalidByEvidence) > 0 || !strings.Contains(xz.Error, "SPEC: VE (Output miscompare)") {
+		t.Errorf("xz: valid %v, SPEC's %q, evidence %q, error %q", xz.Valid, xz.Spec.Valid, xz.Spec.InvalidByEvidence, xz.Error)
+	}
+	sr := run.Spec
+	if *sr.RecomputedBaseMean != *sr.BaseMean || sr.MeanNote != "" || *sr.EvidenceBaseMean != 9.747829 {
+		t.Errorf("means: SPEC's %v, recomputed %v, without the shared iteration %v (%q)", *sr.BaseMean, *sr.RecomputedBaseMean, *sr.EvidenceBaseMean, sr.MeanNote)
+	}
+	if sr.Reports != 7 || len(sr.Unjoined) != 1 || sr.Unjoined[0] != "505.mcf_r.peak.i0.w0.c0.json" {
+		t.Errorf("%d joined, unjoined %q", sr.Reports, sr.Unjoined)
+	}
+	if run.Target.ExactCPU != 1 || run.Target.SoftCPUs.String() != "0-1" {
+		t.Errorf("target %+v", run.Target)
+	}
+}
+
+// Without reports, where it ran is not recorded, and nothing is invalid
+// by evidence.
+func TestJoinWithoutEvidence(t *testing.T) {
+	res, err := ParseRSF(read(t, "rate.rsf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := (&Import{Result: res, Source: results.Source{Tool: results.KindSpec}}).Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Benchmarks[1].Runs[0]
+	if r.Spec.NotRecorded == "" || r.Scheduling != nil || !r.Valid || run.Target.CPUs().Len() != 0 {
+		t.Errorf("without reports: %+v, valid %v, target %+v", r.Spec, r.Valid, run.Target)
+	}
+	if !r.Started.Equal(time.Unix(1710000000, 100000000)) {
+		t.Errorf("started %v, want the rate start", r.Started)
+	}
+}
+
+func TestParseReportName(t *testing.T) {
+	k, ok := ParseReportName("505.mcf_r.base.i2.w1.c3.json")
+	if !ok || k != (Key{"505.mcf_r", "base", 2, 1, 3}) {
+		t.Errorf("%+v %v", k, ok)
+	}
+	for _, bad := range []string{"505.mcf_r.base.i2.w1.c3.csv", "base.i2.w1.c3.json", "505.mcf_r.base.i2.w1.cx.json", "a b.base.i0.w0.c0.json", "505.mcf_r.base.i-1.w0.c0.json"} {
+		if _, ok := ParseReportName(bad); ok {
+			t.Errorf("%q read as a report's name", bad)
+		}
+	}
+}
