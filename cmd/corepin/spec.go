@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/spec"
 )
@@ -24,7 +27,7 @@ import spec" then joins SPEC's result with corepin's reports. Where runcpu
 cannot run (a phone), "spec suite" turns run folders SPEC set up on another
 machine into a corepin suite file. See docs/spec.md.`,
 	}
-	c.AddCommand(newSpecConfigCmd())
+	c.AddCommand(newSpecConfigCmd(), newSpecSuiteCmd())
 	return c
 }
 
@@ -115,5 +118,72 @@ and the corepin it names are that machine's.`,
 	f.BoolVar(&launcher, "launcher", false, "exec starts each command through its re-executed launcher")
 	f.DurationVar(&watch, "watch", 100*time.Millisecond, "exec's watcher `period`")
 	f.DurationVar(&interval, "telemetry-interval", time.Second, "time between telemetry samples (with --telemetry)")
+	return cmd
+}
+
+func newSpecSuiteCmd() *cli.Command {
+	var (
+		out  string
+		runs int
+	)
+	cmd := &cli.Command{
+		Use:   "suite RUNDIR...",
+		Short: "Make a corepin suite of SPEC's set-up run folders, for a device where runcpu cannot run",
+		Long: `Turn run folders SPEC set up (runcpu --fake or --action setup, on a machine
+where runcpu runs) into a corepin suite file: one benchmark per folder, whose
+command is the folder's speccmds.cmd (every workload, with its
+redirections, in the folder), whose checks are compare.cmd's specdiff
+comparisons with their tolerances, and whose reference is the benchmark's
+reftime. Give the folder of copy 0 (run_base_refrate_LABEL.0000).
+
+Every path in the suite is relative to the suite file's folder, and nothing
+of SPEC's is copied into it: keep the suite in the SPEC tree, and
+"corepin --on adb run SUITE" takes the tree's folders it names to the device
+with it.`,
+		Example: `  corepin spec suite $SPEC/benchspec/CPU/5*/run/run_base_refrate_*.0000 --out $SPEC/corepin-rate.toml
+  corepin --on adb run $SPEC/corepin-rate.toml`,
+		Args: func(args []string) error {
+			if len(args) == 0 {
+				return usageError{Err: fmt.Errorf("no run folder given (corepin spec suite RUNDIR...)")}
+			}
+			return nil
+		},
+	}
+	cmd.Run = func(in *cli.Invocation, args []string) error {
+		if runs < 1 {
+			return usageError{Err: fmt.Errorf("--runs %d: want at least 1", runs)}
+		}
+		var dirs []*spec.RunDir
+		for _, a := range args {
+			d, err := spec.ReadRunDir(a)
+			if err != nil {
+				return usageError{Err: err}
+			}
+			dirs = append(dirs, d)
+		}
+		base, err := filepath.Abs(filepath.Dir(out))
+		if out == "-" {
+			base, err = os.Getwd()
+		}
+		if err != nil {
+			return err
+		}
+		data, err := spec.SuiteFile(dirs, base, runs)
+		if err != nil {
+			return usageError{Err: err}
+		}
+		if out == "-" {
+			_, err = in.Stdout.Write(data)
+			return err
+		}
+		if err := atomicfile.WriteOutput(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return fmt.Errorf("writing the suite: %w", err)
+		}
+		fmt.Fprintf(in.Stdout, "%s: %d benchmarks\n", out, len(dirs))
+		return nil
+	}
+	cmd.Flags().StringVar(&out, "out", "spec-suite.toml", "write the suite to this `file` (- for standard output; its paths are then relative to this folder)")
+	cmd.Flags().IntVar(&runs, "runs", 3, "runs of each benchmark, as SPEC's iterations")
+	cmd.Output("out", cli.File)
 	return cmd
 }

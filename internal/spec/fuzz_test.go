@@ -72,3 +72,21 @@ func FuzzParseReftime(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseReportName(f *testing.F) {
+	f.Add("505.mcf_r.base.i2.w1.c3.json")
+	f.Add("a.b.i0.w0.c0.json")
+	f.Fuzz(func(t *testing.T, name string) {
+		k, ok := ParseReportName(name)
+		if !ok {
+			return
+		}
+		if again := ReportName(k.Benchmark, k.Tune, k.Iteration, k.Workload, k.Copy); again != name {
+			// Numbers may be written with leading zeros; the key reads
+			// the same from the name it writes.
+			if k2, ok := ParseReportName(again); !ok || k2 != k {
+				t.Fatalf("%q read as %+v, written %q, read back %+v", name, k, again, k2)
+			}
+		}
+	})
+}
