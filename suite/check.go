@@ -234,22 +234,22 @@ func (c Check) tokenAgrees(want, got string) (ok, numeric bool) {
 }
 
 // beyond says how far a number is off and which tolerances it is beyond,
-// as specdiff's --showerr does: "off by 0.25 (20%), beyond reltol 1e-06
-// and abstol 0".
+// as specdiff's --showerr does: "off by 0.25 (20%): beyond reltol 1e-06,
+// abstol 0".
 func (c Check) beyond(want, got string, skipped int) string {
 	w, _ := strconv.ParseFloat(want, 64)
 	g, _ := strconv.ParseFloat(got, 64)
 	d := math.Abs(w - g)
-	s := fmt.Sprintf("off by %g", d)
+	s := fmt.Sprintf("off by %.3g", d)
 	if w != 0 {
 		s += fmt.Sprintf(" (%.3g%%)", 100*d/math.Abs(w))
 	}
-	s += fmt.Sprintf(", beyond reltol %g and abstol %g", c.RelTol, c.AbsTol)
+	s += fmt.Sprintf(": beyond reltol %g, abstol %g", c.RelTol, c.AbsTol)
 	if c.Obiwan {
-		s += " and off by more than one in the last digit (obiwan)"
+		s += ", obiwan"
 	}
 	if c.SkipTol > 0 {
-		s += fmt.Sprintf(", after skiptol %d numbers skipped", skipped)
+		s += fmt.Sprintf(", skiptol %d", c.SkipTol)
 	}
 	return s
 }
