@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -42,5 +45,37 @@ func TestSpecConfigRefused(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("spec config %s: exit %d, %q; want %d and %q", strings.Join(c.args, " "), code, errOut, exitUsage, c.want)
 		}
+	}
+}
+
+// docs/spec.md's fragment is the one the tests run: corepin spec config
+// --cpu 1 on a 2-CPU machine, and, but for the CPUs and the corepin it
+// names, the fragment the tests give the stand-in on this machine.
+func TestSpecDocFragment(t *testing.T) {
+	data, err := os.ReadFile("../../docs/spec.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```\n(# runcpu config fragment.*?)```").FindSubmatch(data)
+	if m == nil {
+		t.Fatal("docs/spec.md has no fragment")
+	}
+	doc := string(m[1])
+	want, errOut, code := corepin(t, "spec", "config", "--root", "../../topology/testdata/machines/vm-2cpu", "--cpu", "1", "--corepin", "corepin")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if doc != want {
+		t.Errorf("docs/spec.md's fragment is not corepin spec config --cpu 1's:\n--- docs\n%s\n--- spec config\n%s", doc, want)
+	}
+	cpu := requireExec(t)
+	exe, _ := os.Executable()
+	got := fragment(t, cpu)
+	got = strings.ReplaceAll(got, exe+" exec", "corepin exec")
+	got = strings.Replace(got, fmt.Sprintf("spec config --cpu %d", cpu), "spec config --cpu 1", 1)
+	bind := regexp.MustCompile(`(?m)^   bind = .*$`)
+	got = bind.ReplaceAllString(got, bind.FindString(doc))
+	if got != doc {
+		t.Errorf("the tests' fragment differs from docs/spec.md's beyond its CPUs and corepin:\n%s", got)
 	}
 }
