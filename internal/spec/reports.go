@@ -2,7 +2,6 @@ package spec
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -165,6 +164,3 @@ func ReportsFolder(dir, lognum string) (string, error) {
 	}
 	return dir, nil
 }
-
-// errNoReports says a folder holds no report.
-var errNoReports = errors.New("no corepin report (BENCHMARK.TUNE.iN.wN.cN.json)")
