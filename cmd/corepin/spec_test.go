@@ -399,3 +399,39 @@ func TestSpecSuiteRuns(t *testing.T) {
 	}
 	t.Logf("the changed reference: %s: %s", sum.Checks[0].What, sum.Checks[0].Detail)
 }
+
+// A start corepin refuses is SPEC's RE, with corepin's reason in
+// speccmds.err, where runcpu finds it for its log; the import keeps the
+// RE and says the iteration is invalid by evidence, with the reason.
+func TestSpecRefusedStartIsRE(t *testing.T) {
+	skipInShort(t)
+	cpu := requireExec(t)
+	top, benchmarks := specTree(t)
+	// A rule no thread can meet: nice reads back -20 at the lowest.
+	out, errOut, code := corepin(t, "spec", "config", "--cpu", fmt.Sprint(cpu), "--accept", "exact+nice<=-21")
+	if code != 0 {
+		t.Fatalf("spec config: exit %d: %s", code, errOut)
+	}
+	config := filepath.Join(top, "corepin.cfg")
+	os.WriteFile(config, []byte(out), 0o644)
+	rsf := runcpu(t, &standin.Plan{Top: top, Config: config, Action: "run", Runmode: "speed", Iterations: 1,
+		Tune: "base", Size: "refrate", Label: "corepin", Name: "intspeed", Benchmarks: benchmarks[:1]})
+	errs, _ := os.ReadFile(filepath.Join(top, "benchspec", "CPU", "901.fib_r", "run", "run_base_refrate_corepin.0000", "speccmds.err"))
+	if !strings.Contains(string(errs), "not run: the scheduling was not accepted: requirement nice<=-21 not met") {
+		t.Errorf("speccmds.err does not say why corepin refused:\n%s", errs)
+	}
+	res := t.TempDir()
+	if _, errOut, code := corepin(t, "import", "spec", rsf, "--out", res); code != 0 {
+		t.Fatalf("import spec: exit %d: %s", code, errOut)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(res, "*"))
+	run, err := results.Load(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Benchmarks[0].Runs[0]
+	if r.Valid || r.Spec.Valid != "RE" || len(r.Spec.InvalidByEvidence) != 1 || !strings.Contains(r.Spec.InvalidByEvidence[0], "corepin refused to start it: requirement nice<=-21 not met") ||
+		len(r.Spec.Commands) != 1 || r.Spec.Commands[0].Refused == "" {
+		t.Errorf("the refused iteration: valid %v, SPEC's %q, by evidence %q, commands %+v", r.Valid, r.Spec.Valid, r.Spec.InvalidByEvidence, r.Spec.Commands)
+	}
+}
