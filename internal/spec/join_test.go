@@ -11,6 +11,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
+	"corepin.dev/corepin/telemetry"
 )
 
 // report is an exec report of a command on cpu that took wall seconds
@@ -153,5 +154,59 @@ func TestParseReportName(t *testing.T) {
 		if _, ok := ParseReportName(bad); ok {
 			t.Errorf("%q read as a report's name", bad)
 		}
+	}
+}
+
+// Each iteration's curves are cut from the telemetry around the whole
+// run by its commands' times, t_s from the iteration's start, or else
+// joined from exec --telemetry's CSVs of copy 0, each placed by its own
+// start; summarised over the read-back CPUs.
+func TestJoinCurves(t *testing.T) {
+	res, err := ParseRSF(read(t, "speed2026.rsf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1760000000, 0)
+	rep := report(3, t0.Add(10*time.Second), 2, 0) // 10 s to 12 s into the run
+	reports := []Report{{Key: Key{"872.marian_s", "base", 0, 0, 0}, Name: "872.marian_s.base.i0.w0.c0.json", Data: []byte("{}"), Scheduling: rep}}
+	util := func(v float64) *float64 { return &v }
+	var whole []telemetry.Sample
+	for i := 1; i <= 15; i++ {
+		for _, cpu := range []int{2, 3} {
+			whole = append(whole, telemetry.Sample{T: float64(i), CPU: cpu, UtilPct: util(float64(10 * cpu)), FreqSource: "none"})
+		}
+	}
+	im := &Import{Result: res, Reports: reports, EvidenceDir: "e", Source: results.Source{Tool: results.KindSpec},
+		Telemetry: &telemetry.Series{Started: t0, Period: 1, Samples: whole}, TelemetryFile: "run.json"}
+	run, files, err := im.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := run.Benchmarks[0].Runs[0]
+	csv := string(files[rec.TelemetryCSV])
+	// The samples at 11 s and 12 s, and 13 s: the one after the end,
+	// whose utilisation is of the period the command ended in.
+	want := "t_s,cpu,util_pct,freq_mhz,freq_source\n1.000,2,20.0,,none\n1.000,3,30.0,,none\n2.000,2,20.0,,none\n2.000,3,30.0,,none\n3.000,2,20.0,,none\n3.000,3,30.0,,none\n"
+	if rec.TelemetryCSV != "telemetry/872.marian_s.base-0.csv" || csv != want {
+		t.Errorf("%s:\n%s\nwant\n%s", rec.TelemetryCSV, csv, want)
+	}
+	if st := rec.Telemetry; st.Samples != 3 || st.UtilMeanPct == nil || *st.UtilMeanPct != 30 {
+		t.Errorf("summary over the target CPU 3: %+v", st)
+	}
+
+	// Without the whole run's, exec's own CSV beside the report, which
+	// began 0.5 s before its command.
+	rep.Telemetry = &evidence.TelemetryFile{File: "/spec/result/corepin.007/872.marian_s.base.i0.w0.c0.csv", StartUnixNS: t0.Add(9500 * time.Millisecond).UnixNano(), PeriodS: 1}
+	im.Telemetry, im.TelemetryFile = nil, ""
+	im.Curves = map[string][]telemetry.Sample{"872.marian_s.base.i0.w0.c0.csv": {
+		{T: 1, CPU: 3, UtilPct: util(99), FreqSource: "none"}, {T: 2, CPU: 3, UtilPct: util(98), FreqSource: "none"}, {T: 5, CPU: 3, UtilPct: util(1), FreqSource: "none"}}}
+	run, files, err = im.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = run.Benchmarks[0].Runs[0]
+	want = "t_s,cpu,util_pct,freq_mhz,freq_source\n0.500,3,99.0,,none\n1.500,3,98.0,,none\n"
+	if csv := string(files[rec.TelemetryCSV]); csv != want {
+		t.Errorf("exec's curves:\n%s\nwant\n%s", csv, want)
 	}
 }
