@@ -37,7 +37,7 @@ around the whole runcpu; each iteration's curves are cut from it by its
 commands' times (exec --telemetry's own curves are found beside the
 reports). report, compare and merge take the folder as they take
 corepin's own.`,
-		Example: `  corepin import spec $SPEC/result/CPU2017.042.intrate.refrate.rsf
+		Example: `  corepin import spec /opt/cpu2017/result/CPU2017.042.intrate.refrate.rsf
   corepin import spec result.rsf --evidence ./corepin.042 --telemetry run.json --out phones/`,
 		Args: cli.ExactArgs(1, "the result file"),
 	}

@@ -62,7 +62,7 @@ $SPEC/result/corepin.LOGNUM/. Scheduling flags are passed on to exec.
 
 Run it on the machine runcpu runs on (with --on, on the device): the CPUs
 and the corepin it names are that machine's.`,
-		Example: `  corepin spec config --cpu 3 >> $SPEC/config/mine.cfg
+		Example: `  corepin spec config --cpu 3
   corepin spec config --target prime --ladder spec
   corepin spec config --cpus 4-7 --cpus-per-copy 4
   corepin --on adb spec config --target big`,
@@ -140,8 +140,8 @@ Every path in the suite is relative to the suite file's folder, and nothing
 of SPEC's is copied into it: keep the suite in the SPEC tree, and
 "corepin --on adb run SUITE" takes the tree's folders it names to the device
 with it.`,
-		Example: `  corepin spec suite $SPEC/benchspec/CPU/5*/run/run_base_refrate_*.0000 --out $SPEC/corepin-rate.toml
-  corepin --on adb run $SPEC/corepin-rate.toml`,
+		Example: `  corepin spec suite /opt/cpu2017/benchspec/CPU/505.mcf_r/run/run_base_refrate_none.0000 --out /opt/cpu2017/corepin-rate.toml
+  corepin --on adb run /opt/cpu2017/corepin-rate.toml`,
 		Args: func(args []string) error {
 			if len(args) == 0 {
 				return usageError{Err: fmt.Errorf("no run folder given (corepin spec suite RUNDIR...)")}
