@@ -17,6 +17,11 @@ import (
 	"corepin.dev/corepin/watch"
 )
 
+// began is when corepin's program began: the start of an exec report's
+// own process where the kernel's clock of it may not be read (see
+// launch.Own).
+var began = time.Now()
+
 func newExecCmd() *cli.Command {
 	var (
 		tf         targetFlags

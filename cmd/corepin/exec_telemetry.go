@@ -12,11 +12,6 @@ import (
 	"corepin.dev/corepin/telemetry"
 )
 
-// began is when corepin's program began: the start of an exec report's
-// own process where the kernel's clock of it may not be read (see
-// launch.Own).
-var began = time.Now()
-
 // execTelemetry is exec's --telemetry: the per-CPU curves around the
 // command, by the sampler corepin run uses, kept off the target, written
 // in run's CSV.

@@ -23,10 +23,10 @@ func ParseResult(data []byte) (*Result, error) {
 	return ParseRSF(data)
 }
 
-// maxTelemetryFile bounds corepin telemetry's JSON around a whole run: a
-// sample is some 100 bytes, a day at one a second on 64 CPUs 600 MB would
-// be more than anyone records.
-const maxTelemetryFile = 512 << 20
+// maxTelemetryFile bounds corepin telemetry's JSON around a whole run, as
+// run.json is bounded: a sample is some 100 bytes, so 256 MiB is a day at
+// one a second on 32 CPUs.
+const maxTelemetryFile = 256 << 20
 
 // ReadTelemetry reads corepin telemetry's JSON (--format json), whose
 // start on the wall clock places its samples. A CSV is refused: its times
