@@ -297,6 +297,9 @@ func invalidity(s *evidence.Scheduling, v runner.Verdict) string {
 	case s.Coverage != nil && s.Coverage.Residency != nil && *s.Coverage.Residency < results.ResidencyWarn:
 		return fmt.Sprintf("the work ran off the target: %.1f%% of its CPU time on it (%s), %d migrations",
 			100**s.Coverage.Residency, s.Coverage.ResidencySource, migrations(s))
+	case (s.Coverage == nil || s.Coverage.Residency == nil) && s.Watch != nil && s.Watch.OnTargetRatio != nil && *s.Watch.OnTargetRatio < results.ResidencyWarn:
+		return fmt.Sprintf("the work ran off the target: %.1f%% of its run time on it (the watcher's samples), %d migrations",
+			100**s.Watch.OnTargetRatio, migrations(s))
 	case s.Watch != nil && s.Watch.KeepUp.Unvouched && s.Target.Mode != evidence.Soft:
 		return fmt.Sprintf("the watcher missed %d of %d ticks: where it ran cannot be vouched for", s.Watch.KeepUp.Missed, s.Watch.KeepUp.Expected)
 	}

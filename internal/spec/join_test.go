@@ -210,3 +210,26 @@ func TestJoinCurves(t *testing.T) {
 		t.Errorf("exec's curves:\n%s\nwant\n%s", csv, want)
 	}
 }
+
+// Work off the target makes its iteration invalid by evidence; a ratio
+// that is not what the time and reference make it is said.
+func TestJoinOffTargetAndRatio(t *testing.T) {
+	res, err := ParseRSF([]byte(strings.ReplaceAll(string(read(t, "speed2026.rsf")), "peak.000.ratio: 13", "peak.000.ratio: 14")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := report(3, time.Unix(1760000000, 0), 80, 0)
+	half := 0.5
+	rep.Coverage.Residency = &half
+	reports := []Report{{Key: Key{"872.marian_s", "base", 0, 0, 0}, Name: "r.json", Scheduling: rep}}
+	run, _, err := (&Import{Result: res, Reports: reports, EvidenceDir: "e", Source: results.Source{Tool: results.KindSpec}}).Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := run.Benchmarks[0].Runs[0].Spec.InvalidByEvidence; len(e) != 1 || !strings.Contains(e[0], "the work ran off the target: 50.0% of its CPU time on it") {
+		t.Errorf("off the target: %q", e)
+	}
+	if n := run.Spec.MeanNote; !strings.Contains(n, "872.marian_s.peak iteration 0: SPEC's ratio 14 is not copies × reference / time (13.000013)") {
+		t.Errorf("the ratio's note: %q", n)
+	}
+}

@@ -87,10 +87,36 @@ func (im *Import) means(sr *results.SpecRun, invalid map[iterationKey]bool) {
 			notes = append(notes, fmt.Sprintf("SPEC's %s mean %g differs from the one recomputed from its iterations, %g", m.tune, *m.spec, *m.again))
 		}
 	}
+	notes = append(notes, ratioNotes(its, mode)...)
 	if len(notes) > 0 {
 		sr.MeanNote = notes[0]
 		for _, n := range notes[1:] {
 			sr.MeanNote += "; " + n
 		}
 	}
+}
+
+// ratioNotes says where an iteration's ratio is not what its time and
+// reference make it: copies × reference / time for rate, reference /
+// time for speed (within 1e-4, as the file's time and ratio are rounded).
+// At most three are said.
+func ratioNotes(its []Iteration, runmode string) []string {
+	var notes []string
+	for _, it := range its {
+		if it.ReportedS == nil || it.ReferenceS == nil || it.Ratio == nil || *it.ReportedS <= 0 || it.ReferenceDerived {
+			continue
+		}
+		copies := 1.0
+		if runmode == "rate" {
+			copies = float64(it.Copies)
+		}
+		want := copies * *it.ReferenceS / *it.ReportedS
+		if math.Abs(*it.Ratio-want) > 1e-4*want {
+			if len(notes) == 3 {
+				return append(notes, "and more")
+			}
+			notes = append(notes, fmt.Sprintf("%s iteration %d: SPEC's ratio %g is not copies × reference / time (%g)", it.Name(), it.Number, *it.Ratio, round(want, meanPlaces)))
+		}
+	}
+	return notes
 }
