@@ -216,6 +216,9 @@ func TestSpecUnderRuncpu(t *testing.T) {
 			t.Fatal(err)
 		}
 		runs[p.Runmode] = run
+		if _, errOut, code := corepin(t, "report", dirs[0], "--out", filepath.Join(out, "report.html")); code != 0 {
+			t.Errorf("report of the %s import: exit %d: %s", p.Runmode, code, errOut)
+		}
 		checkSpecRun(t, run, p, bind)
 		checkSpecTimes(t, top, dirs[0], run)
 	}

@@ -50,7 +50,7 @@ const TimeTolerance = 0.01
 // the verdict corepin's evidence gives it, and its curves. files are what
 // the results folder keeps beside run.json, by their names in it: the
 // reports byte for byte, and each iteration's curves.
-func (im *Import) Run() (run *results.Run, files map[string][]byte, err error) {
+func (im *Import) Run() (run *results.Run, files map[string][]byte) {
 	r := im.Result
 	files = map[string][]byte{}
 	byKey := map[Key]*Report{}
@@ -113,7 +113,7 @@ func (im *Import) Run() (run *results.Run, files map[string][]byte, err error) {
 	}
 	run.Warnings = im.runWarnings(run.Spec)
 	run.Settle()
-	return run, files, nil
+	return run, files
 }
 
 // iterationKey names an iteration: its benchmark and tuning, and number.

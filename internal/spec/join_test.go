@@ -75,10 +75,7 @@ func TestJoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	im := &Import{Result: res, Reports: reports, EvidenceDir: dir, Source: results.Source{Tool: results.KindSpec}}
-	run, files, err := im.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, files := im.Run()
 	if len(run.Benchmarks) != 3 || run.Kind() != results.KindSpec {
 		t.Fatalf("%d benchmarks of kind %s", len(run.Benchmarks), run.Kind())
 	}
@@ -132,10 +129,7 @@ func TestJoinWithoutEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, _, err := (&Import{Result: res, Source: results.Source{Tool: results.KindSpec}}).Run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, _ := (&Import{Result: res, Source: results.Source{Tool: results.KindSpec}}).Run()
 	r := run.Benchmarks[1].Runs[0]
 	if r.Spec.NotRecorded == "" || r.Scheduling != nil || !r.Valid || run.Target.CPUs().Len() != 0 {
 		t.Errorf("without reports: %+v, valid %v, target %+v", r.Spec, r.Valid, run.Target)
@@ -178,10 +172,7 @@ func TestJoinCurves(t *testing.T) {
 	}
 	im := &Import{Result: res, Reports: reports, EvidenceDir: "e", Source: results.Source{Tool: results.KindSpec},
 		Telemetry: &telemetry.Series{Started: t0, Period: 1, Samples: whole}, TelemetryFile: "run.json"}
-	run, files, err := im.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, files := im.Run()
 	rec := run.Benchmarks[0].Runs[0]
 	csv := string(files[rec.TelemetryCSV])
 	// The samples at 11 s and 12 s, and 13 s: the one after the end,
@@ -200,10 +191,7 @@ func TestJoinCurves(t *testing.T) {
 	im.Telemetry, im.TelemetryFile = nil, ""
 	im.Curves = map[string][]telemetry.Sample{"872.marian_s.base.i0.w0.c0.csv": {
 		{T: 1, CPU: 3, UtilPct: util(99), FreqSource: "none"}, {T: 2, CPU: 3, UtilPct: util(98), FreqSource: "none"}, {T: 5, CPU: 3, UtilPct: util(1), FreqSource: "none"}}}
-	run, files, err = im.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, files = im.Run()
 	rec = run.Benchmarks[0].Runs[0]
 	want = "t_s,cpu,util_pct,freq_mhz,freq_source\n0.500,3,99.0,,none\n1.500,3,98.0,,none\n"
 	if csv := string(files[rec.TelemetryCSV]); csv != want {
@@ -222,10 +210,7 @@ func TestJoinOffTargetAndRatio(t *testing.T) {
 	half := 0.5
 	rep.Coverage.Residency = &half
 	reports := []Report{{Key: Key{"872.marian_s", "base", 0, 0, 0}, Name: "r.json", Scheduling: rep}}
-	run, _, err := (&Import{Result: res, Reports: reports, EvidenceDir: "e", Source: results.Source{Tool: results.KindSpec}}).Run()
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, _ := (&Import{Result: res, Reports: reports, EvidenceDir: "e", Source: results.Source{Tool: results.KindSpec}}).Run()
 	if e := run.Benchmarks[0].Runs[0].Spec.InvalidByEvidence; len(e) != 1 || !strings.Contains(e[0], "the work ran off the target: 50.0% of its CPU time on it") {
 		t.Errorf("off the target: %q", e)
 	}
