@@ -67,14 +67,26 @@ type SpecIteration struct {
 	// CorepinS is corepin's time of the iteration: the longest copy's sum
 	// of its commands' wall times; TimeDifference is (SPEC's − corepin's)
 	// / SPEC's, said in TimeNote above 1%. Null without reports.
-	CorepinS       *float64      `json:"corepin_s"`
-	TimeDifference *float64      `json:"time_difference"`
-	TimeNote       string        `json:"time_note,omitempty"`
-	Commands       []SpecCommand `json:"commands"`
+	CorepinS       *float64 `json:"corepin_s"`
+	TimeDifference *float64 `json:"time_difference"`
+	TimeNote       string   `json:"time_note,omitempty"`
+	// Commands are the reports of the iteration's commands, those that
+	// make it invalid first where there are more than MaxSpecCommands
+	// (a rate run of hundreds of copies); CommandsOmitted counts the
+	// rest, whose reports are kept all the same.
+	Commands        []SpecCommand `json:"commands"`
+	CommandsOmitted int           `json:"commands_omitted,omitempty"`
 	// NotRecorded says why no report of corepin's is joined with the
 	// iteration: where it ran is not recorded.
 	NotRecorded string `json:"not_recorded,omitempty"`
 }
+
+// Bounds of an imported iteration's record, as a run's record is
+// bounded: the commands listed, and the reasons said.
+const (
+	MaxSpecCommands = 64
+	MaxSpecReasons  = 16
+)
 
 // SpecCommand is corepin's report of one command of an iteration: one
 // workload of one copy, as exec wrote it (kept whole in Report).

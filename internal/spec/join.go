@@ -207,6 +207,10 @@ func (im *Import) record(it Iteration, index int, cmds []*Report, files map[stri
 			rec.Sharing = v.Sharing
 		}
 	}
+	sp.Commands, sp.CommandsOmitted = boundCommands(sp.Commands)
+	if n := len(sp.InvalidByEvidence); n > results.MaxSpecReasons {
+		sp.InvalidByEvidence = append(sp.InvalidByEvidence[:results.MaxSpecReasons], fmt.Sprintf("and %d more commands", n-results.MaxSpecReasons))
+	}
 	if worst != nil {
 		o, share := worst.S, worst.Share
 		rec.OthersS, rec.OthersShare, rec.OthersSource = &o, &share, worst.Source
@@ -276,6 +280,24 @@ func (im *Import) command(c *Report, files map[string][]byte) (results.SpecComma
 	}
 	sc.Invalid = invalidity(s, v)
 	return sc, v
+}
+
+// boundCommands keeps at most results.MaxSpecCommands of an iteration's
+// commands in its record, those that make it invalid first, in order,
+// and counts the rest.
+func boundCommands(all []results.SpecCommand) ([]results.SpecCommand, int) {
+	if len(all) <= results.MaxSpecCommands {
+		return all, 0
+	}
+	kept := make([]results.SpecCommand, 0, results.MaxSpecCommands)
+	for _, invalid := range []bool{true, false} {
+		for _, c := range all {
+			if (c.Invalid != "") == invalid && len(kept) < results.MaxSpecCommands {
+				kept = append(kept, c)
+			}
+		}
+	}
+	return kept, len(all) - len(kept)
 }
 
 // invalidity says why a command's report makes its iteration invalid: a

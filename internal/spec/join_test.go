@@ -218,3 +218,20 @@ func TestJoinOffTargetAndRatio(t *testing.T) {
 		t.Errorf("the ratio's note: %q", n)
 	}
 }
+
+// An iteration of hundreds of copies lists 64 commands, the invalid ones
+// first, and counts the rest.
+func TestBoundCommands(t *testing.T) {
+	var all []results.SpecCommand
+	for c := range 100 {
+		sc := results.SpecCommand{Copy: c}
+		if c == 70 {
+			sc.Invalid = "shared"
+		}
+		all = append(all, sc)
+	}
+	kept, omitted := boundCommands(all)
+	if len(kept) != results.MaxSpecCommands || omitted != 36 || kept[0].Copy != 70 || kept[1].Copy != 0 {
+		t.Errorf("kept %d (first copies %d, %d), omitted %d", len(kept), kept[0].Copy, kept[1].Copy, omitted)
+	}
+}
