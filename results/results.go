@@ -45,6 +45,9 @@ type Run struct {
 	// Source is the file another tool wrote that an imported run was
 	// read from (corepin import); nil for corepin's own runs.
 	Source *Source `json:"source,omitempty"`
+	// Spec is an imported SPEC CPU result's own figures (Source.Tool
+	// "spec").
+	Spec *SpecRun `json:"spec,omitempty"`
 	// System is the machine's condition for measuring at the start and
 	// the end of the run, and what was tuned for it.
 	System *evidence.RunFacts `json:"system,omitempty"`
@@ -104,6 +107,9 @@ type Target struct {
 func (t Target) CPUs() cpuset.Set {
 	if t.Mode == evidence.Soft && !t.SoftCPUs.IsEmpty() {
 		return t.SoftCPUs
+	}
+	if t.ExactCPU < 0 {
+		return cpuset.Set{} // not recorded: an imported run corepin did not place
 	}
 	return cpuset.Of(t.ExactCPU)
 }
@@ -254,6 +260,8 @@ type RunRecord struct {
 	Telemetry    TelemetryStats       `json:"telemetry"`
 	StdoutFile   string               `json:"stdout_file,omitempty"`
 	Started      time.Time            `json:"started"`
+	// Spec is the SPEC iteration an imported run is (Run.Spec).
+	Spec *SpecIteration `json:"spec,omitempty"`
 }
 
 // SpeedProbe is one reading of the speed witness.

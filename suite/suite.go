@@ -109,6 +109,10 @@ type Check struct {
 	IgnoreCase         bool     `toml:"ignore_case"`
 	SHA256             string   `toml:"sha256"`
 	Regex              string   `toml:"regex"` // ^ and $ match at each line's start and end
+
+	// Obiwan lets a number differ by one in its last digit, as specdiff's
+	// --obiwan (which its tolerances turn on): 1.2345 for 1.2346.
+	Obiwan bool `toml:"obiwan"`
 }
 
 // Error is a problem in a suite file, with its place.

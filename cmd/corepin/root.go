@@ -139,6 +139,7 @@ restores everything afterwards.
 		cli.Lazy("merge", newMergeCmd),
 		cli.Lazy("report", newReportCmd),
 		cli.Lazy("import", newImportCmd),
+		cli.Lazy("spec", newSpecCmd),
 		cli.Lazy("experiment", newExperimentCmd),
 		cli.Lazy("topo", newTopoCmd),
 		cli.Lazy("caps", newCapsCmd),
