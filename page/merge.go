@@ -55,15 +55,12 @@ func MergePage(m results.Merge) *Simple {
 			}
 			r = append(r, t[3])
 			if c != nil && c.Relative != nil {
-				color, verdict := "#8c959f", "no significant difference"
-				switch {
-				case c.Significant && *c.Relative < 1:
-					color, verdict = "#1a7f37", "faster"
-				case c.Significant:
-					color, verdict = "#d1242f", "slower"
+				note := c.Verdict()
+				if c.Measure.Higher() {
+					note += ", " + c.Measure.Unit + ": higher is better"
 				}
-				bars = append(bars, Bar{Label: fmt.Sprintf("%s [%d]", row.Name, i+1), Value: *c.Relative, Color: color,
-					Note: "(" + verdict + ")"})
+				bars = append(bars, Bar{Label: fmt.Sprintf("%s [%d]", row.Name, i+1), Value: *c.Relative, Color: verdictColor(c.Verdict()),
+					Note: "(" + note + ")"})
 			}
 		}
 		bench.Rows = append(bench.Rows, r)

@@ -115,8 +115,9 @@ func withheld(ra, rb *Run, a, b *Benchmark, diff []string, la, lb string) string
 		which string
 		b     *Benchmark
 	}{{la, a}, {lb, b}} {
+		_, fig := s.b.Figures()
 		switch b := s.b; {
-		case b.N == 0:
+		case fig.N == 0:
 			return "no completed run in " + s.which
 		case b.CompletedRuns < b.PlannedRuns:
 			return fmt.Sprintf("%d of %d runs completed in %s", b.CompletedRuns, b.PlannedRuns, s.which)
@@ -139,11 +140,53 @@ func diffWhat(diff []string) []string {
 	return out
 }
 
-// timeRatio is b's median over a's, when both are times: a median that
-// is not positive (no counted run, or a file that says 0) is no time.
-func timeRatio(a, b *Benchmark) (float64, bool) {
-	if a.N == 0 || b.N == 0 || a.MedianS <= 0 || b.MedianS <= 0 {
+// ratioIn is b's median over a's in the measure m, when both have one
+// that is a positive finite number (no counted run, or a file that says
+// 0, is no figure).
+func ratioIn(m Measure, a, b *Benchmark) (float64, bool) {
+	fa, okA := a.figuresIn(m)
+	fb, okB := b.figuresIn(m)
+	if !okA || !okB || !positive(fa.Median) || !positive(fb.Median) {
 		return 0, false
 	}
-	return b.MedianS / a.MedianS, true
+	r := fb.Median / fa.Median
+	return r, positive(r)
+}
+
+// measureOf is the measure two benchmarks are compared in: their own
+// where they share it; their wall time, which every run keeps, where
+// they do not (the same command measured by hyperfine and by a suite
+// that reads a rate from its output), said in a note; nil benchmarks
+// (a run without it) take the other's.
+func measureOf(a, b *Benchmark) (Measure, []string) {
+	switch {
+	case a == nil && b == nil:
+		return WallTime, []string{}
+	case a == nil:
+		m, _ := b.Figures()
+		return m, []string{}
+	case b == nil:
+		m, _ := a.Figures()
+		return m, []string{}
+	}
+	ma, _ := a.Figures()
+	mb, _ := b.Figures()
+	if ma == mb {
+		return ma, []string{}
+	}
+	if _, ok := a.figuresIn(WallTime); ok {
+		if _, ok := b.figuresIn(WallTime); ok {
+			return WallTime, []string{fmt.Sprintf("compared by wall time: one run judges it by %s, the other by %s", ma.Describe(), mb.Describe())}
+		}
+	}
+	return ma, []string{}
+}
+
+// noMeasureInCommon says why two benchmarks have no figure to compare:
+// each is judged by its own measure and one has no wall time (a score
+// imported alone), or a run has no completed value.
+func noMeasureInCommon(a, b *Benchmark, la, lb string) string {
+	ma, _ := a.Figures()
+	mb, _ := b.Figures()
+	return fmt.Sprintf("no measure in common: %s in %s, %s in %s", ma.Describe(), la, mb.Describe(), lb)
 }

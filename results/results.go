@@ -7,6 +7,7 @@ package results
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
@@ -38,6 +39,9 @@ type Run struct {
 	Target       Target             `json:"target"`
 	Options      Options            `json:"options"`
 	Benchmarks   []Benchmark        `json:"benchmarks"`
+	// Skipped are the suite's benchmarks that did not run because a
+	// program they need is not installed, each with what provides it.
+	Skipped []Skip `json:"skipped,omitempty"`
 	// Score is 1000 × the geometric mean of the ratios; null unless every
 	// benchmark has a reference time and passed its checks.
 	Score    *float64 `json:"score"`
@@ -51,6 +55,13 @@ type Run struct {
 	// Speed is the witness of the target's speed: the probe calibrated
 	// for the session, or why there is none.
 	Speed *SpeedWitness `json:"speed,omitempty"`
+}
+
+// Skip is a benchmark of the suite that was not run, and why: "zstd is
+// not installed (Debian package zstd)".
+type Skip struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
 }
 
 // SpeedWitness is the session's speed probe: a loop of fixed work,
@@ -145,9 +156,17 @@ type Options struct {
 type Benchmark struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description,omitempty"`
-	Kind        string   `json:"kind"` // builtin, command, or native (written by the native library)
+	Kind        string   `json:"kind"` // builtin, command, or native (written by the native library); an import's own
 	Command     []string `json:"command,omitempty"`
-	ReferenceS  float64  `json:"reference_s,omitempty"`
+	// Version is the benchmarked program's version, as the suite's
+	// version command printed it ("" when the suite asks for none).
+	Version    string  `json:"version,omitempty"`
+	ReferenceS float64 `json:"reference_s,omitempty"`
+	// Measure is what the benchmark is judged by when it is not its wall
+	// time (a number its output prints, a score), with the statistics of
+	// its runs' values; nil for wall time. Stats stay the wall time's in
+	// both cases; Figures gives the one the benchmark is judged by.
+	Measure *Measured `json:"measure,omitempty"`
 	// Valid: every counted run finished and passed its output checks.
 	Valid bool `json:"valid"`
 	// PlannedRuns and PlannedWarmups are what the run set out to do;
@@ -200,8 +219,14 @@ type RunRecord struct {
 	Index  int  `json:"index"`  // order within the benchmark, warm-ups first
 	Warmup bool `json:"warmup"` // not counted in the statistics
 	// WallS is the benchmark's time: the workload's own timing for
-	// built-ins, the command's wall time for external commands.
-	WallS    float64            `json:"wall_s"`
+	// built-ins, the command's wall time for external commands. NaN
+	// where no time was measured (a score imported alone), which run.json
+	// writes as null.
+	WallS float64 `json:"wall_s"`
+	// Value is the run's value in the benchmark's measure, when it has
+	// one of its own (Benchmark.Measure): read from the run's output or
+	// from the file another tool wrote. Null otherwise.
+	Value    *float64           `json:"value,omitempty"`
 	UserS    float64            `json:"user_s"`
 	SysS     float64            `json:"sys_s"`
 	MaxRSSKB int64              `json:"max_rss_kb"`
@@ -253,7 +278,11 @@ type RunRecord struct {
 	TelemetryCSV string               `json:"telemetry_csv"` // relative to the results folder
 	Telemetry    TelemetryStats       `json:"telemetry"`
 	StdoutFile   string               `json:"stdout_file,omitempty"`
-	Started      time.Time            `json:"started"`
+	StderrFile   string               `json:"stderr_file,omitempty"`
+	// Source is the file another tool wrote during the run that its value
+	// was read from (a Geekbench export), kept in the results folder.
+	Source  *Source   `json:"source,omitempty"`
+	Started time.Time `json:"started"`
 }
 
 // SpeedProbe is one reading of the speed witness.
@@ -306,3 +335,36 @@ func (b Benchmark) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(out)
 }
+
+// MarshalJSON writes a wall time that was not measured (NaN) as null.
+func (r RunRecord) MarshalJSON() ([]byte, error) {
+	type plain RunRecord // without this method
+	out := struct {
+		plain
+		WallS *float64 `json:"wall_s"`
+	}{plain: plain(r)}
+	if !math.IsNaN(r.WallS) {
+		out.WallS = &r.WallS
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a null wall time as NaN: not measured, not 0 s.
+func (r *RunRecord) UnmarshalJSON(data []byte) error {
+	type plain RunRecord
+	in := struct {
+		*plain
+		WallS *float64 `json:"wall_s"`
+	}{plain: (*plain)(r)}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	r.WallS = math.NaN()
+	if in.WallS != nil {
+		r.WallS = *in.WallS
+	}
+	return nil
+}
+
+// Timed reports whether the run's wall time was measured.
+func (r *RunRecord) Timed() bool { return !math.IsNaN(r.WallS) }

@@ -37,20 +37,30 @@ func (r *Run) WriteSummary(w io.Writer) error {
 		if !b.Valid {
 			check = "INVALID"
 		}
+		m, fig := b.Figures()
 		interval := "-"
-		if b.CIConf > 0 {
-			interval = FormatSeconds(b.CILowS) + "–" + FormatSeconds(b.CIHighS)
+		if fig.N > 0 && fig.CIConf > 0 {
+			interval = m.Format(fig.CILow) + "–" + m.Format(fig.CIHigh)
 		}
 		cv := "-" // no completed run: no spread
-		if b.N > 0 {
-			cv = fmt.Sprintf("%.1f%%", 100*b.CV)
+		if fig.N > 0 {
+			cv = fmt.Sprintf("%.1f%%", 100*fig.CV)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", t(b.Name), FormatSeconds(b.MedianS), interval, cv, ratio, check, len(b.Warnings))
+		median := fig.MedianText(m)
+		if m.Higher() {
+			median += " ↑" // higher is better
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", t(b.Name), t(median), t(interval), cv, ratio, check, len(b.Warnings))
 	}
 	tw.Flush()
 	for _, b := range r.Benchmarks {
 		if why := b.WhyInvalid(); why != "" {
 			fmt.Fprintf(w, "%s is invalid: %s\n", t(b.Name), t(why))
+		}
+	}
+	for _, b := range r.Benchmarks {
+		if m, _ := b.Figures(); m != WallTime {
+			fmt.Fprintf(w, "%s is judged by %s; its wall time is kept beside\n", t(b.Name), t(m.Describe()))
 		}
 	}
 	if r.Score != nil {
