@@ -32,7 +32,7 @@ func MergePage(m results.Merge) *Simple {
 			score = fmt.Sprintf("%.0f", *mc.Score)
 		}
 		machines.Rows = append(machines.Rows, []string{fmt.Sprint(i + 1), mc.Name, mc.Host.Label(), mc.Host.CPUModel, mc.Host.Kernel,
-			mc.Topology, fmt.Sprintf("%s: CPU %d (%s), %s", mc.Target.Spec, mc.Target.ExactCPU, mc.Target.Mode, mc.Target.Why), mc.Scheduling, score})
+			mc.Topology, target(mc), mc.Scheduling, score})
 		if mc.Interrupted {
 			notes = append(notes, fmt.Sprintf("[%d] %s was interrupted: only its finished runs are recorded.", i+1, mc.Name))
 		}
@@ -73,4 +73,12 @@ func MergePage(m results.Merge) *Simple {
 		p.Sections[1].Charts = []template.HTML{BarChart{Title: "Each median over machine [1]'s · × (red slower, green faster, grey no significant difference: Mann-Whitney U, α = 0.05)", Unit: "×", Bars: bars}.SVG()}
 	}
 	return p
+}
+
+// target is where a machine's run ran, "not recorded" for an imported one.
+func target(mc results.Machine) string {
+	if mc.Target.ExactCPU < 0 {
+		return "not recorded"
+	}
+	return fmt.Sprintf("%s: CPU %d (%s), %s", mc.Target.Spec, mc.Target.ExactCPU, mc.Target.Mode, mc.Target.Why)
 }

@@ -53,6 +53,11 @@ type runDifference struct {
 // ratio or test between them means anything. This is the one rule of
 // compare and merge; where the work ran (host, CPU, target) is not in it:
 // compare adds that, merge puts machines side by side on purpose.
+//
+// Runs of commands (a suite's, or hyperfine's and pyperf's imported) are
+// of one kind of work whichever tool ran them: whether two of their
+// benchmarks are the same work is judged benchmark by benchmark, by the
+// command line (sameWork).
 func measuredDifferences(a, b *Run) []runDifference {
 	var diff []runDifference
 	differ := func(what, x, y string) {
@@ -67,15 +72,60 @@ func measuredDifferences(a, b *Run) []runDifference {
 		return "full"
 	}
 	differ("sizes", size(a), size(b))
-	differ("kind", a.Kind(), b.Kind())
+	if !commandKinds[a.Kind()] || !commandKinds[b.Kind()] {
+		differ("kind", a.Kind(), b.Kind())
+	}
 	if a.Kind() == KindNative && b.Kind() == KindNative {
 		differ("app", a.Options.App, b.Options.App) // two apps' work of one name is not one work
 	}
 	if a.Kind() == KindSuite && b.Kind() == KindSuite && a.Options.SuiteSHA256 != "" && b.Options.SuiteSHA256 != "" {
 		differ("suite", suiteIdentity(a), suiteIdentity(b))
 	}
-	differ("isolation", a.Options.Isolation, b.Options.Isolation)
+	if !a.Imported() && !b.Imported() { // an imported run's isolation is not recorded
+		differ("isolation", a.Options.Isolation, b.Options.Isolation)
+	}
 	return diff
+}
+
+// commandKinds are the kinds of runs whose benchmarks are commands, each
+// with its command line: a suite's, and hyperfine's and pyperf's.
+var commandKinds = map[string]bool{KindSuite: true, KindHyperfine: true, KindPyperf: true}
+
+// crossKind reports whether two runs are of different kinds whose
+// benchmarks are matched by their command lines, not their names.
+func crossKind(a, b *Run) bool {
+	return a.Kind() != b.Kind() && commandKinds[a.Kind()] && commandKinds[b.Kind()]
+}
+
+// sameWork reports whether two benchmarks of runs of different kinds ran
+// the same command line: the same program by its name (a suite's
+// "stockfish" is hyperfine's "/usr/games/stockfish") and the same
+// arguments.
+func sameWork(a, b *Benchmark) bool {
+	if len(a.Command) == 0 || len(a.Command) != len(b.Command) {
+		return false
+	}
+	return filepath.Base(a.Command[0]) == filepath.Base(b.Command[0]) && slices.Equal(a.Command[1:], b.Command[1:])
+}
+
+// counterpart is the benchmark of run in that b is compared with: the one
+// of the same name, or, between runs of different kinds of commands, the
+// one that ran the same command line; nil when there is none.
+func counterpart(in *Run, b *Benchmark, cross bool) *Benchmark {
+	for i := range in.Benchmarks {
+		if in.Benchmarks[i].Name == b.Name {
+			return &in.Benchmarks[i]
+		}
+	}
+	if !cross {
+		return nil
+	}
+	for i := range in.Benchmarks {
+		if sameWork(&in.Benchmarks[i], b) {
+			return &in.Benchmarks[i]
+		}
+	}
+	return nil
 }
 
 // suiteIdentity names a suite file by its name and the start of its hash.
@@ -93,6 +143,15 @@ func suiteIdentity(r *Run) string {
 // instead, and where one of them has none, the suite's identity is
 // unknown. "" when the definitions agree or the hashes settled it.
 func definitionDiffers(ra, rb *Run, a, b *Benchmark, la, lb string) string {
+	if crossKind(ra, rb) {
+		switch {
+		case len(a.Command) == 0 || len(b.Command) == 0:
+			return "no command line to tell whether it is the same work (" + ra.Kind() + " in " + la + ", " + rb.Kind() + " in " + lb + ")"
+		case !sameWork(a, b):
+			return fmt.Sprintf("it ran another command: %q in %s, %q in %s", a.Command, la, b.Command, lb)
+		}
+		return ""
+	}
 	if ra.Kind() != KindSuite || rb.Kind() != KindSuite || (ra.Options.SuiteSHA256 != "" && rb.Options.SuiteSHA256 != "") {
 		return ""
 	}

@@ -52,19 +52,21 @@ type Comparison struct {
 // Compare compares the counted runs of each benchmark of two runs.
 func Compare(before, after *Run) Comparison {
 	var c Comparison
-	byName := map[string]*Benchmark{}
-	for i := range before.Benchmarks {
-		byName[before.Benchmarks[i].Name] = &before.Benchmarks[i]
-	}
 	c.Differences, c.RunNotes = differences(before, after)
-	seen := map[string]bool{}
+	cross := crossKind(before, after)
+	paired := map[*Benchmark]bool{}
 	for i := range after.Benchmarks {
 		nb := &after.Benchmarks[i]
-		seen[nb.Name] = true
-		c.Deltas = append(c.Deltas, compareOne(before, after, byName[nb.Name], nb, c.Differences))
+		ob := counterpart(before, nb, cross)
+		paired[ob] = true
+		d := compareOne(before, after, ob, nb, c.Differences)
+		if ob != nil && ob.Name != nb.Name {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("the old run's %q ran the same command line", ob.Name))
+		}
+		c.Deltas = append(c.Deltas, d)
 	}
 	for i := range before.Benchmarks {
-		if ob := &before.Benchmarks[i]; !seen[ob.Name] {
+		if ob := &before.Benchmarks[i]; !paired[ob] {
 			c.Deltas = append(c.Deltas, compareOne(before, after, ob, nil, c.Differences))
 		}
 	}
@@ -88,10 +90,30 @@ func differences(before, after *Run) (diff, notes []string) {
 			diff = append(diff, fmt.Sprintf("%s: %q in the old run, %q in the new", what, a, b))
 		}
 	}
-	differ("target CPU", fmt.Sprint(before.Target.ExactCPU), fmt.Sprint(after.Target.ExactCPU))
-	differ("mode", string(before.Target.Mode), string(after.Target.Mode))
-	differ("host", before.Host.Hostname, after.Host.Hostname)
-	differ("CPU model", before.Host.CPUModel, after.Host.CPUModel)
+	if !before.Imported() && !after.Imported() {
+		differ("target CPU", fmt.Sprint(before.Target.ExactCPU), fmt.Sprint(after.Target.ExactCPU))
+		differ("mode", string(before.Target.Mode), string(after.Target.Mode))
+		differ("host", before.Host.Hostname, after.Host.Hostname)
+		differ("CPU model", before.Host.CPUModel, after.Host.CPUModel)
+	} else {
+		// Another tool's file says at most the host and the CPU: what it
+		// says is compared, and what it does not is said.
+		known := func(what, a, b string) {
+			if a != "" && b != "" {
+				differ(what, a, b)
+			}
+		}
+		known("host", before.Host.Hostname, after.Host.Hostname)
+		known("CPU model", before.Host.CPUModel, after.Host.CPUModel)
+	}
+	for _, r := range []struct {
+		which string
+		run   *Run
+	}{{"old", before}, {"new", after}} {
+		if r.run.Imported() {
+			notes = append(notes, fmt.Sprintf("the %s run has no scheduling evidence: where it ran: not recorded (%s)", r.which, r.run.Source.Describe()))
+		}
+	}
 	if before.Host.Corepin != after.Host.Corepin {
 		notes = append(notes, fmt.Sprintf("corepin %q measured the old run, %q the new", before.Host.Corepin, after.Host.Corepin))
 	}

@@ -85,15 +85,19 @@ func Merged(runs []*Run, names []string) Merge {
 			}
 		}
 		m.Machines = append(m.Machines, mc)
+		cross := i > 0 && crossKind(runs[0], r)
 		for j := range r.Benchmarks {
 			b := &r.Benchmarks[j]
 			k, ok := index[b.Name]
+			if base := counterpart(runs[0], b, cross); !ok && base != nil && i > 0 {
+				k, ok = index[base.Name] // the same command line, under another name
+			}
 			if !ok {
 				k = len(m.Benchmarks)
 				index[b.Name] = k
 				m.Benchmarks = append(m.Benchmarks, MergeRow{Name: b.Name, Cells: make([]*MergeCell, len(runs))})
 			}
-			base := first[b.Name]
+			base := first[m.Benchmarks[k].Name]
 			c := &MergeCell{Stats: b.Stats, Valid: b.Valid}
 			c.Measure, _ = measureOf(base, b)
 			if fig, ok := b.figuresIn(c.Measure); ok {
@@ -162,6 +166,10 @@ func machineOf(r *Run, name string) Machine {
 		if t.Allowed != nil && !t.Allowed.Equal(t.Online) {
 			mc.Topology += fmt.Sprintf("; allowed %s", *t.Allowed)
 		}
+	}
+	if r.Imported() {
+		mc.Scheduling = "where it ran: not recorded (" + r.Source.Describe() + ")"
+		return mc
 	}
 	mc.Scheduling = "no scheduling report"
 	for _, b := range r.Benchmarks {
@@ -247,7 +255,9 @@ func (m Merge) WriteText(w io.Writer) error {
 	for i, mc := range m.Machines {
 		fmt.Fprintf(w, "[%d] %s: %s, %s, kernel %s\n", i+1, t(mc.Name), t(mc.Host.Label()), t(mc.Host.CPUModel), t(mc.Host.Kernel))
 		fmt.Fprintf(w, "    topology:   %s\n", t(mc.Topology))
-		fmt.Fprintf(w, "    target:     %s, CPU %d (%s): %s\n", t(mc.Target.Spec), mc.Target.ExactCPU, t(string(mc.Target.Mode)), t(mc.Target.Why))
+		if mc.Target.ExactCPU >= 0 {
+			fmt.Fprintf(w, "    target:     %s, CPU %d (%s): %s\n", t(mc.Target.Spec), mc.Target.ExactCPU, t(string(mc.Target.Mode)), t(mc.Target.Why))
+		}
 		fmt.Fprintf(w, "    scheduling: %s\n", t(mc.Scheduling))
 		if mc.Interrupted {
 			fmt.Fprintf(w, "    interrupted: only finished runs are recorded\n")

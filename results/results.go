@@ -100,7 +100,9 @@ type Host struct {
 	OS     string `json:"os,omitempty"`
 }
 
-// Target is where the benchmarks ran.
+// Target is where the benchmarks ran. An imported run, which corepin did
+// not watch, has ExactCPU -1 and nothing else: where it ran is not
+// recorded (Run.Where).
 type Target struct {
 	Spec     string        `json:"spec"`
 	Mode     evidence.Mode `json:"mode"`
@@ -113,8 +115,11 @@ type Target struct {
 // CPUs is the mask the work was kept on, as the request computed it: the
 // soft group in soft mode, else the exact CPU.
 func (t Target) CPUs() cpuset.Set {
-	if t.Mode == evidence.Soft && !t.SoftCPUs.IsEmpty() {
+	switch {
+	case t.Mode == evidence.Soft && !t.SoftCPUs.IsEmpty():
 		return t.SoftCPUs
+	case t.ExactCPU < 0 || t.ExactCPU > cpuset.MaxCPU:
+		return cpuset.Set{} // not recorded (-1: an imported run), or no CPU at all
 	}
 	return cpuset.Of(t.ExactCPU)
 }

@@ -18,11 +18,29 @@ func (r *Run) AllValid() bool {
 	return true
 }
 
+// Imported reports whether the run was read from another tool's file
+// (corepin import): corepin did not watch it run.
+func (r *Run) Imported() bool { return r.Source != nil }
+
+// Where says where the run's work ran, as every view says it: the target
+// CPU, its mode and why it was chosen; for an imported run, that it is
+// not recorded.
+func (r *Run) Where() string {
+	if r.Imported() {
+		return "not recorded (" + r.Source.Describe() + ")"
+	}
+	return fmt.Sprintf("CPU %d (%s): %s", r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
+}
+
 // WriteSummary writes the run as corepin run prints it: the host and
 // target, a table of the benchmarks, the score and every warning once.
 func (r *Run) WriteSummary(w io.Writer) error {
 	t := termsafe.Text // every name and text of the run may come from outside
-	fmt.Fprintf(w, "%s on CPU %d (%s): %s\n", t(r.Host.CPUModel), r.Target.ExactCPU, t(string(r.Target.Mode)), t(r.Target.Why))
+	if r.Imported() {
+		fmt.Fprintf(w, "%s; where it ran: not recorded\n", t(r.Source.Describe()))
+	} else {
+		fmt.Fprintf(w, "%s on %s\n", t(r.Host.CPUModel), t(r.Where()))
+	}
 	if line := r.schedulingLine(); line != "" {
 		fmt.Fprintln(w, t(line))
 	}

@@ -29,6 +29,16 @@ type Source struct {
 	Bytes  int64  `json:"bytes"`
 }
 
+// Describe names the file for a reader: "imported from hyperfine 1.15.0's
+// bench.json".
+func (s *Source) Describe() string {
+	tool := s.Tool
+	if s.Version != "" {
+		tool += " " + s.Version
+	}
+	return fmt.Sprintf("imported from %s's %s", tool, s.Name)
+}
+
 // SourceDir is the folder of a results folder that holds the imported
 // files, each under its own base name.
 const SourceDir = "source"

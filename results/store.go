@@ -295,7 +295,11 @@ func (r *Run) WriteBenchFormat(w io.Writer) error {
 	// holds anything.
 	t := termsafe.Text
 	fmt.Fprintf(&b, "goos: linux\ncpu: %s\n", t(r.Host.CPUModel))
-	fmt.Fprintf(&b, "corepin-target: %d\ncorepin-mode: %s\ncorepin-isolation: %s\n", r.Target.ExactCPU, t(string(r.Target.Mode)), t(r.Options.Isolation))
+	if r.Imported() {
+		fmt.Fprintf(&b, "corepin-source: %s\ncorepin-target: not-recorded\n", benchWord(r.Source.Tool))
+	} else {
+		fmt.Fprintf(&b, "corepin-target: %d\ncorepin-mode: %s\ncorepin-isolation: %s\n", r.Target.ExactCPU, t(string(r.Target.Mode)), t(r.Options.Isolation))
+	}
 	// benchstat shows configuration lines: an unfinished run says so.
 	fmt.Fprintf(&b, "corepin-state: %s\n", t(r.State))
 	// A measure of a benchmark's own says which way is better as the
