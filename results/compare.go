@@ -114,7 +114,7 @@ func differences(before, after *Run) (diff, notes []string) {
 			notes = append(notes, fmt.Sprintf("the %s run has no scheduling evidence: where it ran: not recorded (%s)", r.which, r.run.Source.Describe()))
 		}
 	}
-	if before.Host.Corepin != after.Host.Corepin {
+	if before.Host.Corepin != after.Host.Corepin && !before.Imported() && !after.Imported() {
 		notes = append(notes, fmt.Sprintf("corepin %q measured the old run, %q the new", before.Host.Corepin, after.Host.Corepin))
 	}
 	for _, r := range []struct {

@@ -231,7 +231,9 @@ type RunRecord struct {
 	// Value is the run's value in the benchmark's measure, when it has
 	// one of its own (Benchmark.Measure): read from the run's output or
 	// from the file another tool wrote. Null otherwise.
-	Value    *float64           `json:"value,omitempty"`
+	Value *float64 `json:"value,omitempty"`
+	// UserS and SysS are NaN, MaxRSSKB -1, where not measured: null in
+	// run.json.
 	UserS    float64            `json:"user_s"`
 	SysS     float64            `json:"sys_s"`
 	MaxRSSKB int64              `json:"max_rss_kb"`
@@ -341,34 +343,63 @@ func (b Benchmark) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// MarshalJSON writes a wall time that was not measured (NaN) as null.
+// MarshalJSON writes a figure that was not measured as null, never 0: a
+// time that is NaN (a score imported alone has no wall time; hyperfine
+// keeps no user and system time per run), a negative max_rss_kb and a
+// start that is not known (an imported run's).
 func (r RunRecord) MarshalJSON() ([]byte, error) {
 	type plain RunRecord // without this method
 	out := struct {
 		plain
-		WallS *float64 `json:"wall_s"`
+		WallS    *float64   `json:"wall_s"`
+		UserS    *float64   `json:"user_s"`
+		SysS     *float64   `json:"sys_s"`
+		MaxRSSKB *int64     `json:"max_rss_kb"`
+		Started  *time.Time `json:"started"`
 	}{plain: plain(r)}
-	if !math.IsNaN(r.WallS) {
-		out.WallS = &r.WallS
+	for _, f := range []struct {
+		v   *float64
+		out **float64
+	}{{&r.WallS, &out.WallS}, {&r.UserS, &out.UserS}, {&r.SysS, &out.SysS}} {
+		if !math.IsNaN(*f.v) {
+			*f.out = f.v
+		}
+	}
+	if r.MaxRSSKB >= 0 {
+		out.MaxRSSKB = &r.MaxRSSKB
+	}
+	if !r.Started.IsZero() {
+		out.Started = &r.Started
 	}
 	return json.Marshal(out)
 }
 
-// UnmarshalJSON reads a null wall time as NaN: not measured, not 0 s.
+// UnmarshalJSON reads a null time as NaN and a null max_rss_kb as -1:
+// not measured, not 0.
 func (r *RunRecord) UnmarshalJSON(data []byte) error {
 	type plain RunRecord
 	in := struct {
 		*plain
-		WallS *float64 `json:"wall_s"`
+		WallS    *float64 `json:"wall_s"`
+		UserS    *float64 `json:"user_s"`
+		SysS     *float64 `json:"sys_s"`
+		MaxRSSKB *int64   `json:"max_rss_kb"`
 	}{plain: (*plain)(r)}
 	if err := json.Unmarshal(data, &in); err != nil {
 		return err
 	}
-	r.WallS = math.NaN()
-	if in.WallS != nil {
-		r.WallS = *in.WallS
+	r.WallS, r.UserS, r.SysS, r.MaxRSSKB = orNaN(in.WallS), orNaN(in.UserS), orNaN(in.SysS), -1
+	if in.MaxRSSKB != nil {
+		r.MaxRSSKB = *in.MaxRSSKB
 	}
 	return nil
+}
+
+func orNaN(v *float64) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return *v
 }
 
 // Timed reports whether the run's wall time was measured.

@@ -3,6 +3,7 @@ package results
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,11 @@ type Source struct {
 	Name   string `json:"name"`
 	SHA256 string `json:"sha256"`
 	Bytes  int64  `json:"bytes"`
+	// Metadata is what the file says of itself and its machine beside
+	// the figures corepin reads (pyperf's metadata, hyperfine's, the
+	// fields of a Geekbench export other than its scores), each value as
+	// the file holds it; a long one is left to the kept file.
+	Metadata map[string]json.RawMessage `json:"metadata,omitempty"`
 }
 
 // Describe names the file for a reader: "imported from hyperfine 1.15.0's
