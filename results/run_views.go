@@ -65,7 +65,7 @@ func (r *Run) WriteSummary(w io.Writer) error {
 			cv = fmt.Sprintf("%.1f%%", 100*fig.CV)
 		}
 		median := fig.MedianText(m)
-		if m.Higher() {
+		if m.Higher() && fig.N > 0 {
 			median += " ↑" // higher is better
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", t(b.Name), t(median), t(interval), cv, ratio, check, len(b.Warnings))
