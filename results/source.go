@@ -32,7 +32,31 @@ type Source struct {
 	// the figures corepin reads (pyperf's metadata, hyperfine's, the
 	// fields of a Geekbench export other than its scores), each value as
 	// the file holds it; a long one is left to the kept file.
-	Metadata map[string]json.RawMessage `json:"metadata,omitempty"`
+	Metadata map[string]RawJSON `json:"metadata,omitempty"`
+}
+
+// RawJSON is a value of another tool's file, kept as the file writes it
+// (its numbers are not turned into floats, its objects not re-ordered);
+// bytes that are not JSON, which no file read gives, are written as a
+// string, so that run.json is always JSON.
+type RawJSON []byte
+
+// MarshalJSON writes the value as it is, or as a string when it is not
+// JSON.
+func (r RawJSON) MarshalJSON() ([]byte, error) {
+	switch {
+	case len(r) == 0:
+		return []byte("null"), nil
+	case json.Valid(r):
+		return r, nil
+	}
+	return json.Marshal(string(r))
+}
+
+// UnmarshalJSON keeps the value's bytes.
+func (r *RawJSON) UnmarshalJSON(data []byte) error {
+	*r = append((*r)[:0], data...)
+	return nil
 }
 
 // Describe names the file for a reader: "imported from hyperfine 1.15.0's

@@ -167,10 +167,6 @@ func (c Check) expected(s *Suite, subject string, data []byte) Outcome {
 	return o
 }
 
-// lineMode makes ^ and $ match at the start and end of every line: output
-// ends with a newline, before which Go's plain $ would not match.
-const lineMode = "(?m)"
-
 // Compare compares output with a reference the way SPEC's specdiff does
 // and returns "" when they agree, else the first difference with its line.
 // Lines matching SkipLines are dropped from both; white space runs are one

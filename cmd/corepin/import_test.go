@@ -41,6 +41,9 @@ func TestImportedHyperfineComparesWithRun(t *testing.T) {
 	if kept, err := os.ReadFile(filepath.Join(imported, "source", "hf.json")); err != nil || len(kept) == 0 {
 		t.Errorf("the file is not kept: %v", err)
 	}
+	if page, err := os.ReadFile(filepath.Join(imported, "report.html")); err != nil || !strings.Contains(string(page), "not recorded") {
+		t.Errorf("the imported run's page does not say where it ran is not recorded: %v", err)
+	}
 	out, errOut, code = corepin(t, "compare", imported, ran, "--format", "json")
 	if code != 0 {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errOut)

@@ -57,10 +57,13 @@ by its command line, a run per time (seconds, whatever --time-unit said);
 a run that failed (hyperfine --ignore-failure) is kept and is no figure.
 compare puts it beside a corepin run of a suite that runs the same command
 line (the same program by its name, the same arguments). Where it ran is
-not recorded: hyperfine does not say, and corepin did not watch it.`,
-		`  hyperfine -N --runs 10 --export-json hf.json 'stockfish bench 16 1 12'
-  corepin import hyperfine hf.json
-  corepin compare corepin-results/<import> corepin-results/<corepin run>`)
+not recorded: hyperfine does not say, and corepin did not watch it.
+
+For example, after hyperfine -N --export-json hf.json 'stockfish bench',
+corepin import hyperfine hf.json makes a folder that corepin compare puts
+beside a corepin run of a suite whose benchmark runs stockfish bench.`,
+		`  corepin import hyperfine hf.json
+  corepin import hyperfine hf.json --out lab`)
 }
 
 func newImportPyperfCmd() *cli.Command {
@@ -73,8 +76,8 @@ as pyperf computes its raw values. Calibration runs, which have no values,
 and warm-ups are left out; a benchmark of another unit than seconds
 (--track-memory's bytes) keeps its unit, lower better. The hostname and CPU
 model pyperf recorded are the run's; its other metadata is kept beside.`,
-		`  python3 -m pyperf timeit -o bench.json '[1]*1000'
-  corepin import pyperf bench.json`)
+		`  corepin import pyperf bench.json
+  corepin import pyperf pyperformance-results.json.gz`)
 }
 
 func newImportGeekbenchCmd() *cli.Command {

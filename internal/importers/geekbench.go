@@ -34,11 +34,11 @@ type geekbenchExport struct {
 // "section/workload"), each with one run whose value is the score and
 // whose wall time Geekbench does not give. Several exports are several
 // runs (Import).
-func parseGeekbench(data []byte) (*results.Run, map[string]json.RawMessage, error) {
+func parseGeekbench(data []byte) (*results.Run, map[string]results.RawJSON, error) {
 	bad := func(format string, a ...any) error {
 		return &FormatError{Tool: results.KindGeekbench, Msg: fmt.Sprintf(format, a...)}
 	}
-	var top map[string]json.RawMessage
+	var top map[string]results.RawJSON
 	if err := decodeStrict(data, &top); err != nil {
 		return nil, nil, bad("%v", err)
 	}

@@ -23,11 +23,11 @@ type hyperfineFile struct {
 
 // parseHyperfine reads hyperfine's JSON: a benchmark per command, named
 // by its command line, a run per time.
-func parseHyperfine(data []byte) (*results.Run, map[string]json.RawMessage, error) {
+func parseHyperfine(data []byte) (*results.Run, map[string]results.RawJSON, error) {
 	bad := func(format string, a ...any) error {
 		return &FormatError{Tool: results.KindHyperfine, Msg: fmt.Sprintf(format, a...)}
 	}
-	var top map[string]json.RawMessage
+	var top map[string]results.RawJSON
 	if err := decodeStrict(data, &top); err != nil {
 		return nil, nil, bad("%v", err)
 	}
@@ -73,11 +73,11 @@ func parseHyperfine(data []byte) (*results.Run, map[string]json.RawMessage, erro
 	}
 	meta := keepMetadata(top, "results", "metadata")
 	// hyperfine 1.17 on: {"metadata": {"hyperfine_version": …, "platform": …}}
-	var inner map[string]json.RawMessage
+	var inner map[string]results.RawJSON
 	if raw, ok := top["metadata"]; ok && json.Unmarshal(raw, &inner) == nil {
 		for k, v := range keepMetadata(inner) {
 			if meta == nil {
-				meta = map[string]json.RawMessage{}
+				meta = map[string]results.RawJSON{}
 			}
 			meta[k] = v
 		}

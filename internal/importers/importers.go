@@ -53,10 +53,10 @@ func (e *InputError) Unwrap() error { return e.Err }
 // their runs and the file's own metadata (in the returned metadata, which
 // Import keeps in the run's Source). The run has no Source, start or
 // folder yet. A pyperf file may be gzipped (.json.gz).
-func Parse(tool string, data []byte) (*results.Run, map[string]json.RawMessage, error) {
+func Parse(tool string, data []byte) (*results.Run, map[string]results.RawJSON, error) {
 	var (
 		run  *results.Run
-		meta map[string]json.RawMessage
+		meta map[string]results.RawJSON
 		err  error
 	)
 	switch tool {
@@ -237,7 +237,7 @@ const (
 
 // keepMetadata keeps the fields of obj not in skip, each as the file holds
 // it, within the bounds: a longer value is replaced by a note of its size.
-func keepMetadata(obj map[string]json.RawMessage, skip ...string) map[string]json.RawMessage {
+func keepMetadata(obj map[string]results.RawJSON, skip ...string) map[string]results.RawJSON {
 	var keys []string
 	for k := range obj {
 		if !slices.Contains(skip, k) {
@@ -245,7 +245,7 @@ func keepMetadata(obj map[string]json.RawMessage, skip ...string) map[string]jso
 		}
 	}
 	sort.Strings(keys)
-	out := map[string]json.RawMessage{}
+	out := map[string]results.RawJSON{}
 	for i, k := range keys {
 		if i == maxMetaKeys {
 			note, _ := json.Marshal(fmt.Sprintf("%d more fields: see the kept file", len(keys)-maxMetaKeys))
@@ -265,7 +265,7 @@ func keepMetadata(obj map[string]json.RawMessage, skip ...string) map[string]jso
 }
 
 // version is the tool's version as its metadata says it.
-func version(tool string, meta map[string]json.RawMessage) string {
+func version(tool string, meta map[string]results.RawJSON) string {
 	key := map[string]string{results.KindHyperfine: "hyperfine_version", results.KindPyperf: "perf_version", results.KindGeekbench: "version"}[tool]
 	var v string
 	if raw, ok := meta[key]; ok && json.Unmarshal(raw, &v) == nil && len(v) <= 64 {

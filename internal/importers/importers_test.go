@@ -40,7 +40,7 @@ func TestGolden(t *testing.T) {
 			}
 			got, err := json.MarshalIndent(struct {
 				Run      *results.Run               `json:"run"`
-				Metadata map[string]json.RawMessage `json:"metadata"`
+				Metadata map[string]results.RawJSON `json:"metadata"`
 			}{run, meta}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +199,7 @@ func TestImportRefusesOtherFiles(t *testing.T) {
 	}
 }
 
-func parseFile(t *testing.T, tool, name string) (*results.Run, map[string]json.RawMessage) {
+func parseFile(t *testing.T, tool, name string) (*results.Run, map[string]results.RawJSON) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {

@@ -41,7 +41,7 @@ const maxGunzipped = 256 << 20
 // and warm-ups are warm-ups: both are left out. A unit other than
 // seconds (pyperf --track-memory's bytes) is a measure of its own, lower
 // better, taken as it is.
-func parsePyperf(data []byte) (*results.Run, map[string]json.RawMessage, error) {
+func parsePyperf(data []byte) (*results.Run, map[string]results.RawJSON, error) {
 	bad := func(format string, a ...any) error {
 		return &FormatError{Tool: results.KindPyperf, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -57,7 +57,7 @@ func parsePyperf(data []byte) (*results.Run, map[string]json.RawMessage, error) 
 			return nil, nil, bad("it expands to more than %d MB", maxGunzipped>>20)
 		}
 	}
-	var top map[string]json.RawMessage
+	var top map[string]results.RawJSON
 	if err := decodeStrict(data, &top); err != nil {
 		return nil, nil, bad("%v", err)
 	}
@@ -133,11 +133,11 @@ func parsePyperf(data []byte) (*results.Run, map[string]json.RawMessage, error) 
 	}
 	meta := keepMetadata(top, "benchmarks", "metadata")
 	if raw, ok := top["metadata"]; ok {
-		var inner map[string]json.RawMessage
+		var inner map[string]results.RawJSON
 		if json.Unmarshal(raw, &inner) == nil {
 			for k, v := range keepMetadata(inner) {
 				if meta == nil {
-					meta = map[string]json.RawMessage{}
+					meta = map[string]results.RawJSON{}
 				}
 				meta[k] = v
 			}
