@@ -201,3 +201,25 @@ func TestMeasureJSONShape(t *testing.T) {
 		t.Errorf("the measure's keys changed:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A benchmark judged by a rate in one run and by its time in the other
+// (a suite that gained a metric, or hyperfine's run of the command) is
+// compared by the wall time both keep, and the note says so; a score
+// without a time against a time is withheld.
+func TestMeasuresInCommon(t *testing.T) {
+	rate := rateBench("stockfish", 1e6, 1.1e6, 1.2e6, 1e6, 1.1e6, 1.2e6)
+	time := rate
+	time.Measure = nil
+	a := &Run{Schema: Schema, State: StateFinished, Benchmarks: []Benchmark{time}}
+	b := &Run{Schema: Schema, State: StateFinished, Benchmarks: []Benchmark{rate}}
+	d := Compare(a, b).Deltas[0]
+	if d.Measure != WallTime || d.Withheld != "" || d.Change == nil || !strings.Contains(strings.Join(d.Warnings, " "), "compared by wall time") {
+		t.Errorf("a rate against a time: %+v", d)
+	}
+	scores := scoreRun(1)
+	scores.Benchmarks[0].Name = "stockfish"
+	a.Source = scores.Source // of one kind: only the measures differ
+	if d := Compare(a, scores).Deltas[0]; !strings.Contains(d.Withheld, "no measure in common") || d.Change != nil {
+		t.Errorf("a score against a time: %+v", d)
+	}
+}
