@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"corepin.dev/corepin/internal/termsafe"
@@ -76,10 +77,8 @@ func (r *Run) WriteSummary(w io.Writer) error {
 			fmt.Fprintf(w, "%s is invalid: %s\n", t(b.Name), t(why))
 		}
 	}
-	for _, b := range r.Benchmarks {
-		if m, _ := b.Figures(); m != WallTime {
-			fmt.Fprintf(w, "%s is judged by %s; its wall time is kept beside\n", t(b.Name), t(m.Describe()))
-		}
+	for _, line := range r.measureLines() {
+		fmt.Fprintln(w, t(line))
 	}
 	if r.Score != nil {
 		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
@@ -88,6 +87,34 @@ func (r *Run) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(w, "warning: %s\n", t(warn))
 	}
 	return nil
+}
+
+// measureLines say, once per measure other than the wall time, which
+// benchmarks it judges: "judged by Nodes/second (nodes/s, higher is
+// better): stockfish (their wall time is kept beside)".
+func (r *Run) measureLines() []string {
+	var order []Measure
+	names := map[Measure][]string{}
+	timed := map[Measure]bool{}
+	for _, b := range r.Benchmarks {
+		m, _ := b.Figures()
+		if m == WallTime {
+			continue
+		}
+		if _, seen := names[m]; !seen {
+			order = append(order, m)
+		}
+		names[m], timed[m] = append(names[m], b.Name), timed[m] || b.N > 0
+	}
+	var lines []string
+	for _, m := range order {
+		line := fmt.Sprintf("judged by %s: %s", m.Describe(), strings.Join(names[m], ", "))
+		if timed[m] {
+			line += " (their wall time is kept beside)"
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // schedulingLine says how the first run that started was scheduled, and
