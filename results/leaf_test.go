@@ -18,6 +18,7 @@ var leafImports = map[string]bool{
 	"corepin.dev/corepin/results":             true,
 	"corepin.dev/corepin/results/evidence":    true,
 	"golang.org/x/perf/benchmath":             true,
+	"golang.org/x/perf/benchunit":             true, // a measure's numbers as benchstat scales them
 	"github.com/aclements/go-moremath/mathx":  true,
 	"github.com/aclements/go-moremath/stats":  true,
 	"github.com/aclements/go-moremath/vec":    true,

@@ -11,14 +11,16 @@ import (
 	"corepin.dev/corepin/results/evidence"
 )
 
-// Summarize computes the statistics of the counted runs, the ratio to the
-// reference, validity and the warnings a person needs.
+// Summarize computes the statistics of the counted runs (their wall time
+// and, where the benchmark has a measure of its own, its values), the
+// ratio to the reference, validity and the warnings a person needs.
 func (b *Benchmark) Summarize() {
 	b.settleSpeed()
 	var times []float64
 	var counted []int
-	var notTimes []Warning
+	notFigures := []Warning{}
 	runsValid := true
+	m, _ := b.Figures()
 	b.CompletedRuns, b.CompletedWarmups = 0, 0
 	for i, r := range b.Runs {
 		if r.Warmup {
@@ -30,61 +32,94 @@ func (b *Benchmark) Summarize() {
 		if r.Error != "" {
 			continue
 		}
-		// A run whose time is not one (a journal or a caller that wrote
-		// 1e300 or -1) is kept out of every figure, which it would make
+		// A run whose figure is not one (a journal or a caller that wrote
+		// 1e300 or -1) is kept out of every statistic, which it would make
 		// infinite or meaningless, and the benchmark is not valid.
-		if p := timeProblem(r.WallS); p != "" {
-			notTimes = append(notTimes, Warning{Run: r.Index, Kind: KindNotATime,
-				Text: fmt.Sprintf("a run's time, %s s, is not a time (%s): it is left out of the statistics, and the benchmark is invalid", fmtF(r.WallS), p)})
+		if what, v, p := r.notAFigure(m); p != "" {
+			notFigures = append(notFigures, Warning{Run: r.Index, Kind: KindNotATime,
+				Text: fmt.Sprintf("a run's %s, %s, is not %s (%s): it is left out of the statistics, and the benchmark is invalid", what.label(), what.raw(v), what.noun(), p)})
 			continue
 		}
-		times = append(times, r.WallS)
-		counted = append(counted, i)
+		if t, ok := r.valueIn(WallTime); ok {
+			times = append(times, t)
+			counted = append(counted, i)
+		}
 	}
-	// A benchmark is valid only when every planned run completed.
-	b.Valid = runsValid && len(counted) > 0 && len(notTimes) == 0 && b.CompletedRuns >= b.PlannedRuns
-	b.Stats = summarize(times, counted)
+	b.Stats = summarize(times, counted).seconds()
+	if b.Measure != nil {
+		b.Measure.Stats = b.summarizeIn(b.Measure.Measure)
+	}
+	// A benchmark is valid only when every planned run completed, with
+	// the figure it is judged by.
+	_, fig := b.Figures()
+	b.Valid = runsValid && fig.N > 0 && len(notFigures) == 0 && b.CompletedRuns >= b.PlannedRuns
 	b.Ratio = nil
-	if timeProblem(b.ReferenceS) == "" && b.N > 0 {
-		r := b.ReferenceS / b.MedianS
+	if r, ok := b.ratio(); ok {
 		b.Ratio = &r
 	}
-	b.Warnings = append(notTimes, b.warnings(times, runsValid && len(notTimes) > 0)...)
+	b.Warnings = append(notFigures, b.warnings(times, runsValid && len(notFigures) > 0)...)
 }
 
-func summarize(times []float64, counted []int) Stats {
-	s := Stats{N: len(times), Outliers: []int{}, Included: append([]int{}, counted...)}
-	if len(times) == 0 {
+// summarizeIn is the statistics of the counted runs' values in m.
+func (b *Benchmark) summarizeIn(m Measure) Summary {
+	var values []float64
+	var counted []int
+	for i, r := range b.Runs {
+		if _, _, p := r.notAFigure(m); p != "" {
+			continue
+		}
+		if v, ok := r.valueIn(m); ok && !r.Warmup && r.Error == "" {
+			values = append(values, v)
+			counted = append(counted, i)
+		}
+	}
+	return summarize(values, counted)
+}
+
+// ratio is how many times better than its reference the benchmark's
+// median is: reference / median for a time, median / reference for a
+// rate or a score.
+func (b *Benchmark) ratio() (float64, bool) {
+	m, fig := b.Figures()
+	if fig.N == 0 || m.problem(b.reference()) != "" {
+		return 0, false
+	}
+	return m.Gain(b.reference(), fig.Median)
+}
+
+func summarize(values []float64, counted []int) Summary {
+	s := Summary{N: len(values), Outliers: []int{}, Included: append([]int{}, counted...)}
+	if len(values) == 0 {
 		return s
 	}
 	// NewSample takes ownership of its slice and sorts it.
-	sample := benchmath.NewSample(slices.Clone(times), &benchmath.DefaultThresholds)
+	sample := benchmath.NewSample(slices.Clone(values), &benchmath.DefaultThresholds)
 	sum := benchmath.AssumeNothing.Summary(sample, 0.95)
-	s.MedianS, s.CILowS, s.CIHighS, s.CIConf = sum.Center, sum.Lo, sum.Hi, sum.Confidence
-	if math.IsInf(s.CILowS, 0) || math.IsInf(s.CIHighS, 0) || math.IsNaN(s.CILowS) {
-		s.CILowS, s.CIHighS, s.CIConf = s.MedianS, s.MedianS, 0
+	s.Median, s.CILow, s.CIHigh, s.CIConf = sum.Center, sum.Lo, sum.Hi, sum.Confidence
+	if math.IsInf(s.CILow, 0) || math.IsInf(s.CIHigh, 0) || math.IsNaN(s.CILow) {
+		s.CILow, s.CIHigh, s.CIConf = s.Median, s.Median, 0
 	}
-	s.MinS, s.MaxS = slices.Min(times), slices.Max(times)
+	s.Min, s.Max = slices.Min(values), slices.Max(values)
 	mean := 0.0
-	for _, t := range times {
+	for _, t := range values {
 		mean += t
 	}
-	mean /= float64(len(times))
-	if len(times) > 1 && mean > 0 {
+	mean /= float64(len(values))
+	if len(values) > 1 && mean > 0 {
 		v := 0.0
-		for _, t := range times {
+		for _, t := range values {
 			v += (t - mean) * (t - mean)
 		}
-		s.CV = math.Sqrt(v/float64(len(times)-1)) / mean
+		s.CV = math.Sqrt(v/float64(len(values)-1)) / mean
 	}
-	dev := make([]float64, len(times))
-	for i, t := range times {
-		dev[i] = math.Abs(t - s.MedianS)
+	dev := make([]float64, len(values))
+	for i, t := range values {
+		dev[i] = math.Abs(t - s.Median)
 	}
 	mad := median(dev)
-	for i, t := range times {
-		off := math.Abs(t - s.MedianS)
-		if mad > 0 && off/(1.4826*mad) > 3.5 && off > OutlierFloor*s.MedianS {
+	for i, t := range values {
+		off := math.Abs(t - s.Median)
+		if mad > 0 && off/(1.4826*mad) > 3.5 && off > OutlierFloor*s.Median {
 			s.Outliers = append(s.Outliers, counted[i])
 		}
 	}
@@ -137,10 +172,10 @@ func (b *Benchmark) warnings(times []float64, notTimes bool) []Warning {
 	case !b.Valid && !notTimes:
 		add(KindInvalidRuns, "a counted run failed its output check, did not finish or shared its target: the benchmark is invalid")
 	}
-	if b.N > 1 && b.CV > SpreadWarn {
-		cv := b.CV
+	if _, fig := b.Figures(); fig.N > 1 && fig.CV > SpreadWarn {
+		cv := fig.CV
 		w = append(w, Warning{Run: NoRun, Kind: KindSpread, Value: &cv,
-			Text: fmt.Sprintf("spread %.1f%% (coefficient of variation) is above %.0f%%: rerun with more runs on a quieter machine", 100*b.CV, 100*SpreadWarn)})
+			Text: fmt.Sprintf("spread %.1f%% (coefficient of variation) is above %.0f%%: rerun with more runs on a quieter machine", 100*cv, 100*SpreadWarn)})
 	}
 	if len(times) > 2 && times[0] > b.MedianS*(1+FirstRunWarn) {
 		first := b.Runs[b.Included[0]]
@@ -366,10 +401,11 @@ func (r *Run) groupByText(ws []Warning) []string {
 	return out
 }
 
-// FormatSeconds prints a time in the unit that suits it: µs, ms or s.
+// FormatSeconds prints a time in the unit that suits it: µs, ms or s;
+// "-" for none (0, or a time not measured).
 func FormatSeconds(s float64) string {
 	switch {
-	case s == 0:
+	case s == 0 || math.IsNaN(s) || math.IsInf(s, 0):
 		return "-"
 	case timeProblem(s) != "": // as written, not as a time: no 309 digits
 		return fmt.Sprintf("%g s", s)

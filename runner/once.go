@@ -15,6 +15,7 @@ import (
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/workloads"
 )
@@ -22,7 +23,7 @@ import (
 // runOnce runs one job with the sampler around it.
 func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench, j job) results.RunRecord {
 	rec := results.RunRecord{Index: j.index, Warmup: j.warmup, Started: time.Now(), Checks: []evidence.Outcome{}}
-	target := cfg.Request.Mask()
+	target := cfg.request(b).Mask()
 	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target, Root: cfg.Root})
 	if err != nil {
 		rec.Error = "telemetry: " + err.Error()
@@ -185,10 +186,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	s := cfg.Suite
 	dir := s.WorkDir(*c)
 	cmdPath := s.CommandPath(*c)
-	env := os.Environ()
-	for k, v := range c.Env {
-		env = append(env, k+"="+v)
-	}
+	env := s.Env(*c)
 	var stdin io.Reader
 	if c.Stdin != "" {
 		f, err := os.Open(s.Resolve(c.Stdin))
@@ -205,24 +203,32 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	// The command writes its output straight into the results folder:
 	// corepin's memory does not grow with it. The checks read it back as
-	// a stream; of standard error only the end is kept, for the message.
+	// a stream; of standard error the end is kept in memory too, for the
+	// message of a failure.
 	rec.StdoutFile = filepath.Join("outputs", j.file(b.name)+".stdout")
-	stdoutPath := filepath.Join(folder.Path, rec.StdoutFile)
-	if err := os.MkdirAll(filepath.Dir(stdoutPath), 0o755); err != nil {
-		rec.Error, rec.StdoutFile = "keeping the output: "+err.Error(), ""
+	rec.StderrFile = filepath.Join("outputs", j.file(b.name)+".stderr")
+	out := suite.Output{Stdout: filepath.Join(folder.Path, rec.StdoutFile), Stderr: filepath.Join(folder.Path, rec.StderrFile), Dir: dir}
+	if err := os.MkdirAll(filepath.Dir(out.Stdout), 0o755); err != nil {
+		rec.Error, rec.StdoutFile, rec.StderrFile = "keeping the output: "+err.Error(), "", ""
 		return
 	}
-	stdout, err := os.Create(stdoutPath)
+	stdout, err := os.Create(out.Stdout)
 	if err != nil {
-		rec.Error, rec.StdoutFile = "keeping the output: "+err.Error(), ""
+		rec.Error, rec.StdoutFile, rec.StderrFile = "keeping the output: "+err.Error(), "", ""
 		return
 	}
 	defer stdout.Close()
+	stderrFile, err := os.Create(out.Stderr)
+	if err != nil {
+		rec.Error, rec.StderrFile = "keeping the output: "+err.Error(), ""
+		return
+	}
+	defer stderrFile.Close()
 	stderr := &tail{max: maxStderr}
 	cfg.witness.aroundProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
-			Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+			Stdout: stdout, Stderr: io.MultiWriter(stderrFile, stderr), Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
 		})
 	})
 	if rep != nil {
@@ -234,7 +240,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
 	}
-	if err := stdout.Close(); err != nil {
+	if err := errors.Join(stdout.Close(), stderrFile.Close()); err != nil {
 		// The output is the evidence of the check: a run without it is
 		// not a result.
 		rec.Error = "keeping the output: " + err.Error()
@@ -242,12 +248,46 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	rec.WallS = rep.Child.WallS
 	rec.Valid = true
-	for _, check := range c.Checks {
-		o := check.RunFile(s, stdoutPath, dir)
+	for _, o := range b.checker.Check(out) {
 		rec.Checks = append(rec.Checks, o)
 		rec.Valid = rec.Valid && o.Passed
 	}
+	if m := c.Metric; m != nil {
+		v, err := b.checker.Value(out)
+		if err != nil {
+			rec.Checks = append(rec.Checks, suite.Outcome{What: "the metric " + m.Name, Detail: evidence.Clip(err.Error(), suite.MaxOutcomeText)})
+			rec.Valid = false
+		} else {
+			rec.Value = &v
+		}
+		if m.Geekbench != "" {
+			keepExport(folder, rec, j.file(b.name), out, m.File)
+		}
+	}
 	return rep
+}
+
+// keepExport keeps the Geekbench export a run wrote beside its output,
+// byte for byte with its hash, as corepin import keeps one: the run's
+// score then carries the run's read-back and curves, and its workloads'
+// scores stay in the file.
+func keepExport(folder *results.Folder, rec *results.RunRecord, name string, out suite.Output, file string) {
+	path := file
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(out.Dir, file)
+	}
+	data, src, err := results.ReadSource(results.KindGeekbench, path)
+	if err == nil {
+		src.File = filepath.Join("outputs", name+"."+filepath.Base(file))
+		err = folder.WriteFile(src.File, func(w io.Writer) error { _, err := w.Write(data); return err })
+	}
+	if err != nil {
+		// The export is the evidence of the score, as the output is of
+		// a check: a run without it is not a result.
+		rec.Error, rec.Valid = "keeping the Geekbench export: "+err.Error(), false
+		return
+	}
+	rec.Source = &src
 }
 
 // maxStderr is how much of a command's standard error is kept: its end,

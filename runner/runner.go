@@ -145,6 +145,12 @@ type bench struct {
 	command  *suite.Benchmark
 	runs     int
 	expectS  float64 // how long its next run is expected to last
+	// checker applies a suite command's checks and reads its metric;
+	// version is its program's version line (versionErr why there is
+	// none, where the benchmark asks for one).
+	checker    *suite.Checker
+	version    string
+	versionErr error
 }
 
 // MaxRuns bounds the runs and the warm-ups of one benchmark: far beyond,
@@ -244,8 +250,12 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	if err := cfg.checkTotal(benches); err != nil {
 		return nil, nil, err
 	}
+	var skipped []suite.Skip
 	if cfg.Suite != nil {
-		if err := cfg.Suite.LookCommands(); err != nil {
+		if skipped, err = cfg.Suite.LookCommands(); err != nil {
+			return nil, nil, err
+		}
+		if benches, err = withoutSkipped(benches, skipped); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -256,8 +266,17 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	work, err := cfg.prepareSuite(ctx, folder, benches)
+	if err != nil {
+		os.RemoveAll(folder.Path) // nothing ran: leave no folder
+		return nil, nil, err
+	}
+	defer os.RemoveAll(work)
 	run := cfg.skeleton(host, benches)
 	run.Topology = topologyEvidence(cfg.Topology)
+	for _, sk := range skipped {
+		run.Skipped = append(run.Skipped, results.Skip{Name: sk.Name, Why: sk.Why})
+	}
 	cfg.systemStart(run)
 	// run.json says from the start what is planned and that it is not
 	// finished; the runs themselves go to the journal as they complete.
@@ -352,6 +371,10 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	cfg.Events.Finish()
 	finish(run)
 	run.Warnings = append(run.Warnings, offline...)
+	run.Warnings = append(run.Warnings, versionWarnings(benches)...)
+	for _, sk := range run.Skipped {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("%s was skipped: %s", sk.Name, sk.Why))
+	}
 	cfg.systemEnd(run)
 	if err := folder.Save(run); err != nil {
 		return run, folder, err
@@ -529,6 +552,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		} else {
 			rb.Kind, rb.ReferenceS = "command", b.command.ReferenceSeconds
 			rb.Command = append([]string{b.command.Cmd}, b.command.Args...)
+			rb.Description, rb.Version, rb.Measure = b.command.Description, b.version, measureOf(b.command.Metric)
 		}
 		rb.PlannedRuns, rb.PlannedWarmups = cfg.runs(b), cfg.warmups()
 		if cfg.witness.ok() {

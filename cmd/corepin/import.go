@@ -17,6 +17,6 @@ Where the other tool ran the work, corepin did not watch it: an imported run
 says "where it ran: not recorded", unless corepin's own reports of the same
 invocations are joined with it.`,
 	}
-	c.AddCommand(newImportSpecCmd())
+	c.AddCommand(newImportSpecCmd(), newImportHyperfineCmd(), newImportPyperfCmd(), newImportGeekbenchCmd())
 	return c
 }

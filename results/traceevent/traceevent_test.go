@@ -267,6 +267,7 @@ var leafImports = map[string]bool{
 	"corepin.dev/corepin/results":             true,
 	"corepin.dev/corepin/results/evidence":    true,
 	"golang.org/x/perf/benchmath":             true,
+	"golang.org/x/perf/benchunit":             true,
 	"github.com/aclements/go-moremath/mathx":  true,
 	"github.com/aclements/go-moremath/stats":  true,
 	"github.com/aclements/go-moremath/vec":    true,
