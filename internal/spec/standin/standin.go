@@ -149,7 +149,7 @@ func compete() {
 		start := threadTime()
 		for threadTime()-start < 2*time.Millisecond {
 		}
-		time.Sleep(2 * time.Millisecond)
+		threadSleep(2 * time.Millisecond)
 	}
 }
 
