@@ -92,6 +92,15 @@ func us(ns int64) float64 { return float64(ns) / 1000 }
 
 // nanos turns seconds into ns, as the slices' and windows' times are
 // written.
+// finite is v for an argument, nil (null) where it is not a number: a
+// time not measured is NaN in the model, and JSON has no NaN.
+func finite(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
+}
+
 func nanos(s float64) int64 {
 	ns := math.Round(s * 1e9)
 	switch {
@@ -158,7 +167,7 @@ func runArgs(rec results.RunRecord) map[string]any {
 	case !rec.Valid:
 		verdict = "invalid: " + rec.Error
 	}
-	a := map[string]any{"verdict": verdict, "wall_s": rec.WallS, "warmup": rec.Warmup}
+	a := map[string]any{"verdict": verdict, "wall_s": finite(rec.WallS), "warmup": rec.Warmup}
 	if rec.Sharing != "" {
 		a["sharing"] = rec.Sharing
 	}
@@ -202,7 +211,7 @@ func (b *builder) probes(tid int, rec results.RunRecord) {
 		if p.probe == nil || p.probe.At.IsZero() {
 			continue
 		}
-		args := map[string]any{"rate": p.probe.Rate, "wall_s": p.probe.WallS, "cpu": p.probe.CPU}
+		args := map[string]any{"rate": finite(p.probe.Rate), "wall_s": finite(p.probe.WallS), "cpu": p.probe.CPU}
 		if p.speed != nil {
 			args["speed"] = *p.speed
 		}
