@@ -329,11 +329,7 @@ func (g *guardState) cleanUp(w io.Writer) {
 		ended += endGroup(pgid, start)
 	}
 	if len(names) > 0 || ended > 0 {
-		s := "ended " + processes(ended) + " of its run"
-		if len(names) > 0 {
-			s += " and removed its cgroups (" + strings.Join(names, ", ") + ")"
-		}
-		did = append(did, s)
+		did = append(did, endedRun(ended, names))
 	}
 	if len(g.tunes) > 0 {
 		// The journal's layer is corepin's until its process is gone,
@@ -369,6 +365,19 @@ func (g *guardState) cleanUp(w io.Writer) {
 			fmt.Fprintf(w, "corepin: guard: recording this in the results: %v\n", err)
 		}
 	}
+}
+
+// endedRun says what the guard did with the run's tree and cgroups, never
+// "ended 0 processes": a tree that had ended leaves only its cgroups.
+func endedRun(ended int, cgroups []string) string {
+	var parts []string
+	if ended > 0 {
+		parts = append(parts, "ended "+processes(ended)+" of its run")
+	}
+	if len(cgroups) > 0 {
+		parts = append(parts, "removed its run's cgroups ("+strings.Join(cgroups, ", ")+")")
+	}
+	return strings.Join(parts, " and ")
 }
 
 // exists says whether any of the cgroup's directories is still there.

@@ -107,6 +107,9 @@ func (rep *Report) summarizeEnd(b *strings.Builder) {
 	if t := rep.Tree; t != nil && t.Ended > 0 {
 		fmt.Fprintf(b, "; ended %d process(es) the command left running", t.Ended)
 	}
+	if t := rep.Tree; t != nil && t.Swept != "" {
+		b.WriteString("; " + t.Swept)
+	}
 	if rep.Child.TimedOut {
 		b.WriteString("; timed out")
 	}
