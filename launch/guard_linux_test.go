@@ -332,3 +332,24 @@ func TestGuardReadsItsPipe(t *testing.T) {
 		}
 	}
 }
+
+// What a sweep and a guard say never counts nothing as ended: "ended 0
+// processes" was said of a run whose tree had ended before its cgroups
+// were removed.
+func TestEndedWording(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{endedRun(0, []string{"corepin-1-s2-ns3-1"}), "removed its run's cgroups (corepin-1-s2-ns3-1)"},
+		{endedRun(2, []string{"c"}), "ended 2 processes of its run and removed its run's cgroups (c)"},
+		{endedRun(1, nil), "ended 1 process of its run"},
+		{Stray{Cgroup: "c", Ended: 0}.String(), "removed cgroup c left by a corepin that was killed"},
+		{Stray{Cgroup: "c", Err: "EBUSY"}.String(), "could not remove cgroup c left by a corepin that was killed; EBUSY"},
+		{Stray{Cgroup: "c", Ended: 3}.String(), "ended 3 processes left by a corepin that was killed (cgroup c)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("said %q, want %q", c.got, c.want)
+		}
+	}
+	if got := (Stray{Cgroup: "c", Left: 2}).String(); !strings.HasPrefix(got, "2 processes left by a corepin that was killed still run in cgroup c;") {
+		t.Errorf("a sweep that only reads said %q", got)
+	}
+}
