@@ -26,7 +26,7 @@ type Folder struct {
 // Create makes a new results folder under base and checks that it can be
 // written before any benchmark runs.
 func Create(base, host string, now time.Time) (*Folder, error) {
-	if err := os.MkdirAll(base, 0o755); err != nil {
+	if err := atomicfile.CheckFolder(base); err != nil {
 		return nil, fmt.Errorf("creating the results folder: %w", err)
 	}
 	name := now.Format("20060102-150405") + "-" + safeName(host)

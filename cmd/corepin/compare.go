@@ -27,6 +27,9 @@ then the change of the score.`,
 			return nil
 		},
 		Run: func(in *cli.Invocation, args []string) error {
+			if err := checkOutput("html", htmlOut); err != nil {
+				return err
+			}
 			before, err := results.Load(args[0])
 			if err != nil {
 				return err
@@ -40,7 +43,7 @@ then the change of the score.`,
 			if htmlOut != "" {
 				doc := page.ComparePage(before, after, args[0], args[1])
 				if err := atomicfile.Write(htmlOut, doc.Render); err != nil {
-					return err
+					return placeError(err)
 				}
 				fmt.Fprintln(in.Stderr, "wrote", htmlOut)
 			}

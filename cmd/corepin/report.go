@@ -36,6 +36,9 @@ utilisation curves with their data. corepin run writes it as report.html.`,
 			return nil
 		},
 		Run: func(in *cli.Invocation, args []string) error {
+			if err := checkOutput("out", out); err != nil {
+				return err
+			}
 			run, err := results.Load(args[0])
 			if err != nil {
 				return err
@@ -55,7 +58,7 @@ utilisation curves with their data. corepin run writes it as report.html.`,
 					return err
 				}
 			} else if err := atomicfile.Write(path, func(w io.Writer) error { return page.Write(w, run, args[0]) }); err != nil {
-				return err
+				return placeError(err)
 			}
 			fmt.Fprintln(in.Stdout, termsafe.Message(path)) // the folder's name may come from anywhere
 			return nil
