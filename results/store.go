@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/termsafe"
 )
 
@@ -211,7 +212,8 @@ func (f *Folder) Recover(r *Run) error {
 // outside it: rel must be a local path, and neither it nor a symbolic link
 // on its way may lead out of the folder (os.Root). A folder may come from
 // anyone, and corepin often reads it as root: a telemetry file linked to
-// /etc/shadow must not end up in a page.
+// /etc/shadow must not end up in a page. Only a regular file is opened,
+// and the open never waits (a FIFO in the folder must not hang a view).
 func OpenIn(dir, rel string) (*os.File, error) {
 	if !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("%q is not a path inside the results folder", rel)
@@ -221,7 +223,7 @@ func OpenIn(dir, rel string) (*os.File, error) {
 		return nil, err
 	}
 	defer root.Close()
-	return root.Open(rel)
+	return inputfile.OpenIn(root, rel)
 }
 
 // readBounded reads a results file (run.json) of at most limit bytes.

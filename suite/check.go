@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -53,7 +53,7 @@ func (c Check) runFile(s *Suite, stdoutPath, dir string) Outcome {
 			p = filepath.Join(dir, p)
 		}
 	}
-	f, err := os.Open(p)
+	f, err := inputfile.Open(p)
 	if err != nil {
 		return Outcome{What: subject, Detail: err.Error()}
 	}
@@ -116,7 +116,7 @@ func (c Check) run(s *Suite, stdout []byte, dir string) Outcome {
 			p = filepath.Join(dir, p)
 		}
 		var err error
-		if data, err = os.ReadFile(p); err != nil {
+		if data, err = readFile(p); err != nil {
 			return Outcome{What: subject, Detail: err.Error()}
 		}
 	}
@@ -233,8 +233,18 @@ func (c Check) tokenAgrees(want, got string) (ok, numeric bool) {
 // clip shortens a word, a line or a name from the suite for an outcome.
 func clip(s string) string { return evidence.Clip(s, 60) }
 
+// readFile reads a whole regular file (inputfile.Open).
+func readFile(path string) ([]byte, error) {
+	f, err := inputfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 func readAtMost(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results/evidence"
 )
@@ -126,7 +127,12 @@ func (m *Machine) loadJournal() (*Journal, error) {
 // reads the journal through the Machine, which trusts only what root may
 // act on).
 func ReadJournal(path string) (*Journal, error) {
-	data, err := os.ReadFile(path)
+	f, err := inputfile.Open(path)
+	var data []byte
+	if err == nil {
+		data, err = io.ReadAll(io.LimitReader(f, maxJournal))
+		f.Close()
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

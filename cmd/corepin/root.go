@@ -9,6 +9,7 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
@@ -73,6 +74,12 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 		return ee.code
 	}
 	fmt.Fprintf(stderr, "corepin: %s\n", termsafe.Message(err.Error()))
+	// An input that is not a regular file (a FIFO named as a suite file
+	// or found as a folder's run.json) is the command line's fault.
+	var nr *inputfile.NotRegularError
+	if errors.As(err, &nr) {
+		return exitUsage
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		var ce *cli.CommandError
