@@ -21,6 +21,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/system"
@@ -240,7 +241,7 @@ func guardMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "corepin %s: bad arguments %q\n", GuardArg, args)
 		return 2
 	}
-	g := &guardState{owner: system.Owner{PID: pid, Start: start}, cgroups: map[string]guardCgroup{}, groups: map[int]uint64{}, since: time.Now()}
+	g := &guardState{owner: system.Owner{PID: pid, Start: start}, cgroups: map[string]guardCgroup{}, groups: map[int]uint64{}, since: startedAt(start)}
 	if g.read(os.NewFile(guardFD, "corepin-guard"), os.Stderr) {
 		return 0 // corepin ended normally
 	}
@@ -252,6 +253,18 @@ func guardMain(args []string) int {
 	return 0
 }
 
+// startedAt is when a process that started at start (clock ticks since
+// boot) started; now where the boot time cannot be read. The guard's own
+// start is no bound: at nice 19 on a busy machine it came more than a
+// second after corepin had written its run.json.
+func startedAt(start uint64) time.Time {
+	boot, err := procfs.BootTime(fsroot.Host)
+	if err != nil {
+		return time.Now()
+	}
+	return procfs.Started(boot, start)
+}
+
 // guardState is what the guard was told to clean.
 type guardState struct {
 	owner   system.Owner
@@ -259,7 +272,7 @@ type guardState struct {
 	groups  map[int]uint64 // PGID: the leader's start time
 	tunes   []guardTune
 	results string
-	since   time.Time // when the guard started: older results are not this run's
+	since   time.Time // when the guarded corepin started: older results are not its run's
 }
 
 // read takes in what corepin says on its pipe until it says it is done
@@ -350,7 +363,14 @@ func (g *guardState) cleanUp(w io.Writer) {
 		}
 	}
 	if len(did) == 0 && len(failed) == 0 {
-		return // corepin had put everything back, or changed nothing
+		// corepin had put everything back, or changed nothing: its run, if
+		// it was writing one, is still settled from its journal.
+		if g.results != "" {
+			if err := g.record(""); err != nil {
+				fmt.Fprintf(w, "corepin: guard: settling the results: %v\n", err)
+			}
+		}
+		return
 	}
 	msg := fmt.Sprintf("corepin (pid %d) ended without finishing; its guard %s", g.owner.PID, strings.Join(did, ", "))
 	if len(did) == 0 {

@@ -65,8 +65,22 @@ func (f *Folder) WriteFile(rel string, write func(io.Writer) error) error {
 }
 
 // Save writes run.json, summary.csv and bench.txt, each atomically and
-// flushed to the disk.
+// flushed to the disk. A disk that is full gets the folder's reserve
+// back (see Reserve) and the save is tried once more; once a run is
+// saved at its end, the reserve is given back anyway.
 func (f *Folder) Save(r *Run) error {
+	err := f.save(r)
+	if full(err) && f.release() {
+		err = f.save(r)
+	}
+	if err == nil && r.State != StateRunning {
+		f.release()
+	}
+	return err
+}
+
+// save writes the run's three files.
+func (f *Folder) save(r *Run) error {
 	return atomicfile.WriteFiles(
 		atomicfile.File{Path: filepath.Join(f.Path, "run.json"), Write: r.writeJSON},
 		atomicfile.File{Path: filepath.Join(f.Path, "summary.csv"), Write: r.WriteSummaryCSV},
@@ -200,7 +214,9 @@ func (r *Run) Settle() {
 
 // Recover settles a crashed run for good: run.json, summary.csv and
 // bench.txt are rewritten from the journal, marked crashed. A run that
-// is not crashed is left as it is.
+// is not crashed is left as it is. Only the guard of the corepin that
+// crashed calls it (RecordGuarded): a view (report, compare, merge) never
+// writes a folder, and Load settles a crashed run in memory each time.
 func (f *Folder) Recover(r *Run) error {
 	if r.State != StateCrashed {
 		return nil

@@ -85,7 +85,7 @@ func WriteOrKeep(path, what string, last io.Writer, write func(io.Writer) error)
 	if err == nil {
 		return nil
 	}
-	kept, kerr := keepInTemp(path, write)
+	kept, kerr := KeepInTemp(path, write)
 	switch {
 	case kerr == nil:
 		return fmt.Errorf("%w; %s is kept in %s instead", err, what, kept)
@@ -95,9 +95,9 @@ func WriteOrKeep(path, what string, last io.Writer, write func(io.Writer) error)
 	return fmt.Errorf("%w; %s could not be kept in %s either: %v", err, what, os.TempDir(), kerr)
 }
 
-// keepInTemp writes a new file in $TMPDIR, named after path, and returns
+// KeepInTemp writes a new file in $TMPDIR, named after path, and returns
 // its name; a file it could not finish is removed.
-func keepInTemp(path string, write func(io.Writer) error) (string, error) {
+func KeepInTemp(path string, write func(io.Writer) error) (string, error) {
 	base := filepath.Base(path)
 	ext := filepath.Ext(base)
 	f, err := os.CreateTemp("", "corepin-"+strings.TrimSuffix(base, ext)+"-*"+ext)
