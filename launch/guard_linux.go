@@ -344,22 +344,21 @@ func (g *guardState) cleanUp(w io.Writer) {
 	if len(names) > 0 || ended > 0 {
 		did = append(did, endedRun(ended, names))
 	}
-	if len(g.tunes) > 0 {
-		// The journal's layer is corepin's until its process is gone,
-		// zombie included: its parent reaps it, most often at once.
-		for deadline := time.Now().Add(10 * time.Second); g.owner.Alive(fsroot.Host) && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		}
-		for _, t := range g.tunes {
-			m := &system.Machine{Root: fsroot.Root(t.Root), Journal: t.Journal}
-			rep, err := m.Reset(context.Background())
-			switch {
-			case err != nil:
-				failed = append(failed, "putting the machine back: "+err.Error())
-			case len(rep.Running) > 0 && g.owner.Alive(fsroot.Host):
-				failed = append(failed, "the machine is still tuned: corepin's parent has not reaped it yet; `corepin system reset` restores it")
-			case rep != nil && len(rep.Restored) > 0:
-				did = append(did, fmt.Sprintf("put the machine's tuning back (%d values)", len(rep.Restored)))
+	for _, t := range g.tunes {
+		// corepin's own layer alone, by its PID and start time: another
+		// corepin's, or a system tune that stands until reset, is not the
+		// guard's to put back.
+		m := &system.Machine{Root: fsroot.Root(t.Root), Journal: t.Journal}
+		rep, err := m.ResetOwner(context.Background(), g.owner)
+		switch {
+		case err != nil:
+			failed = append(failed, "putting the machine back: "+err.Error())
+		case rep != nil && len(rep.Restored)+len(rep.Kept) > 0:
+			s := fmt.Sprintf("put the machine's tuning back (%d values)", len(rep.Restored))
+			if len(rep.Kept) > 0 {
+				s += fmt.Sprintf(", leaving %d that another corepin's tune relies on", len(rep.Kept))
 			}
+			did = append(did, s)
 		}
 	}
 	if len(did) == 0 && len(failed) == 0 {

@@ -54,6 +54,10 @@ type Layer struct {
 	Command string    `json:"command"`
 	Started time.Time `json:"started"`
 	Entries []Entry   `json:"entries"`
+	// Kept marks the layer of a system tune that completed: it stands
+	// until `corepin system reset`, and its process's guard, which puts
+	// back a tune cut short, leaves it.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // Owner is the process that made a layer, by PID and start time (PIDs are
