@@ -907,6 +907,11 @@ func onlyWatcherMissed(out string) string {
 func TestGuestStackedTunes(t *testing.T) {
 	cpu := inGuest(t)
 	bin := corepinBin(t)
+	if shape := os.Getenv("MACHINE_SHAPE"); shape != "hole" {
+		// Six corepins starting at once cost half a minute under TCG, and
+		// IRQ routing is the same in every shape.
+		t.Skipf("runs in the hole guest alone, not in %s", shape)
+	}
 	before := irqTable(t)
 	const n = 6
 	type run struct {

@@ -26,20 +26,18 @@ import (
 // would have set too are recorded as relied on.
 func (s *Session) tune(ctx context.Context, req Request) (*Facts, *Result, error) {
 	m := s.m
+	// What cannot be done, or not by this user, is refused first, before
+	// the journal is even looked at; it is planned again under the lock.
+	if _, _, err := s.plan(req); err != nil {
+		return nil, nil, err
+	}
 	j, unlock, err := m.lockedJournal(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer unlock()
-	f, err := Read(m.Root, req.CPUs)
+	f, changes, err := s.plan(req)
 	if err != nil {
-		return nil, nil, err
-	}
-	changes, err := Plan(f, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := m.preflight(changes); err != nil {
 		return nil, nil, err
 	}
 	relied, err := s.relied(j, req, changes)
@@ -61,6 +59,20 @@ func (s *Session) tune(ctx context.Context, req Request) (*Facts, *Result, error
 		res.Relied = relied
 	}
 	return f, res, nil
+}
+
+// plan reads the machine and plans req on it, and refuses a plan whose
+// files this user may not write (preflight).
+func (s *Session) plan(req Request) (*Facts, []Change, error) {
+	f, err := Read(s.m.Root, req.CPUs)
+	if err != nil {
+		return nil, nil, err
+	}
+	changes, err := Plan(f, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, changes, s.m.preflight(changes)
 }
 
 // rollback puts back what a tune did when recording it failed afterwards.
