@@ -607,6 +607,7 @@ func (t *tree) close() {
 	if t.cg == nil {
 		return
 	}
+	t.rep.Swept = t.cg.swept()
 	err := t.cg.remove()
 	if err != nil {
 		t.addError(err.Error())

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"corepin.dev/corepin/internal/inputfile"
 )
 
 // Source is the file another tool wrote (SPEC's runcpu, hyperfine, pyperf,
@@ -82,7 +84,7 @@ const MaxSourceFile = 64 << 20
 // than MaxSourceFile. It returns the bytes and their Source, to be kept
 // with KeepSource.
 func ReadSource(tool, path string) ([]byte, Source, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path) // a FIFO must not hang the open
 	if err != nil {
 		return nil, Source{}, err
 	}

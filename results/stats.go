@@ -195,7 +195,10 @@ func (b *Benchmark) warnings(times []float64, notTimes bool) []Warning {
 	}
 	// The runs the statistics are of is said once, in the first of the
 	// two lines of dropped runs.
-	of := fmt.Sprintf("the statistics are of runs %v; ", b.Included)
+	of := "no run is in the statistics; "
+	if len(b.Included) > 0 {
+		of = fmt.Sprintf("the statistics are of runs %v; ", b.Included)
+	}
 	slow, shared := b.dropped()
 	if slow > 0 {
 		n := float64(slow)

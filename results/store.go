@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/termsafe"
 )
 
@@ -26,7 +27,7 @@ type Folder struct {
 // Create makes a new results folder under base and checks that it can be
 // written before any benchmark runs.
 func Create(base, host string, now time.Time) (*Folder, error) {
-	if err := os.MkdirAll(base, 0o755); err != nil {
+	if err := atomicfile.CheckFolder(base); err != nil {
 		return nil, fmt.Errorf("creating the results folder: %w", err)
 	}
 	name := now.Format("20060102-150405") + "-" + safeName(host)
@@ -64,8 +65,22 @@ func (f *Folder) WriteFile(rel string, write func(io.Writer) error) error {
 }
 
 // Save writes run.json, summary.csv and bench.txt, each atomically and
-// flushed to the disk.
+// flushed to the disk. A disk that is full gets the folder's reserve
+// back (see Reserve) and the save is tried once more; once a run is
+// saved at its end, the reserve is given back anyway.
 func (f *Folder) Save(r *Run) error {
+	err := f.save(r)
+	if full(err) && f.release() {
+		err = f.save(r)
+	}
+	if err == nil && r.State != StateRunning {
+		f.release()
+	}
+	return err
+}
+
+// save writes the run's three files.
+func (f *Folder) save(r *Run) error {
 	return atomicfile.WriteFiles(
 		atomicfile.File{Path: filepath.Join(f.Path, "run.json"), Write: r.writeJSON},
 		atomicfile.File{Path: filepath.Join(f.Path, "summary.csv"), Write: r.WriteSummaryCSV},
@@ -199,7 +214,9 @@ func (r *Run) Settle() {
 
 // Recover settles a crashed run for good: run.json, summary.csv and
 // bench.txt are rewritten from the journal, marked crashed. A run that
-// is not crashed is left as it is.
+// is not crashed is left as it is. Only the guard of the corepin that
+// crashed calls it (RecordGuarded): a view (report, compare, merge) never
+// writes a folder, and Load settles a crashed run in memory each time.
 func (f *Folder) Recover(r *Run) error {
 	if r.State != StateCrashed {
 		return nil
@@ -211,7 +228,8 @@ func (f *Folder) Recover(r *Run) error {
 // outside it: rel must be a local path, and neither it nor a symbolic link
 // on its way may lead out of the folder (os.Root). A folder may come from
 // anyone, and corepin often reads it as root: a telemetry file linked to
-// /etc/shadow must not end up in a page.
+// /etc/shadow must not end up in a page. Only a regular file is opened,
+// and the open never waits (a FIFO in the folder must not hang a view).
 func OpenIn(dir, rel string) (*os.File, error) {
 	if !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("%q is not a path inside the results folder", rel)
@@ -221,7 +239,7 @@ func OpenIn(dir, rel string) (*os.File, error) {
 		return nil, err
 	}
 	defer root.Close()
-	return root.Open(rel)
+	return inputfile.OpenIn(root, rel)
 }
 
 // readBounded reads a results file (run.json) of at most limit bytes.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results"
@@ -189,7 +190,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	env := s.Env(*c)
 	var stdin io.Reader
 	if c.Stdin != "" {
-		f, err := os.Open(s.Resolve(c.Stdin))
+		f, err := inputfile.Open(s.Resolve(c.Stdin)) // a FIFO must not hang the run
 		if err != nil {
 			rec.Error = err.Error()
 			return

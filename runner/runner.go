@@ -298,6 +298,9 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		defer tr.Stop()
 	}
 	jobs := cfg.jobs(benches)
+	// Disk for the last save of run.json, should the disk fill up
+	// meanwhile: the finished runs then still reach it.
+	folder.Reserve(results.ReserveFor(len(jobs)))
 	// Re-runs are recorded too: they may add what the planned runs leave
 	// of MaxTotalRuns.
 	re := &rerunner{speedGate: cfg.SpeedGate, left: MaxTotalRuns - len(jobs)}
@@ -340,6 +343,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			rec.Dropped = why
 			if err := journal.Append(b.name, &rec); err != nil {
 				failed = err
+				run.StoppedEarly = notRecorded(err)
 				break
 			}
 			rb.DroppedRuns = append(rb.DroppedRuns, rec)
@@ -362,6 +366,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 		if err := journal.Append(b.name, &rec); err != nil {
 			failed = err // not recorded, so not a result either
+			run.StoppedEarly = notRecorded(err)
 			break
 		}
 		rb.Runs = append(rb.Runs, rec)
@@ -377,9 +382,20 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	}
 	cfg.systemEnd(run)
 	if err := folder.Save(run); err != nil {
+		// Even without its reserve the folder's disk cannot take run.json:
+		// what finished is kept elsewhere, in a folder that says so.
+		if kept, kerr := folder.KeepElsewhere(run, err); kerr == nil {
+			return run, kept, fmt.Errorf("%w; the finished runs are kept in %s", err, kept.Path)
+		}
 		return run, folder, err
 	}
 	return run, folder, failed
+}
+
+// notRecorded says why a run stopped when a finished run could not be
+// recorded (a full disk): it is not a result, and the runs before it are.
+func notRecorded(err error) string {
+	return fmt.Sprintf("a finished run could not be recorded (%v), so the run stopped; the runs recorded before it are kept", err)
 }
 
 // finish summarises and scores what completed, and closes the run.

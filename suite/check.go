@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -122,7 +122,7 @@ func (c Check) match(subject string, streams []stream) Outcome {
 	o := Outcome{What: fmt.Sprintf("%s matches /%s/", clip(subject), clip(c.Regex))}
 	re := regexp.MustCompile(c.Regex)
 	for _, s := range streams {
-		f, err := os.Open(s.path)
+		f, err := inputfile.Open(s.path)
 		if err != nil {
 			o.Detail = err.Error()
 			return o
@@ -318,8 +318,18 @@ func decimals(m string) int {
 // clip shortens a word, a line or a name from the suite for an outcome.
 func clip(s string) string { return evidence.Clip(s, 60) }
 
+// readFile reads a whole regular file (inputfile.Open).
+func readFile(path string) ([]byte, error) {
+	f, err := inputfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 func readAtMost(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"corepin.dev/corepin/internal/inputfile"
 )
 
 // The scores of a Geekbench export a metric may read.
@@ -111,7 +113,7 @@ func (m *Metric) geekbenchScore(out Output) (float64, error) {
 func lastCapture(streams []stream, expr string) (text string, found bool, err error) {
 	re := regexp.MustCompile(expr)
 	for _, s := range streams {
-		f, err := os.Open(s.path)
+		f, err := inputfile.Open(s.path)
 		if err != nil {
 			return "", false, err
 		}
@@ -171,7 +173,7 @@ func openStreams(streams []stream) (io.ReadCloser, error) {
 	var readers []io.Reader
 	var files []*os.File
 	for _, s := range streams {
-		f, err := os.Open(s.path)
+		f, err := inputfile.Open(s.path)
 		if err != nil {
 			for _, f := range files {
 				f.Close()

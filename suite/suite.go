@@ -100,6 +100,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"corepin.dev/corepin/internal/inputfile"
 )
 
 // Suite is a parsed suite file.
@@ -291,7 +293,7 @@ const (
 // Load reads and checks a suite file. Relative paths in it are relative
 // to the file's folder.
 func Load(path string) (*Suite, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path) // a FIFO must not hang the open
 	if err != nil {
 		return nil, fmt.Errorf("reading suite: %w", err)
 	}

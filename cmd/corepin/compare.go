@@ -28,6 +28,9 @@ then the change of the score. One folder given twice is refused.`,
 			return nil
 		},
 		Run: func(in *cli.Invocation, args []string) error {
+			if err := checkOutput("html", htmlOut); err != nil {
+				return err
+			}
 			// One folder given twice would be judged against itself.
 			runs, _, err := results.LoadEach(args)
 			var same *results.SameFolderError
@@ -43,7 +46,7 @@ then the change of the score. One folder given twice is refused.`,
 			if htmlOut != "" {
 				doc := page.ComparePage(before, after, args[0], args[1])
 				if err := atomicfile.Write(htmlOut, doc.Render); err != nil {
-					return err
+					return placeError(err)
 				}
 				fmt.Fprintln(in.Stderr, "wrote", htmlOut)
 			}

@@ -115,6 +115,7 @@ executable, 127 when it is not found).`,
 			return err
 		}
 		defer tune.finish(in, tuned) // on every way out: the command's end, a signal, a timeout
+		defer tune.warnLost(in, tuned)
 		// Signals are passed on to the command, which decides; one that
 		// came while corepin was starting is passed on as soon as it runs.
 		var signals <-chan os.Signal

@@ -142,7 +142,8 @@ func TestFaultSignalsLeaveOnlyCompletedRuns(t *testing.T) {
 				waitFor(t, "the benchmark to die with corepin", func() bool { return taggedProcesses(tag) == 0 })
 			}
 			_, completed := journalLines(out)
-			// report settles a crashed folder from its journal.
+			// The guard settled a crashed folder from its journal (it is
+			// tagged, and has ended); report shows it.
 			rc := corepinProcess(t, "report", dir)
 			if o, err := rc.CombinedOutput(); err != nil {
 				t.Fatalf("report: %v\n%s", err, o)

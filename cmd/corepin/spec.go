@@ -153,6 +153,11 @@ with it.`,
 		if runs < 1 {
 			return usageError{Err: fmt.Errorf("--runs %d: want at least 1", runs)}
 		}
+		if out != "-" {
+			if err := checkOutput("out", out); err != nil {
+				return err
+			}
+		}
 		var dirs []*spec.RunDir
 		for _, a := range args {
 			d, err := spec.ReadRunDir(a)
@@ -176,8 +181,8 @@ with it.`,
 			_, err = in.Stdout.Write(data)
 			return err
 		}
-		if err := atomicfile.WriteOutput(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return fmt.Errorf("writing the suite: %w", err)
+		if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return placeError(fmt.Errorf("writing the suite: %w", err))
 		}
 		fmt.Fprintf(in.Stdout, "%s: %d benchmarks\n", out, len(dirs))
 		return nil

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -116,20 +117,14 @@ func compareKeys(a, b Key) int {
 }
 
 // readRegular reads a regular file of at most limit bytes: a FIFO would
-// block, a device never end.
+// block (inputfile opens it without waiting, and refuses it), a device
+// never end.
 func readRegular(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err

@@ -291,8 +291,13 @@ type TreeReport struct {
 	// NoCgroup says why the run had no cgroup.
 	NoCgroup string `json:"no_cgroup,omitempty"`
 	// CgroupRemoved: every directory of the run's cgroup is gone.
-	CgroupRemoved bool `json:"cgroup_removed"`
-	PGID          int  `json:"pgid"`
+	// Swept says that they were gone before corepin removed them: another
+	// process removed them while the run went on, as a corepin's sweep
+	// does with the cgroups of a corepin it takes for dead, once it has
+	// ended their processes.
+	CgroupRemoved bool   `json:"cgroup_removed"`
+	Swept         string `json:"swept,omitempty"`
+	PGID          int    `json:"pgid"`
 	// Subreaper: orphans of the tree were reparented to corepin, which
 	// followed and reaped them.
 	Subreaper bool `json:"subreaper"`
