@@ -22,15 +22,17 @@ func TestInputsThatWouldBlock(t *testing.T) {
 	if err := unix.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	folder := filepath.Join(dir, "crashed")
-	os.Mkdir(folder, 0o755)
-	if err := unix.Mkfifo(filepath.Join(folder, "run.json"), 0o644); err != nil {
-		t.Fatal(err)
+	folder, other := filepath.Join(dir, "crashed"), filepath.Join(dir, "other")
+	for _, f := range []string{folder, other} {
+		os.Mkdir(f, 0o755)
+		if err := unix.Mkfifo(filepath.Join(f, "run.json"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, args := range [][]string{
 		{"run", fifo},
 		{"report", folder},
-		{"compare", folder, folder},
+		{"compare", folder, other}, // one folder twice is refused before it is read
 		{"merge", "--out", filepath.Join(dir, "m.html"), folder},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -84,7 +84,7 @@ func TestOutputPlacesRefused(t *testing.T) {
 		places = append(places, filepath.Join(disk, "page.html"))
 	}
 	for _, place := range places {
-		for _, args := range [][]string{{"report", "--out", place, folder}, {"merge", "--out", place, folder}, {"compare", "--html", place, folder, folder}} {
+		for _, args := range [][]string{{"report", "--out", place, folder}, {"merge", "--out", place, folder}, {"compare", "--html", place, folder, "../../results/testdata/merge/cpu1"}} {
 			if _, errOut, code := corepin(t, args...); code != exitUsage || !strings.Contains(errOut, "cannot write") {
 				t.Errorf("corepin %s: exit %d, want %d\n%s", strings.Join(args, " "), code, exitUsage, errOut)
 			}

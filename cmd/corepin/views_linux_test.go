@@ -68,25 +68,27 @@ func listing(t *testing.T, dir string) map[string]string {
 
 // TestViewsOfACrashedFolderWriteNothing: report, compare and merge of a
 // crashed folder render from its run.json and journal without rewriting
-// them; report writes only its page into it.
+// them; report writes only its page and its trace into it.
 func TestViewsOfACrashedFolderWriteNothing(t *testing.T) {
 	folder := crashedFolder(t, t.TempDir())
+	other := crashedFolder(t, t.TempDir()) // compare refuses one folder twice
 	before := listing(t, folder)
 	page := filepath.Join(t.TempDir(), "p.html")
-	for _, args := range [][]string{{"report", folder}, {"compare", folder, folder}, {"merge", "--out", page, folder}} {
+	for _, args := range [][]string{{"report", folder}, {"compare", folder, other}, {"compare", other, folder}, {"merge", "--out", page, folder}} {
 		if out, errOut, code := corepin(t, args...); code != 0 || !strings.Contains(out+errOut, "did not finish") && args[0] == "report" {
 			t.Errorf("corepin %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
 		}
 	}
 	after := listing(t, folder)
 	delete(after, filepath.Join(folder, "report.html"))
+	delete(after, filepath.Join(folder, "trace.json"))
 	for p, data := range before {
 		if after[p] != data {
 			t.Errorf("a view changed %s", p)
 		}
 	}
 	if len(after) != len(before) {
-		t.Errorf("a view added files: %d before, %d after (the page aside)", len(before), len(after))
+		t.Errorf("a view added files: %d before, %d after (the page and the trace aside)", len(before), len(after))
 	}
 }
 
@@ -107,10 +109,11 @@ func TestReportOfAReadOnlyCrashedFolder(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	out, errOut, code := corepin(t, "report", folder)
-	kept := strings.TrimSpace(out)
-	if code != 0 || filepath.Dir(kept) != tmp || !strings.Contains(errOut, "read-only file system") {
-		t.Fatalf("report of a read-only folder: exit %d, page %q\n%s", code, kept, errOut)
+	lines := strings.Fields(out) // the page, then the trace
+	if code != 0 || len(lines) != 2 || filepath.Dir(lines[0]) != tmp || filepath.Dir(lines[1]) != tmp || !strings.Contains(errOut, "read-only file system") {
+		t.Fatalf("report of a read-only folder: exit %d, page and trace %q\n%s", code, lines, errOut)
 	}
+	kept := lines[0]
 	if html, err := os.ReadFile(kept); err != nil || !strings.Contains(string(html), "did not finish") {
 		t.Errorf("the kept page: %v", err)
 	}

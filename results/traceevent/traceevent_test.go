@@ -262,6 +262,7 @@ func TestTelemetryThinned(t *testing.T) {
 // library: what results links, and the two CSV formats it reads.
 var leafImports = map[string]bool{
 	"corepin.dev/corepin/cpuset":              true,
+	"corepin.dev/corepin/internal/inputfile":  true,
 	"corepin.dev/corepin/internal/atomicfile": true,
 	"corepin.dev/corepin/internal/termsafe":   true,
 	"corepin.dev/corepin/results":             true,
