@@ -71,10 +71,11 @@ type Account struct {
 	// Lost is what did not fit in the kernel's bounded maps.
 	Lost Lost
 
-	// at is when the account was read (CLOCK_MONOTONIC); seq is each
-	// watched CPU's count of slices logged until then, and open the slice
-	// under way on it then, charged up to at. Tracer.Slices reads the
-	// slices between two accounts by them.
+	// at is the account's moment (CLOCK_MONOTONIC), after its tasks
+	// were read; seq is each watched CPU's count of slices logged until
+	// then, every one of them ended by at, and open the slice under way
+	// on it then, charged up to at. Tracer.Slices reads the slices
+	// between two accounts by them.
 	at   time.Duration
 	seq  map[int]uint64
 	open map[int]Slice

@@ -118,8 +118,7 @@ func (t *sysTracer) stop() (Account, error) {
 	if err != nil {
 		return Account{}, fmt.Errorf("oncpu: detaching from sched_switch: %w", err)
 	}
-	now := monotonic()
-	a, err := t.read(now)
+	a, err := t.read()
 	if err != nil {
 		return Account{}, fmt.Errorf("oncpu: reading the account: %w", err)
 	}
@@ -130,17 +129,26 @@ func (t *sysTracer) snapshot() (Account, error) {
 	if t.link == nil {
 		return Account{}, errors.New("oncpu: the tracer was stopped already")
 	}
-	a, err := t.read(monotonic())
+	a, err := t.read()
 	if err != nil {
 		return Account{}, fmt.Errorf("oncpu: reading the account: %w", err)
 	}
 	return a, nil
 }
 
-// read collects the maps after the program is detached, and charges what
-// was still under way at now: each CPU's current task, and the waits that
-// had not ended.
-func (t *sysTracer) read(now uint64) (Account, error) {
+// read collects the maps and charges what was under way at the account's
+// moment: each CPU's current task, and the waits that had not ended.
+//
+// The moment is taken after the tasks and waits maps are read, which
+// takes longer the more threads ever ran on the watched CPUs (half a
+// millisecond and more), and just before the per-CPU state: taken first,
+// it left the slices of that whole read past the account's end, and a
+// reading of the target made after the snapshot saw a window the slices
+// did not reach. A CPU that switched between the clock's read and its
+// state's moves the moment to that switch, so that every slice the state
+// counts ended by the moment and the one under way on each CPU was under
+// way at it: one moment for every watched CPU.
+func (t *sysTracer) read() (Account, error) {
 	type key = bpfTaskKey
 	vals := map[key]bpfTaskVal{}
 	var k key
@@ -152,29 +160,59 @@ func (t *sysTracer) read(now uint64) (Account, error) {
 	if err := iter.Err(); err != nil {
 		return Account{}, fmt.Errorf("tasks map: %w", err)
 	}
+	type wait struct {
+		pid uint32
+		val bpfWaitVal
+	}
+	var waits []wait
+	var pid uint32
+	var w bpfWaitVal
+	witer := t.objs.Waits.Iterate()
+	for witer.Next(&pid, &w) {
+		waits = append(waits, wait{pid, w})
+	}
+	if err := witer.Err(); err != nil {
+		return Account{}, fmt.Errorf("waits map: %w", err)
+	}
+	lost, err := t.lost()
+	if err != nil {
+		return Account{}, err
+	}
 
+	now := monotonic()
 	var states []bpfCpuState
 	if err := t.objs.Cpus.Lookup(uint32(0), &states); err != nil {
 		return Account{}, fmt.Errorf("per-CPU state: %w", err)
 	}
-	a := Account{Busy: map[int]time.Duration{}, Idle: map[int]time.Duration{},
-		at: time.Duration(now), seq: map[int]uint64{}, open: map[int]Slice{}}
+	at := now
+	switching := map[int]bool{}
+	for i, c := range t.watched {
+		st := &states[c]
+		if end, err := t.switchedAt(i, st); err != nil {
+			return Account{}, err
+		} else if end > st.Since {
+			st.Since, switching[c] = end, true
+		}
+		at = max(at, st.Since)
+	}
+	a := Account{Busy: map[int]time.Duration{}, Idle: map[int]time.Duration{}, Lost: lost,
+		at: time.Duration(at), seq: map[int]uint64{}, open: map[int]Slice{}}
 	for _, c := range t.watched {
 		st := states[c]
 		busy, idle := st.BusyNs, st.IdleNs
 		a.seq[c] = st.LogSeq
-		if now > st.Since {
-			d := now - st.Since
+		if at > st.Since && !switching[c] {
+			d := at - st.Since
 			if st.CurrPid == unseen {
 				a.NoSwitch = append(a.NoSwitch, c)
 			} else if st.CurrPid == 0 {
 				idle += d
 			} else {
 				// The task still on the CPU ran from its switch-in to
-				// about now: its run time since then, by the account
+				// the moment: its run time since then, by the account
 				// the program uses, where the kernel still has it and
 				// it is not more than the wall time (the task may have
-				// run elsewhere since the detach).
+				// run on since, or elsewhere after a detach).
 				if rt, err := readRuntime(st.CurrTgid, st.CurrPid); err == nil && rt >= st.CurrRuntime {
 					d = min(d, rt-st.CurrRuntime)
 				}
@@ -185,25 +223,19 @@ func (t *sysTracer) read(now uint64) (Account, error) {
 				cv.Comm = st.CurrComm
 				vals[ck] = cv
 				a.open[c] = Slice{PID: int(st.CurrTgid), TID: int(st.CurrPid), Comm: comm(st.CurrComm), CPU: c,
-					Start: time.Duration(st.Since), End: time.Duration(now), OnCPU: time.Duration(d)}
+					Start: time.Duration(st.Since), End: time.Duration(at), OnCPU: time.Duration(d)}
 			}
 		}
 		a.Busy[c] = time.Duration(busy)
 		a.Idle[c] = time.Duration(idle)
 	}
 
-	var pid uint32
-	var w bpfWaitVal
-	witer := t.objs.Waits.Iterate()
-	for witer.Next(&pid, &w) {
-		wk := key{Tgid: w.Tgid, Pid: pid, Cpu: w.Cpu}
-		if wv, ok := vals[wk]; ok && w.Since != 0 && now > w.Since {
-			wv.WaitNs += now - w.Since
+	for _, w := range waits {
+		wk := key{Tgid: w.val.Tgid, Pid: w.pid, Cpu: w.val.Cpu}
+		if wv, ok := vals[wk]; ok && w.val.Since != 0 && at > w.val.Since {
+			wv.WaitNs += at - w.val.Since
 			vals[wk] = wv
 		}
-	}
-	if err := witer.Err(); err != nil {
-		return Account{}, fmt.Errorf("waits map: %w", err)
 	}
 
 	for k, v := range vals {
@@ -214,18 +246,39 @@ func (t *sysTracer) read(now uint64) (Account, error) {
 		})
 	}
 	sortTasks(a.Tasks)
+	return a, nil
+}
 
+// switchedAt is when the last slice that st counts as logged ended, 0
+// for none. The program writes a CPU's state field by field as the CPU
+// switches, and a copy taken meanwhile counts the slice that just ended
+// while its since is still the slice's start: then its task is no longer
+// on the CPU, the one after it is not named yet, and the switch is at
+// the slice's end, after since.
+func (t *sysTracer) switchedAt(i int, st *bpfCpuState) (uint64, error) {
+	if st.LogSeq == 0 {
+		return 0, nil
+	}
+	var last bpfSlice
+	idx := uint32(i*SlicesPerCPU) + uint32((st.LogSeq-1)%SlicesPerCPU)
+	if err := t.objs.Slices.Lookup(idx, &last); err != nil {
+		return 0, fmt.Errorf("the CPU's last slice: %w", err)
+	}
+	return last.End, nil
+}
+
+// lost reads the program's counts of what did not fit in its maps.
+func (t *sysTracer) lost() (Lost, error) {
 	var slices, lostNs, waits uint64
 	for _, c := range []struct {
 		v   *ebpf.Variable
 		dst *uint64
 	}{{t.objs.LostSlices, &slices}, {t.objs.LostNs, &lostNs}, {t.objs.LostWaits, &waits}} {
 		if err := c.v.Get(c.dst); err != nil {
-			return Account{}, fmt.Errorf("lost counters: %w", err)
+			return Lost{}, fmt.Errorf("lost counters: %w", err)
 		}
 	}
-	a.Lost = Lost{Slices: int(slices), Time: time.Duration(lostNs), Waits: int(waits)}
-	return a, nil
+	return Lost{Slices: int(slices), Time: time.Duration(lostNs), Waits: int(waits)}, nil
 }
 
 // slices reads each watched CPU's log between two snapshots: the slices

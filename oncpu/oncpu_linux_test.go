@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -564,4 +566,86 @@ func TestSlicesAddUpToTheAccount(t *testing.T) {
 		}
 	}
 	t.Logf("%d slices, %d lost, %d tasks", len(sl), lost, len(a.Tasks))
+}
+
+// yielders keeps n threads of this process on cpu, each giving the CPU up
+// at once whenever it has it, so that the CPU switches between them all the
+// time, until the returned function is called. Each has a P of its own
+// (GOMAXPROCS is raised by n meanwhile), or a thread waiting for one would
+// not be runnable on the CPU at all.
+func yielders(t *testing.T, cpu, n int) (stop func()) {
+	t.Helper()
+	procs := runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + n)
+	var done atomic.Bool
+	ready := make(chan error, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			ready <- sched.SetAffinity(0, cpuset.Of(cpu))
+			for !done.Load() {
+				unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+			}
+		}()
+	}
+	stop = func() {
+		done.Store(true)
+		wg.Wait()
+		runtime.GOMAXPROCS(procs)
+	}
+	for range n {
+		if err := <-ready; err != nil {
+			stop()
+			t.Fatalf("pinning a yielding thread to CPU %d: %v", cpu, err)
+		}
+	}
+	return stop
+}
+
+// TestSnapshotIsOneMoment takes snapshots while the watched CPU switches
+// all the time: each snapshot's slices, those it counts as logged and the
+// one under way, lie before its moment, so that the slices between two
+// snapshots reach the second one's moment. Taken before the maps were
+// read, the moment left out every switch made while they were.
+func TestSnapshotIsOneMoment(t *testing.T) {
+	needTracer(t)
+	cpu := testcpu.Target(t)
+	tr, err := Start(cpuset.Of(cpu))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Stop()
+	stop := yielders(t, cpu, 2)
+	defer stop()
+	for i := range 20 {
+		a, err := tr.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := a.seq[cpu]; n > 0 {
+			last, ok := loggedSlice(t, tr, n-1)
+			if end := time.Duration(last.End); ok && end > a.at {
+				t.Errorf("snapshot %d: its last logged slice ended %v after its moment", i, end-a.at)
+			}
+		}
+		if o, ok := a.open[cpu]; ok && (o.Start > a.at || o.End != a.at) {
+			t.Errorf("snapshot %d: the slice under way %v-%v is not under way at its moment %v", i, o.Start, o.End, a.at)
+		}
+	}
+}
+
+// loggedSlice reads slice seq of the log of the tracer's only watched CPU;
+// ok is false where the CPU has written over it since.
+func loggedSlice(t *testing.T, tr *Tracer, seq uint64) (s bpfSlice, ok bool) {
+	t.Helper()
+	if err := tr.sys.objs.Slices.Lookup(uint32(seq%SlicesPerCPU), &s); err != nil {
+		t.Fatal(err)
+	}
+	var states []bpfCpuState
+	if err := tr.sys.objs.Cpus.Lookup(uint32(0), &states); err != nil {
+		t.Fatal(err)
+	}
+	return s, states[tr.sys.watched[0]].LogSeq < seq+SlicesPerCPU
 }
