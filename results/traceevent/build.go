@@ -312,6 +312,10 @@ func (b *builder) slices(rec results.RunRecord, start, end int64) (shown int, wh
 
 // telemetry puts the run's samples on the CPUs' counter tracks, at most
 // MaxCountersPerRun instants of them (every k-th, where there are more).
+// A sample's utilisation is of the period that ends at it, from the
+// sampler's reading before (telemetry/samples), so it is drawn where that
+// period began and holds until the next; its frequency is a reading at the
+// sample's own instant, and is drawn there.
 func (b *builder) telemetry(name string, rec results.RunRecord) {
 	if rec.TelemetryCSV == "" {
 		return
@@ -342,21 +346,44 @@ func (b *builder) telemetry(name string, rec results.RunRecord) {
 		stride = (n + MaxCountersPerRun - 1) / MaxCountersPerRun
 		b.leftOut = append(b.leftOut, fmt.Sprintf("%s: telemetry thinned to every %d-th of its %d instants", name, stride, n))
 	}
+	began := periods(read, b.run.Options.TelemetryPeriod)
 	k, last := -1, math.NaN()
-	for _, s := range read {
+	for i, s := range read {
 		if s.T != last {
 			k, last = k+1, s.T
 		}
 		if k%stride != 0 {
 			continue
 		}
-		ts := us(b.at(t0) + nanos(s.T))
 		b.cpus[s.CPU] = true
 		if s.UtilPct != nil {
-			b.events = append(b.events, Event{Name: fmt.Sprintf("CPU %d utilisation", s.CPU), Ph: "C", TS: ts, PID: CPUsPID, TID: 0, Args: map[string]any{"%": *s.UtilPct}})
+			b.events = append(b.events, Event{Name: fmt.Sprintf("CPU %d utilisation", s.CPU), Ph: "C", TS: us(b.at(t0) + nanos(began[i])), PID: CPUsPID, TID: 0, Args: map[string]any{"%": *s.UtilPct}})
 		}
 		if s.FreqMHz != nil {
-			b.events = append(b.events, Event{Name: fmt.Sprintf("CPU %d frequency", s.CPU), Ph: "C", TS: ts, PID: CPUsPID, TID: 0, Args: map[string]any{"MHz": *s.FreqMHz}})
+			b.events = append(b.events, Event{Name: fmt.Sprintf("CPU %d frequency", s.CPU), Ph: "C", TS: us(b.at(t0) + nanos(s.T)), PID: CPUsPID, TID: 0, Args: map[string]any{"MHz": *s.FreqMHz}})
 		}
 	}
+}
+
+// periods is when each sample's period began, in the CSV's seconds: at
+// the CPU's sample before it (the sampler's reading that its utilisation
+// is counted from, which a failed reading leaves further back, and which
+// the last sample, taken as the run ended, follows by less than a
+// period), and for a CPU's first sample one period before it, but not
+// before the CSV's start, its first reading; where run.json does not give
+// the period, at that start.
+func periods(read []samples.Sample, period float64) []float64 {
+	out := make([]float64, len(read))
+	prev := map[int]float64{}
+	for i, s := range read {
+		p, ok := prev[s.CPU]
+		if !ok {
+			p = 0
+			if period > 0 {
+				p = max(0, s.T-period)
+			}
+		}
+		out[i], prev[s.CPU] = min(p, s.T), s.T
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,8 +97,8 @@ func TestWhatTheTraceHolds(t *testing.T) {
 		{"X", "fib #1", 200_000, 25_000, RunsPID, 1},       // the failed run, a verdict of its own
 		{"i", "speed probe before", 99_500, 0, RunsPID, 1}, // probe_before.at
 		{"X", "kworker/1:2", 112_000, 2_000, CPUsPID, cpuTID(1)},
-		{"C", "CPU 1 utilisation", 129_000, 0, CPUsPID, 0}, // telemetry.started + t_s
-		{"C", "CPU 0 frequency", 129_000, 0, CPUsPID, 0},
+		{"C", "CPU 1 utilisation", 114_000, 0, CPUsPID, 0}, // telemetry.started + the t_s before
+		{"C", "CPU 0 frequency", 130_000, 0, CPUsPID, 0},   // telemetry.started + its t_s
 		{"i", "who ran on the target: not recorded", 200_000, 0, RunsPID, 1},
 	} {
 		var hit bool
@@ -134,6 +135,42 @@ func TestWhatTheTraceHolds(t *testing.T) {
 	}
 	if got := tr.OtherData["clock"].(string); !strings.Contains(got, "2026-12-05T10:00:00Z") {
 		t.Errorf("the clock is said as %q", got)
+	}
+}
+
+// TestCountersAtTheirPeriodsStart reads telemetry sampled every 100 ms,
+// the last sample taken as the run ended 45 ms after the one before: each
+// utilisation, that of the period ending at its sample, is drawn where its
+// period began (the first at the sampler's first reading, t_s 0), and each
+// frequency, a reading at its sample, at the sample.
+func TestCountersAtTheirPeriodsStart(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "telemetry"), 0o755)
+	csv := "t_s,cpu,util_pct,freq_mhz,freq_source\n" +
+		"0.100,1,10.0,1000.0,scaling_cur_freq\n0.200,1,20.0,2000.0,scaling_cur_freq\n" +
+		"0.300,1,30.0,3000.0,scaling_cur_freq\n0.345,1,40.0,4000.0,scaling_cur_freq\n"
+	if err := os.WriteFile(filepath.Join(dir, "telemetry", "fib-0.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := load(t, fixture)
+	run.Options.TelemetryPeriod = 0.1
+	run.Benchmarks[0].Runs = run.Benchmarks[0].Runs[:1]
+	run.Benchmarks[0].Runs[0].Scheduling = nil
+	t0 := 99_000.0 // telemetry.started, in µs from run.json's started
+	for _, c := range []struct {
+		name string
+		want []float64 // ms after t0
+	}{
+		{"CPU 1 utilisation", []float64{0, 100, 200, 300}},
+		{"CPU 1 frequency", []float64{100, 200, 300, 345}},
+	} {
+		var got []float64
+		for _, e := range find(Build(run, dir), "C", c.name) {
+			got = append(got, (e.TS-t0)/1000)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s drawn at %v ms after the telemetry's start, want %v", c.name, got, c.want)
+		}
 	}
 }
 
