@@ -3,6 +3,7 @@ package traceevent
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"corepin.dev/corepin/oncpu/timeline"
@@ -13,43 +14,102 @@ import (
 
 // builder collects a run's events and what had to be left out.
 type builder struct {
-	run     *results.Run
-	dir     string
-	events  []Event
-	cpus    map[int]bool // CPUs with a track
-	leftOut []string
+	run    *results.Run
+	dir    string
+	events []Event
+	cpus   map[int]bool // CPUs with a track, named
+	// limit bounds len(events) (MaxEvents); reserved is room kept for
+	// the runs' own slices still to come, which every run has.
+	limit, reserved int
+	leftOut         []string
+	moreLeftOut     int // notes past maxLeftOut, counted
 }
+
+// maxLeftOut bounds otherData.left_out: a run.json from elsewhere may
+// have any number of runs, each with what it left out.
+const maxLeftOut = 100
 
 // Build makes the trace of a run whose results folder is dir. A file of
 // the folder that cannot be read leaves its events out, and the trace's
 // metadata says which and why: a trace is never refused for it.
-func Build(run *results.Run, dir string) *Trace {
-	b := &builder{run: run, dir: dir, cpus: map[int]bool{}}
+func Build(run *results.Run, dir string) *Trace { return build(run, dir, MaxEvents) }
+
+// build makes the trace with at most limit events. Each run's own slice
+// comes first, room for it kept from the start; the rest of a run (its
+// probes, who ran on the target, its telemetry) is added event by event
+// while there is room, and what did not fit is said.
+func build(run *results.Run, dir string, limit int) *Trace {
+	b := &builder{run: run, dir: dir, cpus: map[int]bool{}, limit: limit}
 	b.meta(RunsPID, 0, "process_name", "runs")
 	b.meta(CPUsPID, 0, "process_name", "CPUs")
 	b.meta(RunsPID, 0, "process_sort_index", 0)
 	b.meta(CPUsPID, 0, "process_sort_index", 1)
+	for _, bench := range run.Benchmarks {
+		b.reserved += 2 + len(bench.Runs) + len(bench.DroppedRuns) // its track's names, its runs
+	}
+	skipped := 0
 	for i, bench := range run.Benchmarks {
 		tid := i + 1
 		name := bench.Name
 		if name == "" {
 			name = fmt.Sprintf("benchmark %d", tid) // a run.json from elsewhere
 		}
-		b.meta(RunsPID, tid, "thread_name", name)
-		b.meta(RunsPID, tid, "thread_sort_index", tid)
-		for _, rec := range bench.Runs {
-			b.addRun(tid, bench.Name, rec)
+		b.reserved -= 2 + len(bench.Runs) + len(bench.DroppedRuns)
+		if !b.add(metaEvent(RunsPID, tid, "thread_name", name), metaEvent(RunsPID, tid, "thread_sort_index", tid)) {
+			skipped += len(bench.Runs) + len(bench.DroppedRuns)
+			continue
 		}
-		for _, rec := range bench.DroppedRuns {
-			b.addRun(tid, bench.Name, rec)
+		b.reserved += len(bench.Runs) + len(bench.DroppedRuns)
+		for _, rec := range slices.Concat(bench.Runs, bench.DroppedRuns) {
+			if !b.addRun(tid, bench.Name, rec) {
+				skipped++
+			}
 		}
 	}
-	for cpu := range b.cpus {
-		b.meta(CPUsPID, cpuTID(cpu), "thread_name", fmt.Sprintf("CPU %d", cpu))
-		b.meta(CPUsPID, cpuTID(cpu), "thread_sort_index", cpu)
+	if skipped > 0 {
+		b.note(fmt.Sprintf("%d runs, the slices of the runs too (the trace holds at most %d events)", skipped, b.limit))
+	}
+	if b.moreLeftOut > 0 {
+		b.leftOut = append(b.leftOut, fmt.Sprintf("and %d more of what is left out", b.moreLeftOut))
 	}
 	sortEvents(b.events)
 	return &Trace{TraceEvents: b.events, DisplayTimeUnit: "ms", OtherData: b.otherData()}
+}
+
+// add adds events where the trace has room for them beside the runs'
+// slices still to come, all of them or none, and reports which.
+func (b *builder) add(ev ...Event) bool {
+	if len(b.events)+b.reserved+len(ev) > b.limit {
+		return false
+	}
+	b.events = append(b.events, ev...)
+	return true
+}
+
+// track gives a CPU its track, named where it first appears, and reports
+// whether it has one: a slice may go on it, as the names fit.
+func (b *builder) track(cpu int) bool {
+	if b.cpus[cpu] {
+		return true
+	}
+	b.cpus[cpu] = b.add(metaEvent(CPUsPID, cpuTID(cpu), "thread_name", fmt.Sprintf("CPU %d", cpu)),
+		metaEvent(CPUsPID, cpuTID(cpu), "thread_sort_index", cpu))
+	return b.cpus[cpu]
+}
+
+// note says what was left out of the trace, the first maxLeftOut notes
+// in full and the rest counted.
+func (b *builder) note(what string) {
+	if len(b.leftOut) == maxLeftOut {
+		b.moreLeftOut++
+		return
+	}
+	b.leftOut = append(b.leftOut, what)
+}
+
+// full is the reason a batch of a run's events stops short.
+func (b *builder) full() string {
+	return fmt.Sprintf("the trace holds at most %d events", b.limit)
 }
 
 // cpuTID is a CPU's thread in the CPUs process.
@@ -69,17 +129,22 @@ func (b *builder) otherData() map[string]any {
 		"corepin_version": r.Host.Corepin,
 		"target":          r.Target.CPUs().String(),
 		"bounds": fmt.Sprintf("at most %d slices of who ran on the target and %d telemetry instants a run, %d events in all",
-			MaxSlicesPerRun, MaxCountersPerRun, MaxEvents),
+			MaxSlicesPerRun, MaxCountersPerRun, b.limit),
 		"left_out": left,
 	}
 }
 
+// meta adds a process's metadata, which comes before anything else.
 func (b *builder) meta(pid, tid int, name string, value any) {
+	b.events = append(b.events, metaEvent(pid, tid, name, value))
+}
+
+func metaEvent(pid, tid int, name string, value any) Event {
 	key := "name"
 	if name == "process_sort_index" || name == "thread_sort_index" {
 		key = "sort_index"
 	}
-	b.events = append(b.events, Event{Name: name, Ph: "M", PID: pid, TID: tid, Args: map[string]any{key: value}})
+	return Event{Name: name, Ph: "M", PID: pid, TID: tid, Args: map[string]any{key: value}}
 }
 
 // at is a moment in ns since the run's start, on the wall clock: a time
@@ -140,21 +205,23 @@ func (b *builder) window(rec results.RunRecord) (start, end int64, placed string
 	return start, start + max(0, nanos(rec.WallS)), "at the start of the run's record, for its wall time: this run.json has no window of the target's readings"
 }
 
-func (b *builder) addRun(tid int, bench string, rec results.RunRecord) {
+// addRun adds a run: its slice over its window, and what fits of the
+// rest. It reports whether the run's slice was added.
+func (b *builder) addRun(tid int, bench string, rec results.RunRecord) bool {
 	start, end, placed := b.window(rec)
 	name := runName(bench, rec)
 	args := runArgs(rec)
 	if placed != "" {
 		args["placed"] = placed
 	}
-	b.events = append(b.events, Event{Name: name, Cat: "run", Ph: "X", TS: us(start), Dur: dur(us(end - start)), PID: RunsPID, TID: tid, Args: args})
-	b.probes(tid, rec)
-	if len(b.events) >= MaxEvents {
-		b.leftOut = append(b.leftOut, name+": who ran on the target and the telemetry (the trace holds "+fmt.Sprint(MaxEvents)+" events)")
-		return
+	b.reserved--
+	if !b.add(Event{Name: name, Cat: "run", Ph: "X", TS: us(start), Dur: dur(us(end - start)), PID: RunsPID, TID: tid, Args: args}) {
+		return false
 	}
-	b.whoRan(tid, name, rec, start, end)
+	b.probes(tid, name, rec)
+	b.whoRan(tid, name, args, rec, start, end)
 	b.telemetry(name, rec)
+	return true
 }
 
 // runArgs are what the run's slice shows of its record: the verdict and
@@ -202,7 +269,7 @@ func others(rec results.RunRecord) *evidence.Others {
 }
 
 // probes are the speed witness's two probes, instants where they began.
-func (b *builder) probes(tid int, rec results.RunRecord) {
+func (b *builder) probes(tid int, name string, rec results.RunRecord) {
 	for _, p := range []struct {
 		name  string
 		probe *results.SpeedProbe
@@ -218,66 +285,75 @@ func (b *builder) probes(tid int, rec results.RunRecord) {
 		if p.probe.OnCPU != nil {
 			args["on_cpu"] = *p.probe.OnCPU
 		}
-		b.events = append(b.events, Event{Name: p.name, Cat: "speed", Ph: "i", S: "t", TS: us(b.at(p.probe.At)), PID: RunsPID, TID: tid, Args: args})
+		if !b.add(Event{Name: p.name, Cat: "speed", Ph: "i", S: "t", TS: us(b.at(p.probe.At)), PID: RunsPID, TID: tid, Args: args}) {
+			b.note(name + ": the " + p.name + " (" + b.full() + ")")
+		}
 	}
 }
 
 // whoRan puts the run's slices on the target CPUs' tracks, and the others'
 // share of the target as a counter over the run; where the slices are
-// missing, an instant on the run's track says why.
-func (b *builder) whoRan(tid int, name string, rec results.RunRecord, start, end int64) {
+// missing, an instant on the run's track says why. args are the run's
+// slice's: they say how many slices did not fit in the trace.
+func (b *builder) whoRan(tid int, name string, args map[string]any, rec results.RunRecord, start, end int64) {
 	o := others(rec)
-	if o != nil {
-		b.events = append(b.events,
-			Event{Name: "others' share of the target", Ph: "C", TS: us(start), PID: CPUsPID, TID: 0, Args: map[string]any{"%": 100 * o.Share}},
-			Event{Name: "others' share of the target", Ph: "C", TS: us(end), PID: CPUsPID, TID: 0, Args: map[string]any{"%": 0.0}})
+	if o != nil && !b.add(
+		Event{Name: "others' share of the target", Ph: "C", TS: us(start), PID: CPUsPID, TID: 0, Args: map[string]any{"%": 100 * o.Share}},
+		Event{Name: "others' share of the target", Ph: "C", TS: us(end), PID: CPUsPID, TID: 0, Args: map[string]any{"%": 0.0}}) {
+		b.note(name + ": the others' share of the target (" + b.full() + ")")
 	}
 	for _, cpu := range b.run.Target.CPUs().CPUs() {
-		b.cpus[cpu] = true
+		b.track(cpu)
 	}
-	shown, why := b.slices(rec, start, end)
+	shown, unshown, why := b.slices(rec, start, end)
+	if unshown > 0 {
+		args["slices_left_out"] = unshown
+		b.note(fmt.Sprintf("%s: %d of its %d slices of who ran on the target (%s)", name, unshown, shown+unshown, b.full()))
+	}
 	if why == "" {
 		return
 	}
-	args := map[string]any{"why": why}
+	iargs := map[string]any{"why": why}
 	if o != nil {
-		args["others_ms"] = 1000 * o.S
+		iargs["others_ms"] = 1000 * o.S
 	}
 	what := "who ran on the target: not recorded"
 	if shown > 0 {
 		what = "who ran on the target: partly recorded"
 	}
-	b.events = append(b.events, Event{Name: what, Cat: "switches", Ph: "i", S: "t", TS: us(start), PID: RunsPID, TID: tid, Args: args})
+	if !b.add(Event{Name: what, Cat: "switches", Ph: "i", S: "t", TS: us(start), PID: RunsPID, TID: tid, Args: iargs}) {
+		b.note(name + ": " + what + " (" + b.full() + ")")
+	}
 	if rec.Scheduling != nil && rec.Scheduling.Sharing != nil && rec.Scheduling.Sharing.Switches != nil && rec.Scheduling.Sharing.Switches.File != "" {
-		b.leftOut = append(b.leftOut, name+": "+why)
+		b.note(name + ": " + why)
 	}
 }
 
 // slices adds the run's slices of who ran on the target, cut to its
-// window; it returns how many it added, and why there are none or why
-// some are missing.
-func (b *builder) slices(rec results.RunRecord, start, end int64) (shown int, why string) {
+// window; it returns how many it added, how many did not fit in the
+// trace, and why there are none or why some are missing.
+func (b *builder) slices(rec results.RunRecord, start, end int64) (shown, unshown int, why string) {
 	var sh *evidence.Sharing
 	if rec.Scheduling != nil {
 		sh = rec.Scheduling.Sharing
 	}
 	switch {
 	case sh == nil:
-		return 0, "the run has no sharing record"
+		return 0, 0, "the run has no sharing record"
 	case sh.Switches == nil && sh.PreemptorsError != "":
-		return 0, "the scheduler's switch events were not traced: " + sh.PreemptorsError
+		return 0, 0, "the scheduler's switch events were not traced: " + sh.PreemptorsError
 	case sh.Switches == nil:
-		return 0, "the scheduler's switch events were not traced (corepin loads its BPF tracer as root, or with CAP_BPF and CAP_PERFMON, on a kernel with BTF)"
+		return 0, 0, "the scheduler's switch events were not traced (corepin loads its BPF tracer as root, or with CAP_BPF and CAP_PERFMON, on a kernel with BTF)"
 	case sh.Switches.Error != "":
-		return 0, sh.Switches.Error
+		return 0, 0, sh.Switches.Error
 	case sh.Switches.File == "":
-		return 0, "the slices were not kept in the results folder"
+		return 0, 0, "the slices were not kept in the results folder"
 	case others(rec) == nil || others(rec).From.IsZero():
-		return 0, "the run has no window for the slices' times"
+		return 0, 0, "the run has no window for the slices' times"
 	}
 	f, err := results.OpenIn(b.dir, sh.Switches.File)
 	if err != nil {
-		return 0, "reading " + sh.Switches.File + ": " + err.Error()
+		return 0, 0, "reading " + sh.Switches.File + ": " + err.Error()
 	}
 	defer f.Close()
 	sl, err := timeline.ReadCSV(f, MaxSlicesPerRun)
@@ -286,7 +362,7 @@ func (b *builder) slices(rec results.RunRecord, start, end int64) (shown int, wh
 		note = "reading " + sh.Switches.File + ": " + err.Error() // the slices before it are kept
 	}
 	ended := map[int]int64{} // each CPU's last slice's end: a file from elsewhere may overlap
-	for _, s := range sl {
+	for i, s := range sl {
 		from, to := max(start, start+nanos(s.Start)), min(end, start+nanos(s.End))
 		if e, ok := ended[s.CPU]; ok {
 			from = max(from, e)
@@ -294,20 +370,22 @@ func (b *builder) slices(rec results.RunRecord, start, end int64) (shown int, wh
 		if to < from {
 			continue
 		}
-		ended[s.CPU] = to
 		cat := "others"
 		if s.Work {
 			cat = "work"
 		}
-		b.cpus[s.CPU] = true
+		if !b.track(s.CPU) || !b.add(Event{Name: s.Comm, Cat: cat, Ph: "X", TS: us(from), Dur: dur(us(to - from)), PID: CPUsPID, TID: cpuTID(s.CPU),
+			Args: map[string]any{"pid": s.PID, "tid": s.TID, "on_cpu_ms": 1000 * s.OnCPUS, "work": s.Work}}) {
+			unshown = len(sl) - i
+			break
+		}
+		ended[s.CPU] = to
 		shown++
-		b.events = append(b.events, Event{Name: s.Comm, Cat: cat, Ph: "X", TS: us(from), Dur: dur(us(to - from)), PID: CPUsPID, TID: cpuTID(s.CPU),
-			Args: map[string]any{"pid": s.PID, "tid": s.TID, "on_cpu_ms": 1000 * s.OnCPUS, "work": s.Work}})
 	}
 	if sh.Switches.Lost > 0 {
-		return shown, fmt.Sprintf("%d earlier slices of the window were not kept (each target CPU logs its latest ones): their time is in no slice", sh.Switches.Lost)
+		return shown, unshown, fmt.Sprintf("%d earlier slices of the window were not kept (each target CPU logs its latest ones): their time is in no slice", sh.Switches.Lost)
 	}
-	return shown, note
+	return shown, unshown, note
 }
 
 // telemetry puts the run's samples on the CPUs' counter tracks, at most
@@ -322,19 +400,19 @@ func (b *builder) telemetry(name string, rec results.RunRecord) {
 	}
 	f, err := results.OpenIn(b.dir, rec.TelemetryCSV)
 	if err != nil {
-		b.leftOut = append(b.leftOut, name+": telemetry: "+err.Error())
+		b.note(name + ": telemetry: " + err.Error())
 		return
 	}
 	defer f.Close()
 	read, _, err := samples.ReadCSV(f)
 	if err != nil {
-		b.leftOut = append(b.leftOut, name+": telemetry: "+err.Error()) // the samples before it are kept
+		b.note(name + ": telemetry: " + err.Error()) // the samples before it are kept
 	}
 	t0 := rec.Telemetry.Started
 	if t0.IsZero() {
 		t0 = rec.Started
 		if len(read) > 0 {
-			b.leftOut = append(b.leftOut, name+": the telemetry is placed from the run record's start, as this run.json has not its own")
+			b.note(name + ": the telemetry is placed from the run record's start, as this run.json has not its own")
 		}
 	}
 	instants := map[float64]bool{}
@@ -344,10 +422,10 @@ func (b *builder) telemetry(name string, rec results.RunRecord) {
 	stride := 1
 	if n := len(instants); n > MaxCountersPerRun {
 		stride = (n + MaxCountersPerRun - 1) / MaxCountersPerRun
-		b.leftOut = append(b.leftOut, fmt.Sprintf("%s: telemetry thinned to every %d-th of its %d instants", name, stride, n))
+		b.note(fmt.Sprintf("%s: telemetry thinned to every %d-th of its %d instants", name, stride, n))
 	}
 	began := periods(read, b.run.Options.TelemetryPeriod)
-	k, last := -1, math.NaN()
+	k, last, unshown := -1, math.NaN(), 0
 	for i, s := range read {
 		if s.T != last {
 			k, last = k+1, s.T
@@ -355,13 +433,16 @@ func (b *builder) telemetry(name string, rec results.RunRecord) {
 		if k%stride != 0 {
 			continue
 		}
-		b.cpus[s.CPU] = true
-		if s.UtilPct != nil {
-			b.events = append(b.events, Event{Name: fmt.Sprintf("CPU %d utilisation", s.CPU), Ph: "C", TS: us(b.at(t0) + nanos(began[i])), PID: CPUsPID, TID: 0, Args: map[string]any{"%": *s.UtilPct}})
+		b.track(s.CPU) // a counter's track is the process's, its CPU's named as the rest are
+		if s.UtilPct != nil && !b.add(Event{Name: fmt.Sprintf("CPU %d utilisation", s.CPU), Ph: "C", TS: us(b.at(t0) + nanos(began[i])), PID: CPUsPID, TID: 0, Args: map[string]any{"%": *s.UtilPct}}) {
+			unshown++
 		}
-		if s.FreqMHz != nil {
-			b.events = append(b.events, Event{Name: fmt.Sprintf("CPU %d frequency", s.CPU), Ph: "C", TS: us(b.at(t0) + nanos(s.T)), PID: CPUsPID, TID: 0, Args: map[string]any{"MHz": *s.FreqMHz}})
+		if s.FreqMHz != nil && !b.add(Event{Name: fmt.Sprintf("CPU %d frequency", s.CPU), Ph: "C", TS: us(b.at(t0) + nanos(s.T)), PID: CPUsPID, TID: 0, Args: map[string]any{"MHz": *s.FreqMHz}}) {
+			unshown++
 		}
+	}
+	if unshown > 0 {
+		b.note(fmt.Sprintf("%s: telemetry: %d of its counter points (%s)", name, unshown, b.full()))
 	}
 }
 

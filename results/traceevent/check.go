@@ -261,6 +261,10 @@ func verifyRun(b *builder, tr *Trace, tid int, bench string, rec results.RunReco
 		return a, nil
 	}
 	a.OthersS = o.S
+	if n, ok := number(s.Args["slices_left_out"]); ok && n > 0 {
+		a.Why = fmt.Sprintf("%d slices were left out of the trace (it holds at most %d events)", int(n), MaxEvents)
+		return a, nil
+	}
 	switch {
 	case rec.Scheduling.Sharing.Switches == nil:
 		a.Why = "the scheduler's switch events were not traced"
@@ -299,6 +303,8 @@ func number(v any) (float64, bool) {
 		return f, err == nil
 	case float64:
 		return v, true
+	case int:
+		return float64(v), true
 	}
 	return 0, false
 }

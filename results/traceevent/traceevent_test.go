@@ -295,6 +295,41 @@ func TestTelemetryThinned(t *testing.T) {
 	}
 }
 
+// TestTheBoundIsABound builds the fixture's trace under every bound from
+// what its runs' own slices need to all it has: the trace never holds more
+// events than its bound, keeps to the format, still has every run's slice,
+// says what it left out, and Verify adds up no run whose slices it cut.
+func TestTheBoundIsABound(t *testing.T) {
+	run := load(t, fixture)
+	all := len(Build(run, fixture).TraceEvents)
+	essential := 4 + 2 + 2 // the processes' names, the benchmark's, its two runs
+	for limit := essential; limit <= all; limit++ {
+		tr := build(run, fixture, limit)
+		if n := len(tr.TraceEvents); n > limit {
+			t.Errorf("bound %d: %d events", limit, n)
+		}
+		data, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked, err := Check(data)
+		if err != nil {
+			t.Errorf("bound %d: %v", limit, err)
+			continue
+		}
+		if _, err := Verify(run, checked); err != nil {
+			t.Errorf("bound %d: %v", limit, err)
+		}
+		left := tr.OtherData["left_out"].([]string)
+		if len(tr.TraceEvents) < all && len(left) == 0 {
+			t.Errorf("bound %d: %d of %d events, and nothing said to be left out", limit, len(tr.TraceEvents), all)
+		}
+		if limit == all-1 && !strings.Contains(strings.Join(left, "; "), fmt.Sprintf("holds at most %d events", limit)) {
+			t.Errorf("bound %d: left out %q, without the bound", limit, left)
+		}
+	}
+}
+
 // leafImports are what the trace view may link outside the standard
 // library: what results links, and the two CSV formats it reads.
 var leafImports = map[string]bool{
