@@ -216,10 +216,13 @@ type Agreement struct {
 
 // Verify holds a trace to the run it was made of: each run is one slice
 // on its benchmark's track over its measured window (between the readings
-// of the target, which the work's own wall time lies within), and where
-// the slices of who ran on the target were kept whole, their time outside
-// the work adds up to the run's others' time within Tolerance. It returns
-// each run's figures, and an error for the first that does not hold.
+// of the target, which the work's own wall time lies within), no slice
+// of others' time is drawn longer than the time charged to it, and where
+// the slices of who ran on the target were kept whole, the time charged
+// to those outside the work adds up to the run's others' time within
+// Tolerance: the kernel's one account (sum_exec_runtime) of one window,
+// like with like. It returns each run's figures, and an error for the
+// first that does not hold.
 func Verify(run *results.Run, tr *Trace) ([]Agreement, error) {
 	var out []Agreement
 	b := &builder{run: run}
@@ -283,9 +286,11 @@ func verifyRun(b *builder, tr *Trace, tid int, bench string, rec results.RunReco
 		if e.Ph != "X" || e.PID != CPUsPID || e.Cat != "others" || ns(e.TS) < start || ns(e.TS)+ns(*e.Dur) > end {
 			continue
 		}
-		if v, ok := number(e.Args["on_cpu_ms"]); ok {
-			a.SlicesS += v / 1000
+		v, _ := number(e.Args["on_cpu_ms"])
+		if ns(*e.Dur) > int64(math.Round(v*1e6)) {
+			return a, fmt.Errorf("%s: %q at %.3f µs is drawn for %.3f µs as others' time, but charged %.3f µs", name, e.Name, e.TS, *e.Dur, 1000*v)
 		}
+		a.SlicesS += v / 1000
 	}
 	a.Compared = true
 	if d := math.Abs(a.SlicesS - a.OthersS); d > Tolerance {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,6 +136,49 @@ func TestWhatTheTraceHolds(t *testing.T) {
 	}
 	if got := tr.OtherData["clock"].(string); !strings.Contains(got, "2026-12-05T10:00:00Z") {
 		t.Errorf("the clock is said as %q", got)
+	}
+}
+
+// othersDrawn is the time of the slices drawn as others' on the CPUs'
+// tracks, in ms.
+func othersDrawn(tr *Trace) float64 {
+	var sum float64
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" && e.PID == CPUsPID && e.Cat == "others" {
+			sum += *e.Dur / 1000
+		}
+	}
+	return sum
+}
+
+// TestVisibleOthersAreCharged reads the fixture's slice of a thread still
+// running when the window was cut, 4 ms on the CPU of which the kernel
+// had charged 1 ms: it is drawn as others' time for the 1 ms, the rest
+// after it as not charged, so that the others' time drawn is run.json's
+// 3 ms. A slice of a file from elsewhere that runs past the window is cut
+// to it, with its run time in proportion.
+func TestVisibleOthersAreCharged(t *testing.T) {
+	tr, err := Check(write(t, load(t, fixture), fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := othersDrawn(tr); math.Abs(got-3) > 1e-9 {
+		t.Errorf("%.3f ms drawn as others' time, want the 3 ms charged", got)
+	}
+	rest := find(tr, "X", "spin (not charged)")
+	if len(rest) != 1 || rest[0].TS != 127_000 || *rest[0].Dur != 3_000 || rest[0].Cat != "uncharged" || !strings.Contains(rest[0].Args["why"].(string), "still running") {
+		t.Errorf("the uncharged rest of the running slice: %+v", rest)
+	}
+
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "timeline"), 0o755)
+	csv := "start_s,end_s,cpu,pid,tid,on_cpu_s,work,comm\n0.020000000,0.040000000,1,9,9,0.010000000,0,spin\n"
+	if err := os.WriteFile(filepath.Join(dir, "timeline", "fib-0.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spin := find(Build(load(t, fixture), dir), "X", "spin")
+	if len(spin) != 1 || spin[0].TS != 120_000 || *spin[0].Dur != 5_000 || spin[0].Args["on_cpu_ms"] != 5.0 {
+		t.Errorf("a slice past the window's end: %+v, want 5 ms of its 10 ms run time drawn, in the window's last 10 ms", spin)
 	}
 }
 
