@@ -268,6 +268,22 @@ func others(rec results.RunRecord) *evidence.Others {
 	return nil
 }
 
+// inconsistent says why the run's own reading of the target cannot be
+// taken as a measurement, "" where it can: a busy time longer than the
+// window on every target CPU (beyond the readings' own resolution) is
+// time no window holds. The kernel charges a running thread's time at its
+// next tick or switch, so a reading may count time from before the window
+// in it; the others' time, the busy time less the work's, is then an
+// artefact of the reading, and the trace says so rather than draw it.
+func inconsistent(o *evidence.Others) string {
+	if o == nil || o.CPUs <= 0 || !(o.BusyS > o.WindowS*float64(o.CPUs)+o.ResolutionS) {
+		return ""
+	}
+	return fmt.Sprintf("run.json's reading of the target is inconsistent: its busy time, %.3f ms, is more than its window, %.3f ms × %d CPUs, "+
+		"so its others' time, %.3f ms, is not a measurement (the kernel charges a running thread's time at its next tick or switch: time from before the window was read in it)",
+		1000*o.BusyS, 1000*o.WindowS, o.CPUs, 1000*o.S)
+}
+
 // probes are the speed witness's two probes, instants where they began.
 func (b *builder) probes(tid int, name string, rec results.RunRecord) {
 	for _, p := range []struct {
@@ -297,7 +313,13 @@ func (b *builder) probes(tid int, name string, rec results.RunRecord) {
 // slice's: they say how many slices did not fit in the trace.
 func (b *builder) whoRan(tid int, name string, args map[string]any, rec results.RunRecord, start, end int64) {
 	o := others(rec)
-	if o != nil && !b.add(
+	if why := inconsistent(o); why != "" {
+		args["others_reading"] = why
+		if !b.add(Event{Name: "others' time: run.json's reading is inconsistent", Cat: "sharing", Ph: "i", S: "t", TS: us(start), PID: RunsPID, TID: tid,
+			Args: map[string]any{"why": why, "target_busy_ms": 1000 * o.BusyS, "window_ms": 1000 * o.WindowS, "cpus": o.CPUs, "others_ms": 1000 * o.S}}) {
+			b.note(name + ": " + why)
+		}
+	} else if o != nil && !b.add(
 		Event{Name: "others' share of the target", Ph: "C", TS: us(start), PID: CPUsPID, TID: 0, Args: map[string]any{"%": 100 * o.Share}},
 		Event{Name: "others' share of the target", Ph: "C", TS: us(end), PID: CPUsPID, TID: 0, Args: map[string]any{"%": 0.0}}) {
 		b.note(name + ": the others' share of the target (" + b.full() + ")")

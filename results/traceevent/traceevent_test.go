@@ -309,6 +309,40 @@ func TestVerifyDisagrees(t *testing.T) {
 	}
 }
 
+// TestInconsistentReading gives run 0 the reading of a real run: the
+// target busy for longer than the window on its one CPU, which no window
+// holds. The trace says so on the run and draws no others' share from
+// it, and Verify says so for the run instead of failing on a others'
+// time that is not a measurement.
+func TestInconsistentReading(t *testing.T) {
+	run := load(t, fixture)
+	o := run.Benchmarks[0].Runs[0].Scheduling.Sharing.Others
+	o.BusyS, o.S = 0.0312, 0.0082 // 31.2 ms busy in a 30 ms window; less the work's 23 ms
+	tr, err := Check(write(t, run, fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := Verify(run, tr)
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	if ag[0].Compared || !strings.Contains(ag[0].Why, "inconsistent") || ag[0].SlicesS != 0.003 {
+		t.Errorf("run 0: %+v, want it not compared, saying the reading is inconsistent, with its slices' 3 ms", ag[0])
+	}
+	said := find(tr, "i", "others' time: run.json's reading is inconsistent")
+	if len(said) != 1 || said[0].TS != 100_000 || !strings.Contains(said[0].Args["why"].(string), "31.200 ms") {
+		t.Errorf("the instant on the run: %+v", said)
+	}
+	if r, _ := find(tr, "X", "fib #0")[0].Args["others_reading"].(string); !strings.Contains(r, "not a measurement") {
+		t.Errorf("the run's slice says of the reading %q", r)
+	}
+	for _, e := range find(tr, "C", "others' share of the target") {
+		if e.TS >= 100_000 && e.TS <= 130_000 {
+			t.Errorf("an others' share drawn from the inconsistent reading: %+v", e)
+		}
+	}
+}
+
 // TestTelemetryThinned gives a run more telemetry instants than a run may
 // show: every k-th is kept, and the trace says so.
 func TestTelemetryThinned(t *testing.T) {
