@@ -46,8 +46,10 @@ func TestOutputsOntoACharacterDevice(t *testing.T) {
 		}
 		stillCharDevice(t, null, args[0])
 	}
-	if _, err := os.Stat(filepath.Join(folders[0], "report.html")); err == nil {
-		t.Errorf("report --out wrote into the folder too")
+	for _, view := range []string{"report.html", "trace.json"} {
+		if _, err := os.Stat(filepath.Join(folders[0], view)); err == nil {
+			t.Errorf("report --out wrote %s into the folder too", view)
+		}
 	}
 	t.Run("exec", func(t *testing.T) {
 		requireExec(t)

@@ -33,6 +33,24 @@ func keptElsewhere(in *cli.Invocation, what, path string, why error, write func(
 	return kept, nil
 }
 
+// writeView writes one view of the folder (what: "page", "trace"): to
+// file where one is named, else into the folder by inFolder, or to
+// $TMPDIR where the folder cannot take it. It returns the view's path.
+func writeView(in *cli.Invocation, what, file, dir string, run *results.Run,
+	inFolder func(string, *results.Run) (string, error), write func(io.Writer) error) (string, error) {
+	if file != "" {
+		if err := atomicfile.Write(file, write); err != nil {
+			return "", placeError(err)
+		}
+		return file, nil
+	}
+	path, err := inFolder(dir, run)
+	if err != nil {
+		return keptElsewhere(in, what, path, err, write)
+	}
+	return path, nil
+}
+
 // writePage writes report.html, the HTML page, into the results folder.
 func writePage(dir string, run *results.Run) error {
 	_, err := page.WriteFile(dir, run)
@@ -61,6 +79,10 @@ chrome://tracing open, is written beside it as trace.json, or to --trace:
 the runs as slices with their verdicts and speed probes, who ran on each
 target CPU slice by slice (where corepin could trace the scheduler's
 switches), and every CPU's utilisation and frequency as counters.
+
+With --out or --trace, only the views named are written, each where it is
+named, and nothing into the folder: --out alone writes no trace, --trace
+alone no page (give both for both).
 
 The folder itself is never changed: a crashed run is shown from its
 journal as it stands, and where the folder cannot take the page or the
@@ -96,33 +118,29 @@ trace (read-only, full), they go to $TMPDIR, said.`,
 			if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 				dir = filepath.Dir(dir) // run.json named itself
 			}
-			write := func(w io.Writer) error { return page.Write(w, run, dir) }
-			path, tracePath := out, trace
-			if path == "" {
-				if path, err = page.WriteFile(dir, run); err != nil {
-					if path, err = keptElsewhere(in, "page", path, err, write); err != nil {
-						return err
-					}
+			// Asked for neither view elsewhere, report writes both into
+			// the folder, as run does; asked for one, it writes only what
+			// it was asked for, where it was asked: never a view into
+			// the folder it was asked to write elsewhere.
+			inFolder := out == "" && trace == ""
+			if inFolder || out != "" {
+				path, err := writeView(in, "page", out, dir, run, page.WriteFile, func(w io.Writer) error { return page.Write(w, run, dir) })
+				if err != nil {
+					return err
 				}
-			} else if err := atomicfile.Write(path, write); err != nil {
-				return placeError(err)
+				fmt.Fprintln(in.Stdout, termsafe.Message(path)) // the folder's name may come from anywhere
 			}
-			writeTrace := func(w io.Writer) error { return traceevent.Write(w, run, dir) }
-			if tracePath == "" {
-				if tracePath, err = traceevent.WriteFile(dir, run); err != nil {
-					if tracePath, err = keptElsewhere(in, "trace", tracePath, err, writeTrace); err != nil {
-						return err
-					}
+			if inFolder || trace != "" {
+				path, err := writeView(in, "trace", trace, dir, run, traceevent.WriteFile, func(w io.Writer) error { return traceevent.Write(w, run, dir) })
+				if err != nil {
+					return err
 				}
-			} else if err := atomicfile.Write(tracePath, writeTrace); err != nil {
-				return placeError(err)
+				fmt.Fprintln(in.Stdout, termsafe.Message(path))
 			}
-			fmt.Fprintln(in.Stdout, termsafe.Message(path)) // the folder's name may come from anywhere
-			fmt.Fprintln(in.Stdout, termsafe.Message(tracePath))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "write the page to this `file` (default RESULTS_DIR/report.html)")
-	cmd.Flags().StringVar(&trace, "trace", "", "write the trace for Perfetto to this `file` (default RESULTS_DIR/trace.json)")
+	cmd.Flags().StringVar(&out, "out", "", "write the page to this `file` (default RESULTS_DIR/report.html, or none with --trace alone)")
+	cmd.Flags().StringVar(&trace, "trace", "", "write the trace for Perfetto to this `file` (default RESULTS_DIR/trace.json, or none with --out alone)")
 	return cmd
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"corepin.dev/corepin/results"
@@ -60,5 +62,61 @@ func TestRunTrace(t *testing.T) {
 	}
 	if compared == 0 && len(agreements) > 0 {
 		t.Skipf("the slices' half is not checked: %s", agreements[0].Why)
+	}
+}
+
+// TestReportWritesOnlyWhereAsked renders a copy of a results folder: with
+// neither --out nor --trace the page and the trace go into it; with --out
+// alone only the page is written, there, and with --trace alone only the
+// trace: nothing goes into the folder a view was asked to write elsewhere.
+func TestReportWritesOnlyWhereAsked(t *testing.T) {
+	folder := t.TempDir()
+	if err := os.CopyFS(folder, os.DirFS("../../results/traceevent/testdata/run")); err != nil {
+		t.Fatal(err)
+	}
+	names := func() []string {
+		entries, err := os.ReadDir(folder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	before := names()
+	elsewhere := t.TempDir()
+	page, trace := filepath.Join(elsewhere, "page.html"), filepath.Join(elsewhere, "run.trace.json")
+	for _, c := range []struct {
+		args  []string
+		wrote []string
+	}{
+		{[]string{"--out", page}, []string{page}},
+		{[]string{"--trace", trace}, []string{trace}},
+		{[]string{"--out", page, "--trace", trace}, []string{page, trace}},
+	} {
+		os.Remove(page)
+		os.Remove(trace)
+		out, errOut, code := corepin(t, append([]string{"report", folder}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("report %v: exit %d\n%s", c.args, code, errOut)
+		}
+		if got := strings.Fields(out); !slices.Equal(got, c.wrote) {
+			t.Errorf("report %v wrote %q, want %q", c.args, got, c.wrote)
+		}
+		for _, f := range []string{page, trace} {
+			if _, err := os.Stat(f); (err == nil) != slices.Contains(c.wrote, f) {
+				t.Errorf("report %v: %s is there: %v", c.args, f, err == nil)
+			}
+		}
+		if now := names(); !slices.Equal(now, before) {
+			t.Errorf("report %v wrote into the folder: %q, before %q", c.args, now, before)
+		}
+	}
+	out, errOut, code := corepin(t, "report", folder)
+	want := []string{filepath.Join(folder, "report.html"), filepath.Join(folder, traceevent.Name)}
+	if got := strings.Fields(out); code != 0 || !slices.Equal(got, want) {
+		t.Errorf("report of the folder alone: exit %d, wrote %q, want %q\n%s", code, got, want, errOut)
 	}
 }
