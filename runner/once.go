@@ -29,6 +29,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	}
 	sampler.Mark("start")
 	stealBefore, haveSteal := cfg.steal()
+	throttledBefore, haveThrottled := cfg.throttling()
 	var rep *launch.Report
 	switch {
 	case b.workload != nil && cfg.Isolation == Thread:
@@ -41,6 +42,9 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	if stealAfter, ok := cfg.steal(); ok && haveSteal && stealAfter >= stealBefore {
 		s := ticksToSeconds(stealAfter - stealBefore)
 		rec.StealS = &s
+	}
+	if throttledAfter, ok := cfg.throttling(); ok && haveThrottled {
+		recordThrottled(&rec, throttledBefore, throttledAfter)
 	}
 	sampler.Mark("end")
 	cfg.vouch(&rec, rep)
@@ -95,7 +99,7 @@ func (cfg *Config) vouch(rec *results.RunRecord, rep *launch.Report) {
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) (rep *launch.Report) {
 	stdout, stderr := &tail{max: maxStderr}, &tail{max: maxStderr} // a workload prints one small JSON line
 	var err error
-	cfg.witness.aroundProcess(rec, func() {
+	cfg.witness.afterProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: cfg.request(b), Self: cfg.Self,
 			Args:   append([]string{cfg.Self}, workloads.ChildArgs(b.name, cfg.size())...),
@@ -124,14 +128,11 @@ func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecor
 	var werr error
 	w := cfg.witness
 	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.request(b), WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, OnCPU: cfg.onCPU}, func(s *session.Session) error {
-		// The probes run on the work's own thread, already on target and
-		// at the work's scheduling, just outside the workload's timing.
-		if w.ok() {
-			rec.SpeedSource, rec.ProbeBefore = SpeedOnWorkThread, w.read()
-		}
 		res, werr = b.workload.Run(cfg.size())
+		// The probes run on the work's own thread, on target and at the
+		// work's scheduling, just outside the workload's timing.
 		if w.ok() {
-			rec.ProbeAfter = w.read()
+			rec.SpeedSource, rec.ProbeAfter = SpeedOnWorkThread, w.read()
 		}
 		_, oerr := s.Observe()
 		return oerr
@@ -199,7 +200,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	defer stdout.Close()
 	stderr := &tail{max: maxStderr}
-	cfg.witness.aroundProcess(rec, func() {
+	cfg.witness.afterProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
 			Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,

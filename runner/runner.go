@@ -90,13 +90,13 @@ type Config struct {
 	onCPU *oncpu.Tracer
 
 	// SpeedProbe is how long the speed witness's probe lasts at full
-	// speed (speed.DefaultDuration, 1 ms, when 0). A probe shorter than a
-	// CPU bandwidth period can fit in one quota and not see the limit.
+	// speed (speed.DefaultDuration when 0).
 	SpeedProbe time.Duration
-	// SpeedGate leaves out of the statistics each counted run whose speed
-	// witness read more than results.SpeedWarn below the best, keeps it
-	// in run.json with its reason, and runs it again, at most
-	// MaxSpeedReruns times. A run whose target CPU was shared is run
+	// SpeedGate leaves out of the statistics each counted run called
+	// slowed (its own time more than results.SpeedWarn below its
+	// benchmark's best run and outside the steady band, with what was
+	// measured during it saying by what), keeps it in run.json with its
+	// reason, and runs it again, at most MaxSpeedReruns times. A run whose target CPU was shared is run
 	// again also without --speed-gate (see rerunner).
 	SpeedGate bool
 
@@ -314,7 +314,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			cfg.noteFirst(rec.Scheduling)
 		}
 		for ctx.Err() == nil {
-			why := re.reason(&rec, rb.SpeedBestRate, &j)
+			why := re.reason(&rec, rb.SpeedReference(), &j)
 			if why == "" {
 				break
 			}
@@ -324,7 +324,6 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 				break
 			}
 			rb.DroppedRuns = append(rb.DroppedRuns, rec)
-			rb.SpeedBestRate = max(rb.SpeedBestRate, bestOf(&rec))
 			j.rerun++
 			if n, ok := cfg.Events.(Noter); ok {
 				n.Note(fmt.Sprintf("%s run %d: %s", termsafe.Text(b.name), j.index, termsafe.Text(why))) // names of others' threads are anyone's
@@ -335,7 +334,6 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		if failed != nil {
 			break
 		}
-		rb.SpeedBestRate = max(rb.SpeedBestRate, bestOf(&rec))
 		if ctx.Err() != nil && (rec.Error != "" || !rec.Valid) {
 			// The run was cut short by a signal: it is not a result.
 			run.Interrupted = true

@@ -48,6 +48,19 @@ const (
 	SharingUnknown = "unknown"
 )
 
+// Whom the work's wait was behind (Verdict.WaitCause).
+const (
+	// WaitOwnThreads: nothing else, or far less than the wait, ran on the
+	// target.
+	WaitOwnThreads = "own threads"
+	// WaitBehindOthers: others' time on the target accounts for at least
+	// half of the wait.
+	WaitBehindOthers = "others"
+	// WaitUnknown: the target could not be read, or what ran there
+	// accounts for too little of the wait to say.
+	WaitUnknown = "unknown"
+)
+
 // Rules are what a run is judged against.
 type Rules struct {
 	// MaxOthers is the share of the target's time others may take before
@@ -65,9 +78,8 @@ type Verdict struct {
 	Sharing string
 	// Invalid says why the run must not count; "" when it may.
 	Invalid string
-	// WaitCause says whom the work's wait was behind: "own threads" when
-	// nothing (or far less than the wait) else ran on the target,
-	// "unknown" otherwise, "" when it did not wait.
+	// WaitCause says whom the work's wait was behind: WaitOwnThreads,
+	// WaitBehindOthers or WaitUnknown; "" when it did not wait.
 	WaitCause string
 	Warnings  []results.Warning
 }
@@ -121,25 +133,29 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 		wanted := wait.Seconds() / *ws // the time the work wanted a CPU
 		share := *ws
 		switch {
+		case o != nil && seconds(o.S) > floor && seconds(o.S) >= wait/2:
+			// Others' time on the target accounts for at least half of
+			// the wait: the work waited behind them. Their share is the
+			// sharing verdict's to say (or below --max-others, not
+			// worth saying); the wait is not said again as unexplained.
+			v.WaitCause = WaitBehindOthers
 		case o != nil && v.Sharing == NotShared:
 			// Others took too little of the target to matter: the wait
 			// was the work's own, all of it where others' time is
 			// nothing, else at least what others' time leaves of it. That
 			// part is what is said; where it is small, nothing is.
-			v.WaitCause = "own threads"
+			v.WaitCause = WaitOwnThreads
 			if seconds(o.S) > floor {
-				if seconds(o.S) >= wait/2 {
-					v.WaitCause = "unknown"
-				}
 				share = max(0, wait.Seconds()-o.S) / wanted
 			}
 			if share > OwnWaitWarn {
 				warn(results.KindOwnWait, &share, "the work's own threads waited %.1f%% of their time for the target CPU, behind each other (what else ran there took too little to cause it)", 100*share)
 			}
 		default:
-			// Shared, or the target could not be read: whom the work
-			// waited behind is not known.
-			v.WaitCause = "unknown"
+			// The target could not be read, or others' time accounts
+			// for less than half of the wait while the target was
+			// shared: whom the work waited behind is not known.
+			v.WaitCause = WaitUnknown
 			if share > OwnWaitWarn {
 				warn(results.KindWait, &share, "the work waited %.1f%% of its time for the target CPU (cause unknown)", 100*share)
 			}

@@ -73,17 +73,20 @@ func TestJudge(t *testing.T) {
 		// of the wait is the work's own, and is said.
 		{"own wait beside a little of others'", Config{}, with(func(r *run) { r.wait, r.others = 0.08, 0.005 }), true, NotShared, "",
 			"the work's own threads waited 7.5% of their time", "own threads"},
-		// Others took about as much as the work waited: whom it waited
-		// behind is not known, and what is left is too small to say.
-		{"a small wait beside as much of others'", Config{}, with(func(r *run) { r.wait, r.others = 0.02, 0.015 }), true, NotShared, "", "", "unknown"},
+		// Others took about as much as the work waited: it waited behind
+		// them, too little to say.
+		{"a small wait beside as much of others'", Config{}, with(func(r *run) { r.wait, r.others = 0.02, 0.015 }), true, NotShared, "", "", "others"},
 		{"others above --max-others", Config{}, with(func(r *run) { r.others = 0.05 }), true, SharedWarned, "",
 			"others took 5.0% of the target CPU's time (50.0 ms of 1.000 s on 1 CPU(s), from cpuacct), above --max-others 2.0%", ""},
 		{"a lower --max-others", Config{MaxOthers: 0.005}, with(func(r *run) { r.others = 0.01 }), true, SharedWarned, "", "above --max-others 0.5%", ""},
 		{"below the floor", Config{MaxOthers: 0.0001}, with(func(r *run) { r.others = 0.0008 }), true, NotShared, "", "", ""},
 		{"/proc/stat's ticks are not sharing", Config{MaxOthers: 0.001}, with(func(r *run) { r.others, r.source = 0.015, launch.BusyProcStat }), true, NotShared, "", "", ""},
 		{"shared", Config{}, with(func(r *run) { r.others = 0.5 }), false, SharedInvalid, "the target CPU was shared: others took 50.0% of the target CPU's time", "", ""},
-		{"shared, the wait's cause unknown", Config{}, with(func(r *run) { r.others, r.wait = 0.5, 0.5 }), false, SharedInvalid, "the target CPU was shared",
-			"the work waited 50.0% of its time for the target CPU (cause unknown)", "unknown"},
+		// The others' time accounts for the wait: the work waited behind
+		// them, which the sharing verdict says, never "cause unknown".
+		{"shared, the work waited behind the others", Config{}, with(func(r *run) { r.others, r.wait = 0.5, 0.33 }), false, SharedInvalid, "the target CPU was shared", "", "others"},
+		{"shared, the wait far above the others' time", Config{}, with(func(r *run) { r.others, r.wait = 0.2, 0.6 }), false, SharedInvalid, "the target CPU was shared",
+			"the work waited 60.0% of its time for the target CPU (cause unknown)", "unknown"},
 		{"shared, allowed", Config{AllowSharing: true}, with(func(r *run) { r.others = 0.5 }), true, SharedAllowed, "", "(allowed by --allow-sharing)", ""},
 		{"two busy threads, soft mode", Config{Request: session.Request{Mode: session.Soft}}, with(func(r *run) { r.busy = 2 }), true, NotShared, "", "", ""},
 		{"samples cover little", Config{}, with(func(r *run) { r.coverage, r.residencySource = 0.3, "sampled" }), true, NotShared, "", "the sampled residency covers only 30% of the tree's CPU time", ""},

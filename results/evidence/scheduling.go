@@ -1,6 +1,11 @@
 package evidence
 
-import "corepin.dev/corepin/cpuset"
+import (
+	"fmt"
+	"strings"
+
+	"corepin.dev/corepin/cpuset"
+)
 
 // Scheduling is the report of the thread that did the work, as launch
 // writes it (launch.Report): the session's report of the thread, what
@@ -157,6 +162,16 @@ type Preemptor struct {
 	PID    int     `json:"pid"`
 	Comm   string  `json:"comm"`
 	OnCPUS float64 `json:"on_cpu_s"`
+}
+
+// PreemptorsText says them in a line: "kworker/1:2 (41) 19.0 ms, sshd
+// (802) 4.1 ms".
+func PreemptorsText(ps []Preemptor) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%s (%d) %.1f ms", p.Comm, p.PID, 1000*p.OnCPUS)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ChildReport is the command's end and resource use.
