@@ -9,9 +9,9 @@
 //   - before: just before launch.Run (corepin's old "probe before");
 //   - exit: the moment the command says its last line, while it exits
 //     and corepin ends its tree and removes its cgroups;
-//   - teardown: right after launch.Run returns (corepin's old "after");
-//   - settled: 50 ms later, off the fork and exit path, as the best of
-//     five probes of that length.
+//   - teardown: right after launch.Run returns (corepin's old "after"),
+//     five probes in a row, for the best of three and of five;
+//   - later: one probe 50 ms after those, off the fork and exit path.
 //
 // It prints one JSON line per round: the probes' rates and their time on
 // the CPU, the command's own time for its fixed work, its CPU time, the
@@ -70,9 +70,9 @@ type round struct {
 	LengthMs   float64   `json:"length_ms"`
 	Before     reading   `json:"before"`
 	Exit       reading   `json:"exit"`
-	Teardown   reading   `json:"teardown"`
-	Settled    []reading `json:"settled"` // five, best first is the script's job
-	RunS       float64   `json:"run_s"`   // the command's own time for its work
+	Teardown   []reading `json:"teardown"` // five in a row
+	Later      reading   `json:"later"`
+	RunS       float64   `json:"run_s"` // the command's own time for its work
 	RunCPUS    float64   `json:"run_cpu_s"`
 	OthersS    *float64  `json:"others_s"`
 	StealS     *float64  `json:"steal_s"`
@@ -155,15 +155,15 @@ func main() {
 		}
 		<-done
 		rd.LaunchWall = time.Since(t0).Seconds()
-		rd.Teardown = read(p)
+		for range 5 {
+			rd.Teardown = append(rd.Teardown, read(p))
+		}
 		if lerr != nil {
 			fmt.Fprintln(os.Stderr, lerr)
 			os.Exit(1)
 		}
 		time.Sleep(50 * time.Millisecond)
-		for range 5 {
-			rd.Settled = append(rd.Settled, read(p))
-		}
+		rd.Later = read(p)
 		var wall, cpuNs int64
 		fmt.Sscan(string(out.buf), &wall, &cpuNs)
 		rd.RunS, rd.RunCPUS = float64(wall)/1e9, float64(cpuNs)/1e9
