@@ -235,6 +235,9 @@ type RunRecord struct {
 	// "not shared", "shared (warned)", "shared (invalid)", "shared
 	// (allowed)", "too short to judge sharing" or "unknown".
 	Sharing string `json:"sharing,omitempty"`
+	// SharingNote says why sharing could not be judged: a window too short
+	// for /proc/stat's ticks, or work that mostly slept.
+	SharingNote string `json:"sharing_note,omitempty"`
 	// WaitCause says whom the work's wait for its CPU was behind: "own
 	// threads" when nothing else ran on the target, else "unknown".
 	WaitCause string `json:"wait_cause,omitempty"`

@@ -15,6 +15,7 @@ import (
 // target (negative: not measured) from source, and the residency's
 // coverage.
 type run struct {
+	window          float64 // the run's wall time and the others' window; 1 s when 0
 	workCPU, wait   float64
 	busy, usable    int
 	others          float64
@@ -25,7 +26,10 @@ type run struct {
 }
 
 func (r run) report() *launch.Report {
-	wall := 1.0
+	wall := r.window
+	if wall == 0 {
+		wall = 1
+	}
 	sh := &launch.Sharing{UsableCPUs: r.usable, BusyThreads: r.busy}
 	if r.wait >= 0 {
 		waitS := r.wait * r.workCPU / (1 - r.wait)
@@ -96,8 +100,19 @@ func TestJudge(t *testing.T) {
 			r.workCPU, r.coverage, r.residencySource, r.tooShort = 0.03, 0.11, "sampled", "the tree used 0.030s of CPU time, under 5 of the watcher's 100ms periods (500ms)"
 		}), true, NotShared, "", "", ""},
 		// sh -c "sleep 1": 4 ms of CPU time in a second beside a competitor
-		// says nothing of what the work lost.
-		{"too short to judge", Config{}, with(func(r *run) { r.workCPU, r.others, r.wait, r.coverage = 0.004, 0.9, 0.54, 0.1 }), true, TooShort, "", "", ""},
+		// says nothing of what the work lost: it slept.
+		{"asleep", Config{}, with(func(r *run) { r.workCPU, r.others, r.wait, r.coverage = 0.004, 0.9, 0.54, 0.1 }), true, TooShort, "", "", "others"},
+		// 13 ms of work half taken by a competitor: the exact account
+		// judges it as any other.
+		{"short, half taken, exact", Config{}, with(func(r *run) { r.window, r.workCPU, r.others, r.wait = 0.026, 0.013, 0.013, 0.5 }), false, SharedInvalid,
+			"others took 50.0% of the target CPU's time (13.0 ms of 26.0 ms on 1 CPU(s), from cpuacct)", "", "others"},
+		// Without the watcher's wait, 13 ms of CPU in 26 ms is still half
+		// the window: judged.
+		{"short, half taken, no wait", Config{}, with(func(r *run) { r.window, r.workCPU, r.others, r.wait = 0.026, 0.013, 0.013, -1 }), false, SharedInvalid, "others took 50.0%", "", ""},
+		// /proc/stat's ticks cannot tell a tenth of 26 ms from nothing: the
+		// floor is said, no verdict given.
+		{"short, ticks", Config{}, with(func(r *run) { r.window, r.workCPU, r.others, r.wait, r.source = 0.026, 0.013, 0.013, 0.5, launch.BusyProcStat }), true, TooShort, "",
+			"too short to judge sharing from proc_stat: with no nanosecond account of the target here (cpuacct), its ticks of 10.0 ms leave a run's others' time 20.0 ms uncertain, so only runs of at least 210.0 ms can tell a tenth of the target taken by others from none", "unknown"},
 		{"no reading of the target", Config{}, with(func(r *run) { r.others = -1; r.wait = 0.3 }), true, SharingUnknown, "", "the work waited 30.0% of its time for the target CPU (cause unknown)", "unknown"},
 		// Already invalid (its watcher could not vouch for it): the sharing
 		// is still said, so that the shared time is not counted.
