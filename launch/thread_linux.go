@@ -61,7 +61,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		rep.Child.WallS = time.Since(started).Seconds()
 		workCPU := threadCPU() - cpuBefore
 		if busyAfter, ok := meter.read(); ok && haveBusy {
-			othersTime = others(busyBefore, busyAfter, workCPU, "thread", true)
+			othersTime = others(busyBefore, busyAfter, workCPU, 0, "thread", true)
 		}
 		preemptors, preemptorsErr = trace.preemptors(target, s.TID())
 		if after, err := threadUsage(); err == nil {
