@@ -111,7 +111,9 @@ func TestJudge(t *testing.T) {
 		{"short, half taken, no wait", Config{}, with(func(r *run) { r.window, r.workCPU, r.others, r.wait = 0.026, 0.013, 0.013, -1 }), false, SharedInvalid, "others took 50.0%", "", ""},
 		// /proc/stat's ticks cannot tell a tenth of 26 ms from nothing: the
 		// floor is said, no verdict given.
-		{"short, ticks", Config{}, with(func(r *run) { r.window, r.workCPU, r.others, r.wait, r.source = 0.026, 0.013, 0.013, 0.5, launch.BusyProcStat }), true, TooShort, "",
+		{"short, ticks", Config{}, with(func(r *run) {
+			r.window, r.workCPU, r.others, r.wait, r.source = 0.026, 0.013, 0.013, 0.5, launch.BusyProcStat
+		}), true, TooShort, "",
 			"too short to judge sharing from proc_stat: with no nanosecond account of the target here (cpuacct), its ticks of 10.0 ms leave a run's others' time 20.0 ms uncertain, so only runs of at least 210.0 ms can tell a tenth of the target taken by others from none", "unknown"},
 		{"no reading of the target", Config{}, with(func(r *run) { r.others = -1; r.wait = 0.3 }), true, SharingUnknown, "", "the work waited 30.0% of its time for the target CPU (cause unknown)", "unknown"},
 		// Already invalid (its watcher could not vouch for it): the sharing

@@ -123,6 +123,10 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 		t.WriteText(in.Stdout)
 		tune.warn(in.Stderr, asked.Request())
 		fmt.Fprintf(in.Stdout, "the old values are in %s; corepin system reset puts them back\n", m.JournalPath())
+		if unmoved := system.UnmovedIRQs(t.Result); len(unmoved) > 0 {
+			// The rest of the tune holds; the target still gets these.
+			return &exitError{code: 1, err: fmt.Errorf("%d IRQ(s) could not be moved off CPUs %s, which still get them: %s", len(unmoved), cpus, strings.Join(unmoved, "; "))}
+		}
 		return nil
 	}
 	tf.register(c)
