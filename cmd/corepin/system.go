@@ -247,6 +247,9 @@ func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*sy
 		return nil, fmt.Errorf("tuning the machine for the run: %w", err)
 	}
 	f.warn(in.Stderr, asked.Request())
+	for _, u := range system.UnmovedIRQs(t.Result) {
+		fmt.Fprintln(in.Stderr, "corepin: warning: not moved off the target, which still gets it:", u) // the tune's record in run.json has it too
+	}
 	return t, nil
 }
 
