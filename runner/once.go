@@ -267,6 +267,10 @@ func (cfg *Config) record(rec *results.RunRecord, rep *launch.Report, err error,
 	}
 	rec.UserS, rec.SysS, rec.MaxRSSKB = rep.Child.UserS, rep.Child.SysS, rep.Child.MaxRSSKB
 	switch {
+	case rep.NoLongerHeld() != "":
+		// The target went away under the run (exit status 124 is
+		// corepin's for that, not the command's).
+		rec.Error = "the target was no longer held: " + rep.NoLongerHeld() + commandEnd(rep)
 	case rep.Refused != "":
 		rec.Error = "not run: the scheduling was not accepted: " + rep.Refused
 	case rep.ExecError != "":
@@ -283,6 +287,18 @@ func (cfg *Config) record(rec *results.RunRecord, rep *launch.Report, err error,
 		return true
 	}
 	return false
+}
+
+// commandEnd says how the command itself ended, for a run whose target
+// was lost under it.
+func commandEnd(rep *launch.Report) string {
+	switch c := rep.Child; {
+	case c.ExitCode != nil:
+		return fmt.Sprintf(" (the command itself exited %d)", *c.ExitCode)
+	case c.Signal != nil:
+		return " (the command itself was ended by " + *c.Signal + ")"
+	}
+	return ""
 }
 
 func clip(s string) string {

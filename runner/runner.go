@@ -129,6 +129,16 @@ type job struct {
 	sharedReruns int // how many of those because its target was shared
 }
 
+// name names the run as the progress lines and run.json do: its index,
+// warm-ups first ("run 4 of lbm", "warm-up 0 of fib").
+func (j job) name(bench string) string {
+	kind := "run"
+	if j.warmup {
+		kind = "warm-up"
+	}
+	return fmt.Sprintf("%s %d of %s", kind, j.index, bench)
+}
+
 // file names the run's files in the results folder: a re-run's own, so
 // that the dropped run's evidence stays.
 func (j job) file(bench string) string {
@@ -294,7 +304,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 		b := benches[j.bench]
 		b.expectS = expectedSeconds(b, longest[j.bench])
-		warning, stop := cfg.awaitTarget(ctx, fmt.Sprintf("run %d of %s", j.index+1, b.name))
+		warning, stop := cfg.awaitTarget(ctx, j.name(b.name))
 		if warning != "" {
 			offline = append(offline, warning)
 		}
