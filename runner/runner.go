@@ -381,9 +381,52 @@ func finish(run *results.Run) {
 	if run.StoppedEarly != "" {
 		run.Score = nil // a score of some of the runs describes no machine
 	}
-	if run.Score == nil {
-		run.Warnings = append(run.Warnings, "no score: a benchmark is invalid, unfinished or has no reference time")
+	if why := noScore(run); why != "" {
+		run.Warnings = append(run.Warnings, "no score: "+why)
 	}
+}
+
+// noScore says why a run that could have had a score has none, "" when it
+// has one or none was to be had: a suite whose benchmarks have no
+// reference time is scored by nothing, and saying so on every run of it
+// would be noise.
+func noScore(run *results.Run) string {
+	if run.Score != nil {
+		return ""
+	}
+	var unreferenced, invalid []string
+	for _, b := range run.Benchmarks {
+		switch {
+		case b.ReferenceS <= 0:
+			unreferenced = append(unreferenced, b.Name)
+		case !b.Valid:
+			invalid = append(invalid, b.Name)
+		}
+	}
+	var why []string
+	switch {
+	case len(unreferenced) == len(run.Benchmarks):
+		return "" // no reference time at all: no score was to be had
+	case len(unreferenced) > 0:
+		why = append(why, fmt.Sprintf("%s %s no reference time", termsafe.Text(strings.Join(unreferenced, ", ")), hasHave(len(unreferenced))))
+	}
+	if len(invalid) > 0 {
+		why = append(why, termsafe.Text(strings.Join(invalid, ", "))+" invalid or unfinished")
+	}
+	if run.StoppedEarly != "" {
+		why = append(why, "the run stopped early")
+	}
+	if len(why) == 0 {
+		return "a benchmark is invalid, unfinished or has no reference time"
+	}
+	return strings.Join(why, "; ")
+}
+
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
 }
 
 func (cfg *Config) benchmarks() ([]bench, error) {
