@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -58,6 +59,24 @@ func ReadThrottling(root fsroot.Root, task string) (Throttling, error) {
 		return nil, fmt.Errorf("no cpu.stat with %s under %s", key, m.Dir)
 	}
 	return t, nil
+}
+
+// Throttled is how long the kernel has held the limit's cgroup back so
+// far, over all its CPUs: what says that the quota acted.
+func (l *Limit) Throttled() (time.Duration, error) {
+	key := "throttled_time"
+	if l.v2 {
+		key = "throttled_usec"
+	}
+	data, err := os.ReadFile(filepath.Join(l.dir, "cpu.stat"))
+	if err != nil {
+		return 0, fmt.Errorf("reading the limit's cpu.stat: %w", err)
+	}
+	d, ok := ParseThrottled(data, key)
+	if !ok {
+		return 0, fmt.Errorf("the limit's cpu.stat has no %s", key)
+	}
+	return d, nil
 }
 
 // throttledIn reads the throttled time of one cgroup's cpu.stat.
