@@ -34,7 +34,7 @@ var treeHelpers = map[string]func() int{
 	"mover":      mover,
 	"treefacts":  treeFacts,
 	"unseen":     unseen,
-	"busysecond": busySecond,
+	"busythird":  busyThird,
 	"launchwall": launchWall,
 	"escaper":    escaper,
 }
