@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
@@ -101,7 +102,10 @@ func TestCompetitorHalfwayIsSaidToSlowTheRun(t *testing.T) {
 	if !rec.Slowed() || !strings.Contains(rec.SlowedBy, "others took") {
 		t.Errorf("the run beside a competitor from half-way is not said to be slowed by others: speed %.2f, slowed by %q", *rec.Speed, rec.SlowedBy)
 	}
-	if ps := rec.Scheduling.Sharing.Preemptors; len(ps) > 0 && !strings.Contains(rec.SlowedBy, fmt.Sprintf("(%d)", competitor.Process.Pid)) {
+	// Where corepin traced the target, the competitor is named, unless
+	// busier processes of the machine's filled the list.
+	named := strings.Contains(rec.SlowedBy, fmt.Sprintf("(%d)", competitor.Process.Pid))
+	if ps := rec.Scheduling.Sharing.Preemptors; len(ps) > 0 && len(ps) < launch.MaxPreemptors && !named {
 		t.Errorf("the competitor (PID %d) is traced %v but not named: %q", competitor.Process.Pid, ps, rec.SlowedBy)
 	}
 	for _, w := range b.Warnings {
