@@ -33,10 +33,6 @@ const (
 	CPUGrew = 0.05
 )
 
-// OnCPUFull is the share of its time a probe must have had the CPU for
-// its rate to be the core's speed rather than a wait.
-const OnCPUFull = 0.90
-
 // SpeedReference is what a run's own time is judged against: its
 // benchmark's best run and its median.
 type SpeedReference struct {
