@@ -28,8 +28,30 @@
 #
 #   bench/speed-witness.sh [PART...]      (default: all five; about 5 minutes)
 #
-# Measured on a 2-vCPU KVM guest (Linux 6.18, CPU 1), beside five other
-# engineers' builds and tests (load average 2–11): see bench/README.md.
+# Measured on a 2-vCPU KVM guest (Linux 6.18, HZ 250, CPU 1) on
+# 2026-12-06, beside other engineers' builds and tests (load average
+# 1.5–3.1 during it; earlier runs at 2.7–6.3 gave the same picture):
+#
+#   probes     the command's own CPU time followed its time at +1.00 (its
+#              CPU time over its wall time 0.996–0.999, its time 726–1052+
+#              ms for the same work: the core's own speed moved, by the run's
+#              own account); the probes read below 0.9 of their best in
+#              50–100% of the rounds at every length and place, and followed
+#              the run's speed at +0.20 to +0.97 (10 rounds each): before
+#              the fork 0.1 ms 7/10 below 0.9, 1 ms 9/10, 10 ms 7/10; the
+#              best of three 1 ms probes after the teardown 8/10, r +0.60.
+#              No probe stands for a run; the run's CPU time does.
+#   suite      steady 39 (claimed 0); 5–10% over the median 2 (claimed 1);
+#              slow 1 (claimed 1: graph run 6, +29%, 1.57× its best run's
+#              CPU time, the probe after it 0.60).
+#   three      steady 19 (claimed 0); 5–10% 5 (claimed 5, each 1.23–1.40×
+#              its best run's CPU time with the probe at 0.58–0.71).
+#   throttle   steady 4 (claimed 0); the held run claimed at 0.31, "a CPU
+#              bandwidth limit held its cgroup back for 2.156 s".
+#   competitor steady 3 (claimed 0); the run with the competitor claimed
+#              at 0.17, "others took 5.015 s … sh (PID) 4302.0 ms"; two
+#              runs that another engineer's tests slowed (+40%, +17%),
+#              claimed by others, named.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 parts=${*:-probes suite three throttle competitor}
