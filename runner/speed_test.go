@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/internal/bandwidth"
-	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
