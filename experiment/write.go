@@ -34,7 +34,7 @@ func Write(stdout, stderr io.Writer, name string, res Result, asJSON bool, folde
 		return err
 	}
 	js := filepath.Join(folder, name+".json")
-	if err := atomicfile.WriteOutput(js, func(w io.Writer) error { return termsafe.WriteJSON(w, res) }); err != nil {
+	if err := atomicfile.Write(js, func(w io.Writer) error { return termsafe.WriteJSON(w, res) }); err != nil {
 		return err
 	}
 	html := filepath.Join(folder, name+".html")

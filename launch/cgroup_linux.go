@@ -62,10 +62,9 @@ var swept struct {
 }
 
 // sweepStale removes, once per process and folder, the run cgroups that a
-// corepin killed with SIGKILL could not: named corepin-PID-N for a PID
-// that no longer runs, and empty (rmdir refuses a cgroup with a task in
-// it, so nothing that runs is touched). A PID that runs again, whoever's
-// it is now, keeps its folder.
+// corepin killed with SIGKILL could not: marked for a corepin of this PID
+// namespace that no longer runs (cgroupfs.Stale), and empty (rmdir
+// refuses a cgroup with a task in it, so nothing that runs is touched).
 func sweepStale(dir string) {
 	swept.Lock()
 	defer swept.Unlock()
@@ -76,7 +75,7 @@ func sweepStale(dir string) {
 		swept.dirs = map[string]bool{}
 	}
 	swept.dirs[dir] = true
-	for _, d := range cgroupfs.Stale(fsroot.Host, dir) {
+	for _, d := range cgroupfs.Stale(fsroot.Host, dir, cgroupfs.SelfMark().Namespace) {
 		cgroupfs.RemoveTree(d, 0)
 	}
 }
@@ -504,6 +503,23 @@ func (cg *cgroup) usagePerCPU() map[int]time.Duration {
 		return nil
 	}
 	return per
+}
+
+// swept says why the run's cgroup was ended from outside, "" when it was
+// not: a sweep's note on it (cgroupfs.Swept), or the cgroup gone before
+// corepin removed it. Nothing but a sweep removes another corepin's run
+// cgroup, and the kernel lets it go only once its processes have ended.
+func (cg *cgroup) swept() string {
+	const why = "the run's cgroup %s was ended while the run went on, by another process: %s"
+	for _, d := range cg.Dirs() {
+		if note := cgroupfs.Swept(d); note != "" {
+			return fmt.Sprintf(why, cg.name, note)
+		}
+	}
+	if !cg.exists() {
+		return fmt.Sprintf(why, cg.name, "it was removed, as a corepin's sweep removes the cgroups of a corepin it takes for dead once it has ended their processes (SIGKILL)")
+	}
+	return ""
 }
 
 // afterFreeze, when set (by the tests), runs between kill's freeze and its

@@ -9,6 +9,8 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/internal/testcpu"
 	"golang.org/x/sys/unix"
 )
@@ -26,6 +28,11 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 	}
 	homes := probe.Dirs()
 	probe.remove()
+	ns := cgroupfs.SelfMark().Namespace
+	parent, err := cgroupfs.MarkOf(fsroot.Host, os.Getppid())
+	if err != nil || ns == 0 {
+		t.Skipf("cannot read the marks of this process and its parent: %v", err)
+	}
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
@@ -33,8 +40,8 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 	var stale, live []string
 	for _, d := range homes {
 		home := filepath.Dir(d)
-		s := filepath.Join(home, fmt.Sprintf("corepin-%d-1", gone.Process.Pid))
-		l := filepath.Join(home, fmt.Sprintf("corepin-%d-999999", os.Getppid()))
+		s := filepath.Join(home, fmt.Sprintf("corepin-%s-1", cgroupfs.RunMark{Owner: procfs.Process{PID: gone.Process.Pid, Start: 1}, Namespace: ns}))
+		l := filepath.Join(home, fmt.Sprintf("corepin-%s-999999", parent))
 		for _, p := range []string{s, l} {
 			if err := os.Mkdir(p, 0o755); err != nil {
 				t.Fatal(err)

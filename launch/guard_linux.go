@@ -21,6 +21,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/system"
@@ -240,7 +241,7 @@ func guardMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "corepin %s: bad arguments %q\n", GuardArg, args)
 		return 2
 	}
-	g := &guardState{owner: system.Owner{PID: pid, Start: start}, cgroups: map[string]guardCgroup{}, groups: map[int]uint64{}, since: time.Now()}
+	g := &guardState{owner: system.Owner{PID: pid, Start: start}, cgroups: map[string]guardCgroup{}, groups: map[int]uint64{}, since: startedAt(start)}
 	if g.read(os.NewFile(guardFD, "corepin-guard"), os.Stderr) {
 		return 0 // corepin ended normally
 	}
@@ -252,6 +253,18 @@ func guardMain(args []string) int {
 	return 0
 }
 
+// startedAt is when a process that started at start (clock ticks since
+// boot) started; now where the boot time cannot be read. The guard's own
+// start is no bound: at nice 19 on a busy machine it came more than a
+// second after corepin had written its run.json.
+func startedAt(start uint64) time.Time {
+	boot, err := procfs.BootTime(fsroot.Host)
+	if err != nil {
+		return time.Now()
+	}
+	return procfs.Started(boot, start)
+}
+
 // guardState is what the guard was told to clean.
 type guardState struct {
 	owner   system.Owner
@@ -259,7 +272,7 @@ type guardState struct {
 	groups  map[int]uint64 // PGID: the leader's start time
 	tunes   []guardTune
 	results string
-	since   time.Time // when the guard started: older results are not this run's
+	since   time.Time // when the guarded corepin started: older results are not its run's
 }
 
 // read takes in what corepin says on its pipe until it says it is done
@@ -329,32 +342,34 @@ func (g *guardState) cleanUp(w io.Writer) {
 		ended += endGroup(pgid, start)
 	}
 	if len(names) > 0 || ended > 0 {
-		s := "ended " + processes(ended) + " of its run"
-		if len(names) > 0 {
-			s += " and removed its cgroups (" + strings.Join(names, ", ") + ")"
-		}
-		did = append(did, s)
+		did = append(did, endedRun(ended, names))
 	}
-	if len(g.tunes) > 0 {
-		// The journal's layer is corepin's until its process is gone,
-		// zombie included: its parent reaps it, most often at once.
-		for deadline := time.Now().Add(10 * time.Second); g.owner.Alive(fsroot.Host) && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		}
-		for _, t := range g.tunes {
-			m := &system.Machine{Root: fsroot.Root(t.Root), Journal: t.Journal}
-			rep, err := m.Reset(context.Background())
-			switch {
-			case err != nil:
-				failed = append(failed, "putting the machine back: "+err.Error())
-			case len(rep.Running) > 0 && g.owner.Alive(fsroot.Host):
-				failed = append(failed, "the machine is still tuned: corepin's parent has not reaped it yet; `corepin system reset` restores it")
-			case rep != nil && len(rep.Restored) > 0:
-				did = append(did, fmt.Sprintf("put the machine's tuning back (%d values)", len(rep.Restored)))
+	for _, t := range g.tunes {
+		// corepin's own layer alone, by its PID and start time: another
+		// corepin's, or a system tune that stands until reset, is not the
+		// guard's to put back.
+		m := &system.Machine{Root: fsroot.Root(t.Root), Journal: t.Journal}
+		rep, err := m.ResetOwner(context.Background(), g.owner)
+		switch {
+		case err != nil:
+			failed = append(failed, "putting the machine back: "+err.Error())
+		case rep != nil && len(rep.Restored)+len(rep.Kept) > 0:
+			s := fmt.Sprintf("put the machine's tuning back (%d values)", len(rep.Restored))
+			if len(rep.Kept) > 0 {
+				s += fmt.Sprintf(", leaving %d that another corepin's tune relies on", len(rep.Kept))
 			}
+			did = append(did, s)
 		}
 	}
 	if len(did) == 0 && len(failed) == 0 {
-		return // corepin had put everything back, or changed nothing
+		// corepin had put everything back, or changed nothing: its run, if
+		// it was writing one, is still settled from its journal.
+		if g.results != "" {
+			if err := g.record(""); err != nil {
+				fmt.Fprintf(w, "corepin: guard: settling the results: %v\n", err)
+			}
+		}
+		return
 	}
 	msg := fmt.Sprintf("corepin (pid %d) ended without finishing; its guard %s", g.owner.PID, strings.Join(did, ", "))
 	if len(did) == 0 {
@@ -369,6 +384,19 @@ func (g *guardState) cleanUp(w io.Writer) {
 			fmt.Fprintf(w, "corepin: guard: recording this in the results: %v\n", err)
 		}
 	}
+}
+
+// endedRun says what the guard did with the run's tree and cgroups, never
+// "ended 0 processes": a tree that had ended leaves only its cgroups.
+func endedRun(ended int, cgroups []string) string {
+	var parts []string
+	if ended > 0 {
+		parts = append(parts, "ended "+processes(ended)+" of its run")
+	}
+	if len(cgroups) > 0 {
+		parts = append(parts, "removed its run's cgroups ("+strings.Join(cgroups, ", ")+")")
+	}
+	return strings.Join(parts, " and ")
 }
 
 // exists says whether any of the cgroup's directories is still there.

@@ -19,6 +19,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/session"
 )
@@ -180,7 +181,7 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	runCgroup := func(owner int) (*cgroup, *exec.Cmd) {
+	runCgroup := func(owner cgroupfs.RunMark) (*cgroup, *exec.Cmd) {
 		cg, why := newCgroup(fsroot.Host, cpuset.Of(cpu))
 		if cg == nil {
 			t.Fatal(why)
@@ -210,7 +211,12 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 		cg.name = name
 		return cg, sleep
 	}
-	stale, strayProc := runCgroup(dead.Process.Pid)
+	self := cgroupfs.SelfMark()
+	if self.Namespace == 0 {
+		t.Skip("cannot read this process's PID namespace (/proc/self/ns/pid)")
+	}
+	gone := cgroupfs.RunMark{Owner: procfs.Process{PID: dead.Process.Pid, Start: 1}, Namespace: self.Namespace}
+	stale, strayProc := runCgroup(gone)
 	// From here another corepin's sweep may end the dead run's tree
 	// before this test's own does: go test runs other packages at once,
 	// and their corepins sweep too.
@@ -237,10 +243,38 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 	if err := cgroupfs.Write(filepath.Join(stale.dirs["freezer"], "freezer.state"), "FROZEN"); err != nil {
 		sweptFirst(err)
 	}
-	live, liveProc := runCgroup(os.Getpid())
+	live, liveProc := runCgroup(self)
+	// Not a dead corepin's of this namespace: another namespace's
+	// (its PID names nobody here), and one without the mark.
+	elsewhere, elsewhereProc := runCgroup(cgroupfs.RunMark{Owner: gone.Owner, Namespace: self.Namespace + 1})
+	unmarked, unmarkedProc := runCgroup(cgroupfs.RunMark{})
+	for ctl, d := range unmarked.dirs {
+		to := filepath.Join(filepath.Dir(d), fmt.Sprintf("corepin-%d-1", dead.Process.Pid))
+		if err := os.Rename(d, to); err != nil {
+			t.Fatal(err)
+		}
+		unmarked.dirs[ctl] = to
+	}
 
-	strays := SweepStale(fsroot.Host)
+	// A command that only reads says what it found and ends nothing.
 	var found *Stray
+	for _, s := range SweepStale(fsroot.Host, false) {
+		if s.Cgroup == stale.name {
+			found = &s
+		}
+	}
+	if found == nil {
+		skipIfSwept()
+	}
+	if found == nil || found.Left != 1 || found.Ended != 0 || unix.Kill(strayProc.Process.Pid, 0) != nil || !stale.exists() {
+		t.Fatalf("a sweep that only reads: %+v; want %s with 1 process left running, and left", found, stale.name)
+	}
+	if got := found.String(); !strings.Contains(got, "1 process left by a corepin that was killed still runs in cgroup "+stale.name) {
+		t.Errorf("said %q", got)
+	}
+
+	strays := SweepStale(fsroot.Host, true)
+	found = nil
 	for i := range strays {
 		if strays[i].Cgroup == stale.name {
 			found = &strays[i]
@@ -259,39 +293,14 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 	if stale.exists() {
 		t.Errorf("the dead run's cgroups are still there: %v", stale.Dirs())
 	}
-	if !live.exists() || unix.Kill(liveProc.Process.Pid, 0) != nil {
-		t.Errorf("the sweep touched the living corepin's cgroup %s", live.name)
-	}
-}
-
-// TestOwnerGone: a run cgroup's owner is gone when its PID runs a process
-// that started after the cgroup was made; one that started before is its
-// owner; a PID that no process has is gone.
-func TestOwnerGone(t *testing.T) {
-	dir := t.TempDir() // made now, as a run's cgroup would be
-	root := t.TempDir()
-	now := time.Now().Unix()
-	stat := func(state string, startTicks int64) {
-		os.MkdirAll(filepath.Join(root, "proc", "4242"), 0o755)
-		line := fmt.Sprintf("4242 (corepin) %s 1 4242 4242 0 -1 4194304 101 0 0 0 0 0 0 0 20 0 1 0 %d 3133440 386 18446744073709551615 1 1 1 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 1 1 1 1 1 1 1 0\n", state, startTicks)
-		os.WriteFile(filepath.Join(root, "proc", "4242", "stat"), []byte(line), 0o644)
-	}
-	// Booted an hour ago.
-	if err := os.MkdirAll(filepath.Join(root, "proc"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(root, "proc", "stat"), []byte(fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", now-3600)), 0o644)
-	stat("S", 100*60) // a minute after boot: before the cgroup
-	if cgroupfs.OwnerGone(fsroot.Root(root), dir, 4242) {
-		t.Error("a process that started before its cgroup was made is taken as gone")
-	}
-	stat("S", 100*3660) // a minute from now: after the cgroup
-	if !cgroupfs.OwnerGone(fsroot.Root(root), dir, 4242) {
-		t.Error("a process that started after the cgroup was made is taken as its owner")
-	}
-	stat("Z", 100*60)
-	if !cgroupfs.OwnerGone(fsroot.Root(root), dir, 4242) {
-		t.Error("a zombie is taken as a living owner")
+	for _, c := range []struct {
+		cg   *cgroup
+		proc *exec.Cmd
+		what string
+	}{{live, liveProc, "the living corepin's"}, {elsewhere, elsewhereProc, "another PID namespace's"}, {unmarked, unmarkedProc, "an unmarked"}} {
+		if !c.cg.exists() || unix.Kill(c.proc.Process.Pid, 0) != nil {
+			t.Errorf("the sweep touched %s cgroup %s", c.what, c.cg.name)
+		}
 	}
 }
 
@@ -321,5 +330,26 @@ func TestGuardReadsItsPipe(t *testing.T) {
 		if !strings.Contains(said.String(), `a line it cannot read: "nonsense"`) {
 			t.Errorf("tail %q: it said %q", c.tail, said.String())
 		}
+	}
+}
+
+// What a sweep and a guard say never counts nothing as ended: "ended 0
+// processes" was said of a run whose tree had ended before its cgroups
+// were removed.
+func TestEndedWording(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{endedRun(0, []string{"corepin-1-s2-ns3-1"}), "removed its run's cgroups (corepin-1-s2-ns3-1)"},
+		{endedRun(2, []string{"c"}), "ended 2 processes of its run and removed its run's cgroups (c)"},
+		{endedRun(1, nil), "ended 1 process of its run"},
+		{Stray{Cgroup: "c", Ended: 0}.String(), "removed cgroup c left by a corepin that was killed"},
+		{Stray{Cgroup: "c", Err: "EBUSY"}.String(), "could not remove cgroup c left by a corepin that was killed; EBUSY"},
+		{Stray{Cgroup: "c", Ended: 3}.String(), "ended 3 processes left by a corepin that was killed (cgroup c)"},
+	} {
+		if c.got != c.want {
+			t.Errorf("said %q, want %q", c.got, c.want)
+		}
+	}
+	if got := (Stray{Cgroup: "c", Left: 2}).String(); !strings.HasPrefix(got, "2 processes left by a corepin that was killed still run in cgroup c;") {
+		t.Errorf("a sweep that only reads said %q", got)
 	}
 }

@@ -24,7 +24,7 @@ func GuardTune(cpuset.Set, fsroot.Root, string) {}
 func GuardResults(cpuset.Set, string) {}
 
 // SweepStale finds nothing outside Linux.
-func SweepStale(fsroot.Root) []Stray { return nil }
+func SweepStale(fsroot.Root, bool) []Stray { return nil }
 
 func guardMain([]string) int {
 	fmt.Fprintf(os.Stderr, "corepin %s: unsupported on this system\n", GuardArg)

@@ -16,6 +16,8 @@ import (
 // busyReading is how long the target CPUs had been busy at one moment.
 type busyReading struct {
 	at     time.Duration         // CLOCK_MONOTONIC
+	wall   time.Time             // the same moment on the wall clock
+	self   time.Duration         // the reading thread's CPU time then
 	tasks  map[int]time.Duration // per target CPU, every task's time
 	steal  map[int]time.Duration // per target CPU, nil where unknown
 	source string                // BusyCpuacct or BusyProcStat
@@ -42,8 +44,26 @@ func newBusyMeter(root fsroot.Root, cpus cpuset.Set) *busyMeter {
 }
 
 // read takes one reading; ok is false when neither source could be read.
+// Its moment is the busy time's own read, and the calling thread's CPU
+// time is read beside it, so that work on that thread can be counted over
+// the same window; the steal ticks are read after.
 func (b *busyMeter) read() (r busyReading, ok bool) {
-	r.at = monotonic()
+	if b.cpuacct != "" {
+		r.at, r.wall = monotonic(), time.Now()
+		data, err := fsroot.ReadFile(b.cpuacct)
+		r.self = threadCPU()
+		if err == nil {
+			if per, err := cgroupfs.ParseUsagePerCPU(data); err == nil {
+				r.tasks, r.source = map[int]time.Duration{}, BusyCpuacct
+				for _, cpu := range b.cpus.CPUs() {
+					r.tasks[cpu] = per[cpu]
+				}
+			}
+		}
+	}
+	if r.source == "" {
+		r.at, r.wall = monotonic(), time.Now()
+	}
 	stat, statErr := procfs.ReadStat(b.root)
 	if statErr == nil {
 		r.steal = map[int]time.Duration{}
@@ -51,17 +71,10 @@ func (b *busyMeter) read() (r busyReading, ok bool) {
 			r.steal[cpu] = time.Duration(stat[cpu].Steal) * procfs.Tick
 		}
 	}
-	if b.cpuacct != "" {
-		if data, err := fsroot.ReadFile(b.cpuacct); err == nil {
-			if per, err := cgroupfs.ParseUsagePerCPU(data); err == nil {
-				r.tasks, r.source = map[int]time.Duration{}, BusyCpuacct
-				for _, cpu := range b.cpus.CPUs() {
-					r.tasks[cpu] = per[cpu]
-				}
-				return r, true
-			}
-		}
+	if r.source == BusyCpuacct {
+		return r, true
 	}
+	r.self = threadCPU()
 	if statErr != nil {
 		return r, false
 	}
@@ -85,7 +98,7 @@ func others(before, after busyReading, work, own time.Duration, workSource strin
 		busy += max(0, t-before.tasks[cpu])
 	}
 	o := &Others{
-		Source: after.source, WorkSource: workSource, CPUs: len(after.tasks),
+		From: before.wall, Source: after.source, WorkSource: workSource, CPUs: len(after.tasks),
 		BusyS: busy.Seconds(), WorkS: work.Seconds(), OwnS: own.Seconds(), WindowS: (after.at - before.at).Seconds(),
 	}
 	o.Exact = workExact && o.Source == BusyCpuacct
@@ -120,7 +133,39 @@ func (t *tree) othersOnTarget(rep *Report, cpus cpuset.Set) *Others {
 		return nil
 	}
 	work, src, exact := treeOnTarget(rep, cpus)
+	if src == "cgroup" {
+		work = max(0, work-t.cgBefore.onTarget(rep, cpus))
+	}
 	return others(t.before, t.after, work, t.ownOnTarget(), src, exact)
+}
+
+// cgroupReading is the run cgroup's CPU account at one moment.
+type cgroupReading struct {
+	perCPU map[int]time.Duration // v1 cpuacct's, nil elsewhere
+	total  time.Duration
+	ok     bool
+}
+
+// onTarget is the part of the cgroup's account on cpus at the reading, as
+// treeOnTarget counts the whole: per CPU where the report has the split,
+// else all of it. 0 for no reading.
+func (c *cgroupReading) onTarget(rep *Report, cpus cpuset.Set) time.Duration {
+	if c == nil {
+		return 0
+	}
+	if tr := rep.Tree; tr != nil && len(tr.PerCPUSeconds) > 0 {
+		var d time.Duration
+		for cpu, v := range c.perCPU {
+			if cpus.Contains(cpu) {
+				d += v
+			}
+		}
+		return d
+	}
+	if c.ok {
+		return c.total
+	}
+	return 0
 }
 
 // treeOnTarget is the tree's CPU time on cpus and how it is known: the

@@ -4,6 +4,7 @@ import (
 	"syscall"
 	"time"
 
+	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -13,6 +14,10 @@ import (
 // command's exec was.
 type Report struct {
 	evidence.Scheduling
+	// Slices are who ran on the target during the run, slice by slice,
+	// where the on-CPU tracer was given (Sharing.Switches says what they
+	// hold); too many for the report itself, they are kept beside it.
+	Slices []timeline.Slice `json:"-"`
 	// execAt is CLOCK_MONOTONIC just before the command's exec;
 	// execElapsed the launcher's own age then, by the kernel's taskstats
 	// clock (0 where unknown).

@@ -271,6 +271,7 @@ func (r *run) end(cmd *exec.Cmd) error {
 	default:
 	}
 	r.rep.Child.WallS, r.rep.Child.WallSource = r.wall()
+	r.rep.Child.Times = r.times()
 	fillChild(&r.rep.Child, cmd.ProcessState, r.tr.lastSent())
 	if r.haveRec {
 		r.rep.Child.MaxRSSKB, r.rep.Child.MaxRSSSource = r.exitRec.HiwaterKB, "taskstats"
@@ -278,6 +279,7 @@ func (r *run) end(cmd *exec.Cmd) error {
 	r.rep.account(r.target)
 	r.rep.Sharing.Others = r.tr.othersOnTarget(r.rep, r.target)
 	r.rep.Sharing.Preemptors, r.rep.Sharing.PreemptorsError = r.tr.preemptors(r.target)
+	r.rep.Slices, r.rep.Sharing.Switches = r.tr.switches()
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return fmt.Errorf("waiting for %s: %w", r.cfg.Args[0], waitErr)
@@ -302,6 +304,19 @@ func (r *run) wall() (float64, string) {
 		return (r.exitRec.Elapsed - r.rep.execElapsed).Seconds(), "taskstats"
 	}
 	return (r.exited - r.rep.execAt).Seconds(), "clock"
+}
+
+// times places the command's start and end on both clocks (see
+// evidence.Times): the monotonic readings, and the same shifted by the
+// offset of the wall clock read beside the monotonic one now. nil when
+// either end was not read.
+func (r *run) times() *evidence.Times {
+	if r.rep.execAt == 0 || r.exited == 0 {
+		return nil
+	}
+	offset := time.Now().UnixNano() - int64(monotonic())
+	start, end := int64(r.rep.execAt), int64(r.exited)
+	return &evidence.Times{StartUnixNS: start + offset, EndUnixNS: end + offset, StartMonoNS: start, EndMonoNS: end}
 }
 
 // releaseThread lets the thread that forked the command go, once.

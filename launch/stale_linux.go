@@ -1,9 +1,12 @@
 package launch
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -13,20 +16,23 @@ import (
 	"corepin.dev/corepin/internal/procfs"
 )
 
-// SweepStale ends what a corepin that was killed left behind when its
+// SweepStale finds what a corepin that was killed left behind when its
 // guard could not finish the cleanup (the guard was killed too): every
-// run cgroup below corepin's own cgroups that is named corepin-PID-N for
-// a PID that no longer runs the corepin that made it. Such a cgroup's
-// tasks are that run's tree, by the cgroup's name and the owner's
-// identity: they are thawed and ended, and the cgroup is removed, nested
-// cgroups first. A living corepin's cgroups are never touched. Every
-// corepin command calls it at its start and says what it did; a run's
+// run cgroup below corepin's own cgroups whose name carries corepin's
+// mark for a corepin of this PID namespace that no longer runs
+// (cgroupfs.OwnerGone). A cgroup without the mark, or of another
+// namespace, or whose corepin cannot be told gone, is never touched. With
+// end, such a cgroup's tasks, that run's tree, are thawed and ended and
+// the cgroup is removed, nested cgroups first; without it (a command that
+// only reads) nothing is changed and the strays are only reported. Every
+// corepin command calls it at its start and says what it found; a run's
 // cgroup set-up sweeps the folders it uses once more (sweepStale).
-func SweepStale(root fsroot.Root) []Stray {
+func SweepStale(root fsroot.Root, end bool) []Stray {
 	homes, err := cgroupfs.RunHomes(root)
 	if err != nil {
 		return nil
 	}
+	ns := cgroupfs.SelfMark().Namespace
 	// One dead run has a directory of the same name in each hierarchy.
 	stale := map[string]*cgroup{}
 	for ctl, home := range homes {
@@ -34,7 +40,7 @@ func SweepStale(root fsroot.Root) []Stray {
 		if ctl == "" {
 			version = 2
 		}
-		for _, dir := range cgroupfs.Stale(root, home) {
+		for _, dir := range cgroupfs.Stale(root, home, ns) {
 			name := filepath.Base(dir)
 			key := strconv.Itoa(version) + "/" + name
 			cg := stale[key]
@@ -45,17 +51,26 @@ func SweepStale(root fsroot.Root) []Stray {
 			cg.dirs[ctl] = dir
 		}
 	}
-	swept.Lock()
-	if swept.dirs == nil {
-		swept.dirs = map[string]bool{}
+	if end {
+		swept.Lock()
+		if swept.dirs == nil {
+			swept.dirs = map[string]bool{}
+		}
+		for _, home := range homes {
+			swept.dirs[home] = true
+		}
+		swept.Unlock()
 	}
-	for _, home := range homes {
-		swept.dirs[home] = true
-	}
-	swept.Unlock()
 	var out []Stray
 	for _, key := range sortedKeys(stale) {
 		cg := stale[key]
+		if !end {
+			if n := len(cg.allProcs()); n > 0 {
+				out = append(out, Stray{Cgroup: cg.name, Left: n})
+			}
+			continue
+		}
+		cg.noteSwept()
 		ended, err := cg.end()
 		if ended == 0 && err == nil {
 			continue // an empty one, as corepin's own sweep always removed
@@ -76,6 +91,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// noteSwept tells the run, should its corepin be alive after all, who
+// ended it and why (see cgroupfs.NoteSwept).
+func (cg *cgroup) noteSwept() {
+	note := fmt.Sprintf("corepin (pid %d) ended its processes and removed it at %s, taking pid %s for a dead corepin of this PID namespace",
+		os.Getpid(), time.Now().Format(time.RFC3339), strings.SplitN(strings.TrimPrefix(cg.name, "corepin-"), "-", 2)[0])
+	for _, d := range cg.dirs {
+		cgroupfs.NoteSwept(d, note)
+	}
 }
 
 // end ends a run cgroup whose corepin is gone: it thaws it (the corepin

@@ -36,6 +36,7 @@ func (rep *Report) Summary() string {
 	rep.summarizeTimes(&b)
 	rep.summarizeTree(&b)
 	rep.summarizeEnd(&b)
+	rep.summarizeConfined(&b)
 	rep.summarizeWarnings(&b)
 	return b.String()
 }
@@ -115,12 +116,33 @@ func (rep *Report) summarizeEnd(b *strings.Builder) {
 			fmt.Fprintf(b, "; ended %d process(es) the command left running", left)
 		}
 	}
+	if t := rep.Tree; t != nil && t.Swept != "" {
+		b.WriteString("; " + t.Swept)
+	}
 	if rep.Child.TimedOut {
 		b.WriteString("; timed out")
 	}
 	if !rep.Restore.OK && rep.Restore.Done {
 		b.WriteString("; corepin's thread that started it could not be put back, so it was ended")
 	}
+}
+
+// summarizeConfined says, of a command that failed in a run cgroup that
+// held one CPU (exact mode), that its cpuset refuses a program's own
+// sched_setaffinity to any other CPU with EINVAL: a program that pins its
+// threads itself may have failed on that, and nothing else tells it. The
+// kernel keeps no record of a refused call, so it is said as what the
+// cpuset does, not as what the program did.
+func (rep *Report) summarizeConfined(b *strings.Builder) {
+	t := rep.Tree
+	if t == nil || t.CgroupCPUs.Len() != 1 || rep.Refused != "" || rep.ExecError != "" || rep.Child.TimedOut {
+		return
+	}
+	failed := rep.Child.ExitCode != nil && *rep.Child.ExitCode != 0 || rep.Child.Signal != nil && *rep.Child.Signal == "SIGABRT"
+	if !failed {
+		return
+	}
+	fmt.Fprintf(b, "; the run's cpuset held only CPU %s, where a program's own sched_setaffinity to any other CPU is refused with EINVAL (--observe keeps a program's own choices)", t.CgroupCPUs)
 }
 
 // summarizeWarnings adds the watcher's warnings, a line each. A run too

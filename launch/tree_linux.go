@@ -20,6 +20,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/oncpu"
+	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/watch"
 )
@@ -60,11 +61,19 @@ type tree struct {
 	meter         *busyMeter
 	before, after busyReading
 	haveBusy      bool
+	// cgBefore is the run cgroup's account at the first reading: the
+	// starting thread's time in it before the window, which is not the
+	// work's time in the window (nil without a cgroup account).
+	cgBefore *cgroupReading
 	// tracer, when set, is snapshot with the busy readings: who ran on
 	// the target between them.
 	tracer                  *oncpu.Tracer
 	traceBefore, traceAfter oncpu.Account
 	traceErr                error
+	// forker is the thread that read the target before the fork and
+	// forked the command: corepin's, in the run's cgroups meanwhile, so
+	// that its time on the target is the work's in their account.
+	forker int
 	// outside are the run's processes found outside its cgroup's account
 	// (one that wrote its PID into another cgroup), by PID and start
 	// time, with their CPU time when last seen: the cgroup's account
@@ -556,12 +565,17 @@ func (t *tree) reapOrphans() {
 // account fills in the cgroup's CPU account of the whole tree, and reads
 // the target's busy time once more: the tree has ended, so the window
 // between the two readings holds all of its time.
+//
+// The tracer's snapshot comes first, as before the fork: it reads the
+// run time of the task on each target CPU, which brings the kernel's
+// account of it up to date (the cpuacct figures of a running task lag up
+// to a tick), so that the reading after it holds that task's time too.
 func (t *tree) account() {
-	if t.haveBusy {
-		t.after, t.haveBusy = t.meter.read()
-	}
 	if t.tracer != nil && t.traceErr == nil {
 		t.traceAfter, t.traceErr = t.tracer.Snapshot()
+	}
+	if t.haveBusy {
+		t.after, t.haveBusy = t.meter.read()
 	}
 	t.mu.Lock()
 	for _, o := range append(slices.Collect(maps.Values(t.outside)), t.outsideGone...) {
@@ -604,6 +618,7 @@ func (t *tree) close() {
 	if t.cg == nil {
 		return
 	}
+	t.rep.Swept = t.cg.swept()
 	err := t.cg.remove()
 	if err != nil {
 		t.addError(err.Error())
@@ -636,11 +651,18 @@ func (t *tree) ownOnTarget() time.Duration {
 // readBefore takes the readings of the target just before the fork, on
 // the thread that forks.
 func (t *tree) readBefore() {
-	t.ownFrom = threadCPU()
+	t.forker = unix.Gettid()
 	if t.tracer != nil {
 		t.traceBefore, t.traceErr = t.tracer.Snapshot()
 	}
+	// The cgroup's account just before the target's: the starting
+	// thread's time between them is a file read.
+	if t.cg != nil {
+		t.cgBefore = &cgroupReading{perCPU: t.cg.usagePerCPU()}
+		t.cgBefore.total, t.cgBefore.ok = t.cg.usage()
+	}
 	t.before, t.haveBusy = t.meter.read()
+	t.ownFrom = t.before.self // this thread's CPU time at the reading
 }
 
 // preemptors names who else ran on the target during the run: the
@@ -653,11 +675,30 @@ func (t *tree) preemptors(target cpuset.Set) ([]Preemptor, string) {
 	if t.traceErr != nil {
 		return nil, t.traceErr.Error()
 	}
+	ours := t.ours()
+	return topPreemptors(t.traceAfter.Since(t.traceBefore), target, func(pid, _ int) bool { return ours[pid] }), ""
+}
+
+// ours is the run's processes: the command and every process seen in its
+// tree.
+func (t *tree) ours() map[int]bool {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	ours := map[int]bool{t.pid: true}
 	for pid := range t.ever {
 		ours[pid] = true
 	}
-	t.mu.Unlock()
-	return topPreemptors(t.traceAfter.Since(t.traceBefore), target, func(pid, _ int) bool { return ours[pid] }), ""
+	return ours
+}
+
+// switches is who ran on the target during the run, slice by slice: the
+// run's processes and the thread that forked the command are the work's,
+// as in the cgroup's account of the others' time. nil without the tracer
+// or the readings of the target, whose window the slices are of.
+func (t *tree) switches() ([]timeline.Slice, *Switches) {
+	if t.tracer == nil || t.traceErr != nil || !t.haveBusy {
+		return nil, nil
+	}
+	ours := t.ours()
+	return switches(t.tracer, t.traceBefore, t.traceAfter, t.before.at, t.after.at, func(pid, tid int) bool { return ours[pid] || tid == t.forker })
 }

@@ -594,3 +594,58 @@ func TestObserveKeepsTheProgramsOwnAffinity(t *testing.T) {
 		}
 	}
 }
+
+// A run whose cgroup another process ends and removes while it runs, as
+// a corepin's sweep does with a corepin it takes for dead, says so in its
+// report and its summary: its end came from outside.
+func TestRunSweptFromOutsideSaysSo(t *testing.T) {
+	cpu := needsTwoCPUs(t)
+	if os.Geteuid() != 0 {
+		t.Skip("a run's cgroup needs root")
+	}
+	before := cgroupListing(t)
+	marker := filepath.Join(t.TempDir(), "ready")
+	done := make(chan *Report, 1)
+	go func() {
+		rep, err := Run(context.Background(), Config{Request: session.Request{CPU: cpu, Ladder: session.AffinityOnly()},
+			Args: []string{"sh", "-c", `echo $$ > "$0"; exec sleep 60`, marker}, Grace: time.Second})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	waitMarker(marker)
+	var ours []string
+	for _, d := range cgroupListing(t) {
+		if !slices.Contains(before, d) {
+			ours = append(ours, d)
+		}
+	}
+	if len(ours) == 0 {
+		if rep := <-done; rep != nil {
+			t.Skipf("the run had no cgroup: %s", rep.Tree.NoCgroup)
+		}
+		return
+	}
+	sweep := &cgroup{version: 2, name: filepath.Base(ours[0]), dirs: map[string]string{}, fd: -1}
+	for i, d := range ours {
+		if _, err := os.Stat(filepath.Join(d, "tasks")); err == nil {
+			sweep.version = 1
+		}
+		sweep.dirs[strconv.Itoa(i)] = d
+	}
+	if sweep.version == 2 {
+		sweep.dirs = map[string]string{"": ours[0]}
+	}
+	sweep.noteSwept()
+	if n, err := sweep.end(); n == 0 || err != nil {
+		t.Fatalf("the stand-in sweep ended %d processes: %v", n, err)
+	}
+	rep := <-done
+	if rep == nil {
+		return
+	}
+	if rep.Tree.Swept == "" || !strings.Contains(rep.Summary(), "was ended while the run went on, by another process") {
+		t.Errorf("a run whose cgroup was swept says nothing of it: tree %+v\nsummary %s", rep.Tree, rep.Summary())
+	}
+}

@@ -23,7 +23,18 @@ type bpfCpuState struct {
 	CurrPid     uint32
 	CurrComm    [16]int8
 	Watched     uint32
-	Pad         uint32
+	LogBase     uint32
+	LogSeq      uint64
+}
+
+type bpfSlice struct {
+	_     structs.HostLayout
+	Start uint64
+	End   uint64
+	RunNs uint64
+	Tgid  uint32
+	Pid   uint32
+	Comm  [16]int8
 }
 
 type bpfTaskKey struct {
@@ -52,6 +63,7 @@ type bpfWaitVal struct {
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
 	bpfMapCpus       = "cpus"
+	bpfMapSlices     = "slices"
 	bpfMapTasks      = "tasks"
 	bpfMapWaits      = "waits"
 	bpfProgOnSwitch  = "on_switch"
@@ -110,9 +122,10 @@ type bpfProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type bpfMapSpecs struct {
-	Cpus  *ebpf.MapSpec `ebpf:"cpus"`
-	Tasks *ebpf.MapSpec `ebpf:"tasks"`
-	Waits *ebpf.MapSpec `ebpf:"waits"`
+	Cpus   *ebpf.MapSpec `ebpf:"cpus"`
+	Slices *ebpf.MapSpec `ebpf:"slices"`
+	Tasks  *ebpf.MapSpec `ebpf:"tasks"`
+	Waits  *ebpf.MapSpec `ebpf:"waits"`
 }
 
 // bpfVariableSpecs contains global variables before they are loaded into the kernel.
@@ -145,14 +158,16 @@ func (o *bpfObjects) Close() error {
 //
 // It can be passed to loadBpfObjects or ebpf.CollectionSpec.LoadAndAssign.
 type bpfMaps struct {
-	Cpus  *ebpf.Map `ebpf:"cpus"`
-	Tasks *ebpf.Map `ebpf:"tasks"`
-	Waits *ebpf.Map `ebpf:"waits"`
+	Cpus   *ebpf.Map `ebpf:"cpus"`
+	Slices *ebpf.Map `ebpf:"slices"`
+	Tasks  *ebpf.Map `ebpf:"tasks"`
+	Waits  *ebpf.Map `ebpf:"waits"`
 }
 
 func (m *bpfMaps) Close() error {
 	return _BpfClose(
 		m.Cpus,
+		m.Slices,
 		m.Tasks,
 		m.Waits,
 	)

@@ -31,13 +31,18 @@ import (
 	"corepin.dev/corepin/cpuset"
 )
 
-//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -tags linux -type cpu_state -type task_key -type task_val -type wait_val bpf bpf/oncpu.bpf.c -- -O2 -g -Wall -Werror
+//go:generate go run github.com/cilium/ebpf/cmd/bpf2go -tags linux -type cpu_state -type task_key -type task_val -type wait_val -type slice bpf bpf/oncpu.bpf.c -- -O2 -g -Wall -Werror
 
 // MaxTasks bounds what the kernel side keeps: the entries of Tasks (one
 // per thread and CPU), and the threads whose waits it follows (each thread
 // that was ever preempted on a watched CPU). What does not fit is counted
 // in Lost.
 const MaxTasks = 16384
+
+// SlicesPerCPU is how many of its latest slices each watched CPU's log
+// keeps (LOG_SIZE in the program): Slices returns at most that many per CPU
+// between two snapshots, and counts the older ones lost.
+const SlicesPerCPU = 4096
 
 // Tracer accounts who runs on a set of CPUs, from Start to Stop.
 type Tracer struct {
@@ -65,6 +70,28 @@ type Account struct {
 	NoSwitch []int
 	// Lost is what did not fit in the kernel's bounded maps.
 	Lost Lost
+
+	// at is when the account was read (CLOCK_MONOTONIC); seq is each
+	// watched CPU's count of slices logged until then, and open the slice
+	// under way on it then, charged up to at. Tracer.Slices reads the
+	// slices between two accounts by them.
+	at   time.Duration
+	seq  map[int]uint64
+	open map[int]Slice
+}
+
+// Slice is one thread's time on one CPU, from the switch that put it on to
+// the one that took it off: who ran there when.
+type Slice struct {
+	PID  int // the process (thread group id)
+	TID  int // the thread
+	Comm string
+	CPU  int
+	// Start and End are CLOCK_MONOTONIC times (bpf_ktime_get_ns). OnCPU is
+	// the thread's run time in between, as Task.OnCPU counts it: End-Start
+	// less interrupts and what the hypervisor stole.
+	Start, End time.Duration
+	OnCPU      time.Duration
 }
 
 // Task is one thread's time on one CPU.
@@ -144,6 +171,41 @@ func (t *Tracer) Snapshot() (Account, error) {
 	}
 	a.CPUs = t.cpus
 	return a, nil
+}
+
+// Slices returns who ran on the watched CPUs between two snapshots of the
+// tracer, slice by slice in each CPU's order: a slice under way at from
+// starts at from with only its run time after it, and the slice under way
+// at to ends there, so that each thread's slices add up to its time in
+// to.Since(from). A CPU's log keeps its latest SlicesPerCPU slices: lost
+// counts the older ones between the two snapshots, which are left out.
+func (t *Tracer) Slices(from, to Account) (s []Slice, lost int, err error) {
+	return t.sys.slices(from, to)
+}
+
+// clip makes the slices of one CPU between from and to fit the window:
+// the one under way at from keeps only the run time charged after it, one
+// under way at to ends there, and one the CPU began after to (while to was
+// being read) is left out.
+func clip(sl []Slice, from, to Account) []Slice {
+	out := sl[:0]
+	for _, s := range sl {
+		if s.Start >= to.at {
+			continue
+		}
+		if s.Start < from.at {
+			if o, ok := from.open[s.CPU]; ok && o.TID == s.TID && o.Start == s.Start {
+				s.OnCPU = max(0, s.OnCPU-o.OnCPU)
+			}
+			s.Start = from.at
+		}
+		if s.End > to.at {
+			s.OnCPU = max(0, s.OnCPU-(s.End-to.at))
+			s.End = to.at
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // Since is what ran after earlier, a snapshot of the same tracer taken

@@ -30,8 +30,9 @@ type sysTracer struct {
 }
 
 // load checks for kernel BTF and loads the program and its maps, the
-// tasks and waits maps sized for maxTasks entries each.
-func load(maxTasks int) (*bpfObjects, error) {
+// tasks and waits maps sized for maxTasks entries each, and the slices
+// map for a log of SlicesPerCPU on each of logCPUs CPUs.
+func load(maxTasks, logCPUs int) (*bpfObjects, error) {
 	if _, err := os.Stat(btfPath); err != nil {
 		return nil, fmt.Errorf("oncpu: kernel BTF (%s, CONFIG_DEBUG_INFO_BTF) is missing: %w (%w)", btfPath, errors.ErrUnsupported, err)
 	}
@@ -41,6 +42,7 @@ func load(maxTasks int) (*bpfObjects, error) {
 	}
 	spec.Maps["tasks"].MaxEntries = uint32(maxTasks)
 	spec.Maps["waits"].MaxEntries = uint32(maxTasks)
+	spec.Maps["slices"].MaxEntries = uint32(SlicesPerCPU * max(1, logCPUs))
 	var objs bpfObjects
 	if err := spec.LoadAndAssign(&objs, nil); err != nil {
 		return nil, loadError("loading the sched_switch program", err)
@@ -81,17 +83,18 @@ func startWith(cpus cpuset.Set, maxTasks int) (*sysTracer, error) {
 	if last := cpus.Last(); last >= possible {
 		return nil, fmt.Errorf("oncpu: CPU %d is not a possible CPU on this system (0-%d)", last, possible-1)
 	}
-	objs, err := load(maxTasks)
+	objs, err := load(maxTasks, cpus.Len())
 	if err != nil {
 		return nil, err
 	}
 	// The watched CPUs start their first slice now: the task that is on
 	// one of them when the program attaches is charged from here at its
-	// first switch, so that Busy+Idle is the whole time to Stop.
+	// first switch, so that Busy+Idle is the whole time to Stop. Each
+	// logs its slices in its own part of the slices map.
 	states := make([]bpfCpuState, possible)
 	now := monotonic()
-	for _, c := range cpus.CPUs() {
-		states[c] = bpfCpuState{Watched: 1, Since: now, CurrPid: unseen}
+	for i, c := range cpus.CPUs() {
+		states[c] = bpfCpuState{Watched: 1, Since: now, CurrPid: unseen, LogBase: uint32(i * SlicesPerCPU)}
 	}
 	if err := objs.Cpus.Put(uint32(0), states); err != nil {
 		objs.Close()
@@ -154,10 +157,12 @@ func (t *sysTracer) read(now uint64) (Account, error) {
 	if err := t.objs.Cpus.Lookup(uint32(0), &states); err != nil {
 		return Account{}, fmt.Errorf("per-CPU state: %w", err)
 	}
-	a := Account{Busy: map[int]time.Duration{}, Idle: map[int]time.Duration{}}
+	a := Account{Busy: map[int]time.Duration{}, Idle: map[int]time.Duration{},
+		at: time.Duration(now), seq: map[int]uint64{}, open: map[int]Slice{}}
 	for _, c := range t.watched {
 		st := states[c]
 		busy, idle := st.BusyNs, st.IdleNs
+		a.seq[c] = st.LogSeq
 		if now > st.Since {
 			d := now - st.Since
 			if st.CurrPid == unseen {
@@ -179,6 +184,8 @@ func (t *sysTracer) read(now uint64) (Account, error) {
 				cv.OnNs += d
 				cv.Comm = st.CurrComm
 				vals[ck] = cv
+				a.open[c] = Slice{PID: int(st.CurrTgid), TID: int(st.CurrPid), Comm: comm(st.CurrComm), CPU: c,
+					Start: time.Duration(st.Since), End: time.Duration(now), OnCPU: time.Duration(d)}
 			}
 		}
 		a.Busy[c] = time.Duration(busy)
@@ -221,6 +228,52 @@ func (t *sysTracer) read(now uint64) (Account, error) {
 	return a, nil
 }
 
+// slices reads each watched CPU's log between two snapshots: the slices
+// logged after from and up to to, then the one under way at to.
+func (t *sysTracer) slices(from, to Account) ([]Slice, int, error) {
+	if t.link == nil {
+		return nil, 0, errors.New("oncpu: the tracer was stopped already")
+	}
+	var out []Slice
+	lost := 0
+	for i, c := range t.watched {
+		first, end := from.seq[c], to.seq[c]
+		if end < first {
+			return nil, 0, fmt.Errorf("oncpu: CPU %d's slices: the snapshots are in the wrong order", c)
+		}
+		if end-first > SlicesPerCPU {
+			lost += int(end - first - SlicesPerCPU)
+			first = end - SlicesPerCPU
+		}
+		cpuSlices := make([]Slice, 0, end-first)
+		for seq := first; seq < end; seq++ {
+			idx := uint32(i*SlicesPerCPU) + uint32(seq%SlicesPerCPU)
+			var v bpfSlice
+			if err := t.objs.Slices.Lookup(idx, &v); err != nil {
+				return nil, 0, fmt.Errorf("oncpu: reading CPU %d's slice %d: %w", c, seq, err)
+			}
+			cpuSlices = append(cpuSlices, Slice{PID: int(v.Tgid), TID: int(v.Pid), Comm: comm(v.Comm), CPU: c,
+				Start: time.Duration(v.Start), End: time.Duration(v.End), OnCPU: time.Duration(v.RunNs)})
+		}
+		// The CPU went on switching while its log was read: what it
+		// wrote over since is no longer the slice that was there.
+		var states []bpfCpuState
+		if err := t.objs.Cpus.Lookup(uint32(0), &states); err != nil {
+			return nil, 0, fmt.Errorf("oncpu: reading the per-CPU state: %w", err)
+		}
+		if now := states[c].LogSeq; now > SlicesPerCPU && now-SlicesPerCPU > first {
+			over := int(min(now-SlicesPerCPU, end) - first)
+			lost += over
+			cpuSlices = cpuSlices[over:]
+		}
+		if o, ok := to.open[c]; ok {
+			cpuSlices = append(cpuSlices, o)
+		}
+		out = append(out, clip(cpuSlices, from, to)...)
+	}
+	return out, lost, nil
+}
+
 // readRuntime reads a thread's sum_exec_runtime from its schedstat.
 func readRuntime(tgid, pid uint32) (uint64, error) {
 	ss, err := procfs.ReadSchedStat(fsroot.Host, int(tgid), int(pid))
@@ -248,7 +301,7 @@ func monotonic() uint64 {
 }
 
 func supported() (string, error) {
-	objs, err := load(MaxTasks)
+	objs, err := load(MaxTasks, 1)
 	if err != nil {
 		return "", err
 	}

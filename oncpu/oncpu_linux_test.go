@@ -500,3 +500,77 @@ func FuzzComm(f *testing.F) {
 		}
 	})
 }
+
+// TestSlicesAddUpToTheAccount puts two busy helpers on the watched CPU
+// between two snapshots: the slices between them lie in order inside the
+// window without overlapping, and each thread's slices add up to its time
+// in the account between the same snapshots: to the nanosecond for the
+// helpers, which ended before the second, within 100µs for the threads
+// that ran while a snapshot was read (its maps are read one after the
+// other, while the CPU goes on).
+func TestSlicesAddUpToTheAccount(t *testing.T) {
+	needTracer(t)
+	cpu := testcpu.Target(t)
+	c1 := startBusy(t, cpu, 100*time.Millisecond)
+	c2 := startBusy(t, cpu, 100*time.Millisecond)
+	tr, err := Start(cpuset.Of(cpu))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Stop()
+	from, err := tr.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c2.run(t)
+	}()
+	c1.run(t)
+	<-done
+	to, err := tr.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl, lost, err := tr.Slices(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lost > 0 && len(sl) < SlicesPerCPU {
+		t.Errorf("%d slices lost with only %d kept", lost, len(sl))
+	}
+	sum := map[int]time.Duration{}
+	for i, s := range sl {
+		if s.CPU != cpu || s.Start < from.at || s.End > to.at || s.End < s.Start {
+			t.Errorf("slice %d %+v lies outside CPU %d's window %v-%v", i, s, cpu, from.at, to.at)
+		}
+		if i > 0 && s.Start < sl[i-1].End {
+			t.Errorf("slice %d %+v begins before slice %d %+v ended", i, s, i-1, sl[i-1])
+		}
+		sum[s.TID] += s.OnCPU
+	}
+	a := to.Since(from)
+	helpers := map[int]bool{c1.cmd.Process.Pid: true, c2.cmd.Process.Pid: true}
+	for _, task := range a.Tasks {
+		slack := 100 * time.Microsecond
+		if helpers[task.PID] {
+			slack = 0
+		}
+		if diff := (sum[task.TID] - task.OnCPU).Abs(); lost == 0 && diff > slack {
+			t.Errorf("thread %d (%s): slices add up to %v, the account says %v", task.TID, task.Comm, sum[task.TID], task.OnCPU)
+		}
+	}
+	for _, c := range []*child{c1, c2} {
+		pid, n := c.cmd.Process.Pid, 0
+		for _, s := range sl {
+			if s.PID == pid {
+				n++
+			}
+		}
+		if n < 2 {
+			t.Errorf("helper %d, which shared CPU %d with another, ran in %d slices, want several", pid, cpu, n)
+		}
+	}
+	t.Logf("%d slices, %d lost, %d tasks", len(sl), lost, len(a.Tasks))
+}

@@ -23,3 +23,5 @@ func (*sysTracer) stop() (Account, error) { return Account{}, unsupported() }
 func supported() (string, error) { return "", unsupported() }
 
 func (*sysTracer) snapshot() (Account, error) { return Account{}, unsupported() }
+
+func (*sysTracer) slices(Account, Account) ([]Slice, int, error) { return nil, 0, unsupported() }

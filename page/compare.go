@@ -19,8 +19,8 @@ func ComparePage(before, after *results.Run, beforeName, afterName string) *Simp
 		Subtitle: fmt.Sprintf("%s (before) against %s (after)", beforeName, afterName),
 		Footer:   "Made by corepin from the two runs' run.json; every number here is in them.",
 		Facts: []Fact{
-			{Label: "Old", Value: fmt.Sprintf("%s, %s, CPU %d (%s), started %s", before.Host.Hostname, before.Host.CPUModel, before.Target.ExactCPU, before.Target.Mode, before.Started.UTC().Format("2006-01-02 15:04"))},
-			{Label: "New", Value: fmt.Sprintf("%s, %s, CPU %d (%s), started %s", after.Host.Hostname, after.Host.CPUModel, after.Target.ExactCPU, after.Target.Mode, after.Started.UTC().Format("2006-01-02 15:04"))},
+			{Label: "Old", Value: runFact(before)},
+			{Label: "New", Value: runFact(after)},
 			{Label: "Test", Value: "Mann-Whitney U on the counted runs, α = 0.05 (golang.org/x/perf/benchmath)"},
 		},
 	}
@@ -45,6 +45,12 @@ func ComparePage(before, after *results.Run, beforeName, afterName string) *Simp
 		Notes:  notes,
 	}}
 	return p
+}
+
+// runFact is one run of a comparison in a line: its host, CPU, where it
+// ran and when it started.
+func runFact(r *results.Run) string {
+	return fmt.Sprintf("%s, %s, %s, started %s", r.Host.Hostname, r.Host.CPUModel, r.Where(), r.Started.UTC().Format("2006-01-02 15:04"))
 }
 
 // verdictColor colours a bar: green faster, red slower, grey otherwise.

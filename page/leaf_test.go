@@ -27,6 +27,7 @@ func TestPageLinksNoLauncher(t *testing.T) {
 		"corepin.dev/corepin/telemetry/samples":   true,
 		"corepin.dev/corepin/cpuset":              true,
 		"corepin.dev/corepin/internal/atomicfile": true,
+		"corepin.dev/corepin/internal/inputfile":  true,
 		"corepin.dev/corepin/internal/termsafe":   true,
 		"corepin.dev/corepin/internal/procfs":     true,
 		"corepin.dev/corepin/fsroot":              true,

@@ -32,7 +32,7 @@ func MergePage(m results.Merge) *Simple {
 			score = fmt.Sprintf("%.0f", *mc.Score)
 		}
 		machines.Rows = append(machines.Rows, []string{fmt.Sprint(i + 1), mc.Name, mc.Host.Label(), mc.Host.CPUModel, mc.Host.Kernel,
-			mc.Topology, fmt.Sprintf("%s: CPU %d (%s), %s", mc.Target.Spec, mc.Target.ExactCPU, mc.Target.Mode, mc.Target.Why), mc.Scheduling, score})
+			mc.Topology, target(mc), mc.Scheduling, score})
 		if mc.Interrupted {
 			notes = append(notes, fmt.Sprintf("[%d] %s was interrupted: only its finished runs are recorded.", i+1, mc.Name))
 		}
@@ -55,15 +55,12 @@ func MergePage(m results.Merge) *Simple {
 			}
 			r = append(r, t[3])
 			if c != nil && c.Relative != nil {
-				color, verdict := "#8c959f", "no significant difference"
-				switch {
-				case c.Significant && *c.Relative < 1:
-					color, verdict = "#1a7f37", "faster"
-				case c.Significant:
-					color, verdict = "#d1242f", "slower"
+				note := c.Verdict()
+				if c.Measure.Higher() {
+					note += ", " + c.Measure.Unit + ": higher is better"
 				}
-				bars = append(bars, Bar{Label: fmt.Sprintf("%s [%d]", row.Name, i+1), Value: *c.Relative, Color: color,
-					Note: "(" + verdict + ")"})
+				bars = append(bars, Bar{Label: fmt.Sprintf("%s [%d]", row.Name, i+1), Value: *c.Relative, Color: verdictColor(c.Verdict()),
+					Note: "(" + note + ")"})
 			}
 		}
 		bench.Rows = append(bench.Rows, r)
@@ -76,4 +73,12 @@ func MergePage(m results.Merge) *Simple {
 		p.Sections[1].Charts = []template.HTML{BarChart{Title: "Each median over machine [1]'s · × (red slower, green faster, grey no significant difference: Mann-Whitney U, α = 0.05)", Unit: "×", Bars: bars}.SVG()}
 	}
 	return p
+}
+
+// target is where a machine's run ran, "not recorded" for an imported one.
+func target(mc results.Machine) string {
+	if mc.Target.ExactCPU < 0 {
+		return "not recorded"
+	}
+	return fmt.Sprintf("%s: CPU %d (%s), %s", mc.Target.Spec, mc.Target.ExactCPU, mc.Target.Mode, mc.Target.Why)
 }

@@ -70,8 +70,11 @@ type Link struct{ Name, Href string }
 // Row is one line of the benchmark table.
 type Row struct {
 	Name, Median, CI, Ratio, Check, Residency, Ladder, Restore string
-	Valid                                                      bool
-	Warnings                                                   int
+	// Measure is what the figures are of: "wall time", or a measure with
+	// its unit and which way is better.
+	Measure  string
+	Valid    bool
+	Warnings int
 }
 
 // Section is one benchmark's charts and data.
@@ -84,6 +87,7 @@ type Section struct {
 	SpeedNote             string
 	Table                 Table
 	Runs                  []RunRow
+	Measured              bool // the runs have values of the benchmark's own measure
 	Links                 []Link
 	Warnings              []string
 }
@@ -97,6 +101,9 @@ type Table struct {
 // RunRow is one run in a benchmark's run table.
 type RunRow struct {
 	Index, Time, Check, CPU, Residency, Migrations, Ladder, Note string
+	// Value is the run's value in the benchmark's own measure, "" for a
+	// benchmark judged by its wall time.
+	Value string
 	// Speed is the run's own speed against its benchmark's best run;
 	// Probe the speed probe's reading after it (and before it, in an
 	// older corepin's run), a reading of the core then; Steal the
@@ -218,10 +225,8 @@ func schedulingFacts(run *results.Run) []Fact {
 }
 
 func row(b results.Benchmark) Row {
-	r := Row{Name: b.Name, Median: fmtSeconds(b.MedianS), CI: "-", Ratio: "-", Check: "passed", Valid: b.Valid, Warnings: len(b.Warnings)}
-	if b.CIConf > 0 {
-		r.CI = fmtSeconds(b.CILowS) + " – " + fmtSeconds(b.CIHighS)
-	}
+	m, fig := b.Figures()
+	r := Row{Name: b.Name, Measure: b.MeasureText(), Median: fig.MedianText(m), CI: fig.Interval(m), Ratio: "-", Check: "passed", Valid: b.Valid, Warnings: len(b.Warnings)}
 	if b.Ratio != nil {
 		r.Ratio = fmt.Sprintf("%.3f", *b.Ratio)
 	}
@@ -269,6 +274,10 @@ func row(b results.Benchmark) Row {
 // to end on the time each run started.
 func section(b results.Benchmark, i int, dir string, target []int, maxMHz float64, runStart time.Time) (Section, []sample) {
 	sec := Section{ID: fmt.Sprintf("b%d", i), Name: b.Name, Description: b.Description, Warnings: results.WarningTexts(b.Warnings)}
+	if m, _ := b.Figures(); m != results.WallTime {
+		sec.Measured = true
+		sec.Description = strings.TrimSpace(sec.Description + " Judged by " + m.Describe() + "; its wall time is kept beside.")
+	}
 	var first time.Time
 	for _, r := range b.Runs {
 		if !r.Started.IsZero() && (first.IsZero() || r.Started.Before(first)) {
@@ -279,12 +288,12 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 	sources := map[string]bool{}
 	var notes []string
 	for _, r := range b.DroppedRuns {
-		rr := runRow(r)
+		rr := runRow(b, r)
 		rr.Dropped, rr.Note = true, r.Dropped
 		sec.Runs = append(sec.Runs, rr)
 	}
 	for _, r := range b.Runs {
-		sec.Runs = append(sec.Runs, runRow(r))
+		sec.Runs = append(sec.Runs, runRow(b, r))
 		samples, err := readCSV(dir, r.TelemetryCSV)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("run %d: telemetry unreadable (%v)", r.Index, err))
@@ -372,9 +381,15 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 	return sec, runSamples
 }
 
-func runRow(r results.RunRecord) RunRow {
+func runRow(b results.Benchmark, r results.RunRecord) RunRow {
 	rr := RunRow{Index: fmt.Sprint(r.Index), Time: fmtSeconds(r.WallS), Check: "passed", Warmup: r.Warmup, Valid: r.Valid,
 		CPU: "-", Residency: "-", Migrations: "-", Ladder: "-", Note: r.Error, Speed: "-", Probe: "-", Steal: "-", Slowed: r.Slowed()}
+	if m, _ := b.Figures(); m != results.WallTime {
+		rr.Value = "-"
+		if r.Value != nil {
+			rr.Value = m.Format(*r.Value)
+		}
+	}
 	if s, ok := r.OwnSpeed(); ok {
 		rr.Speed = fmt.Sprintf("%.2f", s)
 	}

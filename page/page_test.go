@@ -173,3 +173,26 @@ func TestSegmentsAndTicks(t *testing.T) {
 		t.Error("an empty chart does not say so")
 	}
 }
+
+// A benchmark judged by a rate its output printed shows the rate, its
+// unit and which way is better, and each run's value beside its time.
+func TestPageShowsTheMeasure(t *testing.T) {
+	run := smallRun(t)
+	nps := results.Measure{Name: "Nodes/second", Unit: "nodes/s", Better: results.HigherIsBetter}
+	b := &run.Benchmarks[0]
+	b.Measure = &results.Measured{Measure: nps}
+	for i := range b.Runs {
+		v := 1e6 * float64(i+1)
+		b.Runs[i].Value = &v
+	}
+	b.Summarize()
+	var out bytes.Buffer
+	if err := Write(&out, run, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Nodes/second (nodes/s, higher is better)", "1.500M nodes/s", "<th class=\"num\">Value</th>", "2.000M nodes/s"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

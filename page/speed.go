@@ -92,7 +92,7 @@ func speedScatter(b results.Benchmark) (template.HTML, string) {
 	var xs, ys []float64
 	add := func(r results.RunRecord, counted bool) {
 		s, ok := probeReading(r)
-		if !ok || r.Warmup || r.Error != "" || r.WallS <= 0 {
+		if !ok || r.Warmup || r.Error != "" || !r.Timed() || r.WallS <= 0 {
 			return
 		}
 		p := Point{X: s, Y: r.WallS}

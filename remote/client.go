@@ -37,6 +37,11 @@ func (c *client) call(ctx context.Context, timeout time.Duration, argv []string,
 	if c.fake != nil {
 		return c.fake(argv, stdout, errOut), nil
 	}
+	// A caller's deadline that comes first is the call's: the error then
+	// names how long the call was given.
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = max(time.Until(dl), 0).Round(time.Millisecond)
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)

@@ -83,4 +83,8 @@ func TestCheckFindsAWrongSpec(t *testing.T) {
 	if err := Check([]string{"adb", "telnet://x"}); err == nil || !strings.Contains(err.Error(), `target "telnet://x"`) {
 		t.Errorf("a wrong spec: %v", err)
 	}
+	// One device named twice would run the job twice on it at once.
+	if err := Check([]string{"adb:P1", "hdc:P1", "adb:P1"}); err == nil || err.Error() != `target "adb:P1" is given twice: name each device once` {
+		t.Errorf("adb:P1 twice: %v", err)
+	}
 }

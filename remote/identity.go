@@ -26,7 +26,10 @@ type Identity struct {
 	// /etc/os-release's PRETTY_NAME elsewhere.
 	OS string `json:"os,omitempty"`
 	// key tells two targets that are one device: the serial the device
-	// reported, or over ssh /etc/machine-id (compared, never recorded).
+	// reported, or over ssh /etc/machine-id (compared, never recorded),
+	// after the client that reached it: one serial through adb and
+	// through hdc is two devices (an Android phone is no HarmonyOS one,
+	// and a serial the spec gave is only the client's name for it).
 	key string
 }
 
@@ -67,6 +70,9 @@ func (p probe) identity(t Target, pl Platform) Identity {
 	}
 	if id.key == "" {
 		id.key = id.Serial
+	}
+	if id.key != "" {
+		id.key = t.Kind() + "/" + id.key
 	}
 	return id
 }

@@ -255,18 +255,28 @@ func (j *Job) poll(ctx context.Context, offOut, offErr *int64, stdout, stderr io
 // Follow copies the job's output as it comes until the job ends, and
 // returns corepin's exit status there. When ctx ends (Ctrl-C on the host),
 // the job is interrupted and followed until it has stopped. When the
-// device stops answering for a while (20 s), Follow returns an error wrapping
-// ErrLost and the job goes on.
+// device has not answered for lostAfter (20 s), whether its client fails
+// at once (a device unplugged) or hangs (a device that stopped
+// responding), Follow returns an error wrapping ErrLost and the job goes
+// on.
 func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error) {
 	var offOut, offErr int64
-	var failingSince, stopBy time.Time
+	var stopBy time.Time
 	done := ctx.Done()
 	timing := j.Device.follow.or(defaultFollow)
 	// Ask soon at first, for a short command, then every pollEvery.
 	every := min(50*time.Millisecond, timing.pollEvery)
 	started := time.Now()
+	answered := started // the device's last answer
+	var failed error    // the first failure since then, in the client's words
 	for {
-		st, err := j.poll(context.Background(), &offOut, &offErr, stdout, stderr)
+		// A question the device does not answer within lostAfter is cut
+		// off then, not at the client's own timeout: a hanging device is
+		// lost as a vanished one is, within lostAfter and a poll's wait
+		// of its last answer, and a slow one has lostAfter to answer.
+		pctx, cancel := context.WithTimeout(context.Background(), timing.lostAfter)
+		st, err := j.poll(pctx, &offOut, &offErr, stdout, stderr)
+		cancel()
 		switch {
 		case err == nil && st.done:
 			return st.status, nil
@@ -274,12 +284,13 @@ func (j *Job) Follow(ctx context.Context, stdout, stderr io.Writer) (int, error)
 			return -1, fmt.Errorf("run %s on %s: %w", j.ID, j.Device.Target, ErrNoStatus)
 		case errors.Is(err, errGone):
 			return -1, err
-		case err != nil && failingSince.IsZero():
-			failingSince = time.Now()
-		case err != nil && time.Since(failingSince) > timing.lostAfter:
-			return -1, fmt.Errorf("%w (run %s goes on there)", err, j.ID)
+		case err != nil && failed == nil:
+			failed = err
 		case err == nil:
-			failingSince = time.Time{}
+			answered, failed = time.Now(), nil
+		}
+		if failed != nil && !time.Now().Before(answered.Add(timing.lostAfter)) {
+			return -1, fmt.Errorf("%w (no answer for %v; run %s goes on there)", failed, timing.lostAfter, j.ID)
 		}
 		if !stopBy.IsZero() && time.Now().After(stopBy) {
 			return -1, fmt.Errorf("run %s on %s did not stop within %v after the interrupt", j.ID, j.Device.Target, timing.stopWithin)

@@ -18,14 +18,38 @@ import (
 )
 
 // localTarget is this machine as a device: commands run in sh, copies are
-// cp. It can vanish, as a device unplugged does.
-type localTarget struct{ gone atomic.Bool }
+// cp. It can vanish, as a device unplugged does, or hang, as one that
+// stops responding does: a command then waits until the caller's context
+// ends, and hung records the context's error and deadline.
+type localTarget struct {
+	gone, hang atomic.Bool
+	hung       chan hungCall
+}
+
+// hungCall is a call to a hanging device: when it was made, and its
+// context's deadline and error when it ended.
+type hungCall struct {
+	made, deadline time.Time
+	err            error
+}
 
 func (l *localTarget) String() string { return "local" }
 func (l *localTarget) Kind() string   { return "ssh" }
 func (l *localTarget) Run(ctx context.Context, command string, stdout, stderr io.Writer) (int, error) {
 	if l.gone.Load() {
 		return -1, fmt.Errorf("local: no answer within 1s: %w", ErrLost)
+	}
+	if l.hang.Load() {
+		// Nothing comes back until the caller gives up, or, as a client's
+		// own timeout would, after a minute.
+		made := time.Now()
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Minute):
+		}
+		dl, _ := ctx.Deadline()
+		l.hung <- hungCall{made, dl, ctx.Err()}
+		return -1, fmt.Errorf("local: no answer: %w", ErrLost)
 	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -85,6 +109,7 @@ func TestJobFollowsThroughALostLink(t *testing.T) {
 	}
 	lt.gone.Store(false)
 	os.WriteFile(gate, nil, 0o644)
+	d.follow.lostAfter = time.Minute // a question may take longer than 100 ms on a busy machine
 	code, err := j.Follow(context.Background(), &out, &errOut)
 	if err != nil || code != 4 {
 		t.Fatalf("following again: %d, %v", code, err)
@@ -102,6 +127,64 @@ func TestJobFollowsThroughALostLink(t *testing.T) {
 	if _, err := j.Follow(context.Background(), io.Discard, io.Discard); !errors.Is(err, errGone) {
 		t.Errorf("following a removed job: %v", err)
 	}
+}
+
+// TestJobFollowGivesUpOnAHangingDevice: a device that stops answering
+// without vanishing (its client hangs) is given up as a vanished one is,
+// once it has not answered for lostAfter: the hung question is cut off by
+// Follow's own deadline, lostAfter after it was asked, not by the client's
+// timeout, and the job goes on.
+func TestJobFollowGivesUpOnAHangingDevice(t *testing.T) {
+	d, lt := localDevice(t)
+	d.follow.lostAfter = time.Second // longer than a question takes on a busy machine
+	lt.hung = make(chan hungCall, 16)
+	j := d.NewJob(time.Now())
+	gate := filepath.Join(t.TempDir(), "gate")
+	if err := j.Start(context.Background(), "sh", []string{"-c", fmt.Sprintf(`echo started; while [ ! -e %s ]; do sleep 0.02; done`, gate)}); err != nil {
+		t.Fatal(err)
+	}
+	var out lockedWriter
+	out.hang = func() { lt.hang.Store(true) } // once the job's first line came: the device answered
+	_, err := j.Follow(context.Background(), &out, io.Discard)
+	if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), "no answer for 1s") || !strings.Contains(err.Error(), "goes on there") {
+		t.Fatalf("following a hanging device: %v", err)
+	}
+	select {
+	case h := <-lt.hung:
+		// The question was cut off by Follow's deadline: lostAfter after
+		// it was asked, which was after the device's last answer.
+		if l := d.follow.lostAfter; h.err != context.DeadlineExceeded || h.deadline.Before(out.hungAt.Add(l)) || h.deadline.After(h.made.Add(l)) {
+			t.Errorf("the hung question ended with %v at deadline %v; want Follow's, %v after it was asked (between %v and %v)",
+				h.err, h.deadline, l, out.hungAt, h.made)
+		}
+	default:
+		t.Error("no question to the hanging device ended")
+	}
+	// The job went on: once the device answers again it ends, and goes.
+	lt.hang.Store(false)
+	d.follow.lostAfter = time.Minute
+	os.WriteFile(gate, nil, 0o644)
+	if code, err := j.Follow(context.Background(), io.Discard, io.Discard); err != nil || code != 0 {
+		t.Errorf("following again: %d, %v", code, err)
+	}
+	if err := j.Remove(context.Background()); err != nil {
+		t.Error(err)
+	}
+}
+
+// lockedWriter calls hang when its first byte is written, and notes when.
+type lockedWriter struct {
+	hang   func()
+	hungAt time.Time
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	if w.hang != nil && len(p) > 0 {
+		w.hungAt = time.Now()
+		w.hang()
+		w.hang = nil
+	}
+	return len(p), nil
 }
 
 func TestJobFetch(t *testing.T) {
@@ -337,5 +420,22 @@ func TestSameDevice(t *testing.T) {
 	}
 	if got := h.sameDevice(dev("adb:192.168.1.20:5555", "R58M1")); got != "adb:R58M1" {
 		t.Errorf("the same phone over IP: %q", got)
+	}
+	// As the probe makes the keys: an Android device and a HarmonyOS one
+	// whose serials the specs gave (P1) are two devices, not one.
+	h = &Host{}
+	for _, c := range []struct{ spec, probe string }{
+		{"adb:P1", "machine=aarch64\nkernel=Linux\nsdk=34\nrelease=14\nserialno=\n"},
+		{"hdc:P1", "machine=aarch64\nkernel=Linux\nohos=12\nohos_sn=\n"},
+	} {
+		tg, _ := Open(c.spec, Options{})
+		p := parseProbe(c.probe)
+		pl, err := p.platform(tg.Kind())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.sameDevice(&Device{Target: tg, Identity: p.identity(tg, pl)}); got != "" {
+			t.Errorf("%s is taken for %s", c.spec, got)
+		}
 	}
 }

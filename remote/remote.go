@@ -128,9 +128,15 @@ func Open(spec string, opt Options) (Target, error) {
 }
 
 // Check finds, before anything runs, the first of specs that names no
-// target Open can reach (see Open); it reaches none of them.
+// target Open can reach (see Open), or one given twice (two runs at once
+// on one device disturb each other); it reaches none of them.
 func Check(specs []string) error {
+	seen := map[string]bool{}
 	for _, spec := range specs {
+		if seen[spec] {
+			return fmt.Errorf("target %q is given twice: name each device once", spec)
+		}
+		seen[spec] = true
 		t, err := Open(spec, Options{})
 		if err != nil {
 			return err

@@ -657,13 +657,13 @@ func TestProbeIdentity(t *testing.T) {
 		want   Identity
 	}{
 		{adb, "machine=aarch64\nkernel=Linux\nsdk=34\nrelease=14\nmodel=Pixel 7\nmaker=Google\nserialno=R58M1\n",
-			Identity{On: "adb:192.168.1.20:5555", Serial: "R58M1", Model: "Google Pixel 7", OS: "Android 14", key: "R58M1"}},
+			Identity{On: "adb:192.168.1.20:5555", Serial: "R58M1", Model: "Google Pixel 7", OS: "Android 14", key: "adb/R58M1"}},
 		{adb, "machine=aarch64\nkernel=Linux\nsdk=29\nrelease=10\nmodel=SM-G973F\nmaker=samsung\nserialno=\n",
-			Identity{On: "adb:192.168.1.20:5555", Serial: "192.168.1.20:5555", Model: "samsung SM-G973F", OS: "Android 10", key: "192.168.1.20:5555"}},
+			Identity{On: "adb:192.168.1.20:5555", Serial: "192.168.1.20:5555", Model: "samsung SM-G973F", OS: "Android 10", key: "adb/192.168.1.20:5555"}},
 		{hdc, "machine=aarch64\nkernel=Linux\nohos=12\nohos_name=OpenHarmony-5.0.0.71\nohos_model=SGU-AL10\nohos_sn=Get parameter \"ohos.boot.sn\" fail! errNum is:106!\n",
-			Identity{On: "hdc:7001", Serial: "7001", Model: "SGU-AL10", OS: "OpenHarmony-5.0.0.71", key: "7001"}},
+			Identity{On: "hdc:7001", Serial: "7001", Model: "SGU-AL10", OS: "OpenHarmony-5.0.0.71", key: "hdc/7001"}},
 		{ssh, "machine=x86_64\nkernel=Linux\nos_release=\"Debian GNU/Linux 12 (bookworm)\"\ndmi_vendor=QEMU\ndmi_product=Standard PC (Q35 + ICH9, 2009)\nmachine_id=0123abcd\n",
-			Identity{On: "ssh://root@board", Model: "QEMU Standard PC (Q35 + ICH9, 2009)", OS: "Debian GNU/Linux 12 (bookworm)", key: "0123abcd"}},
+			Identity{On: "ssh://root@board", Model: "QEMU Standard PC (Q35 + ICH9, 2009)", OS: "Debian GNU/Linux 12 (bookworm)", key: "ssh/0123abcd"}},
 		{ssh, "machine=aarch64\nkernel=Linux\nos_release=\"Raspbian GNU/Linux 11 (bullseye)\"\ndt_model=Raspberry Pi 4 Model B Rev 1.4\x00\n",
 			Identity{On: "ssh://root@board", Model: "Raspberry Pi 4 Model B Rev 1.4", OS: "Raspbian GNU/Linux 11 (bullseye)"}},
 	} {

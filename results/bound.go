@@ -63,6 +63,9 @@ func (r *RunRecord) Bound() {
 	}
 	if s.Sharing != nil {
 		s.Sharing.PreemptorsError = evidence.Clip(s.Sharing.PreemptorsError, MaxNoteText)
+		if sw := s.Sharing.Switches; sw != nil {
+			sw.Error = evidence.Clip(sw.Error, MaxNoteText)
+		}
 	}
 }
 

@@ -92,7 +92,7 @@ func worstChecks(t *testing.T) []evidence.Outcome {
 	}
 	var outcomes []evidence.Outcome
 	for i := range suite.MaxChecks {
-		o := checks[i%len(checks)].RunFile(s, out, dir)
+		o := checks[i%len(checks)].RunFile(s, suite.Output{Stdout: out, Dir: dir})
 		if o.Passed {
 			t.Fatalf("check %d passed: %s", i, o.What[:20])
 		}

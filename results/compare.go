@@ -10,9 +10,17 @@ import (
 // Delta is one benchmark in two runs.
 type Delta struct {
 	Name string `json:"name"`
-	Old  *Stats `json:"old"` // nil when the benchmark is only in the new run
+	Old  *Stats `json:"old"` // the wall time's; nil when the benchmark is only in the new run
 	New  *Stats `json:"new"`
-	// Change is new median / old median - 1: negative is faster.
+	// Measure is what the two are compared in: the benchmarks' own
+	// measure where both have it, else their wall time. OldFigures and
+	// NewFigures are their statistics in it (nil where a run does not
+	// have the benchmark).
+	Measure    Measure  `json:"measure"`
+	OldFigures *Summary `json:"old_figures"`
+	NewFigures *Summary `json:"new_figures"`
+	// Change is new median / old median - 1 in the measure: negative is
+	// faster for a time, positive for a rate or a score (Better).
 	Change *float64 `json:"change"`
 	// P is the Mann-Whitney U test's p-value; Significant is P < Alpha.
 	P           *float64 `json:"p"`
@@ -44,28 +52,52 @@ type Comparison struct {
 // Compare compares the counted runs of each benchmark of two runs.
 func Compare(before, after *Run) Comparison {
 	var c Comparison
-	byName := map[string]*Benchmark{}
-	for i := range before.Benchmarks {
-		byName[before.Benchmarks[i].Name] = &before.Benchmarks[i]
-	}
 	c.Differences, c.RunNotes = differences(before, after)
-	seen := map[string]bool{}
+	cross := crossKind(before, after)
+	paired := map[*Benchmark]bool{}
 	for i := range after.Benchmarks {
 		nb := &after.Benchmarks[i]
-		seen[nb.Name] = true
-		c.Deltas = append(c.Deltas, compareOne(before, after, byName[nb.Name], nb, c.Differences))
+		ob := counterpart(before, nb, cross)
+		paired[ob] = true
+		d := compareOne(before, after, ob, nb, c.Differences)
+		if ob != nil && ob.Name != nb.Name {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("the old run's %q ran the same command line", ob.Name))
+		}
+		c.Deltas = append(c.Deltas, d)
 	}
 	for i := range before.Benchmarks {
-		if ob := &before.Benchmarks[i]; !seen[ob.Name] {
+		if ob := &before.Benchmarks[i]; !paired[ob] {
 			c.Deltas = append(c.Deltas, compareOne(before, after, ob, nil, c.Differences))
 		}
 	}
 	c.OldScore, c.NewScore = before.Score, after.Score
-	if before.Score != nil && after.Score != nil && *before.Score > 0 && len(c.Differences) == 0 && before.Done() && after.Done() {
-		ch := *after.Score / *before.Score - 1
-		c.ScoreChange = &ch
-	}
+	c.ScoreChange = c.scoreChange(before, after)
 	return c
+}
+
+// scoreChange is the new score over the old - 1, when the two scores
+// describe the same work measured to the end: no difference between the
+// runs, both finished, and no benchmark whose verdict was withheld (a
+// score of figures that are not times is no score either).
+func (c Comparison) scoreChange(before, after *Run) *float64 {
+	if before.Score == nil || after.Score == nil || !plausibleScore(*before.Score) || !plausibleScore(*after.Score) ||
+		len(c.Differences) > 0 || !before.Done() || !after.Done() {
+		return nil
+	}
+	for _, d := range c.Deltas {
+		if d.Withheld != "" {
+			return nil
+		}
+	}
+	ch := *after.Score / *before.Score - 1
+	return &ch
+}
+
+// plausibleScore says whether v can be a score: 1000 × a geometric mean
+// of ratios of two times, each time between MinTimeS and MaxTimeS.
+func plausibleScore(v float64) bool {
+	span := MaxTimeS / MinTimeS // the largest ratio of two such times
+	return v >= 1000/span && v <= 1000*span
 }
 
 // differences lists what makes two runs' times incomparable (what they
@@ -80,11 +112,31 @@ func differences(before, after *Run) (diff, notes []string) {
 			diff = append(diff, fmt.Sprintf("%s: %q in the old run, %q in the new", what, a, b))
 		}
 	}
-	differ("target CPU", fmt.Sprint(before.Target.ExactCPU), fmt.Sprint(after.Target.ExactCPU))
-	differ("mode", string(before.Target.Mode), string(after.Target.Mode))
-	differ("host", before.Host.Hostname, after.Host.Hostname)
-	differ("CPU model", before.Host.CPUModel, after.Host.CPUModel)
-	if before.Host.Corepin != after.Host.Corepin {
+	if !before.Imported() && !after.Imported() {
+		differ("target CPU", fmt.Sprint(before.Target.ExactCPU), fmt.Sprint(after.Target.ExactCPU))
+		differ("mode", string(before.Target.Mode), string(after.Target.Mode))
+		differ("host", before.Host.Hostname, after.Host.Hostname)
+		differ("CPU model", before.Host.CPUModel, after.Host.CPUModel)
+	} else {
+		// Another tool's file says at most the host and the CPU: what it
+		// says is compared, and what it does not is said.
+		known := func(what, a, b string) {
+			if a != "" && b != "" {
+				differ(what, a, b)
+			}
+		}
+		known("host", before.Host.Hostname, after.Host.Hostname)
+		known("CPU model", before.Host.CPUModel, after.Host.CPUModel)
+	}
+	for _, r := range []struct {
+		which string
+		run   *Run
+	}{{"old", before}, {"new", after}} {
+		if r.run.Imported() {
+			notes = append(notes, fmt.Sprintf("the %s run has no scheduling evidence: where it ran: not recorded (%s)", r.which, r.run.Source.Describe()))
+		}
+	}
+	if before.Host.Corepin != after.Host.Corepin && !before.Imported() && !after.Imported() {
 		notes = append(notes, fmt.Sprintf("corepin %q measured the old run, %q the new", before.Host.Corepin, after.Host.Corepin))
 	}
 	for _, r := range []struct {
@@ -102,32 +154,45 @@ func differences(before, after *Run) (diff, notes []string) {
 // does not have it.
 func compareOne(rb, ra *Run, before, after *Benchmark, diff []string) Delta {
 	d := Delta{Alpha: benchmath.DefaultThresholds.CompareAlpha, Warnings: []string{}}
-	if before != nil {
-		d.Name, d.Old = before.Name, &before.Stats
-	}
-	if after != nil {
-		d.Name, d.New = after.Name, &after.Stats
+	d.Measure, d.Warnings = measureOf(before, after)
+	for _, s := range []struct {
+		b       *Benchmark
+		stats   **Stats
+		figures **Summary
+	}{{before, &d.Old, &d.OldFigures}, {after, &d.New, &d.NewFigures}} {
+		if s.b == nil {
+			continue
+		}
+		d.Name, *s.stats = s.b.Name, &s.b.Stats
+		if fig, ok := s.b.figuresIn(d.Measure); ok {
+			*s.figures = &fig
+		}
 	}
 	if before == nil || after == nil {
 		return d
 	}
 	d.Withheld = withheld(rb, ra, before, after, diff, "the old run", "the new run")
-	ratio, ok := timeRatio(before, after)
+	if d.Withheld == "" && (d.OldFigures == nil || d.NewFigures == nil) {
+		d.Withheld = noMeasureInCommon(before, after, "the old run", "the new run")
+	}
+	ratio, ok := ratioIn(d.Measure, before, after)
 	if d.Withheld != "" || !ok {
 		return d // nothing to compare: no change, not -100%, and no test
 	}
 	ch := ratio - 1
 	d.Change = &ch
-	d.P, d.Significant, d.Warnings = uTest(before, after)
+	var w []string
+	d.P, d.Significant, w = uTest(d.Measure, before, after)
+	d.Warnings = append(d.Warnings, w...)
 	return d
 }
 
-// uTest is the Mann-Whitney U test of two benchmarks' counted runs: its
-// p-value (nil when there are too few runs for one), whether it is below
-// the test's alpha, and benchmath's warnings.
-func uTest(a, b *Benchmark) (p *float64, significant bool, warnings []string) {
-	s1 := benchmath.NewSample(countedTimes(a), &benchmath.DefaultThresholds)
-	s2 := benchmath.NewSample(countedTimes(b), &benchmath.DefaultThresholds)
+// uTest is the Mann-Whitney U test of two benchmarks' counted runs in
+// the measure m: its p-value (nil when there are too few runs for one),
+// whether it is below the test's alpha, and benchmath's warnings.
+func uTest(m Measure, a, b *Benchmark) (p *float64, significant bool, warnings []string) {
+	s1 := benchmath.NewSample(a.valuesIn(m), &benchmath.DefaultThresholds)
+	s2 := benchmath.NewSample(b.valuesIn(m), &benchmath.DefaultThresholds)
 	cmp := benchmath.AssumeNothing.Compare(s1, s2)
 	if !math.IsNaN(cmp.P) {
 		v := cmp.P
@@ -138,14 +203,4 @@ func uTest(a, b *Benchmark) (p *float64, significant bool, warnings []string) {
 		warnings = append(warnings, w.Error())
 	}
 	return p, significant, warnings
-}
-
-func countedTimes(b *Benchmark) []float64 {
-	var t []float64
-	for _, r := range b.Runs {
-		if !r.Warmup && r.Error == "" {
-			t = append(t, r.WallS)
-		}
-	}
-	return t
 }

@@ -36,10 +36,20 @@ func (d Delta) Verdict() string {
 		return VerdictTooFew
 	case !d.Significant:
 		return VerdictNoDifference
-	case *d.Change < 0:
+	case d.Better():
 		return VerdictFaster
 	}
 	return VerdictSlower
+}
+
+// Better reports whether the new median is better than the old in the
+// delta's measure: lower for a time, higher for a rate or a score.
+func (d Delta) Better() bool {
+	if d.Change == nil {
+		return false
+	}
+	gain, ok := d.Measure.Gain(1, 1+*d.Change)
+	return ok && gain > 1
 }
 
 // TableHeader names the columns of Row.
@@ -48,10 +58,33 @@ func (Comparison) TableHeader() []string {
 }
 
 // Row is the delta as the comparison's table shows it: name, both medians
-// and intervals, change, p-value and verdict; "-" where there is no value.
+// and intervals in the delta's measure, change, p-value and verdict; "-"
+// where there is no value.
 func (d Delta) Row() []string {
-	return []string{d.Name, statMedian(d.Old), statInterval(d.Old), statMedian(d.New), statInterval(d.New),
-		optPercent(d.Change), optP(d.P), d.Verdict()}
+	return []string{d.Name, d.median(d.OldFigures), d.interval(d.OldFigures), d.median(d.NewFigures), d.interval(d.NewFigures),
+		d.changeText(), optP(d.P), d.Verdict()}
+}
+
+func (d Delta) median(s *Summary) string {
+	if s == nil {
+		return "-"
+	}
+	return s.MedianText(d.Measure)
+}
+
+func (d Delta) interval(s *Summary) string {
+	if s == nil {
+		return "-"
+	}
+	return s.Interval(d.Measure)
+}
+
+// changeText is the change in percent, marked ↑ where higher is better.
+func (d Delta) changeText() string {
+	if d.Change != nil && d.Measure.Higher() {
+		return optPercent(d.Change) + " ↑"
+	}
+	return optPercent(d.Change)
 }
 
 // ScoreLine is the change of the score ("score 1000 → 1250 (+25.0%)"), or
@@ -125,28 +158,32 @@ func upperASCII(s string) string {
 	return string(b)
 }
 
-// WriteCSV writes one row per benchmark, numbers in seconds as read, empty
-// where there is no value, and the verdict in the same words as the text.
+// WriteCSV writes one row per benchmark, numbers as read, empty where
+// there is no value, and the verdict in the same words as the text. The
+// first columns are the wall time's seconds; measure, unit and better
+// name what the figures after them, the change and the verdict are in.
 func (c Comparison) WriteCSV(w io.Writer) error {
 	cw := newCSV(w)
-	cw.Write([]string{"name", "old_median_s", "old_ci_low_s", "old_ci_high_s", "new_median_s", "new_ci_low_s", "new_ci_high_s", "change", "p", "significant", "verdict"})
-	num := func(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
+	cw.Write([]string{"name", "old_median_s", "old_ci_low_s", "old_ci_high_s", "new_median_s", "new_ci_low_s", "new_ci_high_s", "change", "p", "significant", "verdict",
+		"measure", "unit", "better", "old_median", "old_ci_low", "old_ci_high", "new_median", "new_ci_low", "new_ci_high"})
 	for _, d := range c.Deltas {
-		row := []string{d.Name, "", "", "", "", "", "", "", "", strconv.FormatBool(d.Significant), d.Verdict()}
+		row := []string{d.Name, "", "", "", "", "", "", "", "", strconv.FormatBool(d.Significant), d.Verdict(),
+			d.Measure.Name, d.Measure.Unit, d.Measure.Better, "", "", "", "", "", ""}
 		for i, st := range []*Stats{d.Old, d.New} {
-			if st == nil {
-				continue
+			if st != nil {
+				copy(row[1+3*i:], summaryCells(st.summary()))
 			}
-			row[1+3*i] = num(st.MedianS)
-			if st.CIConf > 0 { // an interval that was not computed is not written
-				row[2+3*i], row[3+3*i] = num(st.CILowS), num(st.CIHighS)
+		}
+		for i, fig := range []*Summary{d.OldFigures, d.NewFigures} {
+			if fig != nil {
+				copy(row[14+3*i:], summaryCells(*fig))
 			}
 		}
 		if d.Change != nil {
-			row[7] = num(*d.Change)
+			row[7] = fmtF(*d.Change)
 		}
 		if d.P != nil {
-			row[8] = num(*d.P)
+			row[8] = fmtF(*d.P)
 		}
 		cw.Write(row)
 	}
@@ -154,18 +191,18 @@ func (c Comparison) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-func statMedian(s *Stats) string {
-	if s == nil {
-		return "-"
+// summaryCells are a median and its interval as CSV cells: empty where
+// no run counted, the interval empty where none was computed.
+func summaryCells(s Summary) []string {
+	cells := []string{"", "", ""}
+	if s.N == 0 {
+		return cells
 	}
-	return FormatSeconds(s.MedianS)
-}
-
-func statInterval(s *Stats) string {
-	if s == nil || s.CIConf == 0 {
-		return "-"
+	cells[0] = fmtF(s.Median)
+	if s.CIConf > 0 {
+		cells[1], cells[2] = fmtF(s.CILow), fmtF(s.CIHigh)
 	}
-	return FormatSeconds(s.CILowS) + " – " + FormatSeconds(s.CIHighS)
+	return cells
 }
 
 func optPercent(v *float64) string {

@@ -7,6 +7,10 @@ import (
 
 func fptr(v float64) *float64 { return &v }
 
+func ptr[T any](v T) *T { return &v }
+
+var score = Measure{Name: "score", Unit: "score", Better: HigherIsBetter}
+
 func TestDeltaVerdicts(t *testing.T) {
 	st := &Stats{N: 6, MedianS: 1, CILowS: 0.9, CIHighS: 1.1, CIConf: 0.95}
 	tests := []struct {
@@ -19,6 +23,9 @@ func TestDeltaVerdicts(t *testing.T) {
 		{Delta{Old: st, New: st, Change: fptr(0.1), P: fptr(0.4)}, VerdictNoDifference},
 		{Delta{Old: st, New: st, Change: fptr(-0.2), P: fptr(0.001), Significant: true}, VerdictFaster},
 		{Delta{Old: st, New: st, Change: fptr(0.2), P: fptr(0.001), Significant: true}, VerdictSlower},
+		// A score or a rate: higher is better.
+		{Delta{Old: st, New: st, Measure: score, Change: fptr(0.1), P: fptr(0.001), Significant: true}, VerdictFaster},
+		{Delta{Old: st, New: st, Measure: score, Change: fptr(-0.1), P: fptr(0.001), Significant: true}, VerdictSlower},
 	}
 	for _, tt := range tests {
 		if got := tt.d.Verdict(); got != tt.want {
@@ -35,7 +42,8 @@ func TestComparisonViews(t *testing.T) {
 	few := &Stats{N: 1, MedianS: 1, CILowS: 1, CIHighS: 1}
 	c := Comparison{
 		Deltas: []Delta{
-			{Name: "fib", Old: old, New: few, Change: fptr(-0.5), Warnings: []string{"noisy"}},
+			{Name: "fib", Old: old, New: few, Measure: WallTime, OldFigures: ptr(old.summary()), NewFigures: ptr(few.summary()),
+				Change: fptr(-0.5), Warnings: []string{"noisy"}},
 		},
 		OldScore: fptr(1000), NewScore: fptr(2000), ScoreChange: fptr(1),
 	}
@@ -53,7 +61,7 @@ func TestComparisonViews(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
 	// The new run has no interval: its bounds are left empty, not 1 and 1.
-	if len(lines) != 2 || lines[1] != "fib,2,1.9,2.1,1,,,-0.5,,false,"+VerdictTooFew {
+	if len(lines) != 2 || lines[1] != "fib,2,1.9,2.1,1,,,-0.5,,false,"+VerdictTooFew+",wall time,s,lower,2,1.9,2.1,1,," {
 		t.Errorf("CSV:\n%s", csv.String())
 	}
 }

@@ -7,17 +7,20 @@ import (
 )
 
 // leafImports are the packages outside the standard library that results
-// may link: the CPU-list type, its small internal helpers, its own
+// may link: the CPU-list type, its small internal helpers (writing and
+// reading files, text made safe), its own
 // evidence types, benchmath (with what benchmath needs) and the reader of
 // /proc. A program that
 // only reads run.json links these and nothing of the launcher.
 var leafImports = map[string]bool{
 	"corepin.dev/corepin/cpuset":              true,
 	"corepin.dev/corepin/internal/atomicfile": true,
+	"corepin.dev/corepin/internal/inputfile":  true,
 	"corepin.dev/corepin/internal/termsafe":   true,
 	"corepin.dev/corepin/results":             true,
 	"corepin.dev/corepin/results/evidence":    true,
 	"golang.org/x/perf/benchmath":             true,
+	"golang.org/x/perf/benchunit":             true, // a measure's numbers as benchstat scales them
 	"github.com/aclements/go-moremath/mathx":  true,
 	"github.com/aclements/go-moremath/stats":  true,
 	"github.com/aclements/go-moremath/vec":    true,

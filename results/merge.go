@@ -45,12 +45,18 @@ type MergeRow struct {
 
 // MergeCell is one benchmark on one machine.
 type MergeCell struct {
-	Stats
-	Valid bool     `json:"valid"`
-	Ratio *float64 `json:"ratio"` // reference / median, when the benchmark has a reference and a median
-	// Relative is this median / the first machine's median: above 1 is
-	// slower than the first machine. nil on the first machine, where
-	// either median is missing, and where the two cannot be compared.
+	Stats // the wall time's
+	// Measure is what the cell is shown and related in: the benchmark's
+	// own measure, or the wall time where the first machine's is
+	// another; Figures are its statistics in it (nil without).
+	Measure Measure  `json:"measure"`
+	Figures *Summary `json:"figures"`
+	Valid   bool     `json:"valid"`
+	Ratio   *float64 `json:"ratio"` // how many times better than its reference, when the benchmark has a reference and a median
+	// Relative is this median / the first machine's median, in Measure:
+	// above 1 is slower than the first machine for a time, faster for a
+	// rate or a score. nil on the first machine, where either median is
+	// missing, and where the two cannot be compared.
 	Relative *float64 `json:"relative"`
 	// Withheld says why this cell is not related to the first machine's,
 	// as compare says it: a benchmark without complete, valid runs on
@@ -79,26 +85,38 @@ func Merged(runs []*Run, names []string) Merge {
 			}
 		}
 		m.Machines = append(m.Machines, mc)
+		cross := i > 0 && crossKind(runs[0], r)
 		for j := range r.Benchmarks {
 			b := &r.Benchmarks[j]
 			k, ok := index[b.Name]
+			if base := counterpart(runs[0], b, cross); !ok && base != nil && i > 0 {
+				k, ok = index[base.Name] // the same command line, under another name
+			}
 			if !ok {
 				k = len(m.Benchmarks)
 				index[b.Name] = k
 				m.Benchmarks = append(m.Benchmarks, MergeRow{Name: b.Name, Cells: make([]*MergeCell, len(runs))})
 			}
+			base := first[m.Benchmarks[k].Name]
 			c := &MergeCell{Stats: b.Stats, Valid: b.Valid}
-			if b.N > 0 && b.MedianS > 0 {
-				c.Ratio = b.Ratio
+			c.Measure, _ = measureOf(base, b)
+			if fig, ok := b.figuresIn(c.Measure); ok {
+				c.Figures = &fig
+				if b.figuresProblem("") == "" {
+					c.Ratio = b.Ratio // a median that is not a figure has no ratio, whatever the file says
+				}
 			}
 			m.Benchmarks[k].Cells[i] = c
 			if i == 0 {
 				first[b.Name] = b
-			} else if base := first[b.Name]; base != nil {
+			} else if base != nil {
 				c.Withheld = withheld(runs[0], r, base, b, mc.Differences, "[1]", fmt.Sprintf("[%d]", i+1))
-				if rel, ok := timeRatio(base, b); ok && c.Withheld == "" {
+				if _, ok := base.figuresIn(c.Measure); c.Withheld == "" && (!ok || c.Figures == nil) {
+					c.Withheld = noMeasureInCommon(base, b, "[1]", fmt.Sprintf("[%d]", i+1))
+				}
+				if rel, ok := ratioIn(c.Measure, base, b); ok && c.Withheld == "" {
 					c.Relative = &rel
-					c.P, c.Significant, _ = uTest(base, b)
+					c.P, c.Significant, _ = uTest(c.Measure, base, b)
 				}
 			}
 		}
@@ -149,6 +167,10 @@ func machineOf(r *Run, name string) Machine {
 			mc.Topology += fmt.Sprintf("; allowed %s", *t.Allowed)
 		}
 	}
+	if r.Imported() {
+		mc.Scheduling = "where it ran: not recorded (" + r.Source.Describe() + ")"
+		return mc
+	}
 	mc.Scheduling = "no scheduling report"
 	for _, b := range r.Benchmarks {
 		for _, run := range b.Runs {
@@ -169,20 +191,36 @@ func machineOf(r *Run, name string) Machine {
 	return mc
 }
 
-// cellText is a cell's median with its interval, ratio and relative.
+// Verdict says how the cell's median relates to the first machine's in
+// its measure: faster, slower or no significant difference (Mann-Whitney
+// U, α = 0.05); "" where the two are not related.
+func (c *MergeCell) Verdict() string {
+	if c == nil || c.Relative == nil {
+		return ""
+	}
+	switch gain, _ := c.Measure.Gain(1, *c.Relative); {
+	case !c.Significant:
+		return VerdictNoDifference
+	case gain > 1:
+		return VerdictFaster
+	}
+	return VerdictSlower
+}
+
+// text is a cell's median with its interval, ratio and relative.
 func (c *MergeCell) text() (median, interval, ratio, relative string) {
 	if c == nil {
 		return "-", "-", "-", "-"
 	}
-	median, interval, ratio, relative = FormatSeconds(c.MedianS), "-", "-", "-"
-	if c.N == 0 {
-		median = "-"
+	median, interval, ratio, relative = "-", "-", "-", "-"
+	if c.Figures != nil {
+		median = c.Figures.MedianText(c.Measure)
+		if c.Figures.N > 0 && c.Figures.CIConf > 0 {
+			interval = c.Measure.Format(c.Figures.CILow) + "–" + c.Measure.Format(c.Figures.CIHigh)
+		}
 	}
 	if !c.Valid {
 		median += " INVALID"
-	}
-	if c.CIConf > 0 {
-		interval = FormatSeconds(c.CILowS) + "–" + FormatSeconds(c.CIHighS)
 	}
 	if c.Ratio != nil {
 		ratio = fmt.Sprintf("%.3f", *c.Ratio)
@@ -192,6 +230,9 @@ func (c *MergeCell) text() (median, interval, ratio, relative string) {
 		relative = "withheld"
 	case c.Relative != nil:
 		relative = fmt.Sprintf("×%.3f", *c.Relative)
+		if c.Measure.Higher() {
+			relative += " ↑" // higher is better
+		}
 		if !c.Significant {
 			relative += " ~" // not significant at α = 0.05
 		}
@@ -214,7 +255,9 @@ func (m Merge) WriteText(w io.Writer) error {
 	for i, mc := range m.Machines {
 		fmt.Fprintf(w, "[%d] %s: %s, %s, kernel %s\n", i+1, t(mc.Name), t(mc.Host.Label()), t(mc.Host.CPUModel), t(mc.Host.Kernel))
 		fmt.Fprintf(w, "    topology:   %s\n", t(mc.Topology))
-		fmt.Fprintf(w, "    target:     %s, CPU %d (%s): %s\n", t(mc.Target.Spec), mc.Target.ExactCPU, t(string(mc.Target.Mode)), t(mc.Target.Why))
+		if mc.Target.ExactCPU >= 0 {
+			fmt.Fprintf(w, "    target:     %s, CPU %d (%s): %s\n", t(mc.Target.Spec), mc.Target.ExactCPU, t(string(mc.Target.Mode)), t(mc.Target.Why))
+		}
 		fmt.Fprintf(w, "    scheduling: %s\n", t(mc.Scheduling))
 		if mc.Interrupted {
 			fmt.Fprintf(w, "    interrupted: only finished runs are recorded\n")
@@ -234,7 +277,7 @@ func (m Merge) WriteText(w io.Writer) error {
 		line := t(row.Name)
 		for i, c := range row.Cells {
 			med, ci, ratio, rel := c.text()
-			line += "\t" + med + "\t" + ci + "\t" + ratio
+			line += "\t" + t(med) + "\t" + t(ci) + "\t" + ratio
 			if i > 0 {
 				line += "\t" + rel
 			}
@@ -260,7 +303,11 @@ func (m Merge) WriteText(w io.Writer) error {
 		return err
 	}
 	if len(m.Machines) > 1 {
-		fmt.Fprintln(w, "\nVS [1]: the median over machine [1]'s; ~ marks no significant difference (Mann-Whitney U, α = 0.05).")
+		fmt.Fprint(w, "\nVS [1]: the median over machine [1]'s; ")
+		if m.anyHigher() {
+			fmt.Fprint(w, "↑ marks a measure where higher is better (a rate, a score); ")
+		}
+		fmt.Fprintln(w, "~ marks no significant difference (Mann-Whitney U, α = 0.05).")
 	}
 	for _, n := range m.Notes() {
 		fmt.Fprintf(w, "note: %s\n", t(n))
@@ -268,22 +315,48 @@ func (m Merge) WriteText(w io.Writer) error {
 	return nil
 }
 
+// anyHigher reports whether a cell is in a measure where higher is better.
+func (m Merge) anyHigher() bool {
+	for _, row := range m.Benchmarks {
+		for _, c := range row.Cells {
+			if c != nil && c.Measure.Higher() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // WriteCSV writes one row per benchmark and machine.
 func (m Merge) WriteCSV(w io.Writer) error {
 	cw := newCSV(w)
-	cw.Write([]string{"benchmark", "machine", "host", "target_cpu", "n", "median_s", "ci_low_s", "ci_high_s", "valid", "ratio", "relative_to_first", "p", "withheld"})
+	cw.Write([]string{"benchmark", "machine", "host", "target_cpu", "n", "median_s", "ci_low_s", "ci_high_s", "valid", "ratio", "relative_to_first", "p", "withheld",
+		"measure", "unit", "better", "median", "ci_low", "ci_high"})
 	for _, row := range m.Benchmarks {
 		for i, c := range row.Cells {
 			if c == nil {
 				continue
 			}
 			mc := m.Machines[i]
-			cw.Write([]string{row.Name, mc.Name, mc.Host.Hostname, fmt.Sprint(mc.Target.ExactCPU), fmt.Sprint(c.N),
-				fmtF(c.MedianS), fmtF(c.CILowS), fmtF(c.CIHighS), fmt.Sprint(c.Valid), optF(c.Ratio), optF(c.Relative), optF(c.P), c.Withheld})
+			fig := []string{"", "", ""}
+			if c.Figures != nil && c.Figures.N > 0 {
+				fig = []string{fmtF(c.Figures.Median), fmtF(c.Figures.CILow), fmtF(c.Figures.CIHigh)}
+			}
+			cw.Write(append([]string{row.Name, mc.Name, mc.Host.Hostname, fmt.Sprint(mc.Target.ExactCPU), fmt.Sprint(c.N),
+				optSeconds(c.Stats, c.MedianS), optSeconds(c.Stats, c.CILowS), optSeconds(c.Stats, c.CIHighS), fmt.Sprint(c.Valid), optF(c.Ratio), optF(c.Relative), optF(c.P), c.Withheld,
+				c.Measure.Name, c.Measure.Unit, c.Measure.Better}, fig...))
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// optSeconds is a wall-time figure of s, empty where no run was timed.
+func optSeconds(s Stats, v float64) string {
+	if s.N == 0 {
+		return ""
+	}
+	return fmtF(v)
 }
 
 func optF(v *float64) string {

@@ -69,8 +69,15 @@ func checkBench(t *testing.T, data []byte) {
 	t.Helper()
 	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		if strings.HasPrefix(line, "Benchmark") {
-			if f := strings.Fields(line); len(f) != 4 || f[1] != "1" || f[3] != "ns/op" {
+			// the wall time, and the value of a benchmark's own measure
+			if f := strings.Fields(line); len(f) < 4 || len(f) > 6 || len(f)%2 != 0 || f[1] != "1" {
 				t.Errorf("bench.txt: result line %q", line)
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "Unit ") {
+			if f := strings.Fields(line); len(f) != 3 || (f[2] != "better=higher" && f[2] != "better=lower") {
+				t.Errorf("bench.txt: unit line %q", line)
 			}
 			continue
 		}

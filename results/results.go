@@ -7,6 +7,7 @@ package results
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
@@ -38,6 +39,9 @@ type Run struct {
 	Target       Target             `json:"target"`
 	Options      Options            `json:"options"`
 	Benchmarks   []Benchmark        `json:"benchmarks"`
+	// Skipped are the suite's benchmarks that did not run because a
+	// program they need is not installed, each with what provides it.
+	Skipped []Skip `json:"skipped,omitempty"`
 	// Score is 1000 × the geometric mean of the ratios; null unless every
 	// benchmark has a reference time and passed its checks.
 	Score    *float64 `json:"score"`
@@ -45,12 +49,22 @@ type Run struct {
 	// Source is the file another tool wrote that an imported run was
 	// read from (corepin import); nil for corepin's own runs.
 	Source *Source `json:"source,omitempty"`
+	// Spec is an imported SPEC CPU result's own figures (Source.Tool
+	// "spec").
+	Spec *SpecRun `json:"spec,omitempty"`
 	// System is the machine's condition for measuring at the start and
 	// the end of the run, and what was tuned for it.
 	System *evidence.RunFacts `json:"system,omitempty"`
 	// Speed is the witness of the target's speed: the probe calibrated
 	// for the session, or why there is none.
 	Speed *SpeedWitness `json:"speed,omitempty"`
+}
+
+// Skip is a benchmark of the suite that was not run, and why: "zstd is
+// not installed (Debian package zstd)".
+type Skip struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
 }
 
 // SpeedWitness is the session's speed probe: a loop of fixed work,
@@ -99,7 +113,9 @@ type Host struct {
 	OS     string `json:"os,omitempty"`
 }
 
-// Target is where the benchmarks ran.
+// Target is where the benchmarks ran. An imported run, which corepin did
+// not watch, has ExactCPU -1 and nothing else: where it ran is not
+// recorded (Run.Where).
 type Target struct {
 	Spec     string        `json:"spec"`
 	Mode     evidence.Mode `json:"mode"`
@@ -112,8 +128,11 @@ type Target struct {
 // CPUs is the mask the work was kept on, as the request computed it: the
 // soft group in soft mode, else the exact CPU.
 func (t Target) CPUs() cpuset.Set {
-	if t.Mode == evidence.Soft && !t.SoftCPUs.IsEmpty() {
+	switch {
+	case t.Mode == evidence.Soft && !t.SoftCPUs.IsEmpty():
 		return t.SoftCPUs
+	case t.ExactCPU < 0 || t.ExactCPU > cpuset.MaxCPU:
+		return cpuset.Set{} // not recorded (-1: an imported run), or no CPU at all
 	}
 	return cpuset.Of(t.ExactCPU)
 }
@@ -155,9 +174,17 @@ type Options struct {
 type Benchmark struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description,omitempty"`
-	Kind        string   `json:"kind"` // builtin, command, or native (written by the native library)
+	Kind        string   `json:"kind"` // builtin, command, or native (written by the native library); an import's own
 	Command     []string `json:"command,omitempty"`
-	ReferenceS  float64  `json:"reference_s,omitempty"`
+	// Version is the benchmarked program's version, as the suite's
+	// version command printed it ("" when the suite asks for none).
+	Version    string  `json:"version,omitempty"`
+	ReferenceS float64 `json:"reference_s,omitempty"`
+	// Measure is what the benchmark is judged by when it is not its wall
+	// time (a number its output prints, a score), with the statistics of
+	// its runs' values; nil for wall time. Stats stay the wall time's in
+	// both cases; Figures gives the one the benchmark is judged by.
+	Measure *Measured `json:"measure,omitempty"`
 	// Valid: every counted run finished and passed its output checks.
 	Valid bool `json:"valid"`
 	// PlannedRuns and PlannedWarmups are what the run set out to do;
@@ -210,8 +237,16 @@ type RunRecord struct {
 	Index  int  `json:"index"`  // order within the benchmark, warm-ups first
 	Warmup bool `json:"warmup"` // not counted in the statistics
 	// WallS is the benchmark's time: the workload's own timing for
-	// built-ins, the command's wall time for external commands.
-	WallS    float64            `json:"wall_s"`
+	// built-ins, the command's wall time for external commands. NaN
+	// where no time was measured (a score imported alone), which run.json
+	// writes as null.
+	WallS float64 `json:"wall_s"`
+	// Value is the run's value in the benchmark's measure, when it has
+	// one of its own (Benchmark.Measure): read from the run's output or
+	// from the file another tool wrote. Null otherwise.
+	Value *float64 `json:"value,omitempty"`
+	// UserS and SysS are NaN, MaxRSSKB -1, where not measured: null in
+	// run.json.
 	UserS    float64            `json:"user_s"`
 	SysS     float64            `json:"sys_s"`
 	MaxRSSKB int64              `json:"max_rss_kb"`
@@ -281,13 +316,22 @@ type RunRecord struct {
 	TelemetryCSV string               `json:"telemetry_csv"` // relative to the results folder
 	Telemetry    TelemetryStats       `json:"telemetry"`
 	StdoutFile   string               `json:"stdout_file,omitempty"`
-	Started      time.Time            `json:"started"`
+	StderrFile   string               `json:"stderr_file,omitempty"`
+	// Source is the file another tool wrote during the run that its value
+	// was read from (a Geekbench export), kept in the results folder.
+	Source  *Source   `json:"source,omitempty"`
+	Started time.Time `json:"started"`
+	// Spec is the SPEC iteration an imported run is (Run.Spec).
+	Spec *SpecIteration `json:"spec,omitempty"`
 }
 
 // SpeedProbe is one reading of the speed witness.
 type SpeedProbe struct {
-	Rate  float64 `json:"rate"` // steps per second of wall time
-	WallS float64 `json:"wall_s"`
+	// At is when the probe began, on the wall clock as the run's
+	// Started; zero in an older run.json.
+	At    time.Time `json:"at,omitzero"`
+	Rate  float64   `json:"rate"` // steps per second of wall time
+	WallS float64   `json:"wall_s"`
 	// OnCPU is the probe thread's CPU time over its wall time: near 1
 	// when the probe ran all along, so that a low rate is the core's own
 	// speed; lower when it waited for the CPU.
@@ -306,13 +350,16 @@ const (
 
 // TelemetryStats summarise a run's samples of the target CPUs.
 type TelemetryStats struct {
-	Samples     int      `json:"samples"`
-	FreqSource  string   `json:"freq_source"`
-	FreqMinMHz  *float64 `json:"freq_min_mhz"`
-	FreqMaxMHz  *float64 `json:"freq_max_mhz"`
-	FreqMeanMHz *float64 `json:"freq_mean_mhz"`
-	UtilMeanPct *float64 `json:"util_mean_pct"`   // of the target CPUs
-	Notes       []string `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
+	// Started is the instant of the CSV's t_s 0, on the wall clock as
+	// the run's Started; zero in an older run.json.
+	Started     time.Time `json:"started,omitzero"`
+	Samples     int       `json:"samples"`
+	FreqSource  string    `json:"freq_source"`
+	FreqMinMHz  *float64  `json:"freq_min_mhz"`
+	FreqMaxMHz  *float64  `json:"freq_max_mhz"`
+	FreqMeanMHz *float64  `json:"freq_mean_mhz"`
+	UtilMeanPct *float64  `json:"util_mean_pct"`   // of the target CPUs
+	Notes       []string  `json:"notes,omitempty"` // the sampler's own: gaps, sharing the target
 }
 
 // MarshalJSON writes the benchmark with null times when no counted run
@@ -334,3 +381,65 @@ func (b Benchmark) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(out)
 }
+
+// MarshalJSON writes a figure that was not measured as null, never 0: a
+// time that is NaN (a score imported alone has no wall time; hyperfine
+// keeps no user and system time per run), a negative max_rss_kb and a
+// start that is not known (an imported run's).
+func (r RunRecord) MarshalJSON() ([]byte, error) {
+	type plain RunRecord // without this method
+	out := struct {
+		plain
+		WallS    *float64   `json:"wall_s"`
+		UserS    *float64   `json:"user_s"`
+		SysS     *float64   `json:"sys_s"`
+		MaxRSSKB *int64     `json:"max_rss_kb"`
+		Started  *time.Time `json:"started"`
+	}{plain: plain(r)}
+	for _, f := range []struct {
+		v   *float64
+		out **float64
+	}{{&r.WallS, &out.WallS}, {&r.UserS, &out.UserS}, {&r.SysS, &out.SysS}} {
+		if !math.IsNaN(*f.v) {
+			*f.out = f.v
+		}
+	}
+	if r.MaxRSSKB >= 0 {
+		out.MaxRSSKB = &r.MaxRSSKB
+	}
+	if !r.Started.IsZero() {
+		out.Started = &r.Started
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a null time as NaN and a null max_rss_kb as -1:
+// not measured, not 0.
+func (r *RunRecord) UnmarshalJSON(data []byte) error {
+	type plain RunRecord
+	in := struct {
+		*plain
+		WallS    *float64 `json:"wall_s"`
+		UserS    *float64 `json:"user_s"`
+		SysS     *float64 `json:"sys_s"`
+		MaxRSSKB *int64   `json:"max_rss_kb"`
+	}{plain: (*plain)(r)}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	r.WallS, r.UserS, r.SysS, r.MaxRSSKB = orNaN(in.WallS), orNaN(in.UserS), orNaN(in.SysS), -1
+	if in.MaxRSSKB != nil {
+		r.MaxRSSKB = *in.MaxRSSKB
+	}
+	return nil
+}
+
+func orNaN(v *float64) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return *v
+}
+
+// Timed reports whether the run's wall time was measured.
+func (r *RunRecord) Timed() bool { return !math.IsNaN(r.WallS) }

@@ -309,3 +309,27 @@ func TestSummaryWarningsOutliersInTheSpeedLine(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestSummarizeLeavesOutTimesThatAreNot: a run whose time is not a time
+// (1e300 makes the spread infinite, -1 and NaN mean nothing) is left out
+// of every figure, said, and makes the benchmark invalid; the run is
+// still written, as JSON.
+func TestSummarizeLeavesOutTimesThatAreNot(t *testing.T) {
+	for _, odd := range []float64{1e300, -1, math.NaN(), 1e-300} {
+		b := bench("fib", 1, 1, odd, 1.01, 0.99)
+		if b.Valid || b.N != 3 || b.MedianS != 1 || b.MaxS != 1.01 || math.IsInf(b.CV, 0) || math.IsNaN(b.CV) {
+			t.Errorf("a run of %g s: valid %v, stats %+v", odd, b.Valid, b.Stats)
+		}
+		if !hasWarning(b, "is not a time") || hasWarning(b, "failed its output check") {
+			t.Errorf("a run of %g s: warnings %v", odd, b.Warnings)
+		}
+		if !math.IsNaN(odd) { // encoding/json writes no NaN, which nothing could have read
+			if _, err := json.Marshal(b); err != nil {
+				t.Errorf("a run of %g s: %v", odd, err)
+			}
+		}
+	}
+	if b := bench("fib", 1e300, 1, 1.01, 0.99); b.Ratio != nil {
+		t.Errorf("a reference of 1e300 s gave the ratio %v", *b.Ratio)
+	}
+}

@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"corepin.dev/corepin/internal/termsafe"
@@ -18,11 +19,29 @@ func (r *Run) AllValid() bool {
 	return true
 }
 
+// Imported reports whether the run was read from another tool's file
+// (corepin import): corepin did not watch it run.
+func (r *Run) Imported() bool { return r.Source != nil }
+
+// Where says where the run's work ran, as every view says it: the target
+// CPU, its mode and why it was chosen; for an imported run, that it is
+// not recorded.
+func (r *Run) Where() string {
+	if r.Imported() {
+		return "not recorded (" + r.Source.Describe() + ")"
+	}
+	return fmt.Sprintf("CPU %d (%s): %s", r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
+}
+
 // WriteSummary writes the run as corepin run prints it: the host and
 // target, a table of the benchmarks, the score and every warning once.
 func (r *Run) WriteSummary(w io.Writer) error {
 	t := termsafe.Text // every name and text of the run may come from outside
-	fmt.Fprintf(w, "%s on CPU %d (%s): %s\n", t(r.Host.CPUModel), r.Target.ExactCPU, t(string(r.Target.Mode)), t(r.Target.Why))
+	if r.Imported() {
+		fmt.Fprintf(w, "%s; where it ran: not recorded\n", t(r.Source.Describe()))
+	} else {
+		fmt.Fprintf(w, "%s on %s\n", t(r.Host.CPUModel), t(r.Where()))
+	}
 	if line := r.schedulingLine(); line != "" {
 		fmt.Fprintln(w, t(line))
 	}
@@ -37,21 +56,29 @@ func (r *Run) WriteSummary(w io.Writer) error {
 		if !b.Valid {
 			check = "INVALID"
 		}
+		m, fig := b.Figures()
 		interval := "-"
-		if b.CIConf > 0 {
-			interval = FormatSeconds(b.CILowS) + "–" + FormatSeconds(b.CIHighS)
+		if fig.N > 0 && fig.CIConf > 0 {
+			interval = m.Format(fig.CILow) + "–" + m.Format(fig.CIHigh)
 		}
 		cv := "-" // no completed run: no spread
-		if b.N > 0 {
-			cv = fmt.Sprintf("%.1f%%", 100*b.CV)
+		if fig.N > 0 {
+			cv = fmt.Sprintf("%.1f%%", 100*fig.CV)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", t(b.Name), FormatSeconds(b.MedianS), interval, cv, ratio, check, len(b.Warnings))
+		median := fig.MedianText(m)
+		if m.Higher() && fig.N > 0 {
+			median += " ↑" // higher is better
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", t(b.Name), t(median), t(interval), cv, ratio, check, len(b.Warnings))
 	}
 	tw.Flush()
 	for _, b := range r.Benchmarks {
 		if why := b.WhyInvalid(); why != "" {
 			fmt.Fprintf(w, "%s is invalid: %s\n", t(b.Name), t(why))
 		}
+	}
+	for _, line := range r.measureLines() {
+		fmt.Fprintln(w, t(line))
 	}
 	if r.Score != nil {
 		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
@@ -60,6 +87,34 @@ func (r *Run) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(w, "warning: %s\n", t(warn))
 	}
 	return nil
+}
+
+// measureLines say, once per measure other than the wall time, which
+// benchmarks it judges: "judged by Nodes/second (nodes/s, higher is
+// better): stockfish (their wall time is kept beside)".
+func (r *Run) measureLines() []string {
+	var order []Measure
+	names := map[Measure][]string{}
+	timed := map[Measure]bool{}
+	for _, b := range r.Benchmarks {
+		m, _ := b.Figures()
+		if m == WallTime {
+			continue
+		}
+		if _, seen := names[m]; !seen {
+			order = append(order, m)
+		}
+		names[m], timed[m] = append(names[m], b.Name), timed[m] || b.N > 0
+	}
+	var lines []string
+	for _, m := range order {
+		line := fmt.Sprintf("judged by %s: %s", m.Describe(), strings.Join(names[m], ", "))
+		if timed[m] {
+			line += " (their wall time is kept beside)"
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // schedulingLine says how the first run that started was scheduled, and

@@ -3,10 +3,13 @@ package results
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"corepin.dev/corepin/internal/inputfile"
 )
 
 // Source is the file another tool wrote (SPEC's runcpu, hyperfine, pyperf,
@@ -27,6 +30,45 @@ type Source struct {
 	Name   string `json:"name"`
 	SHA256 string `json:"sha256"`
 	Bytes  int64  `json:"bytes"`
+	// Metadata is what the file says of itself and its machine beside
+	// the figures corepin reads (pyperf's metadata, hyperfine's, the
+	// fields of a Geekbench export other than its scores), each value as
+	// the file holds it; a long one is left to the kept file.
+	Metadata map[string]RawJSON `json:"metadata,omitempty"`
+}
+
+// RawJSON is a value of another tool's file, kept as the file writes it
+// (its numbers are not turned into floats, its objects not re-ordered);
+// bytes that are not JSON, which no file read gives, are written as a
+// string, so that run.json is always JSON.
+type RawJSON []byte
+
+// MarshalJSON writes the value as it is, or as a string when it is not
+// JSON.
+func (r RawJSON) MarshalJSON() ([]byte, error) {
+	switch {
+	case len(r) == 0:
+		return []byte("null"), nil
+	case json.Valid(r):
+		return r, nil
+	}
+	return json.Marshal(string(r))
+}
+
+// UnmarshalJSON keeps the value's bytes.
+func (r *RawJSON) UnmarshalJSON(data []byte) error {
+	*r = append((*r)[:0], data...)
+	return nil
+}
+
+// Describe names the file for a reader: "imported from hyperfine 1.15.0's
+// bench.json".
+func (s *Source) Describe() string {
+	tool := s.Tool
+	if s.Version != "" {
+		tool += " " + s.Version
+	}
+	return fmt.Sprintf("imported from %s's %s", tool, s.Name)
 }
 
 // SourceDir is the folder of a results folder that holds the imported
@@ -42,7 +84,7 @@ const MaxSourceFile = 64 << 20
 // than MaxSourceFile. It returns the bytes and their Source, to be kept
 // with KeepSource.
 func ReadSource(tool, path string) ([]byte, Source, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path) // a FIFO must not hang the open
 	if err != nil {
 		return nil, Source{}, err
 	}

@@ -52,9 +52,9 @@ func (ref SpeedReference) BestS() float64 {
 }
 
 // completed reports whether r is a time: it ran to its end without an
-// error.
+// error, and its wall time was measured.
 func completed(r RunRecord) bool {
-	return r.Error == "" && r.WallS > 0 && !math.IsInf(r.WallS, 0) && !math.IsNaN(r.WallS)
+	return r.Error == "" && r.Timed() && r.WallS > 0 && !math.IsInf(r.WallS, 0)
 }
 
 // SpeedReference is the benchmark's reference as its runs stand: the

@@ -282,3 +282,23 @@ func TestDroppedRunsSaidByCause(t *testing.T) {
 		}
 	}
 }
+
+// When every run was dropped, the warning says that no run is in the
+// statistics, not "the statistics are of runs []".
+func TestDroppedRunsWithNoneLeft(t *testing.T) {
+	shared := RunRecord{Index: 0, WallS: 1.5, Error: "the target CPU was shared: others took 40%", Dropped: "the target CPU was shared: others took 40%; dropped and run again (1 of at most 2)"}
+	r := &Run{Benchmarks: []Benchmark{{Name: "loop", PlannedRuns: 1, Runs: []RunRecord{}, DroppedRuns: []RunRecord{shared, shared}}}}
+	r.Settle()
+	said := false
+	for _, w := range r.Benchmarks[0].Warnings {
+		if w.Kind == KindSharedRerun {
+			said = true
+			if strings.Contains(w.Text, "runs []") || !strings.HasPrefix(w.Text, "no run is in the statistics; ") {
+				t.Errorf("said %q", w.Text)
+			}
+		}
+	}
+	if !said {
+		t.Error("the dropped runs are not said")
+	}
+}

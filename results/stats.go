@@ -11,12 +11,15 @@ import (
 	"corepin.dev/corepin/results/evidence"
 )
 
-// Summarize computes the statistics of the counted runs, the ratio to the
-// reference, validity and the warnings a person needs.
+// Summarize computes the statistics of the counted runs (their wall time
+// and, where the benchmark has a measure of its own, its values), the
+// ratio to the reference, validity and the warnings a person needs.
 func (b *Benchmark) Summarize() {
 	var times []float64
 	var counted []int
-	b.Valid = true
+	notFigures := []Warning{}
+	runsValid := true
+	m, _ := b.Figures()
 	b.CompletedRuns, b.CompletedWarmups = 0, 0
 	for i, r := range b.Runs {
 		if r.Warmup {
@@ -24,57 +27,99 @@ func (b *Benchmark) Summarize() {
 			continue
 		}
 		b.CompletedRuns++
-		b.Valid = b.Valid && r.Valid
-		if r.Error == "" && r.WallS >= 0 && !math.IsInf(r.WallS, 0) && !math.IsNaN(r.WallS) {
-			times = append(times, r.WallS)
+		runsValid = runsValid && r.Valid
+		if r.Error != "" {
+			continue
+		}
+		// A run whose figure is not one (a journal or a caller that wrote
+		// 1e300 or -1) is kept out of every statistic, which it would make
+		// infinite or meaningless, and the benchmark is not valid.
+		if what, v, p := r.notAFigure(m); p != "" {
+			notFigures = append(notFigures, Warning{Run: r.Index, Kind: KindNotATime,
+				Text: fmt.Sprintf("a run's %s, %s, is not %s (%s): it is left out of the statistics, and the benchmark is invalid", what.label(), what.raw(v), what.noun(), p)})
+			continue
+		}
+		if t, ok := r.valueIn(WallTime); ok {
+			times = append(times, t)
 			counted = append(counted, i)
 		}
 	}
-	// A benchmark is valid only when every planned run completed.
-	b.Valid = b.Valid && len(counted) > 0 && b.CompletedRuns >= b.PlannedRuns
-	b.Stats = summarize(times, counted)
+	b.Stats = summarize(times, counted).seconds()
 	b.settleSpeed() // against the median just found
+	if b.Measure != nil {
+		b.Measure.Stats = b.summarizeIn(b.Measure.Measure)
+	}
+	// A benchmark is valid only when every planned run completed, with
+	// the figure it is judged by.
+	_, fig := b.Figures()
+	b.Valid = runsValid && fig.N > 0 && len(notFigures) == 0 && b.CompletedRuns >= b.PlannedRuns
 	b.Ratio = nil
-	if b.ReferenceS > 0 && b.MedianS > 0 {
-		r := b.ReferenceS / b.MedianS
+	if r, ok := b.ratio(); ok {
 		b.Ratio = &r
 	}
-	b.Warnings = b.warnings(times)
+	b.Warnings = append(notFigures, b.warnings(times, runsValid && len(notFigures) > 0)...)
 }
 
-func summarize(times []float64, counted []int) Stats {
-	s := Stats{N: len(times), Outliers: []int{}, Included: append([]int{}, counted...)}
-	if len(times) == 0 {
+// summarizeIn is the statistics of the counted runs' values in m.
+func (b *Benchmark) summarizeIn(m Measure) Summary {
+	var values []float64
+	var counted []int
+	for i, r := range b.Runs {
+		if _, _, p := r.notAFigure(m); p != "" {
+			continue
+		}
+		if v, ok := r.valueIn(m); ok && !r.Warmup && r.Error == "" {
+			values = append(values, v)
+			counted = append(counted, i)
+		}
+	}
+	return summarize(values, counted)
+}
+
+// ratio is how many times better than its reference the benchmark's
+// median is: reference / median for a time, median / reference for a
+// rate or a score.
+func (b *Benchmark) ratio() (float64, bool) {
+	m, fig := b.Figures()
+	if fig.N == 0 || m.problem(b.reference()) != "" {
+		return 0, false
+	}
+	return m.Gain(b.reference(), fig.Median)
+}
+
+func summarize(values []float64, counted []int) Summary {
+	s := Summary{N: len(values), Outliers: []int{}, Included: append([]int{}, counted...)}
+	if len(values) == 0 {
 		return s
 	}
 	// NewSample takes ownership of its slice and sorts it.
-	sample := benchmath.NewSample(slices.Clone(times), &benchmath.DefaultThresholds)
+	sample := benchmath.NewSample(slices.Clone(values), &benchmath.DefaultThresholds)
 	sum := benchmath.AssumeNothing.Summary(sample, 0.95)
-	s.MedianS, s.CILowS, s.CIHighS, s.CIConf = sum.Center, sum.Lo, sum.Hi, sum.Confidence
-	if math.IsInf(s.CILowS, 0) || math.IsInf(s.CIHighS, 0) || math.IsNaN(s.CILowS) {
-		s.CILowS, s.CIHighS, s.CIConf = s.MedianS, s.MedianS, 0
+	s.Median, s.CILow, s.CIHigh, s.CIConf = sum.Center, sum.Lo, sum.Hi, sum.Confidence
+	if math.IsInf(s.CILow, 0) || math.IsInf(s.CIHigh, 0) || math.IsNaN(s.CILow) {
+		s.CILow, s.CIHigh, s.CIConf = s.Median, s.Median, 0
 	}
-	s.MinS, s.MaxS = slices.Min(times), slices.Max(times)
+	s.Min, s.Max = slices.Min(values), slices.Max(values)
 	mean := 0.0
-	for _, t := range times {
+	for _, t := range values {
 		mean += t
 	}
-	mean /= float64(len(times))
-	if len(times) > 1 && mean > 0 {
+	mean /= float64(len(values))
+	if len(values) > 1 && mean > 0 {
 		v := 0.0
-		for _, t := range times {
+		for _, t := range values {
 			v += (t - mean) * (t - mean)
 		}
-		s.CV = math.Sqrt(v/float64(len(times)-1)) / mean
+		s.CV = math.Sqrt(v/float64(len(values)-1)) / mean
 	}
-	dev := make([]float64, len(times))
-	for i, t := range times {
-		dev[i] = math.Abs(t - s.MedianS)
+	dev := make([]float64, len(values))
+	for i, t := range values {
+		dev[i] = math.Abs(t - s.Median)
 	}
 	mad := median(dev)
-	for i, t := range times {
-		off := math.Abs(t - s.MedianS)
-		if mad > 0 && off/(1.4826*mad) > 3.5 && off > OutlierFloor*s.MedianS {
+	for i, t := range values {
+		off := math.Abs(t - s.Median)
+		if mad > 0 && off/(1.4826*mad) > 3.5 && off > OutlierFloor*s.Median {
 			s.Outliers = append(s.Outliers, counted[i])
 		}
 	}
@@ -110,7 +155,10 @@ const (
 	OutlierFloor = 0.01
 )
 
-func (b *Benchmark) warnings(times []float64) []Warning {
+// warnings are the benchmark's warnings; notTimes says that what made it
+// invalid is only runs whose time was not one, which their own warnings
+// say instead of the general one.
+func (b *Benchmark) warnings(times []float64, notTimes bool) []Warning {
 	w := []Warning{}
 	add := func(kind, format string, a ...any) {
 		w = append(w, Warning{Run: NoRun, Kind: kind, Text: fmt.Sprintf(format, a...)})
@@ -121,13 +169,13 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 	switch {
 	case b.CompletedRuns < b.PlannedRuns:
 		add(KindUnfinished, "%d of %d planned runs completed: the benchmark is invalid", b.CompletedRuns, b.PlannedRuns)
-	case !b.Valid:
+	case !b.Valid && !notTimes:
 		add(KindInvalidRuns, "a counted run failed its output check, did not finish or shared its target: the benchmark is invalid")
 	}
-	if b.N > 1 && b.CV > SpreadWarn {
-		cv := b.CV
+	if _, fig := b.Figures(); fig.N > 1 && fig.CV > SpreadWarn {
+		cv := fig.CV
 		w = append(w, Warning{Run: NoRun, Kind: KindSpread, Value: &cv,
-			Text: fmt.Sprintf("spread %.1f%% (coefficient of variation) is above %.0f%%: rerun with more runs on a quieter machine", 100*b.CV, 100*SpreadWarn)})
+			Text: fmt.Sprintf("spread %.1f%% (coefficient of variation) is above %.0f%%: rerun with more runs on a quieter machine", 100*cv, 100*SpreadWarn)})
 	}
 	if len(times) > 2 && times[0] > b.MedianS*(1+FirstRunWarn) {
 		first := b.Runs[b.Included[0]]
@@ -144,7 +192,10 @@ func (b *Benchmark) warnings(times []float64) []Warning {
 	}
 	// The runs the statistics are of is said once, in the first of the
 	// two lines of dropped runs.
-	of := fmt.Sprintf("the statistics are of runs %v; ", b.Included)
+	of := "no run is in the statistics; "
+	if len(b.Included) > 0 {
+		of = fmt.Sprintf("the statistics are of runs %v; ", b.Included)
+	}
 	slow, shared := b.dropped()
 	if slow > 0 {
 		n := float64(slow)
@@ -351,11 +402,14 @@ func (r *Run) groupByText(ws []Warning) []string {
 	return out
 }
 
-// FormatSeconds prints a time in the unit that suits it: µs, ms or s.
+// FormatSeconds prints a time in the unit that suits it: µs, ms or s;
+// "-" for none (0, or a time not measured).
 func FormatSeconds(s float64) string {
 	switch {
-	case s == 0:
+	case s == 0 || math.IsNaN(s) || math.IsInf(s, 0):
 		return "-"
+	case timeProblem(s) != "": // as written, not as a time: no 309 digits
+		return fmt.Sprintf("%g s", s)
 	case s < 0.001:
 		return fmt.Sprintf("%.0f µs", s*1e6)
 	case s < 1:

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/termsafe"
 )
 
@@ -26,7 +27,7 @@ type Folder struct {
 // Create makes a new results folder under base and checks that it can be
 // written before any benchmark runs.
 func Create(base, host string, now time.Time) (*Folder, error) {
-	if err := os.MkdirAll(base, 0o755); err != nil {
+	if err := atomicfile.CheckFolder(base); err != nil {
 		return nil, fmt.Errorf("creating the results folder: %w", err)
 	}
 	name := now.Format("20060102-150405") + "-" + safeName(host)
@@ -64,8 +65,22 @@ func (f *Folder) WriteFile(rel string, write func(io.Writer) error) error {
 }
 
 // Save writes run.json, summary.csv and bench.txt, each atomically and
-// flushed to the disk.
+// flushed to the disk. A disk that is full gets the folder's reserve
+// back (see Reserve) and the save is tried once more; once a run is
+// saved at its end, the reserve is given back anyway.
 func (f *Folder) Save(r *Run) error {
+	err := f.save(r)
+	if full(err) && f.release() {
+		err = f.save(r)
+	}
+	if err == nil && r.State != StateRunning {
+		f.release()
+	}
+	return err
+}
+
+// save writes the run's three files.
+func (f *Folder) save(r *Run) error {
 	return atomicfile.WriteFiles(
 		atomicfile.File{Path: filepath.Join(f.Path, "run.json"), Write: r.writeJSON},
 		atomicfile.File{Path: filepath.Join(f.Path, "summary.csv"), Write: r.WriteSummaryCSV},
@@ -199,7 +214,9 @@ func (r *Run) Settle() {
 
 // Recover settles a crashed run for good: run.json, summary.csv and
 // bench.txt are rewritten from the journal, marked crashed. A run that
-// is not crashed is left as it is.
+// is not crashed is left as it is. Only the guard of the corepin that
+// crashed calls it (RecordGuarded): a view (report, compare, merge) never
+// writes a folder, and Load settles a crashed run in memory each time.
 func (f *Folder) Recover(r *Run) error {
 	if r.State != StateCrashed {
 		return nil
@@ -211,7 +228,8 @@ func (f *Folder) Recover(r *Run) error {
 // outside it: rel must be a local path, and neither it nor a symbolic link
 // on its way may lead out of the folder (os.Root). A folder may come from
 // anyone, and corepin often reads it as root: a telemetry file linked to
-// /etc/shadow must not end up in a page.
+// /etc/shadow must not end up in a page. Only a regular file is opened,
+// and the open never waits (a FIFO in the folder must not hang a view).
 func OpenIn(dir, rel string) (*os.File, error) {
 	if !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("%q is not a path inside the results folder", rel)
@@ -221,7 +239,7 @@ func OpenIn(dir, rel string) (*os.File, error) {
 		return nil, err
 	}
 	defer root.Close()
-	return root.Open(rel)
+	return inputfile.OpenIn(root, rel)
 }
 
 // readBounded reads a results file (run.json) of at most limit bytes.
@@ -241,11 +259,14 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// WriteSummaryCSV writes one row per benchmark.
+// WriteSummaryCSV writes one row per benchmark: its wall time's figures
+// in seconds first, then what it is judged by (measure, unit, better:
+// the wall time again, or its own measure) with its figures in it.
 func (r *Run) WriteSummaryCSV(w io.Writer) error {
 	cw := newCSV(w)
 	cw.Write([]string{"name", "valid", "n", "median_s", "ci_low_s", "ci_high_s", "min_s", "max_s", "cv", "reference_s", "ratio", "warnings",
-		"completed_runs", "planned_runs", "run_state"})
+		"completed_runs", "planned_runs", "run_state",
+		"measure", "unit", "better", "median", "ci_low", "ci_high", "min", "max", "value_cv", "reference"})
 	for _, b := range r.Benchmarks {
 		ratio, reference := "", "" // none: an empty cell, never 0
 		if b.Ratio != nil {
@@ -261,9 +282,21 @@ func (r *Run) WriteSummaryCSV(w io.Writer) error {
 			}
 			return fmtF(v)
 		}
+		m, fig := b.Figures()
+		f := func(v float64) string {
+			if fig.N == 0 {
+				return ""
+			}
+			return fmtF(v)
+		}
+		figReference := ""
+		if ref := b.reference(); ref > 0 {
+			figReference = fmtF(ref)
+		}
 		cw.Write([]string{b.Name, strconv.FormatBool(b.Valid), strconv.Itoa(b.N), t(b.MedianS), t(b.CILowS), t(b.CIHighS),
 			t(b.MinS), t(b.MaxS), t(b.CV), reference, ratio, strings.Join(WarningTexts(b.Warnings), "; "),
-			strconv.Itoa(b.CompletedRuns), strconv.Itoa(b.PlannedRuns), r.State})
+			strconv.Itoa(b.CompletedRuns), strconv.Itoa(b.PlannedRuns), r.State,
+			m.Name, m.Unit, m.Better, f(fig.Median), f(fig.CILow), f(fig.CIHigh), f(fig.Min), f(fig.Max), f(fig.CV), figReference})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -280,20 +313,66 @@ func (r *Run) WriteBenchFormat(w io.Writer) error {
 	// holds anything.
 	t := termsafe.Text
 	fmt.Fprintf(&b, "goos: linux\ncpu: %s\n", t(r.Host.CPUModel))
-	fmt.Fprintf(&b, "corepin-target: %d\ncorepin-mode: %s\ncorepin-isolation: %s\n", r.Target.ExactCPU, t(string(r.Target.Mode)), t(r.Options.Isolation))
+	if r.Imported() {
+		fmt.Fprintf(&b, "corepin-source: %s\ncorepin-target: not-recorded\n", benchWord(r.Source.Tool))
+	} else {
+		fmt.Fprintf(&b, "corepin-target: %d\ncorepin-mode: %s\ncorepin-isolation: %s\n", r.Target.ExactCPU, t(string(r.Target.Mode)), t(r.Options.Isolation))
+	}
 	// benchstat shows configuration lines: an unfinished run says so.
 	fmt.Fprintf(&b, "corepin-state: %s\n", t(r.State))
+	// A measure of a benchmark's own says which way is better as the
+	// format's unit metadata (benchfmt.UnitMetadata): benchstat knows
+	// ns/op, not nodes/s.
+	units := map[string]bool{}
+	for _, bm := range r.Benchmarks {
+		m, _ := bm.Figures()
+		if m == WallTime || units[benchUnit(m.Unit)] || (m.Better != HigherIsBetter && m.Better != LowerIsBetter) {
+			continue
+		}
+		units[benchUnit(m.Unit)] = true
+		fmt.Fprintf(&b, "Unit %s better=%s\n", benchUnit(m.Unit), m.Better)
+	}
 	for _, bm := range r.Benchmarks {
 		name := BenchName(bm.Name)
+		m, _ := bm.Figures()
 		for _, run := range bm.Runs {
 			if run.Warmup || run.Error != "" {
 				continue
 			}
-			fmt.Fprintf(&b, "%s\t1\t%.0f ns/op\n", name, run.WallS*1e9)
+			var values []string
+			if wall, ok := run.valueIn(WallTime); ok {
+				values = append(values, fmt.Sprintf("%.0f ns/op", wall*1e9))
+			}
+			if v, ok := run.valueIn(m); ok && m != WallTime {
+				values = append(values, strconv.FormatFloat(v, 'g', -1, 64)+" "+benchUnit(m.Unit))
+			}
+			if len(values) > 0 {
+				fmt.Fprintf(&b, "%s\t1\t%s\n", name, strings.Join(values, "\t"))
+			}
 		}
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// benchUnit is a unit as the Go benchmark format writes it: one word,
+// shown safe.
+func benchUnit(unit string) string {
+	if unit = benchWord(unit); unit == "" {
+		return "value"
+	}
+	return unit
+}
+
+// benchWord is a text as one word of the Go benchmark format: shown safe,
+// its white space written as _.
+func benchWord(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, termsafe.Text(s))
 }
 
 // BenchName is a benchmark's name in the Go benchmark format:
@@ -301,12 +380,7 @@ func (r *Run) WriteBenchFormat(w io.Writer) error {
 // read from a folder is shown safe (termsafe.Text) and its spaces become
 // underscores.
 func BenchName(name string) string {
-	name = strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return '_'
-		}
-		return r
-	}, termsafe.Text(name))
+	name = benchWord(name)
 	first, size := utf8.DecodeRuneInString(name)
 	if size == 0 {
 		return "Benchmark"

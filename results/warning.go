@@ -49,6 +49,7 @@ const (
 	KindSpeed       = "speed"        // a run was slowed, by what was measured during it
 	KindSpeedGate   = "speed-gate"   // runs dropped by --speed-gate
 	KindSharedRerun = "shared-rerun" // runs dropped because their target was shared
+	KindNotATime    = "not-a-time"   // a run's time is not one (non-finite, not positive, absurd)
 )
 
 // summaries say a grouped kind in one line: a phrase with %s for the range

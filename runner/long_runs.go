@@ -16,6 +16,14 @@ const LongRun = time.Second
 // last longer than LongRun.
 func (cfg *Config) request(b bench) session.Request {
 	req := cfg.Request
+	if b.command != nil && b.command.CPUs == "group" {
+		// Work of several threads (a multi-core run) gets the target's
+		// performance group, as --mode soft gives every run.
+		req.Mode = session.Soft
+		if req.Group.IsEmpty() {
+			req.Group = cfg.Target.SoftCPUs
+		}
+	}
 	if !req.AllowRealtime || cfg.RealtimeFirst || b.expectS <= LongRun.Seconds() {
 		return req
 	}

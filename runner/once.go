@@ -10,10 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
+	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/workloads"
 )
@@ -21,7 +24,7 @@ import (
 // runOnce runs one job with the sampler around it.
 func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench, j job) results.RunRecord {
 	rec := results.RunRecord{Index: j.index, Warmup: j.warmup, Started: time.Now(), Checks: []evidence.Outcome{}}
-	target := cfg.Request.Mask()
+	target := cfg.request(b).Mask()
 	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target, Root: cfg.Root})
 	if err != nil {
 		rec.Error = "telemetry: " + err.Error()
@@ -56,6 +59,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	if err := folder.WriteFile(rec.TelemetryCSV, series.WriteCSV); err != nil {
 		rec.Error = strings.TrimPrefix(rec.Error+"; "+err.Error(), "; ") // after the verdict's reason, if any
 	}
+	keepTimeline(folder, rep, filepath.Join("timeline", j.file(b.name)+".csv"))
 	if !rec.Valid && rec.Error == "" && !failedCheck(rec) {
 		// Invalid with no check failed and no error of its own: the run
 		// did not complete (corepin was stopped in it, or the work ended
@@ -67,6 +71,24 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	}
 	rec.Bound()
 	return rec
+}
+
+// keepTimeline writes who ran on the target during the run, slice by
+// slice, into the results folder as rel, and names the file in the
+// report's record of it; where it cannot be written, the record says why.
+func keepTimeline(folder *results.Folder, rep *launch.Report, rel string) {
+	if rep == nil || rep.Sharing == nil || rep.Sharing.Switches == nil || rep.Sharing.Switches.Error != "" {
+		return
+	}
+	err := os.MkdirAll(filepath.Join(folder.Path, filepath.Dir(rel)), 0o755)
+	if err == nil {
+		err = folder.WriteFile(rel, func(w io.Writer) error { return timeline.WriteCSV(w, rep.Slices) })
+	}
+	if err != nil {
+		rep.Sharing.Switches.Error = "keeping the slices: " + err.Error()
+		return
+	}
+	rep.Sharing.Switches.File = rel
 }
 
 // failedCheck reports whether one of the run's checks failed: its reason
@@ -166,13 +188,10 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	s := cfg.Suite
 	dir := s.WorkDir(*c)
 	cmdPath := s.CommandPath(*c)
-	env := os.Environ()
-	for k, v := range c.Env {
-		env = append(env, k+"="+v)
-	}
+	env := s.Env(*c)
 	var stdin io.Reader
 	if c.Stdin != "" {
-		f, err := os.Open(s.Resolve(c.Stdin))
+		f, err := inputfile.Open(s.Resolve(c.Stdin)) // a FIFO must not hang the run
 		if err != nil {
 			rec.Error = err.Error()
 			return
@@ -186,24 +205,32 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	// The command writes its output straight into the results folder:
 	// corepin's memory does not grow with it. The checks read it back as
-	// a stream; of standard error only the end is kept, for the message.
+	// a stream; of standard error the end is kept in memory too, for the
+	// message of a failure.
 	rec.StdoutFile = filepath.Join("outputs", j.file(b.name)+".stdout")
-	stdoutPath := filepath.Join(folder.Path, rec.StdoutFile)
-	if err := os.MkdirAll(filepath.Dir(stdoutPath), 0o755); err != nil {
-		rec.Error, rec.StdoutFile = "keeping the output: "+err.Error(), ""
+	rec.StderrFile = filepath.Join("outputs", j.file(b.name)+".stderr")
+	out := suite.Output{Stdout: filepath.Join(folder.Path, rec.StdoutFile), Stderr: filepath.Join(folder.Path, rec.StderrFile), Dir: dir}
+	if err := os.MkdirAll(filepath.Dir(out.Stdout), 0o755); err != nil {
+		rec.Error, rec.StdoutFile, rec.StderrFile = "keeping the output: "+err.Error(), "", ""
 		return
 	}
-	stdout, err := os.Create(stdoutPath)
+	stdout, err := os.Create(out.Stdout)
 	if err != nil {
-		rec.Error, rec.StdoutFile = "keeping the output: "+err.Error(), ""
+		rec.Error, rec.StdoutFile, rec.StderrFile = "keeping the output: "+err.Error(), "", ""
 		return
 	}
 	defer stdout.Close()
+	stderrFile, err := os.Create(out.Stderr)
+	if err != nil {
+		rec.Error, rec.StderrFile = "keeping the output: "+err.Error(), ""
+		return
+	}
+	defer stderrFile.Close()
 	stderr := &tail{max: maxStderr}
 	cfg.witness.afterProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
-			Stdout: stdout, Stderr: stderr, Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+			Stdout: stdout, Stderr: io.MultiWriter(stderrFile, stderr), Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
 		})
 	})
 	if rep != nil {
@@ -215,7 +242,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
 		return
 	}
-	if err := stdout.Close(); err != nil {
+	if err := errors.Join(stdout.Close(), stderrFile.Close()); err != nil {
 		// The output is the evidence of the check: a run without it is
 		// not a result.
 		rec.Error = "keeping the output: " + err.Error()
@@ -223,12 +250,46 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	rec.WallS = rep.Child.WallS
 	rec.Valid = true
-	for _, check := range c.Checks {
-		o := check.RunFile(s, stdoutPath, dir)
+	for _, o := range b.checker.Check(out) {
 		rec.Checks = append(rec.Checks, o)
 		rec.Valid = rec.Valid && o.Passed
 	}
+	if m := c.Metric; m != nil {
+		v, err := b.checker.Value(out)
+		if err != nil {
+			rec.Checks = append(rec.Checks, suite.Outcome{What: "the metric " + m.Name, Detail: evidence.Clip(err.Error(), suite.MaxOutcomeText)})
+			rec.Valid = false
+		} else {
+			rec.Value = &v
+		}
+		if m.Geekbench != "" {
+			keepExport(folder, rec, j.file(b.name), out, m.File)
+		}
+	}
 	return rep
+}
+
+// keepExport keeps the Geekbench export a run wrote beside its output,
+// byte for byte with its hash, as corepin import keeps one: the run's
+// score then carries the run's read-back and curves, and its workloads'
+// scores stay in the file.
+func keepExport(folder *results.Folder, rec *results.RunRecord, name string, out suite.Output, file string) {
+	path := file
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(out.Dir, file)
+	}
+	data, src, err := results.ReadSource(results.KindGeekbench, path)
+	if err == nil {
+		src.File = filepath.Join("outputs", name+"."+filepath.Base(file))
+		err = folder.WriteFile(src.File, func(w io.Writer) error { _, err := w.Write(data); return err })
+	}
+	if err != nil {
+		// The export is the evidence of the score, as the output is of
+		// a check: a run without it is not a result.
+		rec.Error, rec.Valid = "keeping the Geekbench export: "+err.Error(), false
+		return
+	}
+	rec.Source = &src
 }
 
 // maxStderr is how much of a command's standard error is kept: its end,

@@ -155,6 +155,12 @@ type bench struct {
 	command  *suite.Benchmark
 	runs     int
 	expectS  float64 // how long its next run is expected to last
+	// checker applies a suite command's checks and reads its metric;
+	// version is its program's version line (versionErr why there is
+	// none, where the benchmark asks for one).
+	checker    *suite.Checker
+	version    string
+	versionErr error
 }
 
 // MaxRuns bounds the runs and the warm-ups of one benchmark: far beyond,
@@ -254,8 +260,12 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	if err := cfg.checkTotal(benches); err != nil {
 		return nil, nil, err
 	}
+	var skipped []suite.Skip
 	if cfg.Suite != nil {
-		if err := cfg.Suite.LookCommands(); err != nil {
+		if skipped, err = cfg.Suite.LookCommands(); err != nil {
+			return nil, nil, err
+		}
+		if benches, err = withoutSkipped(benches, skipped); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -266,8 +276,17 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	work, err := cfg.prepareSuite(ctx, folder, benches)
+	if err != nil {
+		os.RemoveAll(folder.Path) // nothing ran: leave no folder
+		return nil, nil, err
+	}
+	defer os.RemoveAll(work)
 	run := cfg.skeleton(host, benches)
 	run.Topology = topologyEvidence(cfg.Topology)
+	for _, sk := range skipped {
+		run.Skipped = append(run.Skipped, results.Skip{Name: sk.Name, Why: sk.Why})
+	}
 	cfg.systemStart(run)
 	// run.json says from the start what is planned and that it is not
 	// finished; the runs themselves go to the journal as they complete.
@@ -289,6 +308,9 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		defer tr.Stop()
 	}
 	jobs := cfg.jobs(benches)
+	// Disk for the last save of run.json, should the disk fill up
+	// meanwhile: the finished runs then still reach it.
+	folder.Reserve(results.ReserveFor(len(jobs)))
 	// Re-runs are recorded too: they may add what the planned runs leave
 	// of MaxTotalRuns.
 	re := &rerunner{speedGate: cfg.SpeedGate, left: MaxTotalRuns - len(jobs)}
@@ -331,6 +353,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			rec.Dropped = why
 			if err := journal.Append(b.name, &rec); err != nil {
 				failed = err
+				run.StoppedEarly = notRecorded(err)
 				break
 			}
 			rb.DroppedRuns = append(rb.DroppedRuns, rec)
@@ -351,6 +374,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 		if err := journal.Append(b.name, &rec); err != nil {
 			failed = err // not recorded, so not a result either
+			run.StoppedEarly = notRecorded(err)
 			break
 		}
 		rb.Runs = append(rb.Runs, rec)
@@ -360,11 +384,26 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	cfg.Events.Finish()
 	finish(run)
 	run.Warnings = append(run.Warnings, offline...)
+	run.Warnings = append(run.Warnings, versionWarnings(benches)...)
+	for _, sk := range run.Skipped {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("%s was skipped: %s", sk.Name, sk.Why))
+	}
 	cfg.systemEnd(run)
 	if err := folder.Save(run); err != nil {
+		// Even without its reserve the folder's disk cannot take run.json:
+		// what finished is kept elsewhere, in a folder that says so.
+		if kept, kerr := folder.KeepElsewhere(run, err); kerr == nil {
+			return run, kept, fmt.Errorf("%w; the finished runs are kept in %s", err, kept.Path)
+		}
 		return run, folder, err
 	}
 	return run, folder, failed
+}
+
+// notRecorded says why a run stopped when a finished run could not be
+// recorded (a full disk): it is not a result, and the runs before it are.
+func notRecorded(err error) string {
+	return fmt.Sprintf("a finished run could not be recorded (%v), so the run stopped; the runs recorded before it are kept", err)
 }
 
 // finish summarises and scores what completed, and closes the run.
@@ -580,6 +619,7 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 		} else {
 			rb.Kind, rb.ReferenceS = "command", b.command.ReferenceSeconds
 			rb.Command = append([]string{b.command.Cmd}, b.command.Args...)
+			rb.Description, rb.Version, rb.Measure = b.command.Description, b.version, measureOf(b.command.Metric)
 		}
 		rb.PlannedRuns, rb.PlannedWarmups = cfg.runs(b), cfg.warmups()
 		if cfg.witness.ok() {

@@ -71,12 +71,14 @@ func (w *witness) ok() bool { return w != nil && w.unavailable == "" }
 // the target, and keeps the best reading.
 func (w *witness) read() *results.SpeedProbe {
 	var best speed.Reading
+	var at time.Time
 	for range ProbeReads {
+		start := time.Now()
 		if r := w.probe.Read(); r.Rate > best.Rate {
-			best = r
+			best, at = r, start
 		}
 	}
-	return &results.SpeedProbe{Rate: best.Rate, WallS: best.WallS, OnCPU: best.OnCPU, CPU: best.CPU}
+	return &results.SpeedProbe{At: at, Rate: best.Rate, WallS: best.WallS, OnCPU: best.OnCPU, CPU: best.CPU}
 }
 
 // readPinned runs the probes on the probes' own thread, pinned to the

@@ -14,13 +14,22 @@ func (cfg *Config) systemStart(run *results.Run) {
 }
 
 // systemEnd records the condition after the last run and warns when it
-// was not fit for measuring: an important check failing at the start, or
-// the target's frequency moving while it was locked.
+// was not fit for measuring: an important check failing at the start, the
+// target's frequency moving while it was locked, or the run's tune undone
+// under it.
 func (cfg *Config) systemEnd(run *results.Run) {
 	if run.System == nil {
 		return
 	}
 	run.System.End, _ = system.Read(cfg.Root, cfg.Request.Mask())
+	// Before the tune is undone: a value it set or relies on that reads
+	// otherwise now was undone under the run.
+	lost := cfg.Tuned.LostWarning()
+	defer func() {
+		if lost != "" {
+			run.Warnings = append(run.Warnings, lost)
+		}
+	}()
 	start := cfg.startFacts
 	if start == nil {
 		return

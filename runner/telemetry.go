@@ -6,9 +6,15 @@ import (
 	"corepin.dev/corepin/telemetry"
 )
 
+// SummarizeTelemetry condenses the samples of the target CPUs as a run's
+// record keeps them (corepin import spec's iterations too).
+func SummarizeTelemetry(s *telemetry.Series, target cpuset.Set) results.TelemetryStats {
+	return summarizeTelemetry(s, target)
+}
+
 // summarizeTelemetry condenses the samples of the target CPUs.
 func summarizeTelemetry(s *telemetry.Series, target cpuset.Set) results.TelemetryStats {
-	st := results.TelemetryStats{FreqSource: telemetry.SourceNone}
+	st := results.TelemetryStats{Started: s.Started, FreqSource: telemetry.SourceNone}
 	for _, n := range s.Notes {
 		// The rough-frequency note is said once, beside the chart.
 		if n.Kind != telemetry.NoteRoughFrequency {

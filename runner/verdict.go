@@ -31,8 +31,11 @@ const (
 	// WantedShare: a run whose work wanted a CPU (ran on one or waited
 	// for one) for less than this share of its window mostly slept, and
 	// what others took of the target while it slept cost it nothing
-	// (sh -c "sleep 1" beside a busy loop).
+	// (sh -c "sleep 1" beside a busy loop). SleptShare: where the work's
+	// wait is not known for all of it, only work that used a CPU for this
+	// share of its window or less is taken to have slept.
 	WantedShare = 0.5
+	SleptShare  = 0.1
 	// MinOthers: others' time below this, plus the readings' own
 	// resolution, is nothing: the kernel's and corepin's own
 	// microseconds on the target around the fork.
@@ -120,8 +123,8 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 		warn(results.KindTooShort, nil, "%s", v.SharingNote)
 	case seconds(o.S) <= floor || o.Share <= maxOthers:
 		v.Sharing = NotShared
-	case asleep(work, sh, o) != "":
-		v.Sharing, v.SharingNote = TooShort, asleep(work, sh, o) // says why
+	case asleep(work, rep, o) != "":
+		v.Sharing, v.SharingNote = TooShort, asleep(work, rep, o) // says why
 	default:
 		v.judgeShared(rep, rules, maxOthers)
 	}
@@ -225,23 +228,29 @@ func coarseNote(o *launch.Others) string {
 		o.Source, results.FormatSeconds(procfs.Tick.Seconds()), results.FormatSeconds(o.ResolutionS), results.FormatSeconds(least))
 }
 
-// asleep says why a run whose target others used mostly slept, "" when its
-// work wanted a CPU for at least WantedShare of its window: its CPU time
-// and, where the watcher read it, its wait for a CPU.
-func asleep(work time.Duration, sh *launch.Sharing, o *launch.Others) string {
-	wanted := work
-	if sh.WaitS != nil {
-		wanted += seconds(*sh.WaitS)
+// asleep says why a run whose target others used mostly slept, "" when
+// its work wanted a CPU for enough of its window to be judged. Where the
+// watcher's schedstat spans most of the work's CPU time, its wait is the
+// work's: the work that ran or waited for a CPU for less than WantedShare
+// of the window slept. Elsewhere (a command shorter than the watcher's
+// first look, whose wait before it is not known) only work that used a
+// CPU for SleptShare of the window or less is taken to have slept: beside
+// a competitor of its own priority, work held back still gets half.
+func asleep(work time.Duration, rep *launch.Report, o *launch.Others) string {
+	sh, w := rep.Sharing, rep.Watch
+	if sh.WaitS != nil && w != nil && w.RunS != nil && seconds(*w.RunS) >= work*8/10 {
+		wanted := work + seconds(*sh.WaitS)
+		if wanted.Seconds() >= WantedShare*o.WindowS {
+			return ""
+		}
+		return fmt.Sprintf("the work wanted a CPU for %s of the run's %s (it slept or waited on something else): what others took of the target while it slept cost it nothing",
+			results.FormatSeconds(wanted.Seconds()), results.FormatSeconds(o.WindowS))
 	}
-	if wanted.Seconds() >= WantedShare*o.WindowS {
+	if work.Seconds() > SleptShare*o.WindowS {
 		return ""
 	}
-	if sh.WaitS == nil {
-		return fmt.Sprintf("the work used a CPU for %s of the run's %s and its wait for one is not known (no watcher): a run that slept cannot be told from one that others held back",
-			results.FormatSeconds(work.Seconds()), results.FormatSeconds(o.WindowS))
-	}
-	return fmt.Sprintf("the work wanted a CPU for %s of the run's %s (it slept or waited on something else): what others took of the target while it slept cost it nothing",
-		results.FormatSeconds(wanted.Seconds()), results.FormatSeconds(o.WindowS))
+	return fmt.Sprintf("the work used a CPU for %s of the run's %s, and its wait for one is not known for all of it: a run that slept cannot be told from one that others held back",
+		results.FormatSeconds(work.Seconds()), results.FormatSeconds(o.WindowS))
 }
 
 // workCPU is the work's whole CPU time: the tree's account, else its

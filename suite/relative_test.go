@@ -28,7 +28,7 @@ func TestRelativeSuitePathAnchorsDotSlash(t *testing.T) {
 	if got := s.CommandPath(s.Benchmarks[0]); got != filepath.Join(dir, "prog") {
 		t.Errorf("./prog resolves to %q, want %q", got, filepath.Join(dir, "prog"))
 	}
-	if err := s.LookCommands(); err != nil {
+	if _, err := s.LookCommands(); err != nil {
 		t.Error(err)
 	}
 }

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -10,6 +11,11 @@ import (
 func FuzzValidate(f *testing.F) {
 	f.Add("[[benchmark]]\nname = \"a\"\ncmd = \"true\"\nreference_seconds = nan\n")
 	f.Add("[settings]\nruns = 99999999\n[[benchmark]]\nname = \"a\"\ncmd = \"x\"\nenv = { \"A=B\" = \"1\" }\ntimeout = \"-5s\"\n")
+	real, err := os.ReadFile("../suites/real.toml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(real))
 	f.Fuzz(func(t *testing.T, text string) {
 		s, err := Parse("f.toml", []byte(text))
 		if err != nil {

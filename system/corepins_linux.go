@@ -40,8 +40,9 @@ type procEntry struct {
 // that only a corepin makes, each naming the corepin by PID and start
 // time: its guard's command line (corepin GuardArg PID START, every
 // corepin command that changes state starts one), a layer of the journal
-// j, and a run cgroup named corepin-PID-N in the cpuset hierarchy mounted
-// at mount. To each it adds its descendants (its run's tree: corepin is
+// j, and a run cgroup in the cpuset hierarchy mounted at mount whose name
+// carries the mark of a corepin of this PID namespace
+// (corepin-PID-sSTART-nsINODE-N). To each it adds its descendants (its run's tree: corepin is
 // their subreaper), its guard, and the processes of its run cgroups and
 // the cgroups nested in them.
 func findCorepins(root fsroot.Root, mount string, j *Journal) *corepinRuns {
@@ -75,16 +76,13 @@ func findCorepins(root fsroot.Root, mount string, j *Journal) *corepinRuns {
 			owner(l.Owner.PID, l.Owner.Start, "the journal")
 		}
 	}
+	ns := cgroupfs.SelfMark().Namespace
 	for _, d := range runCgroups(mount) {
-		pid, _ := cgroupfs.RunOwner(filepath.Base(d))
-		p, ok := procs[pid]
-		if !ok {
-			continue
+		mark, _ := cgroupfs.ParseRunName(filepath.Base(d))
+		if mark.Namespace != ns {
+			continue // its PID is another namespace's
 		}
-		if made, err := cgroupfs.MadeBy(root, d, p.start); err != nil || !made {
-			continue
-		}
-		r := owner(pid, p.start, "its run cgroup")
+		r := owner(mark.Owner.PID, mark.Owner.Start, "its run cgroup")
 		if r == nil {
 			continue
 		}
@@ -152,8 +150,8 @@ func (c *corepinRuns) drop(r *CorepinRun) {
 	delete(c.pids, r)
 	c.runs = slices.DeleteFunc(c.runs, func(x *CorepinRun) bool { return x == r })
 	c.dirs = slices.DeleteFunc(c.dirs, func(d string) bool {
-		pid, _ := cgroupfs.RunOwner(filepath.Base(d))
-		return pid == r.PID
+		mark, _ := cgroupfs.ParseRunName(filepath.Base(d))
+		return mark.Owner.PID == r.PID
 	})
 }
 
@@ -219,8 +217,8 @@ func commandLine(root fsroot.Root, pid int) string {
 	return strings.ReplaceAll(string(bytes.TrimRight(data, "\x00")), "\x00", " ")
 }
 
-// runCgroups lists the directories of the hierarchy at mount named
-// corepin-PID-N, the name launch gives a run's cgroup, at any depth (a
+// runCgroups lists the directories of the hierarchy at mount named with
+// corepin's mark, as launch names a run's cgroup, at any depth (a
 // run cgroup is made below its corepin's own cgroup). What is inside one
 // is not searched further: it is that run's.
 func runCgroups(mount string) []string {
@@ -232,7 +230,7 @@ func runCgroups(mount string) []string {
 		if err != nil || !d.IsDir() || p == mount {
 			return nil
 		}
-		if _, ok := cgroupfs.RunOwner(d.Name()); ok {
+		if _, ok := cgroupfs.ParseRunName(d.Name()); ok {
 			out = append(out, p)
 			return filepath.SkipDir
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
 )
 
@@ -97,7 +98,19 @@ func TestFindCorepins(t *testing.T) {
 	mount := t.TempDir()
 	cg, _ := helper(t, "COREPIN_SYSTEM_TEST_WAIT", "cgroup")
 	inside, _ := helper(t, "COREPIN_SYSTEM_TEST_WAIT", "inside")
-	nestedDir := filepath.Join(mount, "user.slice", "corepin-"+strconv.Itoa(cg.Process.Pid)+"-3", "inner")
+	mark, err := cgroupfs.MarkOf(fsroot.Host, cg.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nestedDir := filepath.Join(mount, "user.slice", "corepin-"+mark.String()+"-3", "inner")
+	// The same PID in another PID namespace's mark, and an older
+	// corepin's unmarked name, are no run of this one's.
+	elsewhere := mark
+	elsewhere.Namespace++
+	for _, d := range []string{"corepin-" + elsewhere.String() + "-1", "corepin-" + strconv.Itoa(other.Process.Pid) + "-1"} {
+		os.MkdirAll(filepath.Join(mount, d), 0o755)
+		os.WriteFile(filepath.Join(mount, d, "cgroup.procs"), []byte(strconv.Itoa(other.Process.Pid)+"\n"), 0o644)
+	}
 	if err := os.MkdirAll(nestedDir, 0o755); err != nil {
 		t.Fatal(err)
 	}

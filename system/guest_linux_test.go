@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -891,4 +892,132 @@ func onlyWatcherMissed(out string) string {
 		}
 	}
 	return why
+}
+
+// TestGuestStackedTunes: six run --tune --irqs on one target, started
+// together: the journal's lock puts their tunes one after the other, and
+// every tune after the first finds the IRQs moved already. Once all six
+// measure (each command wrote its readiness marker), they end in an order
+// that is neither the order they tuned in nor its reverse; while any
+// runs, the IRQs stay as the tunes left them, every run's system.end has
+// no IRQ on the target but those the kernel refused to move, and none
+// says its tune was lost; the last to end puts back every IRQ and leaves
+// no journal. (Started together rather than seconds apart: the tunes
+// stack the same way, and the guest's time is CI's.)
+func TestGuestStackedTunes(t *testing.T) {
+	cpu := inGuest(t)
+	bin := corepinBin(t)
+	if shape := os.Getenv("MACHINE_SHAPE"); shape != "hole" {
+		// Six corepins starting at once cost half a minute under TCG, and
+		// IRQ routing is the same in every shape.
+		t.Skipf("runs in the hole guest alone, not in %s", shape)
+	}
+	before := irqTable(t)
+	const n = 6
+	type run struct {
+		cmd              *exec.Cmd
+		out, ready, stop string
+		stderr           strings.Builder
+		done             chan struct{} // closed once the run has ended
+	}
+	var runs []*run
+	t.Cleanup(func() {
+		for _, r := range runs {
+			os.WriteFile(r.stop, nil, 0o644)
+			<-r.done
+		}
+	})
+	for range n {
+		dir := t.TempDir()
+		r := &run{out: filepath.Join(dir, "out"), ready: filepath.Join(dir, "ready"), stop: filepath.Join(dir, "stop"), done: make(chan struct{})}
+		suite := filepath.Join(dir, "hold.toml")
+		script := `echo > "$0"; while [ ! -e "$1" ]; do sleep 0.02; done`
+		os.WriteFile(suite, []byte(fmt.Sprintf("[[benchmark]]\nname = \"hold\"\ncmd = \"sh\"\nargs = [%q, %q, %q, %q]\n", "-c", script, r.ready, r.stop)), 0o644)
+		r.cmd = exec.Command(bin, "run", suite, "--runs", "1", "--warmup", "0", "--allow-sharing", "--mode", "soft", "--accept", "any",
+			"--cpu", strconv.Itoa(cpu), "--tune", "--irqs", "--out", r.out)
+		r.cmd.Stderr = &r.stderr
+		if err := r.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { r.cmd.Wait(); close(r.done) }()
+		runs = append(runs, r)
+	}
+	for i, r := range runs {
+		for ready := false; !ready; {
+			select {
+			case <-r.done:
+				t.Fatalf("run %d ended before it measured:\n%s", i, r.stderr.String())
+			case <-time.After(10 * time.Millisecond):
+				_, err := os.Stat(r.ready)
+				ready = err == nil
+			}
+		}
+	}
+	tuned := irqTable(t)
+	relied := 0
+	for k, i := range []int{0, 2, 1, 5, 3, 4} {
+		r := runs[i]
+		os.WriteFile(r.stop, nil, 0o644)
+		<-r.done
+		t.Logf("run %d ended: %v\n%s", i, r.cmd.ProcessState, r.stderr.String())
+		if code := r.cmd.ProcessState.ExitCode(); code != 0 && code != 1 {
+			t.Errorf("run %d: exit %d", i, code)
+		}
+		if k < n-1 {
+			sameTree(t, tuned, irqTable(t))
+		}
+		if stackedRunHeld(t, i, r.out, cpu) {
+			relied++
+		}
+	}
+	sameTree(t, before, irqTable(t))
+	if _, err := os.Stat("/" + DefaultJournal); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("journal left after the last run: %v", err)
+	}
+	if !maps.Equal(before, tuned) && relied != n-1 {
+		t.Errorf("%d runs relied on values another had set, want all but the first to tune (%d)", relied, n-1)
+	}
+}
+
+// stackedRunHeld checks one run's record: no IRQ on the target at its end
+// but those the kernel refused to move, and no tune lost. It says whether
+// the run's tune relied on values another tune had set.
+func stackedRunHeld(t *testing.T, i int, out string, cpu int) bool {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(out, "*", "run.json"))
+	if len(files) != 1 {
+		t.Fatalf("run %d: run.json %v", i, files)
+	}
+	data, _ := os.ReadFile(files[0])
+	var doc struct {
+		Warnings []string `json:"warnings"`
+		System   struct {
+			End   Facts `json:"end"`
+			Tuned struct {
+				Result struct {
+					Done    []Done    `json:"done"`
+					Refused []Refusal `json:"refused"`
+					Relied  []Done    `json:"relied"`
+				} `json:"result"`
+			} `json:"tuned"`
+		} `json:"system"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("run %d: %v", i, err)
+	}
+	refused := map[string]bool{}
+	for _, r := range doc.System.Tuned.Result.Refused {
+		refused[r.Path] = true
+	}
+	for _, q := range doc.System.End.IRQs.OnTarget {
+		if !refused[irqDir+"/"+q.Number+"/smp_affinity_list"] {
+			t.Errorf("run %d: IRQ %s on target CPU %d at its end (affinity %s)", i, q.Number, cpu, q.Affinity)
+		}
+	}
+	for _, w := range doc.Warnings {
+		if strings.Contains(w, "tune was lost") {
+			t.Errorf("run %d: %s", i, w)
+		}
+	}
+	return len(doc.System.Tuned.Result.Relied) > 0
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results/evidence"
 )
@@ -53,6 +54,10 @@ type Layer struct {
 	Command string    `json:"command"`
 	Started time.Time `json:"started"`
 	Entries []Entry   `json:"entries"`
+	// Kept marks the layer of a system tune that completed: it stands
+	// until `corepin system reset`, and its process's guard, which puts
+	// back a tune cut short, leaves it.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // Owner is the process that made a layer, by PID and start time (PIDs are
@@ -126,7 +131,12 @@ func (m *Machine) loadJournal() (*Journal, error) {
 // reads the journal through the Machine, which trusts only what root may
 // act on).
 func ReadJournal(path string) (*Journal, error) {
-	data, err := os.ReadFile(path)
+	f, err := inputfile.Open(path)
+	var data []byte
+	if err == nil {
+		data, err = io.ReadAll(io.LimitReader(f, maxJournal))
+		f.Close()
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

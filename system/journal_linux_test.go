@@ -124,6 +124,19 @@ func TestJournalRefusedWritesNothing(t *testing.T) {
 			writeJournal(t, p, attack("etc/passwd", governor), 0, 0o600)
 			return p
 		}, ErrUntrustedJournal, "outside sys/, proc/"},
+		{"entry through a process's root", func(t *testing.T, root, dir string) string {
+			// proc/self is the kernel's under the live root: its root link
+			// leads to the machine's whole tree, the victim beside the
+			// root included.
+			os.RemoveAll(filepath.Join(root, "proc/self"))
+			if err := os.Symlink("/proc/self", filepath.Join(root, "proc/self")); err != nil {
+				t.Fatal(err)
+			}
+			victim := filepath.Join(filepath.Dir(root), "victim")
+			p := filepath.Join(dir, "j.json")
+			writeJournal(t, p, attack("proc/self/root"+victim, "proc/self/cwd/x", "proc/1/fd/1", governor), 0, 0o600)
+			return p
+		}, ErrUntrustedJournal, "neither proc/irq, proc/sys nor a task"},
 		{"another boot", func(t *testing.T, root, dir string) string {
 			os.MkdirAll(filepath.Join(root, "proc/sys/kernel/random"), 0o755)
 			if err := os.WriteFile(filepath.Join(root, bootPath), []byte("0b7ef3c4-now\n"), 0o644); err != nil {

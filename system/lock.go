@@ -29,15 +29,21 @@ var ErrLockTimeout = errors.New("the journal's lock was not freed in time")
 type LockError struct {
 	Path   string // the lock file
 	Holder int    // the holder's PID, 0 when unknown
+	// Taker is the process that took the lock, when it has ended and
+	// Holder inherited the lock from it; 0 otherwise.
+	Taker  int
 	Waited time.Duration
 	Err    error
 }
 
+// lockError is the error of a wait for the lock on fd, path, that ended.
+func lockError(fd int, path string, waited time.Duration, err error) *LockError {
+	holder, taker := lockHolder(fd)
+	return &LockError{Path: path, Holder: holder, Taker: taker, Waited: waited, Err: err}
+}
+
 func (e *LockError) Error() string {
-	who := "another process"
-	if e.Holder > 0 {
-		who = describePID(e.Holder)
-	}
+	who := holderText(e.Holder, e.Taker)
 	if errors.Is(e.Err, ErrLockTimeout) {
 		return fmt.Sprintf("the journal's lock %s is held by %s and was not freed in %s: another corepin is tuning or resetting, or that process is stuck; wait for it or end it, then try again",
 			e.Path, who, e.Waited)
@@ -60,6 +66,19 @@ func (e *stopped) Error() string { return e.what }
 func (e *stopped) Unwrap() error { return e.err }
 
 func (e *LockError) Unwrap() error { return e.Err }
+
+// holderText names the lock's holder for a message, and the process it
+// inherited the lock from when that one has ended.
+func holderText(holder, taker int) string {
+	who := "another process"
+	if holder > 0 {
+		who = describePID(holder)
+	}
+	if taker > 0 {
+		who += fmt.Sprintf(", which inherited it from pid %d, now ended", taker)
+	}
+	return who
+}
 
 // describePID names a process for a message: its PID and command name.
 // The process holds a live lock, so it is the live system's whatever the
@@ -131,16 +150,17 @@ func (m *Machine) waitLock(ctx context.Context, fd int, path string) error {
 			return fmt.Errorf("locking the journal: %w", &os.PathError{Op: "flock", Path: path, Err: err})
 		}
 		if err := ctx.Err(); err != nil {
-			return &LockError{Path: path, Holder: lockHolder(fd), Waited: time.Since(start), Err: err}
+			return lockError(fd, path, time.Since(start), err)
 		}
 		if first && m.Waiting != nil {
-			m.Waiting(lockHolder(fd), path, timeout)
+			holder, _ := lockHolder(fd)
+			m.Waiting(holder, path, timeout)
 		}
 		select {
 		case <-ctx.Done():
-			return &LockError{Path: path, Holder: lockHolder(fd), Waited: time.Since(start), Err: ctx.Err()}
+			return lockError(fd, path, time.Since(start), ctx.Err())
 		case <-deadline.C:
-			return &LockError{Path: path, Holder: lockHolder(fd), Waited: timeout, Err: ErrLockTimeout}
+			return lockError(fd, path, timeout, ErrLockTimeout)
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, 100*time.Millisecond)

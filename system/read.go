@@ -27,6 +27,10 @@ const (
 type reader struct {
 	root       fsroot.Root
 	unreadable []string
+	// as, when set, are contents read in place of the files' (by path
+	// relative to the root): the machine as it was before other tunes,
+	// whose old values these are (see Session.tune).
+	as map[string]string
 }
 
 func (r *reader) path(rel string) string { return r.root.Path(rel) }
@@ -34,6 +38,9 @@ func (r *reader) path(rel string) string { return r.root.Path(rel) }
 // str returns a file's trimmed content; ok is false when it is missing or
 // unreadable (the latter is remembered).
 func (r *reader) str(rel string) (string, bool) {
+	if v, ok := r.as[rel]; ok {
+		return strings.TrimSpace(v), true
+	}
 	data, err := os.ReadFile(r.path(rel))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -114,10 +121,15 @@ func (r *reader) names(dir, prefix string) []string {
 // target CPUs. Missing files are unknown facts, not errors; Read fails only
 // when the root itself cannot be read.
 func Read(root fsroot.Root, target cpuset.Set) (*Facts, error) {
+	return readAs(root, target, nil)
+}
+
+// readAs is Read with the files named in as reading as their values there.
+func readAs(root fsroot.Root, target cpuset.Set, as map[string]string) (*Facts, error) {
 	if _, err := root.Stat(cpuDir); err != nil {
 		return nil, fmt.Errorf("reading the machine's condition: %w", err)
 	}
-	r := &reader{root: root}
+	r := &reader{root: root, as: as}
 	f := &Facts{Root: root, Target: target}
 	f.Online, _ = r.list(cpuDir + "/online")
 	f.Isolated, _ = r.list(cpuDir + "/isolated")

@@ -26,6 +26,14 @@ func (m *Machine) Reset(ctx context.Context) (*ResetReport, error) {
 	return m.reset(ctx, func(l *Layer) bool { return l.Owner == me || !l.Owner.Alive(fsroot.Host) })
 }
 
+// ResetOwner puts back the layer of o alone, unless it stands until a
+// reset (Kept, a system tune that completed): the guard's way back for
+// the corepin o, killed. Other layers, a killed corepin's whose guard
+// died too included, are left to `corepin system reset`.
+func (m *Machine) ResetOwner(ctx context.Context, o Owner) (*ResetReport, error) {
+	return m.reset(ctx, func(l *Layer) bool { return l.Owner == o && !l.Kept })
+}
+
 func (m *Machine) reset(ctx context.Context, which func(*Layer) bool) (*ResetReport, error) {
 	j, unlock, err := m.lockedJournal(ctx)
 	if err != nil {
@@ -43,6 +51,7 @@ func (m *Machine) reset(ctx context.Context, which func(*Layer) bool) (*ResetRep
 		r := m.restore(j, li, 0)
 		all.Restored = append(all.Restored, r.Restored...)
 		all.Failed = append(all.Failed, r.Failed...)
+		all.Kept = append(all.Kept, r.Kept...)
 	}
 	j.dropEmpty()
 	if err := j.save(m.JournalPath()); err != nil {
@@ -76,6 +85,14 @@ func (m *Machine) restore(j *Journal, li, from int) *ResetReport {
 	for len(pending) > 0 {
 		var again []int
 		for _, i := range pending {
+			if h := heldBy(j, li, entries[i]); h != nil {
+				// Another layer still relies on the value: it stays, and
+				// that layer puts it back when it is undone.
+				handOver(entries[i], h)
+				done[i] = true
+				r.Kept = append(r.Kept, entries[i])
+				continue
+			}
 			if err := m.undo(entries[i]); err != nil {
 				errs[i] = err
 				again = append(again, i)

@@ -24,18 +24,12 @@ type Tuned struct {
 // (ctx ending) before TuneFor returns is an error too: what was changed is
 // put back, so that a Ctrl-C during a tune leaves the machine as it was.
 func TuneFor(ctx context.Context, m *Machine, req Request, command string) (*Tuned, error) {
-	f, err := Read(m.Root, req.CPUs)
-	if err != nil {
-		return nil, err
-	}
-	changes, err := Plan(f, req)
-	if err != nil {
-		return nil, err
-	}
 	t := &Tuned{Tuned: evidence.Tuned{Request: req}, session: m.Session(command)}
-	if t.Result, err = t.session.Apply(ctx, changes); err != nil {
+	f, res, err := t.session.tune(ctx, req)
+	if err != nil {
 		return nil, err
 	}
+	t.Result = res
 	t.Result.Skipped = Skipped(f, req)
 	if req.Shield && ctx.Err() == nil {
 		if t.shield, t.Shield, err = startShield(m, t.session, req.CPUs); err != nil {
@@ -53,6 +47,13 @@ func TuneFor(ctx context.Context, m *Machine, req Request, command string) (*Tun
 		return nil, fmt.Errorf("%w (the %d changes made were put back)", err, len(t.Reset.Restored))
 	}
 	return t, nil
+}
+
+// Keep makes the tune stand until `corepin system reset`: a system tune
+// that completed. Until then the guard puts it back should corepin be
+// killed halfway.
+func (t *Tuned) Keep() error {
+	return t.session.edit(func(l *Layer) { l.Kept = true })
 }
 
 // Undo puts back what the tune changed, shield first; it is safe to call

@@ -153,10 +153,44 @@ func outside(path string, trees []string) string {
 	}
 	for _, t := range trees {
 		if strings.HasPrefix(clean, t+"/") {
+			if t == "proc" {
+				return outsideProc(clean)
+			}
 			return ""
 		}
 	}
 	return "outside sys/, proc/ and the cgroup mounts"
+}
+
+// outsideProc says why a path under proc/ is not one corepin writes, or
+// "" when it is: proc/irq/…, proc/sys/…, or a task, proc/PID/task/TID
+// (a shield's affinity entry). Anything else under a process's folder
+// leads out of the tree through a magic link the kernel follows wherever
+// it points (proc/self/root/etc/passwd is the machine's /etc/passwd,
+// proc/PID/cwd and fd/N another process's files), so no such path is
+// trusted, whatever the journal's owner.
+func outsideProc(clean string) string {
+	parts := strings.Split(clean, "/")
+	switch {
+	case len(parts) > 2 && (parts[1] == "irq" || parts[1] == "sys"):
+		return ""
+	case len(parts) == 4 && isNumber(parts[1]) && parts[2] == "task" && isNumber(parts[3]):
+		return ""
+	}
+	return "which is under proc/ but neither proc/irq, proc/sys nor a task (proc/PID/task/TID): a process's root, cwd, exe or fd links lead out of the machine's trees"
+}
+
+// isNumber says whether s is a decimal number.
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // cgroupMounts lists the cgroup hierarchies mounted under the root, as

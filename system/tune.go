@@ -121,15 +121,20 @@ func (m *Machine) Session(command string) *Session {
 // signal) during the tune, the changes made are put back in the same way
 // and the error wraps ctx's.
 func (s *Session) Apply(ctx context.Context, changes []Change) (*Result, error) {
-	m := s.m
-	if err := m.preflight(changes); err != nil {
+	if err := s.m.preflight(changes); err != nil {
 		return nil, err
 	}
-	j, unlock, err := m.lockedJournal(ctx)
+	j, unlock, err := s.m.lockedJournal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	return s.apply(ctx, j, changes)
+}
+
+// apply is Apply with the journal's lock held and j read.
+func (s *Session) apply(ctx context.Context, j *Journal, changes []Change) (*Result, error) {
+	m := s.m
 	j.layer(s.owner, s.command)
 	li := len(j.Layers) - 1
 	for i := range j.Layers {

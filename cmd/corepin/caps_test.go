@@ -13,6 +13,7 @@ import (
 	"corepin.dev/corepin/internal/fakedevice"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/internal/spec/standin"
 	"corepin.dev/corepin/runner"
 )
 
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) {
 		widenHelper()
 	}
 	faultHelper(os.Getenv("COREPIN_FAULT_HELPER")) // fault_test.go
+	standin.Dispatch()                             // the test binary as SPEC's runcpu (spec_test.go)
 	if os.Getenv("COREPIN_EXEC_HELPER") == "nice10" {
 		nice10Helper()
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"corepin.dev/corepin/internal/atomicfile"
@@ -18,7 +19,7 @@ func newCompareCmd() *cli.Command {
 		Long: `Compare two results folders (or their run.json) benchmark by benchmark: the
 change of the median, both 95% confidence intervals, the p-value of a
 Mann-Whitney U test, and whether the difference is significant at α = 0.05;
-then the change of the score.`,
+then the change of the score. One folder given twice is refused.`,
 		Example: `  corepin compare corepin-results/20261130-150000-a corepin-results/20261130-160000-a`,
 		Args: func(args []string) error {
 			if len(args) != 2 {
@@ -27,20 +28,25 @@ then the change of the score.`,
 			return nil
 		},
 		Run: func(in *cli.Invocation, args []string) error {
-			before, err := results.Load(args[0])
+			if err := checkOutput("html", htmlOut); err != nil {
+				return err
+			}
+			// One folder given twice would be judged against itself.
+			runs, _, err := results.LoadEach(args)
+			var same *results.SameFolderError
+			if errors.As(err, &same) {
+				return usageError{Err: err}
+			}
 			if err != nil {
 				return err
 			}
-			after, err := results.Load(args[1])
-			if err != nil {
-				return err
-			}
+			before, after := runs[0], runs[1]
 			c := results.Compare(before, after)
 			w := in.Stdout
 			if htmlOut != "" {
 				doc := page.ComparePage(before, after, args[0], args[1])
 				if err := atomicfile.Write(htmlOut, doc.Render); err != nil {
-					return err
+					return placeError(err)
 				}
 				fmt.Fprintln(in.Stderr, "wrote", htmlOut)
 			}

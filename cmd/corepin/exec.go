@@ -18,6 +18,11 @@ import (
 	"corepin.dev/corepin/watch"
 )
 
+// began is when corepin's program began: the start of an exec report's
+// own process where the kernel's clock of it may not be read (see
+// launch.Own).
+var began = time.Now()
+
 func newExecCmd() *cli.Command {
 	var (
 		tf         targetFlags
@@ -30,6 +35,7 @@ func newExecCmd() *cli.Command {
 		replace    bool
 		observe    bool
 		tune       tuneFlags
+		tel        execTelemetry
 	)
 	cmd := &cli.Command{
 		Use:    "exec [flags] [--] COMMAND [ARG...]",
@@ -59,7 +65,8 @@ executable, 127 when it is not found).`,
   corepin exec --cpu 3 --ladder spec --realtime -- ./bench --size large
   corepin exec --cpus 4-7 --mode soft --report sched.json -- make -j4
   corepin exec --nice -10 --uclamp 1024:1024 --accept 'exact+uclamp-min>=1024' -- ./bench
-  corepin exec --replace -q --cpu 1 -- ./bench`,
+  corepin exec --replace -q --cpu 1 -- ./bench
+  corepin exec --cpu 3 --report r.json --telemetry cpus.csv -- ./bench`,
 		StopAtArgs: true, // flags after the command belong to it
 		Args: func(args []string) error {
 			if len(args) == 0 {
@@ -96,13 +103,20 @@ executable, 127 when it is not found).`,
 			if tune.wanted(in) {
 				return usageError{Err: fmt.Errorf("--replace cannot be combined with --tune or --shield: nothing would be left to put the machine back")}
 			}
+			if tel.file != "" {
+				return usageError{Err: fmt.Errorf("--replace cannot be combined with --telemetry: nothing is left to sample around the command")}
+			}
 			return replaceWith(in, req, args, reportFile, quiet)
+		}
+		if err := tel.check(); err != nil {
+			return usageError{Err: err}
 		}
 		tuned, err := tune.start(in, req.Mask(), "corepin exec")
 		if err != nil {
 			return err
 		}
 		defer tune.finish(in, tuned) // on every way out: the command's end, a signal, a timeout
+		defer tune.warnLost(in, tuned)
 		// Signals are passed on to the command, which decides; one that
 		// came while corepin was starting is passed on as soon as it runs.
 		var signals <-chan os.Signal
@@ -111,18 +125,28 @@ executable, 127 when it is not found).`,
 			signals, stop = c.Forward()
 			defer stop()
 		}
+		sampler, err := tel.start(in.Ctx, req.Mask())
+		if err != nil {
+			return err
+		}
 		rep, err := launch.Run(context.WithoutCancel(in.Ctx), launch.Config{
 			Request: req, Args: args, Node: target.Node,
 			Stdin: in.Stdin, Stdout: in.Stdout, Stderr: in.Stderr,
 			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Signals: signals, Launcher: launcher, Observe: observe,
 		})
 		if err != nil {
+			if sampler != nil {
+				sampler.Stop()
+			}
 			return err
 		}
+		rep.Dir, _ = os.Getwd()
+		tel.finish(in, sampler, &rep.Scheduling)
 		// A report that cannot be written (a disk that filled up during
 		// the command) is said, with its errno, and kept elsewhere if it
 		// can be; the exit status stays the command's.
 		if reportFile != "" {
+			rep.Corepin = launch.Own(began)
 			if err := atomicfile.JSONFile(reportFile).WriteOrKeep("the report", rep); err != nil {
 				fmt.Fprintf(in.Stderr, "corepin: the report could not be written: %v\n", err)
 			}
@@ -169,6 +193,7 @@ executable, 127 when it is not found).`,
 	cmd.Alias("q", "quiet")
 	cmd.Flags().BoolVar(&launcher, "launcher", false, "start the command through corepin re-executed as a launcher, whose own thread is read back and becomes the command")
 	cmd.Flags().BoolVar(&observe, "observe", false, "follow and measure the command's threads without putting back what drifted, for programs whose own scheduling choices must be kept")
+	tel.register(cmd)
 	cmd.Flags().BoolVar(&replace, "replace", false, "become the command (execve) once corepin's own thread is set up and read back, as taskset and chrt do: no watcher, no exit status")
 	return cmd
 }

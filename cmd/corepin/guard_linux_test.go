@@ -134,7 +134,7 @@ func TestGuardSIGKILL(t *testing.T) {
 	p.cleanWithin(t, at) // the guard too, which is tagged as the run is
 	// The command itself may die of its parent-death signal before the
 	// guard comes to it, or not: 1 or 2 processes, the child always.
-	if !regexp.MustCompile(`its guard ended [12] process(es)? of its run and removed its cgroups`).MatchString(p.output()) {
+	if !regexp.MustCompile(`its guard ended [12] process(es)? of its run and removed its run.s cgroups`).MatchString(p.output()) {
 		t.Errorf("the guard did not say what it did:\n%s", p.output())
 	}
 }
@@ -206,8 +206,9 @@ func TestGuardSIGQUIT(t *testing.T) {
 }
 
 // TestGuardKilledFirst: with its guard killed first, a corepin killed
-// with SIGKILL leaves its tree running; the next corepin command, any
-// command, ends it and says so. Not in parallel: any other corepin's
+// with SIGKILL leaves its tree running; the next corepin command that
+// only reads (version) says so and leaves it, the next that runs work
+// (exec) ends it and says so. Not in parallel: any other corepin's
 // command would sweep the tree first.
 func TestGuardKilledFirst(t *testing.T) {
 	needsRunCgroup(t)
@@ -224,19 +225,32 @@ func TestGuardKilledFirst(t *testing.T) {
 		t.Fatal("nothing of the run was left to sweep: the test proves nothing")
 	}
 	name := filepath.Base(runCgroupsOf(p.Process.Pid)[0])
-	next := corepinProcess(t, "version")
-	out, err := next.CombinedOutput()
+	// go test runs other packages at once, and their corepins sweep too:
+	// one of them may end the tree before these commands come.
+	sweptElsewhere := func(out []byte) {
+		t.Helper()
+		if taggedProcesses(p.tag) == 0 {
+			t.Skipf("another corepin on this machine ended the tree first; the next command said:\n%s", out)
+		}
+	}
+	out, err := corepinProcess(t, "version").CombinedOutput()
 	if err != nil {
 		t.Fatalf("corepin version: %v\n%s", err, out)
 	}
-	want := "corepin: ended 1 process left by a corepin that was killed (cgroup " + name + ")"
-	if !strings.Contains(string(out), want) {
-		if taggedProcesses(p.tag) == 0 {
-			// go test runs other packages at once, and their corepins
-			// sweep too: one of them ended the tree before this one came.
-			t.Skipf("another corepin on this machine ended the tree first; the next command said:\n%s", out)
-		}
-		t.Errorf("the next command said:\n%s\nwant %q, and the tree is still there", out, want)
+	if want := "corepin: 1 process left by a corepin that was killed still runs in cgroup " + name; !strings.Contains(string(out), want) {
+		sweptElsewhere(out)
+		t.Errorf("corepin version said:\n%s\nwant %q", out, want)
+	}
+	if taggedProcesses(p.tag) == 0 {
+		t.Fatalf("corepin version, which only reads, ended the tree:\n%s", out)
+	}
+	out, err = corepinProcess(t, "exec", "-q", "--", "true").CombinedOutput()
+	if err != nil {
+		t.Fatalf("corepin exec -- true: %v\n%s", err, out)
+	}
+	if want := "corepin: ended 1 process left by a corepin that was killed (cgroup " + name + ")"; !strings.Contains(string(out), want) {
+		sweptElsewhere(out)
+		t.Errorf("corepin exec said:\n%s\nwant %q, and the tree is still there", out, want)
 	}
 	p.cleanWithin(t, time.Now())
 }

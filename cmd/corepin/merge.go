@@ -39,6 +39,9 @@ to standard output, the page to --out.`,
 			if format != "text" && format != "csv" && format != "json" {
 				return usageError{Err: fmt.Errorf("--format %q: want text, csv or json", format)}
 			}
+			if err := checkOutput("out", out); err != nil {
+				return err
+			}
 			runs, names, err := results.LoadEach(args)
 			var se *results.SchemaError
 			var same *results.SameFolderError
@@ -50,7 +53,7 @@ to standard output, the page to --out.`,
 			}
 			m := results.Merged(runs, names)
 			if err := atomicfile.Write(out, page.MergePage(m).Render); err != nil {
-				return err
+				return placeError(err)
 			}
 			fmt.Fprintln(in.Stderr, "wrote", out)
 			switch format {

@@ -111,3 +111,43 @@ func TestMergeRefuses(t *testing.T) {
 		t.Errorf("merge of a v9 run: exit %d, %s", code, errOut)
 	}
 }
+
+// TestFiguresThatAreNotTimes: a folder whose median is 1e308 s or 1e-300 s
+// gets no verdict from compare or merge, in any format, and the reason;
+// --format json is written. One folder given twice to compare is refused.
+func TestFiguresThatAreNotTimes(t *testing.T) {
+	t.Parallel()
+	base := "../../results/testdata/merge/cpu0"
+	page := filepath.Join(t.TempDir(), "page.html")
+	fibOnly := func(r map[string]any) { r["benchmarks"] = r["benchmarks"].([]any)[:1] }
+	same := copyRun(t, base, "same", fibOnly)
+	for _, v := range []float64{1e308, 1e-300} {
+		odd := copyRun(t, base, "odd", func(r map[string]any) {
+			fibOnly(r)
+			b := r["benchmarks"].([]any)[0].(map[string]any)
+			b["median_s"] = v
+			for _, run := range b["runs"].([]any) {
+				run.(map[string]any)["wall_s"] = v
+			}
+		})
+		for _, args := range [][]string{{"compare", same, odd}, {"compare", odd, same}, {"merge", "--out", page, same, odd}} {
+			for _, format := range []string{"text", "csv", "json"} {
+				out, errOut, code := corepin(t, append(args, "--format", format)...)
+				if code != 0 || strings.Contains(out, "Inf") || strings.Contains(out, "×") || strings.Contains(out, "faster") || strings.Contains(out, "slower") {
+					t.Errorf("%s %g --format %s: exit %d, %s\n%s", args[0], v, format, code, errOut, out)
+				}
+				if format == "json" && !json.Valid([]byte(out)) {
+					t.Errorf("%s %g --format json wrote no JSON:\n%s", args[0], v, out)
+				}
+				if format != "csv" && !strings.Contains(out, "is not a time") {
+					t.Errorf("%s %g --format %s does not say why:\n%s", args[0], v, format, out)
+				}
+			}
+		}
+	}
+	for _, again := range []string{same, same + "/", filepath.Join(same, "run.json")} {
+		if _, errOut, code := corepin(t, "compare", same, again); code != exitUsage || !strings.Contains(errOut, "are the same results folder") {
+			t.Errorf("compare %s %s: exit %d, %s", same, again, code, errOut)
+		}
+	}
+}

@@ -170,9 +170,9 @@ args = ["-c", "printf 'x %%s\\n' \"$1\"", "sh", %s]
 		rel, _ := filepath.Rel(out, path)
 		switch {
 		case filepath.Base(filepath.Dir(path)) == "outputs":
-			// The command's standard output, kept as it was: the evidence
-			// its checks read.
-			want := map[string]string{"exits-0.stdout": evil, "checked-0.stdout": "x " + evil + "\n"}[d.Name()]
+			// The command's standard output and error, kept as they were:
+			// the evidence its checks read.
+			want := map[string]string{"exits-0.stdout": evil, "exits-0.stderr": evil, "checked-0.stdout": "x " + evil + "\n"}[d.Name()]
 			if string(data) != want {
 				t.Errorf("%q holds %q, want the command's output %q", rel, data, want)
 			}

@@ -106,13 +106,17 @@ func (f *remoteFlags) host(in *cli.Invocation, binaries bool) *remote.Host {
 }
 
 // each runs req on every target at once, each with its own results
-// folder (see remote.Fleet), and ends with the worst exit status.
+// folder (see remote.Fleet), and ends with the worst exit status, or
+// 128+N when a signal interrupted it.
 func (f *remoteFlags) each(in *cli.Invocation, req remote.Request, do func(context.Context, string, remote.Request) (remote.Outcome, error)) error {
 	req.KeepRemote = f.keep
 	fleet := remote.Fleet{Specs: f.on, Stdout: in.Stdout, Stderr: in.Stderr, Pulled: func(p string, log io.Writer) {
 		if run, err := results.Load(p); err == nil {
 			if err := writePage(p, run); err != nil {
 				fmt.Fprintf(log, "corepin: writing the HTML report of %s: %v\n", p, err)
+			}
+			if err := writeTrace(p, run); err != nil {
+				fmt.Fprintf(log, "corepin: writing the trace of %s: %v\n", p, err)
 			}
 		}
 	}}
@@ -127,7 +131,14 @@ func (f *remoteFlags) each(in *cli.Invocation, req remote.Request, do func(conte
 			fleet.Status = runner.Relay // the device's progress lines as a status line
 		}
 	}
-	if worst := fleet.Run(in.Ctx, req, do); worst != 0 {
+	worst := fleet.Run(in.Ctx, req, do)
+	// A signal here ends the command as it ends one run here: 128+N of
+	// the signal that came (SIGHUP 129, SIGTERM 143), whatever the
+	// device's corepin, which the host stops with SIGINT, exited with.
+	if code := interrupt.Code(in.Ctx); code != 0 {
+		return &exitError{code: code}
+	}
+	if worst != 0 {
 		return &exitError{code: worst}
 	}
 	return nil

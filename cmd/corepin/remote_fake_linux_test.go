@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"corepin.dev/corepin/internal/fakedevice"
 	"corepin.dev/corepin/results"
@@ -39,6 +41,34 @@ func newPhoneLab(t *testing.T) *phoneLab {
 	l.data["7001"] = l.Add(t, fakedevice.Device{Client: "hdc", Serial: "7001", Props: map[string]string{
 		"const.ohos.apiversion": "12", "const.ohos.fullname": "OpenHarmony-5.0.0.71", "const.product.model": "SGU-AL10", "ohos.boot.sn": "SN7001"}})
 	return l
+}
+
+// endsWithTheTest makes sure the run id on the device serial, which waits
+// for gate, ends with the test however it ends: the gate is opened, the
+// device answers again, and the test waits for the run's status there
+// (the device's processes outlive its folder, and a run left waiting on
+// a removed gate would spin on this machine for good).
+func (l *phoneLab) endsWithTheTest(t *testing.T, serial, id, gate string) {
+	t.Cleanup(func() {
+		for _, client := range []string{"adb", "hdc"} {
+			l.Unplug(t, client, serial, false)
+			l.Hang(t, client, serial, false)
+		}
+		os.WriteFile(gate, nil, 0o644)
+		status := filepath.Join(l.data[serial], "local", "tmp", "corepin-runs", id, "status")
+		for i := 0; i < 600; i++ { // up to a minute
+			if _, err := os.Stat(status); err == nil || os.IsNotExist(err) && !exists(filepath.Dir(status)) {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("run %s on %s did not end after its gate opened", id, serial)
+	})
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // corepin runs the host's corepin in dir, reaching the lab's devices.
@@ -260,6 +290,7 @@ func TestRemoteFakeVanishes(t *testing.T) {
 	cmd := exec.Command(hostCorepin(t), "--on", "hdc:7001", "--lost-after", "1s", "run", suitePath, "--allow-sharing")
 	cmd.Dir, cmd.Env = dir, l.Env(os.Environ())
 	id, errOut, done := started(t, cmd, `run \S+ started on`)
+	l.endsWithTheTest(t, "7001", id, gate)
 	l.Unplug(t, "hdc", "7001", true)
 	<-done
 	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(errOut.String(), "[Fail][E001005] Device not found or connected") ||
@@ -273,5 +304,67 @@ func TestRemoteFakeVanishes(t *testing.T) {
 	run, err := results.Load(folder)
 	if pull.code != 0 || err != nil || run.Host.Serial != "SN7001" || run.Host.Model != "SGU-AL10" || run.Host.OS != "OpenHarmony-5.0.0.71" || !strings.HasSuffix(folder, "-SN7001") {
 		t.Fatalf("pull: exit %d, %v, folder %s\n%s%s", pull.code, err, folder, pull.stdout, pull.stderr)
+	}
+}
+
+// TestRemoteFakeHangs: a phone that stops answering without vanishing
+// (its adb hangs) is given up once it has not answered for --lost-after,
+// as an unplugged one is, not at adb's own timeout; the run goes on there
+// and pull fetches it once the phone answers again.
+func TestRemoteFakeHangs(t *testing.T) {
+	t.Parallel()
+	l := newPhoneLab(t)
+	dir := t.TempDir()
+	gate := filepath.Join(l.data["FAKE02"], "gate") // /data/gate on the phone
+	os.WriteFile(filepath.Join(dir, "gate.sh"), []byte("#!/bin/sh\nwhile [ ! -e /data/gate ]; do sleep 0.05; done\necho open\n"), 0o755)
+	suitePath := filepath.Join(dir, "suite.toml")
+	os.WriteFile(suitePath, []byte("[settings]\nruns = 1\nwarmup = 0\n\n[[benchmark]]\nname = \"gate\"\ncmd = \"./gate.sh\"\n"), 0o644)
+	cmd := exec.Command(hostCorepin(t), "--on", "adb:FAKE02", "--lost-after", "1s", "run", suitePath, "--allow-sharing")
+	cmd.Dir, cmd.Env = dir, l.Env(os.Environ())
+	id, errOut, done := started(t, cmd, `run \S+ started on`)
+	l.endsWithTheTest(t, "FAKE02", id, gate)
+	l.Hang(t, "adb", "FAKE02", true)
+	<-done
+	l.Hang(t, "adb", "FAKE02", false)
+	// The host's own decision: no answer for --lost-after's 1 s.
+	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(errOut.String(), "no answer for 1s; run "+id+" goes on there") ||
+		!strings.Contains(errOut.String(), "fetch it when the device is back: corepin --on adb:FAKE02 pull "+id) {
+		t.Fatalf("a hanging phone: exit %d\n%s", code, errOut.String())
+	}
+	os.WriteFile(gate, nil, 0o644)
+	pull := l.corepin(t, dir, "--on", "adb:FAKE02", "pull", id)
+	if folder := printedFolders(t, dir, strings.TrimSpace(lastLine(pull.stdout)))[""]; pull.code != 0 || !strings.HasSuffix(folder, "-FAKE02") {
+		t.Fatalf("pull: exit %d, folder %s\n%s%s", pull.code, folder, pull.stdout, pull.stderr)
+	}
+}
+
+// TestRemoteFakeSignals: SIGHUP and SIGTERM during a run on a device end
+// the host's corepin with 129 and 143, as they end a run here; the run on
+// the device is interrupted, restores and keeps what finished, and comes
+// back.
+func TestRemoteFakeSignals(t *testing.T) {
+	t.Parallel()
+	l := newPhoneLab(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "wait.sh"), []byte("#!/bin/sh\nwhile :; do sleep 0.05; done\n"), 0o755)
+	suitePath := filepath.Join(dir, "suite.toml")
+	os.WriteFile(suitePath, []byte("[settings]\nruns = 1\nwarmup = 0\n\n[[benchmark]]\nname = \"wait\"\ncmd = \"./wait.sh\"\n"), 0o644)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		cmd := exec.Command(hostCorepin(t), "--on", "adb:FAKE01", "run", suitePath, "--allow-sharing", "--out", filepath.Join(dir, sig.String()))
+		cmd.Dir, cmd.Env = dir, l.Env(os.Environ())
+		_, errOut, done := started(t, cmd, `run \S+ started on`)
+		cmd.Process.Signal(sig)
+		<-done
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
+			t.Errorf("%v during a run on a phone: exit %d, want %d\n%s", sig, code, 128+int(sig), errOut.String())
+		}
+		pulled, _ := filepath.Glob(filepath.Join(dir, sig.String(), "*", "run.json"))
+		if len(pulled) != 1 {
+			t.Errorf("%v: brought back %v\n%s", sig, pulled, errOut.String())
+			continue
+		}
+		if run, err := results.Load(filepath.Dir(pulled[0])); err != nil || !run.Interrupted {
+			t.Errorf("%v: the run that came back: %v, interrupted %v", sig, err, run != nil && run.Interrupted)
+		}
 	}
 }

@@ -213,6 +213,11 @@ func TestRemoteExitCodes(t *testing.T) {
 	if _, errOut, code := corepin(t, "--on", "adb:a b", "topo"); code != exitUsage || !strings.Contains(errOut, "the serial is letters") {
 		t.Errorf("a wrong target: exit %d\n%s", code, errOut)
 	}
+	targets := filepath.Join(dir, "lab.txt")
+	os.WriteFile(targets, []byte("adb:NOWHERE\n"), 0o644)
+	if _, errOut, code := corepin(t, "--on", "adb:NOWHERE", "--on", "@"+targets, "topo"); code != exitUsage || !strings.Contains(errOut, `target "adb:NOWHERE" is given twice`) {
+		t.Errorf("one target twice: exit %d\n%s", code, errOut)
+	}
 	if _, errOut, code := corepin(t, "clean"); code != exitUsage || !strings.Contains(errOut, "go with --on TARGET") {
 		t.Errorf("clean without --on: exit %d\n%s", code, errOut)
 	}

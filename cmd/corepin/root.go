@@ -9,6 +9,7 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
@@ -73,6 +74,12 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 		return ee.code
 	}
 	fmt.Fprintf(stderr, "corepin: %s\n", termsafe.Message(err.Error()))
+	// An input that is not a regular file (a FIFO named as a suite file
+	// or found as a folder's run.json) is the command line's fault.
+	var nr *inputfile.NotRegularError
+	if errors.As(err, &nr) {
+		return exitUsage
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		var ce *cli.CommandError
@@ -92,9 +99,10 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 // machine still tuned by a process that no longer runs, or this corepin in
 // a shield, off the shielded CPUs; see system.JournalState), except to
 // system reset, the remedy, and removes the temporary files of a save
-// that a killed tune left; and it ends what a killed corepin, whose guard
+// that a killed tune left; and it finds what a killed corepin, whose guard
 // was killed too, left running (launch.SweepStale), so that nothing runs
-// unseen beside the next measurement. Then it waits until c (nil for none)
+// unseen beside the next measurement: a command that runs work or changes
+// the machine (endsStrays) ends it, one that only reads says so. Then it waits until c (nil for none)
 // catches the signals, so that no command is ended by a signal's default
 // action, but exec --replace: it becomes its command at once, and a
 // signal's default action ends it as it would end the command (it waits
@@ -108,7 +116,7 @@ func beforeEach(c *interrupt.Catcher, stderr io.Writer, intercept func(*cli.Invo
 					fmt.Fprintln(stderr, "corepin: warning:", msg)
 				}
 			}
-			for _, s := range launch.SweepStale(fsroot.Host) {
+			for _, s := range launch.SweepStale(fsroot.Host, endsStrays(in.Cmd.Path())) {
 				fmt.Fprintln(stderr, "corepin:", s)
 			}
 		}
@@ -117,6 +125,19 @@ func beforeEach(c *interrupt.Catcher, stderr io.Writer, intercept func(*cli.Invo
 		}
 		return intercept(in)
 	}
+}
+
+// endsStrays says whether the command at path may end what a corepin that
+// was killed left running: the commands that run work or change the
+// machine, which the strays would disturb. The others only read (topo,
+// caps, version, report, compare, merge, telemetry, watch, system show,
+// import, the remote commands), and a command that reads kills nothing.
+func endsStrays(path string) bool {
+	switch path {
+	case "corepin run", "corepin exec", "corepin experiment qos", "corepin experiment partition", "corepin system tune", "corepin system reset":
+		return true
+	}
+	return false
 }
 
 // newRootCmd is the command table.
@@ -139,6 +160,7 @@ restores everything afterwards.
 		cli.Lazy("merge", newMergeCmd),
 		cli.Lazy("report", newReportCmd),
 		cli.Lazy("import", newImportCmd),
+		cli.Lazy("spec", newSpecCmd),
 		cli.Lazy("experiment", newExperimentCmd),
 		cli.Lazy("topo", newTopoCmd),
 		cli.Lazy("caps", newCapsCmd),

@@ -118,6 +118,8 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		if err != nil {
 			if folder != nil {
 				fmt.Fprintln(in.Stderr, "results so far:", folder.Path)
+			} else {
+				err = placeError(err) // --out cannot take a results folder: nothing ran
 			}
 			if unknown := (*runner.UnknownNamesError)(nil); errors.As(err, &unknown) {
 				return usageError{Err: err}
@@ -130,6 +132,9 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		}
 		if err := writePage(folder.Path, run); err != nil {
 			fmt.Fprintln(in.Stderr, "corepin: writing the HTML report:", err)
+		}
+		if err := writeTrace(folder.Path, run); err != nil {
+			fmt.Fprintln(in.Stderr, "corepin: writing the trace:", err)
 		}
 		fmt.Fprintln(w, folder.Path)
 		switch {

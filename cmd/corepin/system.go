@@ -113,12 +113,21 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 			}
 			return nil
 		}
+		// Until the tune is whole, the guard puts back what it did should
+		// corepin be killed halfway; once whole, it stands until reset.
+		launch.GuardTune(cpus, fsroot.Root(tune.root), tune.journal)
 		t, err := system.TuneFor(in.Ctx, m, asked.Request(), "corepin system tune --cpus "+cpus.String()+" "+strings.Join(asked.Words(), " "))
 		if err != nil {
 			if in.Ctx.Err() != nil {
 				return interrupted(in.Ctx, err.Error())
 			}
 			return err
+		}
+		if err := t.Keep(); err != nil {
+			if uerr := t.Undo(); uerr != nil {
+				err = fmt.Errorf("%w; putting the tune back: %v", err, uerr)
+			}
+			return fmt.Errorf("recording that the tune stands until reset: %w", err)
 		}
 		t.WriteText(in.Stdout)
 		tune.warn(in.Stderr, asked.Request())
@@ -260,6 +269,14 @@ func (f *tuneFlags) finish(in *cli.Invocation, t *system.Tuned) {
 	}
 	if err := t.Undo(); err != nil {
 		fmt.Fprintf(in.Stderr, "corepin: putting the machine back: %v\n", err)
+	}
+}
+
+// warnLost says, before the tune is undone, when it was undone under the
+// command (run says it in run.json's warnings instead).
+func (f *tuneFlags) warnLost(in *cli.Invocation, t *system.Tuned) {
+	if w := t.LostWarning(); w != "" {
+		fmt.Fprintln(in.Stderr, "corepin: warning:", w)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,5 +133,108 @@ func TestSystemSignalEndsTheLockWait(t *testing.T) {
 				t.Errorf("the tree changed")
 			}
 		})
+	}
+}
+
+// The lock's holder is named even when the process that took it has
+// ended and another process that has the same open lock file holds it on
+// (a child that inherited it): /proc/locks still names the one that
+// ended. Here flock(1) takes the lock on a file it shares with a sleep,
+// and exits.
+func TestSystemLockHolderInherited(t *testing.T) {
+	root := copyMachine(t, acpiRoot)
+	journal := filepath.Join(t.TempDir(), "system.json")
+	f, err := os.OpenFile(journal+".lock", os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder := exec.Command("sleep", "600")
+	holder.ExtraFiles = []*os.File{f}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	taker := exec.Command("flock", "-x", "3")
+	taker.ExtraFiles = []*os.File{f}
+	if err := taker.Run(); err != nil {
+		t.Skipf("needs flock (util-linux): %v", err)
+	}
+	f.Close()
+	_, errOut, code := corepin(t, "system", "reset", "--root", root, "--journal", journal, "--lock-timeout", "50ms")
+	want := "held by pid " + strconv.Itoa(holder.Process.Pid) + " (sleep), which inherited it from pid " + strconv.Itoa(taker.Process.Pid) + ", now ended"
+	if code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("reset with the lock held by an inheritor: exit %d: %s\nwant %q", code, errOut, want)
+	}
+}
+
+// TestSystemTuneKilledHalfwayIsPutBack: corepin system tune killed with
+// SIGKILL in the middle of its writes leaves nothing changed: its guard
+// puts back what it had written. The tune is held halfway by a FIFO in
+// place of the last file it writes (IRQ 24's affinity): the test feeds
+// each read of it and leaves the write waiting; once the journal records
+// that last entry, the FIFO becomes the file it stood for again and
+// corepin is killed.
+func TestSystemTuneKilledHalfwayIsPutBack(t *testing.T) {
+	root := copyMachine(t, acpiRoot)
+	irq := filepath.Join(root, "proc/irq/24/smp_affinity_list")
+	before, _ := exec.Command("find", root, "-type", "f", "-exec", "md5sum", "{}", "+").Output()
+	os.Remove(irq)
+	if err := syscall.Mkfifo(irq, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	journal := filepath.Join(t.TempDir(), "system.json")
+	cmd := corepinProcess(t, "system", "tune", "--cpu", "1", "--irqs", "--root", root, "--journal", journal)
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	said := func() string { data, _ := os.ReadFile(out.Name()); return string(data) }
+	// reading says whether corepin has the FIFO open.
+	reading := func() bool {
+		fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", cmd.Process.Pid))
+		for _, fd := range fds {
+			if l, _ := os.Readlink(fd); l == irq {
+				return true
+			}
+		}
+		return false
+	}
+	fed := false
+	waitFor(t, "the journal to record IRQ 24", func() bool {
+		if data, _ := os.ReadFile(journal); strings.Contains(string(data), "proc/irq/24/smp_affinity_list") {
+			return true
+		}
+		if fed && reading() {
+			return false // the last read has not ended yet
+		}
+		fed = false
+		if w, err := os.OpenFile(irq, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.WriteString("1\n") // a reader is there: what the file held
+			w.Close()
+			fed = true
+		}
+		return cmd.ProcessState != nil
+	})
+	guard := guardOf(t, cmd.Process.Pid)
+	os.Remove(irq)
+	os.WriteFile(irq, []byte("1\n"), 0o644)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	waitFor(t, "the guard to end", func() bool {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", guard))
+		return err != nil || strings.Contains(string(data), ") Z ")
+	})
+	after, _ := exec.Command("find", root, "-type", "f", "-exec", "md5sum", "{}", "+").Output()
+	if string(before) != string(after) {
+		t.Errorf("the tree was left tuned after the kill:\n%s", said())
+	}
+	if !strings.Contains(said(), "its guard put the machine's tuning back") {
+		t.Errorf("the guard did not say what it did:\n%s", said())
 	}
 }

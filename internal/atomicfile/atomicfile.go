@@ -1,8 +1,11 @@
-// Package atomicfile writes files so that no reader ever sees half of one,
-// and a power cut never leaves an empty one: the content goes to a
-// temporary file in the same folder, which is flushed to the disk, renamed
-// over the target, and the folder is flushed too, so that the rename
-// itself is on the disk. A failed write leaves the old file as it was.
+// Package atomicfile is the one way corepin writes a file: so that no
+// reader ever sees half of one, and a power cut never leaves an empty one,
+// the content goes to a temporary file in the same folder, which is
+// flushed to the disk, renamed over the target, and the folder is flushed
+// too, so that the rename itself is on the disk. A failed write leaves the
+// old file as it was. Only a regular file (or nothing) is replaced so: a
+// character device, a FIFO or a symbolic link is written through in
+// place, and any other kind of place is refused (see place.go).
 package atomicfile
 
 import (
@@ -36,6 +39,16 @@ func WriteFiles(files ...File) error {
 func writeFiles(flush func(*os.File) error, files []File) error {
 	dirs := []string{}
 	for _, f := range files {
+		through, err := writeThrough(f.Path)
+		if err != nil {
+			return err
+		}
+		if through {
+			if err := writeInPlace(f.Path, f.Write); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := writeFile(flush, f); err != nil {
 			return err
 		}
@@ -52,31 +65,33 @@ func writeFiles(flush func(*os.File) error, files []File) error {
 }
 
 // writeFile writes a temporary file beside f.Path, flushes it and renames
-// it over f.Path.
+// it over f.Path. A refusal of the place (a read-only or full disk, a
+// missing folder) is a PlaceError; the content's own error is kept as it
+// is.
 func writeFile(flush func(*os.File) error, f File) error {
 	tmp, err := os.CreateTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", f.Path, err)
+		return asPlaceError(f.Path, fmt.Errorf("writing %s: %w", f.Path, err))
 	}
 	defer os.Remove(tmp.Name())
 	if err := f.Write(tmp); err != nil {
 		tmp.Close()
-		return fmt.Errorf("writing %s: %w", f.Path, err)
+		return asPlaceError(f.Path, fmt.Errorf("writing %s: %w", f.Path, err))
 	}
 	// Without the flush, a rename that reaches the disk before the data
 	// leaves an empty file after a power cut.
 	if err := flush(tmp); err != nil {
 		tmp.Close()
-		return fmt.Errorf("writing %s: flushing: %w", f.Path, err)
+		return asPlaceError(f.Path, fmt.Errorf("writing %s: flushing: %w", f.Path, err))
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", f.Path, err)
+		return asPlaceError(f.Path, fmt.Errorf("writing %s: %w", f.Path, err))
 	}
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", f.Path, err)
 	}
 	if err := os.Rename(tmp.Name(), f.Path); err != nil {
-		return fmt.Errorf("writing %s: %w", f.Path, err)
+		return asPlaceError(f.Path, fmt.Errorf("writing %s: %w", f.Path, err))
 	}
 	return nil
 }

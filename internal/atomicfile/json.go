@@ -21,13 +21,13 @@ func (f JSONFile) Check() error {
 	return CheckWritable(string(f))
 }
 
-// Write writes v to the file atomically (see WriteOutput).
+// Write writes v to the file (see Write).
 func (f JSONFile) Write(v any) error {
 	write := func(w io.Writer) error { return termsafe.WriteJSON(w, v) }
 	if f == "-" {
 		return write(os.Stdout)
 	}
-	return WriteOutput(string(f), write)
+	return Write(string(f), write)
 }
 
 // WriteOrKeep writes v to the file after the work and, when it cannot

@@ -16,20 +16,28 @@ import (
 // CheckWritable checks, before any work, that a file can be written at
 // path, by writing a small temporary file beside it (root may write where
 // permission bits say no, /proc refuses whatever they say, and a full disk
-// still makes an empty file). A path that is there and is not a regular
-// file (/dev/stdout, a FIFO) is written in place and passes; so does an
-// empty path, which is not asked for.
+// still makes an empty file). A character device or FIFO, which is
+// written in place (see Write), passes as it is, and so does an empty
+// path, which is not asked for; a regular file behind a symbolic link is
+// opened for writing without being changed. A place that cannot be
+// written is a PlaceError.
 func CheckWritable(path string) error {
 	if path == "" {
 		return nil
 	}
-	if st, err := os.Stat(path); err == nil {
-		switch {
-		case st.IsDir():
-			return fmt.Errorf("%s is a folder", path)
-		case !st.Mode().IsRegular():
+	through, err := writeThrough(path)
+	if err != nil {
+		return err
+	}
+	if through {
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 			return nil
 		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return asPlaceError(path, fmt.Errorf("cannot write %s: %w", path, err))
+		}
+		return f.Close()
 	}
 	return tryWrite(filepath.Dir(path), path)
 }
@@ -41,7 +49,7 @@ func CheckFolder(path string) error {
 		return nil
 	}
 	if err := os.MkdirAll(path, 0o755); err != nil {
-		return fmt.Errorf("cannot make %s: %w", path, err)
+		return asPlaceError(path, fmt.Errorf("cannot make %s: %w", path, err))
 	}
 	return tryWrite(path, path)
 }
@@ -53,7 +61,7 @@ const probeSize = 4096
 func tryWrite(dir, what string) error {
 	f, err := os.CreateTemp(dir, ".corepin-check-*")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", what, err)
+		return asPlaceError(what, fmt.Errorf("cannot write %s: %w", what, err))
 	}
 	defer os.Remove(f.Name())
 	_, err = f.Write(make([]byte, probeSize))
@@ -61,30 +69,7 @@ func tryWrite(dir, what string) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", what, err)
-	}
-	return nil
-}
-
-// WriteOutput writes the file at path through write: atomically (see
-// Write), or in place when path is there and is not a
-// regular file, such as /dev/stdout or a FIFO, which a rename would
-// replace.
-func WriteOutput(path string, write func(io.Writer) error) error {
-	st, err := os.Stat(path)
-	if err != nil || st.Mode().IsRegular() {
-		return Write(path, write)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return asPlaceError(what, fmt.Errorf("cannot write %s: %w", what, err))
 	}
 	return nil
 }
@@ -96,11 +81,11 @@ func WriteOutput(path string, write func(io.Writer) error) error {
 // because one file could not be written. The error keeps the first
 // failure's errno and says where what (the report, the samples) is.
 func WriteOrKeep(path, what string, last io.Writer, write func(io.Writer) error) error {
-	err := WriteOutput(path, write)
+	err := Write(path, write)
 	if err == nil {
 		return nil
 	}
-	kept, kerr := keepInTemp(path, write)
+	kept, kerr := KeepInTemp(path, write)
 	switch {
 	case kerr == nil:
 		return fmt.Errorf("%w; %s is kept in %s instead", err, what, kept)
@@ -110,9 +95,9 @@ func WriteOrKeep(path, what string, last io.Writer, write func(io.Writer) error)
 	return fmt.Errorf("%w; %s could not be kept in %s either: %v", err, what, os.TempDir(), kerr)
 }
 
-// keepInTemp writes a new file in $TMPDIR, named after path, and returns
+// KeepInTemp writes a new file in $TMPDIR, named after path, and returns
 // its name; a file it could not finish is removed.
-func keepInTemp(path string, write func(io.Writer) error) (string, error) {
+func KeepInTemp(path string, write func(io.Writer) error) (string, error) {
 	base := filepath.Base(path)
 	ext := filepath.Ext(base)
 	f, err := os.CreateTemp("", "corepin-"+strings.TrimSuffix(base, ext)+"-*"+ext)

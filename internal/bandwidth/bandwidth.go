@@ -194,16 +194,18 @@ func (l *Limit) members() (map[int]bool, error) {
 }
 
 // sweep removes the bandwidth cgroups in parent whose corepin no longer
-// runs: it was killed before its Remove. rmdir refuses a cgroup that
-// still has a task, so nothing that runs is touched; a PID that runs
-// again, whoever's it is now, keeps its cgroup until it ends.
+// runs: it was killed before its Remove. Only a cgroup marked for a
+// corepin of this PID namespace that is certainly gone is removed
+// (cgroupfs.OwnerGone), and rmdir refuses a cgroup that still has a task,
+// so nothing that runs is touched.
 func sweep(parent string) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return
 	}
+	ns := cgroupfs.SelfMark().Namespace
 	for _, e := range entries {
-		if pid, ok := cgroupfs.BandwidthOwner(e.Name()); ok && e.IsDir() && errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+		if m, ok := cgroupfs.ParseBandwidthName(e.Name()); ok && e.IsDir() && cgroupfs.OwnerGone(fsroot.Host, m, ns) {
 			os.Remove(filepath.Join(parent, e.Name()))
 		}
 	}

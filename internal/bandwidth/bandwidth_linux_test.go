@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 )
@@ -144,8 +146,10 @@ func TestNewSweepsDeadCorepinsCgroups(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	stale := filepath.Join(parent, fmt.Sprintf("corepin-bandwidth-%d-1", dead.Process.Pid))
-	living := filepath.Join(parent, fmt.Sprintf("corepin-bandwidth-%d-999999", os.Getpid()))
+	self := cgroupfs.SelfMark()
+	gone := cgroupfs.RunMark{Owner: procfs.Process{PID: dead.Process.Pid, Start: 1}, Namespace: self.Namespace}
+	stale := filepath.Join(parent, fmt.Sprintf("corepin-bandwidth-%s-1", gone))
+	living := filepath.Join(parent, fmt.Sprintf("corepin-bandwidth-%s-999999", self))
 	for _, d := range []string{stale, living} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)

@@ -156,29 +156,40 @@ func TestRunHomes(t *testing.T) {
 	}
 }
 
+// Every name corepin gives a cgroup carries its mark, which reads back;
+// names without the whole mark, an older corepin's corepin-PID-N among
+// them, read as no run cgroup.
 func TestNames(t *testing.T) {
 	a, b := NewRunName(), NewRunName()
 	if a == b || !strings.HasPrefix(a, "corepin-") {
 		t.Errorf("names %q, %q", a, b)
 	}
-	if pid, ok := RunOwner(a); !ok || pid != os.Getpid() {
-		t.Errorf("RunOwner(%q) = %d, %v", a, pid, ok)
+	self := SelfMark()
+	if self.Owner.PID != os.Getpid() || self.Owner.Start == 0 || self.Namespace == 0 {
+		t.Errorf("this process's mark %+v lacks its PID, start time or namespace", self)
+	}
+	if m, ok := ParseRunName(a); !ok || m != self {
+		t.Errorf("ParseRunName(%q) = %+v, %v; want %+v", a, m, ok, self)
 	}
 	bw := NewBandwidthName()
-	if pid, ok := BandwidthOwner(bw); !ok || pid != os.Getpid() {
-		t.Errorf("BandwidthOwner(%q) = %d, %v", bw, pid, ok)
+	if m, ok := ParseBandwidthName(bw); !ok || m != self {
+		t.Errorf("ParseBandwidthName(%q) = %+v, %v", bw, m, ok)
 	}
-	for _, name := range []string{bw, "corepin-shield-12", "corepin-0-1", "corepin-12", "corepin-12-x", "other-12-1", "corepin--1-1"} {
-		if pid, ok := RunOwner(name); ok {
-			t.Errorf("%q read as a run cgroup of %d", name, pid)
+	for _, name := range []string{bw, "corepin-shield-12", "corepin-0-1", "corepin-12-1", "corepin-12", "corepin-12-x", "other-12-1", "corepin--1-1",
+		"corepin-12-s5-ns7", "corepin-12-5-7-1", "corepin-012-s5-ns7-1", "corepin-12-s5-ns7-0", "corepin-0-s5-ns7-1", "corepin-12-s+5-ns7-1", "corepin-12-s5-ns7-1-1"} {
+		if m, ok := ParseRunName(name); ok {
+			t.Errorf("%q read as a run cgroup of %+v", name, m)
 		}
 	}
-	for name, want := range map[string]int{"corepin-bandwidth-123-4": 123, "corepin-bandwidth-x-4": 0, "corepin-bandwidth-123": 0, "corepin-123-4": 0, "corepin-bandwidth--1-2": 0} {
-		if got, ok := BandwidthOwner(name); got != want || ok != (want > 0) {
-			t.Errorf("BandwidthOwner(%q) = %d, %v; want %d", name, got, ok, want)
+	if m, ok := ParseRunName("corepin-12-s5-ns4026531836-3"); !ok || m.Owner.PID != 12 || m.Owner.Start != 5 || m.Namespace != 4026531836 {
+		t.Errorf("corepin-12-s5-ns4026531836-3: %+v, %v", m, ok)
+	}
+	for name, want := range map[string]int{"corepin-bandwidth-123-s4-ns9-1": 123, "corepin-bandwidth-123-4": 0, "corepin-bandwidth-x-s4-ns9-1": 0, "corepin-123-s4-ns9-1": 0} {
+		if m, ok := ParseBandwidthName(name); m.Owner.PID != want || ok != (want > 0) {
+			t.Errorf("ParseBandwidthName(%q) = %+v, %v; want PID %d", name, m, ok, want)
 		}
 	}
-	if _, ok := BandwidthOwner(a); ok {
+	if _, ok := ParseBandwidthName(a); ok {
 		t.Errorf("%q read as a bandwidth cgroup", a)
 	}
 }

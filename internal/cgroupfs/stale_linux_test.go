@@ -5,84 +5,80 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/procfs"
 )
 
-// A run cgroup named for a PID that started after the cgroup was made is
-// a dead corepin's, whose PID was reused: it is not the owner's.
-func TestMadeBy(t *testing.T) {
-	dir := t.TempDir()
-	var st unix.Stat_t
-	if err := unix.Stat(dir, &st); err != nil {
-		t.Fatal(err)
-	}
-	boot, err := procfs.BootTime(fsroot.Host)
-	if err != nil {
-		t.Skip("no btime in /proc/stat:", err)
-	}
-	self, err := procfs.Identify(fsroot.Host, os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ticks := func(at time.Time) uint64 { return uint64(at.Sub(boot) / procfs.Tick) }
-	made := time.Unix(st.Ctim.Unix())
-	for _, start := range []uint64{self.Start, ticks(made)} {
-		if ok, err := MadeBy(fsroot.Host, dir, start); !ok || err != nil {
-			t.Errorf("a process that started at %d, before its cgroup, is not taken for its maker (%v)", start, err)
-		}
-	}
-	if ok, _ := MadeBy(fsroot.Host, dir, ticks(made.Add(5*time.Second))); ok {
-		t.Error("a process that started 5 s after the cgroup is taken for its maker")
-	}
-	if _, err := MadeBy(fsroot.Host, filepath.Join(dir, "gone"), self.Start); err == nil {
-		t.Error("a missing cgroup gave no error")
-	}
-}
-
-// stat writes a fixture /proc/PID/stat and /proc/stat.
-func stat(t *testing.T, root string, pid int, state string, start uint64, boot time.Time) {
+// stat writes a fixture /proc/PID/stat.
+func stat(t *testing.T, root string, pid int, state string, start uint64) {
 	t.Helper()
 	os.MkdirAll(filepath.Join(root, "proc", fmt.Sprint(pid)), 0o755)
 	line := fmt.Sprintf("%d (corepin) %s 1 %d %d 0 -1 4194304 101 0 0 0 0 0 0 0 20 0 1 0 %d 3133440 386 18446744073709551615 1 1 1 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 1 1 1 1 1 1 1 0\n", pid, state, pid, pid, start)
 	os.WriteFile(filepath.Join(root, "proc", fmt.Sprint(pid), "stat"), []byte(line), 0o644)
-	os.WriteFile(filepath.Join(root, "proc", "stat"), []byte(fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", boot.Unix())), 0o644)
 }
 
-// TestStale: on a fixture /proc, a run cgroup is stale when its PID is a
-// zombie or started after the cgroup; it is kept when its owner started
-// before it.
+// TestStale: on a fixture /proc, a marked run cgroup of this namespace is
+// stale when its PID is free, a zombie or another process's (another
+// start time); it is kept while its owner runs, and a cgroup of another
+// PID namespace, one without the mark and one whose mark names no start
+// time or namespace are never stale.
 func TestStale(t *testing.T) {
+	const ns, otherNS = 4026531836, 4026532999
+	mark := func(pid int, start uint64, ns uint64) string {
+		return fmt.Sprintf("corepin-%s-1", RunMark{Owner: procfs.Process{PID: pid, Start: start}, Namespace: ns})
+	}
 	root := t.TempDir()
 	home := t.TempDir()
-	dir := filepath.Join(home, "corepin-4242-1")
-	os.Mkdir(dir, 0o755)
-	os.Mkdir(filepath.Join(home, "corepin-shield-4242"), 0o755)
-	os.Mkdir(filepath.Join(home, "unrelated"), 0o755)
-	boot := time.Now().Add(-time.Hour)
-	before := uint64(30 * 60 * procfs.UserHZ) // half an hour after boot
-	stat(t, root, 4242, "S", before, boot)
-	if got := Stale(fsroot.Root(root), home); len(got) != 0 {
+	own := filepath.Join(home, mark(4242, 1800, ns))
+	for _, d := range []string{filepath.Base(own), mark(4242, 1800, otherNS), mark(4243, 1800, ns), mark(4242, 0, ns), mark(4242, 1800, 0),
+		"corepin-4242-1", "corepin-4243-1", "corepin-shield-4242", "unrelated"} {
+		os.Mkdir(filepath.Join(home, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(home, mark(4244, 1800, ns)), nil, 0o644) // a file, not a cgroup
+	stat(t, root, 4243, "S", 1800)                                      // 4243 runs, in another namespace's numbering
+	stat(t, root, 4242, "S", 1800)
+	if got := Stale(fsroot.Root(root), home, ns); len(got) != 0 {
 		t.Errorf("a living owner's cgroup is stale: %v", got)
 	}
-	stat(t, root, 4242, "Z", before, boot)
-	if got := Stale(fsroot.Root(root), home); len(got) != 1 || got[0] != dir {
-		t.Errorf("a zombie owner's cgroup: %v, want %s", got, dir)
+	stat(t, root, 4242, "Z", 1800)
+	if got := Stale(fsroot.Root(root), home, ns); len(got) != 1 || got[0] != own {
+		t.Errorf("a zombie owner's cgroups: %v, want only %s", got, own)
 	}
-	stat(t, root, 4242, "S", uint64(2*60*60*procfs.UserHZ), boot) // started after the cgroup
-	if got := Stale(fsroot.Root(root), home); len(got) != 1 {
-		t.Errorf("a reused PID's cgroup is not stale: %v", got)
+	stat(t, root, 4242, "S", 7200) // the PID is another process's now
+	if got := Stale(fsroot.Root(root), home, ns); len(got) != 1 || got[0] != own {
+		t.Errorf("a reused PID's cgroups: %v, want only %s", got, own)
+	}
+	os.RemoveAll(filepath.Join(root, "proc", "4242"))
+	if got := Stale(fsroot.Root(root), home, ns); len(got) != 1 || got[0] != own {
+		t.Errorf("a free PID's cgroups: %v, want only %s", got, own)
+	}
+	if got := Stale(fsroot.Root(root), home, 0); len(got) != 0 {
+		t.Errorf("a sweeper that cannot read its own namespace finds %v", got)
+	}
+	if got := Stale(fsroot.Root(root), home, otherNS); len(got) != 1 || filepath.Base(got[0]) != mark(4242, 1800, otherNS) {
+		t.Errorf("seen from the other namespace: %v, want its own mark's cgroup alone", got)
 	}
 }
 
-func TestRunOwner(t *testing.T) {
-	for name, want := range map[string]int{"corepin-123-4": 123, "corepin-shield-123": 0, "corepin-123": 0, "corepin-0-1": 0, "other-1-2": 0, "corepin-12x-1": 0} {
-		if got, ok := RunOwner(name); got != want || ok != (want > 0) {
-			t.Errorf("%s: %d %v, want %d", name, got, ok, want)
-		}
+// The live machine: this process's own mark names a living corepin; a
+// PID that ended names a gone one; another namespace's mark is never gone.
+func TestOwnerGoneLive(t *testing.T) {
+	self := SelfMark()
+	if self.Namespace == 0 {
+		t.Skip("cannot read /proc/self/ns/pid")
+	}
+	if OwnerGone(fsroot.Host, self, self.Namespace) {
+		t.Error("this process is taken for gone")
+	}
+	other := self
+	other.Namespace++
+	if OwnerGone(fsroot.Host, other, self.Namespace) {
+		t.Error("a mark of another namespace is taken for gone")
+	}
+	reused := self
+	reused.Owner.Start++
+	if !OwnerGone(fsroot.Host, reused, self.Namespace) {
+		t.Error("this PID with another start time is not taken for gone")
 	}
 }

@@ -18,7 +18,8 @@
 // test's), whose other folders are this machine's, whose hostname is
 // localhost, and whose getprop (Android) or param (HarmonyOS) answers from
 // the device's properties. A device can be unplugged while its processes
-// go on, and its /data can be read-only. The clients are the test binary
+// go on, it can hang (its client answers nothing until it is killed, as
+// for a phone whose USB stack stopped), and its /data can be read-only. The clients are the test binary
 // itself, started through small scripts on a PATH of the test's: TestMain
 // calls Dispatch first.
 package fakedevice
@@ -34,6 +35,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Device is a device of the lab.
@@ -164,6 +166,21 @@ func (l *Lab) Unplug(tb testing.TB, client, serial string, gone bool) {
 	os.Remove(mark)
 }
 
+// Hang makes every call of the device's client wait, answering nothing,
+// until it is killed or the device stops hanging; what runs on the
+// device goes on.
+func (l *Lab) Hang(tb testing.TB, client, serial string, hang bool) {
+	tb.Helper()
+	mark := filepath.Join(l.Root, client, serial, "hang")
+	if hang {
+		if err := os.WriteFile(mark, nil, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return
+	}
+	os.Remove(mark)
+}
+
 // Alias makes the device reachable under a second serial too, as a phone
 // is over USB and over the network.
 func (l *Lab) Alias(tb testing.TB, client, serial, alias string) {
@@ -250,6 +267,7 @@ func (c *fake) main(args []string) int {
 	if why != found {
 		return c.failed(why, serial)
 	}
+	c.hang(dir)
 	switch {
 	case args[0] == "shell" && len(args) > 1:
 		return c.shell(dir, args[1:])
@@ -263,6 +281,18 @@ func (c *fake) main(args []string) int {
 	}
 	fmt.Fprintf(c.stderr, "%s: unknown command %q\n", c.client, strings.Join(args, " "))
 	return 1
+}
+
+// hang waits while the device hangs (see Lab.Hang). It looks for the mark
+// a few times a second: what ends a hang in a test is the host killing
+// the client, or the test ending it.
+func (c *fake) hang(dir string) {
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "hang")); err != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // devices are the serials of the devices plugged in.

@@ -78,7 +78,9 @@ var built struct {
 	done chan struct{}
 	dir  string
 	exe  string
-	err  error
+	// threadSession is testdata/thread_session.cpp, built as the example is.
+	threadSession string
+	err           error
 }
 
 // startBuild builds the example with -fsanitize=address,undefined in the
@@ -147,11 +149,25 @@ func buildExample() (string, error) {
 			return "", err
 		}
 	}
+	link := func(src, exe string) error {
+		args := append([]string{"-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", inc, src, "-o", exe}, san...)
+		args = append(append(args, objs...), "-lpthread", "-ldl", "-lm")
+		if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("%s %s: %v\n%s", cxx, strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
 	exe := filepath.Join(dir, "bench_module")
-	args := append([]string{"-std=c++17", "-Wall", "-Wextra", "-Werror", inc, filepath.Join(native, "examples", "bench_module.cpp"), "-o", exe}, san...)
-	args = append(append(args, objs...), "-lpthread", "-ldl", "-lm")
-	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%s %s: %v\n%s", cxx, strings.Join(args, " "), err, out)
+	if err := link(filepath.Join(native, "examples", "bench_module.cpp"), exe); err != nil {
+		return "", err
+	}
+	ts, err := filepath.Abs(filepath.Join("testdata", "thread_session.cpp"))
+	if err != nil {
+		return "", err
+	}
+	built.threadSession = filepath.Join(dir, "thread_session")
+	if err := link(ts, built.threadSession); err != nil {
+		return "", err
 	}
 	return exe, nil
 }

@@ -3,12 +3,13 @@
 package cgotest
 
 import (
-	"encoding/json"
+	"encoding/csv"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,6 +215,15 @@ func TestResultsRefuseWhatWouldMakeRunJSONUnreadable(t *testing.T) {
 		{"NaN time", math.NaN(), "", "", ""},
 		{"+Inf time", math.Inf(1), "", "", ""},
 		{"negative time", -1, "", "", ""},
+		{"a time of 0", 0, "", "", ""},
+		{"a finite time whose spread overflows", 1e300, "", "", ""},
+		{"a time finer than any clock", 1e-300, "", "", ""},
+		{"a number no double holds in the telemetry", 1, "", "", `{"samples":1,"freq_min_mhz":1e999}`},
+		{"a number no double holds in the watch", 1, "", `{"samples":1e999}`, ""},
+		{"samples that are not an int", 1, "", "", `{"samples":1.5}`},
+		{"a freq_source that is not a string", 1, "", "", `{"samples":1,"freq_source":3}`},
+		{"notes that are not strings", 1, "", "", `{"samples":1,"notes":[1]}`},
+		{"telemetry that is not an object", 1, "", "", `[1]`},
 		{"unclosed report", 1, `{"tid":1`, "", ""},
 		{"report not an object", 1, `[1]`, "", ""},
 		{"NaN in the watch", 1, "", `{"samples":NaN}`, ""},
@@ -224,8 +234,20 @@ func TestResultsRefuseWhatWouldMakeRunJSONUnreadable(t *testing.T) {
 			t.Errorf("%s: add = %d, want COREPIN_ERR_INVALID", c.what, rc)
 		}
 	}
-	if rc := r.addRun(0.5, `{"tid":1,"nested":[1,2.5e-3,"\u00e9",true,null]}`, "", `{"samples":0}`); rc != rcOK {
+	for _, name := range []string{"", "two\nlines", "an \x1b[31mescape", "not \xff UTF-8", "a C1 \u009b control", "a bidi \u202e override", "tab\there"} {
+		if rc := r.addNamedRun(name, 1, "", "", ""); rc != rcInvalid {
+			t.Errorf("the name %q: add = %d, want COREPIN_ERR_INVALID", name, rc)
+		}
+	}
+	if rc := r.addRun(0.5, `{"tid":1,"nested":[1,2.5e-3,"\u00e9",true,null]}`, "", `{"samples":0,"freq_min_mhz":null,"notes":["gap"],"other":{"x":1.5}}`); rc != rcOK {
 		t.Fatalf("a valid run: add = %d", rc)
+	}
+	// A name that a CSV field quotes, and one of another script.
+	odd := []string{`fib, "quoted" `, " Grüße 東京"}
+	for _, name := range odd {
+		if rc := r.addNamedRun(name, 0.25, "", "", ""); rc != rcOK {
+			t.Fatalf("the name %q: add = %d", name, rc)
+		}
 	}
 	if rc := r.save(); rc != 0 {
 		t.Fatalf("save = %d", rc)
@@ -234,15 +256,49 @@ func TestResultsRefuseWhatWouldMakeRunJSONUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var run results.Run
-	if err := json.Unmarshal(data, &run); err != nil {
+	for _, c := range data {
+		if c >= 0x7f || (c < 0x20 && c != '\n') {
+			t.Fatalf("run.json holds the byte %#x, not ASCII text", c)
+		}
+	}
+	run, err := results.Load(r.path()) // as corepin report reads it
+	if err != nil {
 		t.Fatalf("run.json does not read: %v\n%s", err, data)
 	}
-	if len(run.Benchmarks) != 1 || len(run.Benchmarks[0].Runs) != 1 {
-		t.Fatalf("run.json holds %d benchmarks, want 1 with 1 run (the refused adds kept nothing)", len(run.Benchmarks))
+	if len(run.Benchmarks) != 3 || len(run.Benchmarks[0].Runs) != 1 {
+		t.Fatalf("run.json holds %d benchmarks, want 3 with 1 run each (the refused adds kept nothing)", len(run.Benchmarks))
 	}
 	if b := run.Benchmarks[0]; b.Kind != "native" || run.Options.App != "misuse-app" {
 		t.Errorf("kind %q, app %q; want native and misuse-app", b.Kind, run.Options.App)
+	}
+	for i, name := range odd {
+		if got := run.Benchmarks[i+1].Name; got != name {
+			t.Errorf("run.json names %q, was %q", got, name)
+		}
+	}
+	// summary.csv: a header and one row a benchmark, each name as given.
+	f, err := os.Open(filepath.Join(r.path(), "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 4 || rows[2][0] != odd[0] || rows[3][0] != odd[1] {
+		t.Errorf("summary.csv: %v, rows %q", err, rows)
+	}
+	// bench.txt: one result a run, each name one field, as results.BenchName makes it.
+	bench, err := os.ReadFile(filepath.Join(r.path(), "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for line := range strings.Lines(string(bench)) {
+		if f := strings.Fields(line); len(f) == 4 && f[3] == "ns/op" {
+			names = append(names, f[0])
+		}
+	}
+	if want := []string{"BenchmarkFib", results.BenchName(odd[0]), results.BenchName(odd[1])}; !slices.Equal(names, want) {
+		t.Errorf("bench.txt names %q, want %q:\n%s", names, want, bench)
 	}
 }
 

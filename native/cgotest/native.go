@@ -308,9 +308,9 @@ static int begin_rc(int cpu, corepin_session **out, char *msg, size_t len)
 	return corepin_session_begin(&o, out, msg, len);
 }
 
-static int add_run_rc(corepin_results *r, double wall, const char *sched, const char *watch, const char *tel)
+static int add_run_rc(corepin_results *r, const char *name, double wall, const char *sched, const char *watch, const char *tel)
 {
-	return corepin_results_add_run(r, "fib", wall, 1, "summary", "check", 1, sched, watch, NULL, tel);
+	return corepin_results_add_run(r, name, wall, 1, "summary", "check", 1, sched, watch, NULL, tel);
 }
 
 static int rule_ok(const char *text, char *out, size_t len)
@@ -481,6 +481,7 @@ const (
 	rcInvalid     = int(C.COREPIN_ERR_INVALID)
 	rcWrongThread = int(C.COREPIN_ERR_WRONG_THREAD)
 	rcNested      = int(C.COREPIN_ERR_NESTED)
+	rcTainted     = int(C.COREPIN_ERR_TAINTED)
 )
 
 // beginRC begins a session with the default options at cpu on the calling
@@ -528,6 +529,11 @@ func (r *cResults) setApp(name string) int {
 
 // addRun adds a run of "fib"; a JSON argument given as "" is NULL.
 func (r *cResults) addRun(wall float64, sched, watch, tel string) int {
+	return r.addNamedRun("fib", wall, sched, watch, tel)
+}
+
+// addNamedRun adds a run of the benchmark name.
+func (r *cResults) addNamedRun(name string, wall float64, sched, watch, tel string) int {
 	arg := func(s string) *C.char {
 		if s == "" {
 			return nil
@@ -538,15 +544,34 @@ func (r *cResults) addRun(wall float64, sched, watch, tel string) int {
 	defer C.free(unsafe.Pointer(a))
 	defer C.free(unsafe.Pointer(b))
 	defer C.free(unsafe.Pointer(c))
-	return int(C.add_run_rc(r.r, C.double(wall), a, b, c))
+	n := C.CString(name)
+	defer C.free(unsafe.Pointer(n))
+	return int(C.add_run_rc(r.r, n, C.double(wall), a, b, c))
 }
 
 // tainted reports the C library's taint.
 func tainted() bool { return C.corepin_tainted(nil, 0) != 0 }
-func clearTaint()   { C.corepin_clear_taint() }
+
+// taintWhy is the taint's reason, "" when the library is not tainted.
+func taintWhy() string {
+	why := (*C.char)(C.calloc(512, 1))
+	defer C.free(unsafe.Pointer(why))
+	if C.corepin_tainted(why, 512) == 0 {
+		return ""
+	}
+	return C.GoString(why)
+}
+func clearTaint() { C.corepin_clear_taint() }
 
 // pickTarget is corepin_pick_target on the real /sys.
 func pickTarget() int { return int(C.corepin_pick_target(nil)) }
+
+// pickTargetIn is corepin_pick_target on the sysfs root dir.
+func pickTargetIn(dir string) int {
+	d := C.CString(dir)
+	defer C.free(unsafe.Pointer(d))
+	return int(C.corepin_pick_target(d))
+}
 
 // runWiden runs a worker that widens its own mask ms milliseconds of CPU
 // time long under the maintenance thread; signalOnly re-asserts through

@@ -34,8 +34,15 @@
  *   accepted_step and report_json only read and may be called from any
  *   thread that does not race with the owner's own calls on that session.
  *   A thread has at most one unfinished session: a second begin on it
- *   returns COREPIN_ERR_NESTED. Sessions of different threads are
- *   independent and may run at once.
+ *   returns COREPIN_ERR_NESTED, whatever CPU it asks for. Sessions of
+ *   different threads are independent and may run at once.
+ *   corepin_session_free of an unfinished session finishes it on its own
+ *   thread. Freed from another thread (a C++ ThreadSession destroyed
+ *   there), it cannot be restored there: the owner keeps the session's
+ *   scheduling, the process is tainted while it does (corepin_tainted
+ *   says which thread), and the owner's next begin first puts back what
+ *   the session found, so that it never captures the changed state as
+ *   the original; the taint ends with it, or when the owner has ended.
  *   The taint (corepin_tainted, corepin_clear_taint) and the worker
  *   registry (corepin_worker_enter/_leave) are safe from any thread.
  *   There is one maintenance thread per process: start and stop it from
@@ -182,6 +189,10 @@ COREPIN_API int corepin_session_finish(corepin_session *s);
 /* corepin_session_report_json returns the scheduling report (docs/schema.md)
  * as a string to free(); NULL when out of memory. */
 COREPIN_API char *corepin_session_report_json(const corepin_session *s);
+/* corepin_session_free releases a session. One not finished is finished
+ * first on its own thread (a failed restore taints, as finish does); from
+ * another thread it is kept for its owner, whose next begin restores it
+ * (see Threads above). */
 COREPIN_API void corepin_session_free(corepin_session *s);
 
 /* corepin_session_run runs fn(arg) on the calling thread under a session:
@@ -203,7 +214,8 @@ COREPIN_API const char *corepin_strerror(int code);
  * CPUs this thread may use (capacity, then highest_perf, then maximum
  * frequency; among equal cores the highest-numbered, away from CPU 0's
  * housekeeping). sysfs is the root of /sys ("/sys" when NULL). -1 on
- * failure. */
+ * failure: sysfs has no devices/system/cpu/online, or no online CPU is
+ * allowed. */
 COREPIN_API int corepin_pick_target(const char *sysfs);
 
 /* ---- compute threads and the maintenance thread ---- */
@@ -262,9 +274,16 @@ COREPIN_API const char *corepin_results_path(const corepin_results *r);
  * NULL), watch_json a maintenance result (or NULL), telemetry_csv the
  * sampler's file relative to the folder and telemetry_json its stats (or
  * NULL). check_what/check_ok is the output check. COREPIN_OK, or
- * COREPIN_ERR_INVALID with nothing kept when wall_s is not a finite time
- * of at least 0, benchmark is NULL or empty, or a JSON argument is not one
- * JSON value (the report an object); COREPIN_ERR_NOMEM. */
+ * COREPIN_ERR_INVALID with nothing kept, so that run.json always reads
+ * and every figure in it is a number: wall_s is not a time from 1 ns to
+ * 10^9 s (corepin relates no other: not finite, not positive, or a value
+ * whose spread or ratio overflows); benchmark is NULL, empty, not UTF-8,
+ * or holds a control character (a newline, an ESC) or a bidi control; a
+ * JSON argument is not one JSON value, holds a number no double holds
+ * (1e999), or is not an object where one is asked for (the report, and the
+ * stats, whose members must be of corepin_sampler_stop's types);
+ * COREPIN_ERR_NOMEM. Strings are written to run.json as JSON escapes of
+ * their UTF-8 (a byte that is not UTF-8 as U+FFFD). */
 COREPIN_API int corepin_results_add_run(corepin_results *r, const char *benchmark, double wall_s, int valid,
 			    const char *summary, const char *check_what, int check_ok,
 			    const char *scheduling_json, const char *watch_json,

@@ -7,9 +7,11 @@
 // The destructor finishes a session that was not finished; a failed
 // restore cannot throw from there, so call finish() and end the thread
 // (return from its entry) when it reports false. A session restores only
-// on its own thread: destroyed on another one, the destructor changes
-// nothing and the owner keeps the session's scheduling until it ends, so
-// finish on the owner before handing the object to another thread.
+// on its own thread: destroyed on another one, the destructor cannot put
+// the owner back, so the owner keeps the session's scheduling and the
+// process is tainted (corepin_tainted says which thread) until the owner
+// begins its next session, which first puts back what this one found, or
+// ends. Finish on the owner before handing the object to another thread.
 #ifndef COREPIN_SESSION_HPP
 #define COREPIN_SESSION_HPP
 

@@ -96,12 +96,22 @@ void cp_buf_printf(cp_buf *b, const char *fmt, ...) __attribute__((format(printf
 void cp_buf_vprintf(cp_buf *b, const char *fmt, va_list ap);
 char *cp_buf_take(cp_buf *b);
 void cp_buf_free(cp_buf *b);
-/* JSON pieces, encoded as Go's encoding/json does. */
+/* UTF-8: the code point at s and its length (-1, length 1, for a byte
+ * that starts no valid sequence); why s cannot be a benchmark's name. */
+long cp_utf8_next(const char *s, int *size);
+const char *cp_name_problem(const char *s);
+/* JSON pieces, read by Go's encoding/json as written. */
 void cp_json_str(cp_buf *b, const char *s);
 void cp_json_cpus(cp_buf *b, const corepin_cpuset *s);
 void cp_json_float(cp_buf *b, double v);
 /* cp_json_valid says whether text is exactly one JSON value (RFC 8259). */
 int cp_json_valid(const char *text);
+/* cp_json_typed says whether text is one JSON object whose members named
+ * in types[i][0] are null or of the type types[i][1], as encoding/json
+ * reads them into corepin's fields: "int" (digits that an int holds),
+ * "num" (a number), "str" (a string), "strs" (an array of strings). Other
+ * members may hold any value. */
+int cp_json_typed(const char *text, const char *const (*types)[2], int ntypes);
 
 /* Safe formatting into fixed buffers. */
 void cp_snprintf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -329,13 +329,30 @@ int corepin_results_set_app(corepin_results *r, const char *name)
 /* json_or_null: a JSON argument may be NULL, and is otherwise one value. */
 static int json_or_null(const char *text) { return !text || cp_json_valid(text); }
 
+/* The bounds of a time, as corepin's results package has them
+ * (results.MinTimeS, MaxTimeS): no clock reads less than a nanosecond, no
+ * run lasts 10^9 s, and between them every ratio and spread of the times
+ * is a finite number that report, compare and merge can relate. */
+#define MIN_TIME_S 1e-9
+#define MAX_TIME_S 1e9
+
+/* The members of the sampler's stats (telemetry_json) as run.json's reader
+ * types them: a value of another type would make the whole file unreadable. */
+static const char *const telemetry_types[][2] = {
+    {"samples", "int"},        {"freq_source", "str"},   {"freq_min_mhz", "num"}, {"freq_max_mhz", "num"},
+    {"freq_mean_mhz", "num"}, {"util_mean_pct", "num"}, {"notes", "strs"},
+};
+
 int corepin_results_add_run(corepin_results *r, const char *benchmark, double wall_s, int valid, const char *summary, const char *check_what,
 			    int check_ok, const char *scheduling_json, const char *watch_json, const char *telemetry_csv,
 			    const char *telemetry_json)
 {
-	/* Refused before anything is kept: run.json must stay readable. */
-	if (!r || !benchmark || !*benchmark || !isfinite(wall_s) || wall_s < 0 || !json_or_null(scheduling_json) ||
-	    !json_or_null(watch_json) || !json_or_null(telemetry_json))
+	/* Refused before anything is kept: run.json must stay readable, and
+	 * every figure in it a time (a wall of 1e300 s made the spread
+	 * infinite). */
+	if (!r || cp_name_problem(benchmark) || !(wall_s >= MIN_TIME_S && wall_s <= MAX_TIME_S) || !json_or_null(scheduling_json) ||
+	    !json_or_null(watch_json) ||
+	    (telemetry_json && !cp_json_typed(telemetry_json, telemetry_types, (int)(sizeof telemetry_types / sizeof telemetry_types[0]))))
 		return COREPIN_ERR_INVALID;
 	if (scheduling_json && scheduling_json[strspn(scheduling_json, " \t\r\n")] != '{')
 		return COREPIN_ERR_INVALID; /* the report is an object */
@@ -374,7 +391,8 @@ typedef struct stats {
 } stats;
 
 /* compute sorts t and summarises it as corepin does: median, min, max and
- * cv (standard deviation / mean). */
+ * cv (standard deviation / mean). The times are within MIN_TIME_S and
+ * MAX_TIME_S (add_run's door), so every figure is finite. */
 static stats compute(double *t, int n)
 {
 	stats st = {n, 0, 0, 0, 0};
@@ -438,6 +456,32 @@ static void write_scheduling(cp_buf *b, const run_rec *x)
 	cp_buf_put(b, ",\"user_s\":0,\"sys_s\":0,\"max_rss_kb\":0,\"timed_out\":false,\"started\":false},\"watch\":");
 	cp_buf_put(b, x->watch ? x->watch : "null");
 	cp_buf_put(b, ",\"parent\":{\"cpus\":[],\"restored\":false}}");
+}
+
+/* csv_field writes a CSV field as Go's encoding/csv does: quoted, its
+ * quotes doubled, when it holds a comma or a quote or starts with a space. */
+static void csv_field(cp_buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"") && s[0] != ' ') {
+		cp_buf_put(b, s);
+		return;
+	}
+	cp_buf_put(b, "\"");
+	for (const char *p = s; *p; p++)
+		cp_buf_put(b, *p == '"' ? "\"\"" : (char[]){*p, 0});
+	cp_buf_put(b, "\"");
+}
+
+/* bench_name writes a name in the Go benchmark format as results.BenchName
+ * does: "Benchmark", the first letter upper case, spaces as underscores
+ * (the format's name is one field). add_run let in no control character. */
+static void bench_name(cp_buf *b, const char *name)
+{
+	cp_buf_put(b, "Benchmark");
+	for (const char *p = name; *p; p++) {
+		char c = *p == ' ' ? '_' : p == name && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
+		cp_buf_put(b, (char[]){c, 0});
+	}
 }
 
 static int write_file(const char *dir, const char *name, const char *text)
@@ -555,8 +599,6 @@ int corepin_results_save(corepin_results *r)
 		if (n >= 6)
 			cp_buf_put(&b, "\"the native writer gives no interval of the median: ci_low_s and ci_high_s equal the median\"");
 		cp_buf_put(&b, "],\"runs\":[");
-		char bname[128];
-		cp_snprintf(bname, sizeof bname, "Benchmark%c%s", name[0] >= 'a' && name[0] <= 'z' ? name[0] - 'a' + 'A' : name[0], name[0] ? name + 1 : "");
 		int k = 0;
 		for (int j = i; j < r->nruns; j++) {
 			run_rec *x = &r->runs[j];
@@ -584,11 +626,13 @@ int corepin_results_save(corepin_results *r)
 			cp_json_str(&b, x->csv ? x->csv : "");
 			cp_buf_printf(&b, ",\"telemetry\":%s", x->telemetry ? x->telemetry : "{\"samples\":0,\"freq_source\":\"none\",\"freq_min_mhz\":null,\"freq_max_mhz\":null,\"freq_mean_mhz\":null,\"util_mean_pct\":null}");
 			cp_buf_printf(&b, ",\"started\":\"%s\"}", st);
-			cp_buf_printf(&bench, "%s\t1\t%.0f ns/op\n", bname, x->wall_s * 1e9);
+			bench_name(&bench, name);
+			cp_buf_printf(&bench, "\t1\t%.0f ns/op\n", x->wall_s * 1e9);
 			k++;
 		}
 		cp_buf_put(&b, "]}");
-		cp_buf_printf(&sum, "%s,%s,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,0,,\n", name, valid ? "true" : "false", n, st.median, st.median, st.median,
+		csv_field(&sum, name);
+		cp_buf_printf(&sum, ",%s,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,0,,\n", valid ? "true" : "false", n, st.median, st.median, st.median,
 			      st.min, st.max, st.cv);
 	}
 	cp_buf_put(&b, "\n  ],\n  \"score\": null,\n  \"warnings\": []\n}\n");

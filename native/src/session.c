@@ -41,6 +41,8 @@ typedef struct readback {
 
 struct corepin_session {
 	pid_t tid;
+	uint64_t start; /* the thread's start time: a TID is reused, (tid, start) is not */
+	int abandoned;  /* freed from another thread before it finished (active_mu) */
 	int cpu;
 	corepin_mode mode;
 	corepin_cpuset target, mask;
@@ -78,9 +80,15 @@ struct corepin_session {
 
 static pthread_mutex_t taint_mu = PTHREAD_MUTEX_INITIALIZER;
 static char taint_why[MSG];
+/* taint_abandoned: the taint says a session was abandoned (see abandon),
+ * and lasts while one is, not until corepin_clear_taint. */
+static int taint_abandoned;
+
+static void retaint(void);
 
 int corepin_tainted(char *why, size_t len)
 {
+	retaint();
 	pthread_mutex_lock(&taint_mu);
 	int t = taint_why[0] != 0;
 	if (t && why)
@@ -93,6 +101,7 @@ void corepin_clear_taint(void)
 {
 	pthread_mutex_lock(&taint_mu);
 	taint_why[0] = 0;
+	taint_abandoned = 0;
 	pthread_mutex_unlock(&taint_mu);
 }
 
@@ -100,6 +109,7 @@ static void set_taint(const char *why)
 {
 	pthread_mutex_lock(&taint_mu);
 	cp_snprintf(taint_why, sizeof taint_why, "%s", why);
+	taint_abandoned = 0;
 	pthread_mutex_unlock(&taint_mu);
 }
 
@@ -112,11 +122,22 @@ static void set_taint(const char *why)
 
 #define MAX_ACTIVE 256
 static pthread_mutex_t active_mu = PTHREAD_MUTEX_INITIALIZER;
-static const corepin_session *active[MAX_ACTIVE];
+static corepin_session *active[MAX_ACTIVE];
 static pid_t active_tid[MAX_ACTIVE];
 
+/* thread_has_session says whether tid has an unfinished session. */
+static int thread_has_session(pid_t tid)
+{
+	int has = 0;
+	pthread_mutex_lock(&active_mu);
+	for (int i = 0; i < MAX_ACTIVE && !has; i++)
+		has = active[i] && active_tid[i] == tid;
+	pthread_mutex_unlock(&active_mu);
+	return has;
+}
+
 /* claim_thread records s as tid's session; it fails when tid has one. */
-static int claim_thread(const corepin_session *s, pid_t tid)
+static int claim_thread(corepin_session *s, pid_t tid)
 {
 	int rc = COREPIN_ERR_NOMEM, free_slot = -1;
 	pthread_mutex_lock(&active_mu);
@@ -145,6 +166,88 @@ static void release_thread(const corepin_session *s)
 		if (active[i] == s)
 			active[i] = NULL;
 	pthread_mutex_unlock(&active_mu);
+}
+
+/* ---- sessions freed unfinished ----
+ *
+ * A session restores only on its own thread. Freed from another thread
+ * before it finished (a C++ ThreadSession destroyed there), it is not
+ * forgotten: its thread would stay on the target at the session's
+ * priority, silently, and its next begin would capture that as the state
+ * to restore. The session is kept, abandoned, for its thread: the
+ * process is tainted while it is, and the thread's next begin puts back
+ * what it captured, on the thread itself, before it captures anew. */
+
+/* thread_start reads tid's start time; 0 when the thread is gone. */
+static uint64_t thread_start(pid_t tid)
+{
+	cp_taskstat st;
+	return cp_read_taskstat(getpid(), tid, &st) == 0 ? st.start : 0;
+}
+
+/* is_owner says whether the calling thread is the one that began s, not
+ * another that was given its TID after it ended. */
+static int is_owner(const corepin_session *s) { return cp_gettid() == s->tid && thread_start(s->tid) == s->start; }
+
+/* retaint forgets the abandoned sessions whose threads have ended (what
+ * they changed ended with them), sets the taint to name one that is left,
+ * and clears a taint that named one once none is. A taint of a failed
+ * restore is left as it is. */
+static void retaint(void)
+{
+	char why[MSG] = "";
+	pthread_mutex_lock(&active_mu);
+	for (int i = 0; i < MAX_ACTIVE; i++)
+		if (active[i] && active[i]->abandoned && thread_start(active_tid[i]) != active[i]->start) {
+			free(active[i]);
+			active[i] = NULL;
+		}
+	for (int i = 0; i < MAX_ACTIVE && !why[0]; i++)
+		if (active[i] && active[i]->abandoned)
+			cp_snprintf(why, sizeof why,
+				    "thread %d's session was freed from another thread before it finished: the thread keeps the session's scheduling until "
+				    "it begins a session again, which puts back what the session found, or ends",
+				    (int)active_tid[i]);
+	pthread_mutex_unlock(&active_mu);
+	pthread_mutex_lock(&taint_mu);
+	if (why[0] && (!taint_why[0] || taint_abandoned)) {
+		cp_snprintf(taint_why, sizeof taint_why, "%s", why);
+		taint_abandoned = 1;
+	} else if (!why[0] && taint_abandoned) {
+		taint_why[0] = 0;
+		taint_abandoned = 0;
+	}
+	pthread_mutex_unlock(&taint_mu);
+}
+
+/* abandon keeps s, freed unfinished from another thread, for its thread;
+ * a session whose thread has ended changed nothing that lives, and goes. */
+static void abandon(corepin_session *s)
+{
+	if (thread_start(s->tid) != s->start) {
+		release_thread(s);
+		free(s);
+		return;
+	}
+	pthread_mutex_lock(&active_mu);
+	s->abandoned = 1;
+	pthread_mutex_unlock(&active_mu);
+	retaint();
+}
+
+/* take_abandoned takes tid's abandoned session out of the registry, for
+ * the caller to free; NULL when it has none. */
+static corepin_session *take_abandoned(pid_t tid)
+{
+	corepin_session *s = NULL;
+	pthread_mutex_lock(&active_mu);
+	for (int i = 0; i < MAX_ACTIVE && !s; i++)
+		if (active[i] && active_tid[i] == tid && active[i]->abandoned) {
+			s = active[i];
+			active[i] = NULL;
+		}
+	pthread_mutex_unlock(&active_mu);
+	return s;
 }
 
 const char *corepin_strerror(int code)
@@ -632,6 +735,28 @@ static int check_target(const corepin_options *o, char *msg, size_t len)
 	return COREPIN_OK;
 }
 
+static void failure(const corepin_session *s, char *out, size_t len);
+
+/* reclaim puts back, on the calling thread, what an abandoned session of
+ * it captured, and forgets the session; one whose thread ended, and whose
+ * TID this thread was given, changed nothing here and is forgotten. */
+static int reclaim(char *msg, size_t msglen)
+{
+	corepin_session *s = take_abandoned(cp_gettid());
+	if (!s)
+		return COREPIN_OK;
+	int rc = COREPIN_OK;
+	if (is_owner(s) && corepin_session_finish(s) != COREPIN_OK) {
+		char f[MSG];
+		failure(s, f, sizeof f);
+		cp_snprintf(msg, msglen, "putting back what the session freed unfinished from another thread found failed (%s): end the thread", f);
+		rc = COREPIN_ERR_RESTORE_FAILED;
+	}
+	free(s);
+	retaint();
+	return rc;
+}
+
 /* ---- begin ---- */
 
 int corepin_session_begin(const corepin_options *o, corepin_session **out, char *msg, size_t msglen)
@@ -647,6 +772,9 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 		return COREPIN_ERR_INVALID;
 	}
 	*out = NULL;
+	int rc = reclaim(msg, msglen);
+	if (rc != COREPIN_OK)
+		return rc;
 	if (corepin_tainted(why, sizeof why)) {
 		cp_snprintf(msg, msglen, "%s (%s)", corepin_strerror(COREPIN_ERR_TAINTED), why);
 		return COREPIN_ERR_TAINTED;
@@ -663,8 +791,13 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 		cp_snprintf(msg, msglen, "nsteps is %d but steps is NULL", o->nsteps);
 		return COREPIN_ERR_INVALID;
 	}
-	int rc = check_target(o, msg, msglen);
-	if (rc != COREPIN_OK)
+	/* Nesting is said before the target is checked: the first session's
+	 * mask is what makes another CPU look outside the thread's. */
+	if (thread_has_session(cp_gettid())) {
+		cp_snprintf(msg, msglen, "thread %d already has an unfinished session: finish it before beginning another", (int)cp_gettid());
+		return COREPIN_ERR_NESTED;
+	}
+	if ((rc = check_target(o, msg, msglen)) != COREPIN_OK)
 		return rc;
 	corepin_session *s = calloc(1, sizeof *s);
 	if (!s)
@@ -704,6 +837,7 @@ int corepin_session_begin(const corepin_options *o, corepin_session **out, char 
 		return COREPIN_ERR_INVALID;
 	}
 	s->tid = cp_gettid();
+	s->start = thread_start(s->tid);
 	if ((rc = claim_thread(s, s->tid)) != COREPIN_OK) {
 		if (rc == COREPIN_ERR_NESTED)
 			cp_snprintf(msg, msglen, "thread %d already has an unfinished session: finish it before beginning another", (int)s->tid);
@@ -741,6 +875,13 @@ void corepin_session_free(corepin_session *s)
 {
 	if (!s)
 		return;
+	if (!s->restore.done) {
+		if (!is_owner(s)) {
+			abandon(s);
+			return;
+		}
+		corepin_session_finish(s); /* a failed restore taints, as finish does */
+	}
 	release_thread(s);
 	free(s);
 }

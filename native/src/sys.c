@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -569,32 +570,89 @@ void cp_buf_free(cp_buf *b)
 	cp_buf_init(b);
 }
 
-/* cp_json_str writes a string as encoding/json does, HTML characters
- * included (<, >, & as \u003c, \u003e, \u0026). Bytes are passed through:
- * the library writes only its own ASCII and names the kernel gave. */
+/* cp_utf8_next decodes the UTF-8 sequence at p: the code point, and in
+ * *size its length; -1 (size 1) for a byte that starts no valid sequence
+ * (an overlong form, a surrogate, beyond U+10FFFF, a cut sequence). */
+long cp_utf8_next(const char *s, int *size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	static const long min[] = {0, 0, 0x80, 0x800, 0x10000};
+	int n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+	*size = 1;
+	if (n == 1)
+		return p[0];
+	if (n == 0)
+		return -1;
+	long r = p[0] & (0x7f >> n);
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return -1;
+		r = r << 6 | (p[i] & 0x3f);
+	}
+	if (r < min[n] || r > 0x10ffff || (r >= 0xd800 && r <= 0xdfff))
+		return -1;
+	*size = n;
+	return r;
+}
+
+/* cp_json_str writes a string that decodes, as encoding/json reads it, to
+ * the same text, in ASCII alone: every other character as a \u escape
+ * (a pair above U+FFFF), a byte that is not UTF-8 as U+FFFD, as
+ * encoding/json writes it, and the HTML characters as \u003c, \u003e,
+ * \u0026. Nothing in the file is a control a terminal would obey. */
 void cp_json_str(cp_buf *b, const char *s)
 {
-	char tmp[8];
+	char tmp[16];
 	cp_buf_put(b, "\"");
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': cp_buf_put(b, "\\\""); break;
-		case '\\': cp_buf_put(b, "\\\\"); break;
-		case '\n': cp_buf_put(b, "\\n"); break;
-		case '\r': cp_buf_put(b, "\\r"); break;
-		case '\t': cp_buf_put(b, "\\t"); break;
-		default:
-			if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') {
-				cp_snprintf(tmp, sizeof tmp, "\\u%04x", *p);
-				cp_buf_put(b, tmp);
-			} else {
-				tmp[0] = (char)*p;
-				tmp[1] = 0;
-				cp_buf_put(b, tmp);
-			}
+	for (const char *p = s; *p;) {
+		int size;
+		long r = cp_utf8_next(p, &size);
+		p += size;
+		switch (r) {
+		case '"': cp_buf_put(b, "\\\""); continue;
+		case '\\': cp_buf_put(b, "\\\\"); continue;
+		case '\n': cp_buf_put(b, "\\n"); continue;
+		case '\r': cp_buf_put(b, "\\r"); continue;
+		case '\t': cp_buf_put(b, "\\t"); continue;
 		}
+		if (r < 0)
+			r = 0xfffd;
+		if (r >= 0x20 && r < 0x7f && r != '<' && r != '>' && r != '&') {
+			tmp[0] = (char)r;
+			tmp[1] = 0;
+		} else if (r > 0xffff) {
+			r -= 0x10000;
+			cp_snprintf(tmp, sizeof tmp, "\\u%04lx\\u%04lx", 0xd800 + (r >> 10), 0xdc00 + (r & 0x3ff));
+		} else {
+			cp_snprintf(tmp, sizeof tmp, "\\u%04lx", r);
+		}
+		cp_buf_put(b, tmp);
 	}
 	cp_buf_put(b, "\"");
+}
+
+/* cp_name_problem says why s cannot be a benchmark's name, NULL when it
+ * can: a name is one line of text, written as it is into summary.csv and
+ * bench.txt, so it is valid UTF-8 without a control character (C0, DEL,
+ * C1: a newline would split a row, an ESC would act on the terminal that
+ * shows it) or a character that reorders or hides text (bidi controls,
+ * the line and paragraph separators). */
+const char *cp_name_problem(const char *s)
+{
+	if (!s || !*s)
+		return "the name is empty";
+	for (const char *p = s; *p;) {
+		int size;
+		long r = cp_utf8_next(p, &size);
+		p += size;
+		if (r < 0)
+			return "the name is not valid UTF-8";
+		if (r < 0x20 || (r >= 0x7f && r < 0xa0))
+			return "the name holds a control character";
+		if (r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x2028 && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069))
+			return "the name holds a character that reorders or separates text";
+	}
+	return NULL;
 }
 
 void cp_json_cpus(cp_buf *b, const corepin_cpuset *s)
@@ -672,8 +730,11 @@ static const char *json_digits(const char *p)
 	return p;
 }
 
+/* json_number reads a number; one a double cannot hold (1e999) is
+ * refused, as encoding/json refuses it. */
 static const char *json_number(const char *p)
 {
+	const char *start = p;
 	if (*p == '-')
 		p++;
 	if (*p == '0')
@@ -689,7 +750,7 @@ static const char *json_number(const char *p)
 		if (!(p = json_digits(p)))
 			return NULL;
 	}
-	return p;
+	return isfinite(strtod(start, NULL)) ? p : NULL;
 }
 
 /* json_list reads the members of an object (obj) or the elements of an
@@ -739,4 +800,60 @@ int cp_json_valid(const char *text)
 {
 	const char *end = text ? json_value(text, 0) : NULL;
 	return end && *json_ws(end) == 0;
+}
+
+/* json_is says whether the value from v to end is of type t, or null
+ * (see cp_json_typed). */
+static int json_is(const char *v, const char *end, const char *t)
+{
+	if (!strncmp(v, "null", 4))
+		return 1; /* encoding/json leaves the field as it was */
+	if (!strcmp(t, "str"))
+		return *v == '"';
+	if (!strcmp(t, "num"))
+		return *v == '-' || (*v >= '0' && *v <= '9');
+	if (!strcmp(t, "int")) {
+		/* digits alone, as encoding/json reads an int: no sign, point or exponent */
+		if (end - v > 9)
+			return 0;
+		for (const char *q = v; q < end; q++)
+			if (*q < '0' || *q > '9')
+				return 0;
+		return end > v;
+	}
+	if (!strcmp(t, "strs")) {
+		const char *q = json_ws(v + 1);
+		if (*v != '[')
+			return 0;
+		while (*q == '"') {
+			q = json_ws(json_string(q));
+			if (*q == ',')
+				q = json_ws(q + 1);
+		}
+		return *q == ']';
+	}
+	return 0;
+}
+
+int cp_json_typed(const char *text, const char *const (*types)[2], int ntypes)
+{
+	if (!cp_json_valid(text))
+		return 0;
+	const char *p = json_ws(text);
+	if (*p != '{')
+		return 0;
+	p = json_ws(p + 1);
+	while (*p == '"') {
+		const char *key = p + 1, *after = json_string(p);
+		size_t klen = (size_t)(after - 1 - key);
+		p = json_ws(json_ws(after) + 1); /* past the colon */
+		const char *end = json_value(p, 1);
+		for (int i = 0; i < ntypes; i++)
+			if (strlen(types[i][0]) == klen && !strncmp(types[i][0], key, klen) && !json_is(p, end, types[i][1]))
+				return 0;
+		p = json_ws(end);
+		if (*p == ',')
+			p = json_ws(p + 1);
+	}
+	return 1;
 }

@@ -22,10 +22,13 @@ int corepin_pick_target(const char *sysfs)
 		sysfs = "/sys";
 	if (cp_getaffinity(0, &allowed) != 0)
 		return -1;
+	/* Without the online CPUs there is no tree to choose from: a sysfs
+	 * that is not one (a wrong path) is a failure, not CPU 1. */
 	cp_snprintf(path, sizeof path, "%s/devices/system/cpu/online", sysfs);
-	if (cp_read_file(path, list, sizeof list) > 0 && corepin_cpuset_parse(&online, list) == 0)
-		for (int i = 0; i < COREPIN_CPU_WORDS; i++)
-			allowed.w[i] &= online.w[i];
+	if (cp_read_file(path, list, sizeof list) <= 0 || corepin_cpuset_parse(&online, list) != 0)
+		return -1;
+	for (int i = 0; i < COREPIN_CPU_WORDS; i++)
+		allowed.w[i] &= online.w[i];
 	corepin_cpuset_zero(&seen);
 	int best = -1;
 	long best_key[3] = {0, 0, 0};

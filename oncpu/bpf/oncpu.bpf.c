@@ -6,7 +6,9 @@
 // since the previous switch to the task that is leaving (the idle task to
 // the CPU's idle time), and a task that leaves while still runnable (it was
 // preempted, or yielded) starts a wait that ends when it next runs, on any
-// CPU. Regenerate the Go bindings with go generate (needs clang).
+// CPU. Each slice of a task on a watched CPU is also logged, when it ran and
+// for how long, in that CPU's own ring of the slices map, which keeps the
+// last LOG_SIZE. Regenerate the Go bindings with go generate (needs clang).
 
 // The few kernel UAPI types and values used here, instead of vmlinux.h.
 typedef unsigned char __u8;
@@ -23,6 +25,7 @@ typedef _Bool bool;
 
 enum bpf_map_type {
 	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 };
 
@@ -53,6 +56,7 @@ struct task_struct___pre514 {
 
 #define TASK_COMM_LEN 16
 #define MAX_TASKS 16384 // user space sets the bound it reports (MaxTasks)
+#define LOG_SIZE 4096   // slices logged per watched CPU (SlicesPerCPU), a power of two
 
 // cpu_state is per CPU. User space sets watched (and since, the start) on
 // each CPU before the program is attached; only this CPU's program writes
@@ -66,7 +70,19 @@ struct cpu_state {
 	__u32 curr_pid;
 	char curr_comm[TASK_COMM_LEN];
 	__u32 watched;
-	__u32 _pad;
+	__u32 log_base; // this CPU's ring in slices: [log_base, log_base+LOG_SIZE)
+	__u64 log_seq;  // slices logged so far; the next goes to log_seq % LOG_SIZE
+};
+
+// slice is one task's time on a watched CPU, from its switch-in to its
+// switch-out.
+struct slice {
+	__u64 start;  // CLOCK_MONOTONIC ns
+	__u64 end;
+	__u64 run_ns; // its run time in between, as charged to it in tasks
+	__u32 tgid;
+	__u32 pid;
+	char comm[TASK_COMM_LEN];
 };
 
 struct task_key {
@@ -110,6 +126,15 @@ struct {
 	__type(value, struct wait_val);
 } waits SEC(".maps");
 
+// One ring of LOG_SIZE slices per watched CPU, written only by that CPU's
+// program; user space sizes it (LOG_SIZE × watched CPUs) before load.
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LOG_SIZE);
+	__type(key, __u32);
+	__type(value, struct slice);
+} slices SEC(".maps");
+
 // What did not fit in the maps: switches whose time found no room in
 // tasks, that time, and waits that found no room in waits.
 __u64 lost_slices = 0;
@@ -140,6 +165,24 @@ static __always_inline void charge(struct task_struct *prev, __u32 tgid, __u32 p
 		__sync_fetch_and_add(&lost_slices, 1);
 		__sync_fetch_and_add(&lost_ns, delta);
 	}
+}
+
+// log_slice writes the slice that just ended over the oldest of the CPU's
+// ring. User space reads the slices below log_seq; one it reads while it is
+// overwritten is counted lost there, as log_seq tells.
+static __always_inline void log_slice(struct cpu_state *st, struct task_struct *prev, __u32 tgid, __u32 pid, __u64 now, __u64 run)
+{
+	__u32 idx = st->log_base + (__u32)(st->log_seq & (LOG_SIZE - 1));
+	struct slice *s = bpf_map_lookup_elem(&slices, &idx);
+	if (!s)
+		return;
+	s->start = st->since;
+	s->end = now;
+	s->run_ns = run;
+	s->tgid = tgid;
+	s->pid = pid;
+	__builtin_memcpy(s->comm, prev->comm, TASK_COMM_LEN);
+	st->log_seq++;
 }
 
 // waiting counts the waits under way (entries of waits whose since is
@@ -223,6 +266,7 @@ int on_switch(__u64 *ctx)
 			}
 			st->busy_ns += delta;
 			charge(prev, ptgid, ppid, cpu, delta);
+			log_slice(st, prev, ptgid, ppid, now, delta);
 		}
 	}
 	if (ppid && (preempt || task_state(prev) == 0 /* TASK_RUNNING */))

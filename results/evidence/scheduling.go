@@ -3,6 +3,7 @@ package evidence
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"corepin.dev/corepin/cpuset"
 )
@@ -32,6 +33,14 @@ type Scheduling struct {
 	Refused   string `json:"refused,omitempty"`
 	ExecError string `json:"exec_error,omitempty"`
 	ExecErrno Errno  `json:"exec_errno,omitempty"`
+	// Dir is the folder the command ran in, Corepin the process of
+	// corepin exec around it and Telemetry the curves exec --telemetry
+	// wrote: what joins an exec's report with another tool's record of
+	// the same invocation (SPEC's speccmds.out, a telemetry file).
+	// Written by corepin exec only.
+	Dir       string         `json:"dir,omitempty"`
+	Corepin   *OwnProcess    `json:"corepin,omitempty"`
+	Telemetry *TelemetryFile `json:"telemetry,omitempty"`
 }
 
 // How the command was started (Scheduling.Start): the launch package's
@@ -84,6 +93,30 @@ type Sharing struct {
 	// saying why when it tried.
 	Preemptors      []Preemptor `json:"preemptors,omitempty"`
 	PreemptorsError string      `json:"preemptors_error,omitempty"`
+	// Switches is the same tracer's record of the run slice by slice,
+	// kept in a file beside run.json; nil where there is none.
+	Switches *Switches `json:"switches,omitempty"`
+}
+
+// Switches is who ran on the target during the run, slice by slice, from
+// the scheduler's switch events: the slices are in a CSV of the results
+// folder (package oncpu/timeline), their times from Others.From, and this
+// says what the file holds. Each target CPU logs its latest
+// oncpu.SlicesPerCPU slices: Lost counts the older ones of the window,
+// whose time is in no slice.
+type Switches struct {
+	// File is the CSV, relative to the results folder; "" where it was
+	// not kept (corepin exec).
+	File   string `json:"file,omitempty"`
+	Slices int    `json:"slices"`
+	Lost   int    `json:"lost"`
+	// OthersS and WorkS are the slices' run time outside the work and
+	// the work's own: where nothing was lost, OthersS is the tracer's
+	// account of Others.S, over the same window.
+	OthersS float64 `json:"others_s"`
+	WorkS   float64 `json:"work_s"`
+	// Error says why the slices could not be read.
+	Error string `json:"error,omitempty"`
 }
 
 // Coverage says how much of the tree's CPU time the residency figure
@@ -123,6 +156,9 @@ type Coverage struct {
 // before the work started and just after it ended, less the work's own
 // time on the target.
 type Others struct {
+	// From is when the window began: the first reading, on the wall clock
+	// (CLOCK_REALTIME, as run.json's times); zero in an older run.json.
+	From time.Time `json:"from,omitzero"`
 	// S is the others' time on the target CPUs; Share is S over WindowS ×
 	// CPUs, the share of the target the work did not have.
 	S     float64 `json:"others_s"`
@@ -201,6 +237,57 @@ type ChildReport struct {
 	MaxRSSSource string `json:"max_rss_source,omitempty"`
 	TimedOut     bool   `json:"timed_out"`
 	Started      bool   `json:"started"`
+	// Times places the command on the wall clock and the monotonic
+	// clock; nil when it did not start.
+	Times *Times `json:"times,omitempty"`
+}
+
+// Times are when a command ran, on the two clocks another record of it
+// may use: the wall clock, in nanoseconds since the epoch (what
+// gettimeofday gives, as SPEC's specinvoke and a telemetry file's start
+// do), and CLOCK_MONOTONIC, which a step of the wall clock does not move.
+// The start is corepin's reading just before the fork (through the
+// launcher, the launcher's just before its exec into the command); the
+// end is when corepin saw the command exit, a scheduling latency after
+// it did. The wall clock's readings are the monotonic ones shifted by the
+// two clocks' offset when the command had ended.
+type Times struct {
+	StartUnixNS int64 `json:"start_unix_ns"`
+	EndUnixNS   int64 `json:"end_unix_ns"`
+	StartMonoNS int64 `json:"start_mono_ns"`
+	EndMonoNS   int64 `json:"end_mono_ns"`
+}
+
+// OwnProcess is corepin exec's own process around the command: what a
+// record of the whole invocation timed, such as SPEC's speccmds.out, which
+// times the shell that starts corepin. Its start comes before the
+// command's by corepin's own set-up (its threads moved off the target, the
+// run's cgroup made, the session read back), its end after the command's
+// by the tree's end and the report.
+type OwnProcess struct {
+	PID int `json:"pid"`
+	// StartUnixNS is when the process began on the wall clock:
+	// StartSource "taskstats" is its fork, by the kernel's clock; "init"
+	// is when its Go program began, after its exec and the runtime's start
+	// (where taskstats is not allowed: it needs CAP_NET_ADMIN).
+	StartUnixNS int64  `json:"start_unix_ns"`
+	StartSource string `json:"start_source"`
+	// EndUnixNS is when the report was written, the last thing corepin
+	// does before it exits.
+	EndUnixNS int64 `json:"end_unix_ns"`
+}
+
+// TelemetryFile is the per-CPU curves corepin exec --telemetry wrote
+// around the command, with the sampler kept off the target.
+type TelemetryFile struct {
+	// File is the CSV (t_s,cpu,util_pct,freq_mhz,freq_source) as given
+	// on the command line; StartUnixNS the wall clock of its t_s 0.
+	File        string     `json:"file"`
+	StartUnixNS int64      `json:"start_unix_ns"`
+	PeriodS     float64    `json:"period_s"`
+	Samples     int        `json:"samples"`
+	SamplerCPUs cpuset.Set `json:"sampler_cpus"`
+	Notes       []string   `json:"notes,omitempty"`
 }
 
 // ParentReport says where corepin's own threads were kept during the run.
@@ -221,8 +308,13 @@ type TreeReport struct {
 	// NoCgroup says why the run had no cgroup.
 	NoCgroup string `json:"no_cgroup,omitempty"`
 	// CgroupRemoved: every directory of the run's cgroup is gone.
-	CgroupRemoved bool `json:"cgroup_removed"`
-	PGID          int  `json:"pgid"`
+	// Swept says that they were gone before corepin removed them: another
+	// process removed them while the run went on, as a corepin's sweep
+	// does with the cgroups of a corepin it takes for dead, once it has
+	// ended their processes.
+	CgroupRemoved bool   `json:"cgroup_removed"`
+	Swept         string `json:"swept,omitempty"`
+	PGID          int    `json:"pgid"`
 	// Subreaper: orphans of the tree were reparented to corepin, which
 	// followed and reaped them.
 	Subreaper bool `json:"subreaper"`

@@ -220,6 +220,10 @@ type Entry struct {
 	// Mask is a moved task's CPU list before the move, set back after it
 	// returns (kernels before 6.2 forget a task's own mask on a move).
 	Mask string `json:"mask,omitempty"`
+	// Relied marks a value another layer's tune set and this layer's tune
+	// would have set too: nothing was written for it, and Old is the value
+	// before any tune, which the last layer that relies on it puts back.
+	Relied bool `json:"relied,omitempty"`
 }
 
 // TuneRequest says what a tune changes. The zero value (with a target) sets
@@ -270,6 +274,10 @@ type ResetReport struct {
 	// Running lists the layers left alone because their process still
 	// runs: a run with --tune puts its own changes back when it ends.
 	Running []string `json:"running,omitempty"`
+	// Kept are the values left as they are because another layer still
+	// relies on them (a running corepin's tune, or a system tune that
+	// stands until reset): that layer puts them back when it is undone.
+	Kept []Entry `json:"kept,omitempty"`
 }
 
 // RestoreError is an entry that could not be put back; the journal keeps
@@ -409,6 +417,10 @@ type Refusal struct {
 type TuneResult struct {
 	Done    []Done    `json:"done"`
 	Refused []Refusal `json:"refused"`
+	// Relied are the values this tune asks for that another corepin's
+	// tune had set already: nothing was written for them, and they are
+	// put back only when the last tune that relies on them is undone.
+	Relied []Done `json:"relied,omitempty"`
 	// Rollback is set when the tune failed halfway and undid itself.
 	Rollback *ResetReport `json:"rollback,omitempty"`
 	// Skipped says what the tune left out unasked because the machine

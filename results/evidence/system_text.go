@@ -305,7 +305,10 @@ func (r *TuneResult) WriteText(w io.Writer) {
 	for _, x := range r.Skipped {
 		fmt.Fprintf(w, "not set: %s\n", x)
 	}
-	if len(r.Done) == 0 && len(r.Refused) == 0 {
+	for _, d := range r.Relied {
+		fmt.Fprintf(w, "%s: %s already, set by another corepin's tune; kept until the last tune that relies on it ends\n", d.Path, d.ReadBack)
+	}
+	if len(r.Done) == 0 && len(r.Refused) == 0 && len(r.Relied) == 0 {
 		fmt.Fprintln(w, "nothing to change: every value already holds")
 	}
 }
@@ -321,9 +324,12 @@ func (r *ResetReport) WriteText(w io.Writer) {
 	for _, l := range r.Running {
 		fmt.Fprintf(w, "left alone: the changes of %s, which still runs and puts them back when it ends\n", l)
 	}
+	for _, e := range r.Kept {
+		fmt.Fprintf(w, "kept: %s = %s, which another tune in the journal relies on; it puts it back when it is undone\n", e.Path, strings.TrimSpace(e.New))
+	}
 	if len(r.Failed) > 0 {
 		fmt.Fprintf(w, "the journal %s keeps them; run corepin system reset again once the cause is gone\n", r.Journal)
-	} else if len(r.Restored) == 0 && len(r.Running) == 0 {
+	} else if len(r.Restored) == 0 && len(r.Running) == 0 && len(r.Kept) == 0 {
 		fmt.Fprintln(w, "nothing to put back")
 	}
 }

@@ -1,0 +1,219 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// runcpu's CSV report (csv.pl, written on request: -o csv) is read where
+// no raw file is at hand. It holds, in order:
+//
+//	valid,1
+//	"SPEC CPU2017 Integer Rate Result"
+//	"Full Results Table"
+//	Benchmark,"Base # Copies","Est. Base Run Time","Est. Base Rate","Base Selected","Base Status","Peak # Copies",…,Description
+//	505.mcf_r,2,352.430000,9.170000,1,S,,,,,,"refrate(ref) iteration #1"
+//	…
+//	"Selected Results Table"
+//	…
+//	SPECrate2017_int_base,9.17
+//	"Run number:",015
+//
+// with "# Threads" and "Ratio" for speed runs, "Est. " before the times
+// and ratios of a run that was not reportable, and empty cells where a
+// tuning did not run. The table gives no reference time: it is derived
+// from the ratio and the time.
+
+// ParseCSV reads runcpu's CSV report.
+func ParseCSV(data []byte) (*Result, error) {
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
+	r := &Result{}
+	var head []string
+	section := ""
+	first := true
+	for {
+		row, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading SPEC's CSV: %w", err)
+		}
+		line, _ := cr.FieldPos(0)
+		if first {
+			first = false
+			if len(row) < 2 || row[0] != "valid" {
+				return nil, fmt.Errorf("line %d: not SPEC's CSV report (it begins with valid,1 or valid,0)", line)
+			}
+			r.Invalid = row[1] != "1"
+			continue
+		}
+		cell := strings.TrimSpace(row[0])
+		// encoding/csv skips blank lines: a table ends where the next
+		// thing begins.
+		switch {
+		case len(row) == 1 && strings.HasPrefix(cell, "SPEC ") && strings.HasSuffix(cell, " Result"):
+			r.Metric = strings.TrimSuffix(strings.TrimPrefix(cell, "SPEC "), " Result")
+			r.Suite = suiteOf(r.Metric)
+			continue
+		case cell == "Full Results Table" || cell == "Selected Results Table":
+			section, head = cell, nil
+			continue
+		case cell == "Run number:" && len(row) > 1:
+			r.Lognum = clipText(row[1])
+			continue
+		case meanRow.MatchString(cell):
+			if err := r.setMean(row); err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			section = ""
+			continue
+		case section == "" || cell == "":
+			continue // the descriptions of the machine
+		}
+		if head == nil {
+			if cell != "Benchmark" {
+				return nil, fmt.Errorf("line %d: the table's header begins with %q, want Benchmark", line, clipText(cell))
+			}
+			head = row
+			r.Runmode = runmodeOf(head)
+			continue
+		}
+		if section != "Full Results Table" {
+			continue
+		}
+		its, err := csvIterations(head, row)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		r.Iterations = append(r.Iterations, its...)
+		if len(r.Iterations) > MaxIterations {
+			return nil, fmt.Errorf("line %d: more than %d iterations", line, MaxIterations)
+		}
+	}
+	if first {
+		return nil, errors.New("empty file: not SPEC's CSV report")
+	}
+	if r.Runmode == "" {
+		return nil, errors.New("no Full Results Table: not SPEC's CSV report")
+	}
+	places := map[string]int{}
+	for i := range r.Iterations {
+		it := &r.Iterations[i]
+		it.Index = places[it.Name()]
+		places[it.Name()]++
+	}
+	sortIterations(r.Iterations)
+	return r, nil
+}
+
+// suiteOf is the suite of a metric such as "CPU2017 Integer Rate":
+// "cpu2017".
+func suiteOf(metric string) string {
+	word, _, _ := strings.Cut(metric, " ")
+	return strings.ToLower(word)
+}
+
+// runmodeOf says from the table's header whether the run was rate
+// (copies) or speed (threads).
+func runmodeOf(head []string) string {
+	for _, h := range head {
+		switch {
+		case strings.HasSuffix(h, "# Copies"):
+			return "rate"
+		case strings.HasSuffix(h, "# Threads"):
+			return "speed"
+		}
+	}
+	return "unknown"
+}
+
+// meanRow is a means row: SPECrate2017_int_base,9.17 (or "Not Run").
+var meanRow = regexp.MustCompile(`^SPEC(rate|speed)\S*_(base|peak)$`)
+
+// setMean keeps a means row's figure.
+func (r *Result) setMean(row []string) error {
+	m := meanRow.FindStringSubmatch(strings.TrimSpace(row[0]))
+	if m == nil || len(row) < 2 {
+		return nil
+	}
+	v, err := number(row[1])
+	if err != nil {
+		return fmt.Errorf("%s: %w", row[0], err)
+	}
+	if m[2] == "base" {
+		r.BaseMean = v
+	} else {
+		r.PeakMean = v
+	}
+	return nil
+}
+
+// iterationNumber is the description's "refrate(ref) iteration #2".
+var iterationNumber = regexp.MustCompile(`iteration #(\d+)`)
+
+// csvIterations reads one row of the full results table: an iteration of
+// each tuning that ran in it.
+func csvIterations(head, row []string) ([]Iteration, error) {
+	bench := strings.TrimSpace(row[0])
+	if err := checkName(bench); err != nil {
+		return nil, fmt.Errorf("benchmark: %w", err)
+	}
+	get := func(tune, what string) string {
+		for i, h := range head {
+			h = strings.TrimPrefix(strings.TrimSpace(h), "Est. ")
+			if i < len(row) && strings.EqualFold(h, tune+" "+what) {
+				return strings.TrimSpace(row[i])
+			}
+		}
+		return ""
+	}
+	iter := -1
+	if m := iterationNumber.FindStringSubmatch(row[len(row)-1]); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		iter = n - 1
+	}
+	var out []Iteration
+	for _, tune := range []string{"Base", "Peak"} {
+		status := get(tune, "Status")
+		if status == "" || status == "NR" {
+			continue
+		}
+		it := Iteration{Benchmark: bench, Tune: strings.ToLower(tune), Number: iter, Copies: 1, Threads: 1, Valid: clipText(status), Selected: get(tune, "Selected") == "1"}
+		if status == "CE" {
+			it.Number = -1 // not built, never run: as the raw file says it
+		}
+		count, err := integer(get(tune, "# Copies") + get(tune, "# Threads"))
+		if err != nil {
+			return nil, fmt.Errorf("%s %s copies: %w", bench, tune, err)
+		}
+		if count != nil && *count >= 0 {
+			if runmodeOf(head) == "rate" {
+				it.Copies = *count
+			} else {
+				it.Threads = *count
+			}
+		}
+		if it.ReportedS, err = number(get(tune, "Run Time")); err != nil {
+			return nil, fmt.Errorf("%s %s run time: %w", bench, tune, err)
+		}
+		ratio := get(tune, "Rate") + get(tune, "Ratio")
+		if it.Ratio, err = number(ratio); err != nil {
+			return nil, fmt.Errorf("%s %s ratio: %w", bench, tune, err)
+		}
+		if it.Ratio != nil && it.ReportedS != nil && it.Copies > 0 {
+			ref := *it.Ratio * *it.ReportedS / float64(it.Copies)
+			it.ReferenceS, it.ReferenceDerived = &ref, true
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}

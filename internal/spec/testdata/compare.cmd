@@ -1,0 +1,8 @@
+-E SPEC /spec
+-r
+-N C
+-C /spec/benchspec/CPU/505.mcf_r/run/run_base_refrate_none.0000
+-k -o inp.out.cmp -e inp.out.err /spec/bin/specperl /spec/bin/harness/specdiff -m -l 10 --abstol 1e-07 --reltol 0.0001 /spec/benchspec/CPU/505.mcf_r/data/refrate/output/inp.out inp.out > inp.out.cmp
+-k -o mcf.out.cmp /spec/bin/specperl /spec/bin/harness/specdiff -m -l 10 --cw /spec/benchspec/CPU/505.mcf_r/data/refrate/output/mcf.out mcf.out
+-k -o bin.cmp /spec/bin/specperl /spec/bin/harness/specdiff -m -l 10 --binary --skiptol 2 /spec/data/bin.ref bin.out
+-k /spec/bin/specperl ../../src/compare.pl check.out

@@ -1,0 +1,12 @@
+-E OMP_THREAD_LIMIT 1
+-E PATH /spec/bin:/usr/bin:/bin
+-E SPEC /spec
+-E SPACED a value  with spaces
+-r
+-N C
+-b 1
+-C /spec/benchspec/CPU/505.mcf_r/run/run_base_refrate_none.0000
+-b 0
+-C /spec/benchspec/CPU/505.mcf_r/run/run_base_refrate_none.0001
+-o inp.out -e inp.err mkdir -p /spec/result/corepin.042;echo "../run_base_refrate_none.0000/mcf_r_base.none inp.in > inp.out 2>> inp.err" > corepin.sh;corepin exec -q --cpu $BIND --report /spec/result/corepin.042/505.mcf_r.base.i0.w0.c$SPECCOPYNUM.json -- sh corepin.sh
+-k -i in.txt -o two.out -e two.err ../run_base_refrate_none.0000/mcf_r_base.none second

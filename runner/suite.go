@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/suite"
+)
+
+// withoutSkipped leaves out the benchmarks the suite skips (a program
+// they need is not installed); a run left with none is an error that says
+// why each was skipped.
+func withoutSkipped(benches []bench, skipped []suite.Skip) ([]bench, error) {
+	kept := slices.DeleteFunc(benches, func(b bench) bool {
+		return slices.ContainsFunc(skipped, func(s suite.Skip) bool { return s.Name == b.name })
+	})
+	if len(kept) == 0 {
+		var why []string
+		for _, s := range skipped {
+			why = append(why, s.Name+": "+s.Why)
+		}
+		return nil, fmt.Errorf("every benchmark was skipped: %s", strings.Join(why, "; "))
+	}
+	return kept, nil
+}
+
+// prepareSuite makes the suite's inputs in the results folder's work/
+// (removed when the run ends: the inputs are made again, the same, by
+// every run) and asks each benchmark's program its version, before any
+// run: neither is timed. It returns the work folder, "" when there is
+// none.
+func (cfg *Config) prepareSuite(ctx context.Context, folder *results.Folder, benches []bench) (string, error) {
+	if cfg.Suite == nil {
+		return "", nil
+	}
+	work := filepath.Join(folder.Path, "work")
+	if err := cfg.Suite.Prepare(work); err != nil {
+		return work, err
+	}
+	for i := range benches {
+		b := &benches[i]
+		if b.command == nil {
+			continue
+		}
+		b.version, b.versionErr = cfg.Suite.VersionOf(ctx, *b.command)
+		b.checker = cfg.Suite.NewChecker(*b.command, b.version, b.versionErr)
+	}
+	return work, nil
+}
+
+// versionWarnings say which programs could not tell their version: their
+// signatures cannot be checked.
+func versionWarnings(benches []bench) []string {
+	var w []string
+	for _, b := range benches {
+		if b.versionErr != nil {
+			w = append(w, fmt.Sprintf("%s: %v: its signatures cannot be checked", b.name, b.versionErr))
+		}
+	}
+	return w
+}
+
+// measureOf is what a suite command is judged by: its metric, nil for its
+// wall time.
+func measureOf(m *suite.Metric) *results.Measured {
+	if m == nil {
+		return nil
+	}
+	return &results.Measured{Measure: results.Measure{Name: m.Name, Unit: m.Unit, Better: m.Better}, Reference: m.Reference}
+}
