@@ -86,7 +86,7 @@ func (r *Report) accountSharing(target cpuset.Set) (seen float64) {
 // it, else from the command's rusage, and what part of it the watcher's
 // samples saw.
 func treeCoverage(tree *TreeReport, child ChildReport, w *watch.Result, seen float64) *Coverage {
-	c := &Coverage{SeenCPUS: seen, TreeCPUS: child.UserS + child.SysS, TreeSource: "rusage"}
+	c := &Coverage{SeenCPUS: seen, TreeCPUS: child.UserS + child.SysS + tree.ReapedCPUS, TreeSource: "rusage"}
 	if tree.CPUSeconds != nil {
 		c.TreeCPUS, c.TreeSource = *tree.CPUSeconds+tree.LeftCgroupCPUS, "cgroup"
 		if tree.LeftCgroup > 0 {
@@ -137,6 +137,7 @@ func tooShort(treeCPUS float64, w *watch.Result) string {
 	period := time.Duration(w.PeriodMs) * time.Millisecond
 	switch floor := MinSampledCPU(period); {
 	case period == 0:
+		return "the watcher was off (a period of 0): it took no samples"
 	case treeCPUS < floor.Seconds():
 		return fmt.Sprintf("the tree used %.3fs of CPU time, under %d of the watcher's %v periods (%v)", treeCPUS, MinSampledPeriods, period, floor)
 	case w.Samples < MinSampledPeriods:

@@ -10,8 +10,8 @@ import (
 )
 
 // A sampled coverage is judged only for a tree that used at least five of
-// the watcher's periods of CPU time, over at least five samples; an exact
-// one always.
+// the watcher's periods of CPU time, over at least five samples, and
+// never with the watcher off; an exact one always.
 func TestCoverageTooShortToJudge(t *testing.T) {
 	one := 1.0
 	for _, c := range []struct {
@@ -28,6 +28,8 @@ func TestCoverageTooShortToJudge(t *testing.T) {
 		{"a short tree at a short period", 0.03, 5, 20, nil, false},
 		{"five periods of four samples (a watcher that missed its ticks)", 0.5, 100, 4, nil, true},
 		{"a few milliseconds, exact", 0.03, 100, 20, map[int]float64{3: 0.03}, false},
+		// exec --watch 0 without a cgroup: no samples, and none missed.
+		{"the watcher off", 1, 0, 0, nil, true},
 	} {
 		r := &Report{Scheduling: evidence.Scheduling{
 			Child: ChildReport{WallS: 1, UserS: c.treeCPU},
@@ -36,7 +38,11 @@ func TestCoverageTooShortToJudge(t *testing.T) {
 		}}
 		r.account(cpuset.Of(3))
 		cov := r.Coverage
-		if (cov.TooShort != "") != c.tooShort || c.tooShort && !strings.Contains(cov.TooShort, "under 5") {
+		want := "under 5"
+		if c.periodMs == 0 {
+			want = "the watcher was off"
+		}
+		if (cov.TooShort != "") != c.tooShort || c.tooShort && !strings.Contains(cov.TooShort, want) {
 			t.Errorf("%s: too short %q, want %v (coverage %+v)", c.name, cov.TooShort, c.tooShort, cov)
 		}
 	}

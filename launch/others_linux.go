@@ -86,9 +86,10 @@ func (b *busyMeter) read() (r busyReading, ok bool) {
 }
 
 // others is the target's time between two readings that did not go to
-// the work, which had work of it; nil when the readings are of different
-// sources or the window is empty.
-func others(before, after busyReading, work time.Duration, workSource string, workExact bool) *Others {
+// the work, which had work of it, nor to corepin's own starting thread,
+// which had own of it; nil when the readings are of different sources or
+// the window is empty.
+func others(before, after busyReading, work, own time.Duration, workSource string, workExact bool) *Others {
 	if before.source != after.source || after.at <= before.at {
 		return nil
 	}
@@ -98,13 +99,13 @@ func others(before, after busyReading, work time.Duration, workSource string, wo
 	}
 	o := &Others{
 		From: before.wall, Source: after.source, WorkSource: workSource, CPUs: len(after.tasks),
-		BusyS: busy.Seconds(), WorkS: work.Seconds(), WindowS: (after.at - before.at).Seconds(),
+		BusyS: busy.Seconds(), WorkS: work.Seconds(), OwnS: own.Seconds(), WindowS: (after.at - before.at).Seconds(),
 	}
 	o.Exact = workExact && o.Source == BusyCpuacct
 	if o.Source == BusyProcStat {
 		o.ResolutionS = 2 * procfs.Tick.Seconds() * float64(o.CPUs)
 	}
-	o.S = max(0, o.BusyS-o.WorkS)
+	o.S = max(0, o.BusyS-o.WorkS-o.OwnS)
 	if o.CPUs > 0 {
 		o.Share = min(1, o.S/(o.WindowS*float64(o.CPUs)))
 	}
@@ -135,7 +136,7 @@ func (t *tree) othersOnTarget(rep *Report, cpus cpuset.Set) *Others {
 	if src == "cgroup" {
 		work = max(0, work-t.cgBefore.onTarget(rep, cpus))
 	}
-	return others(t.before, t.after, work, src, exact)
+	return others(t.before, t.after, work, t.ownOnTarget(), src, exact)
 }
 
 // cgroupReading is the run cgroup's CPU account at one moment.
@@ -186,6 +187,9 @@ func treeOnTarget(rep *Report, cpus cpuset.Set) (time.Duration, string, bool) {
 		return seconds(*tr.CPUSeconds + tr.LeftCgroupOnTargetS), "cgroup", tr.LeftCgroup == 0
 	}
 	s := rep.Child.UserS + rep.Child.SysS
+	if tr != nil {
+		s += tr.ReapedCPUS // the orphans corepin reaped: not in the command's rusage
+	}
 	if c := rep.Coverage; c != nil && c.Residency != nil {
 		s *= *c.Residency
 	}

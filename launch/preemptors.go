@@ -2,13 +2,12 @@ package launch
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/oncpu"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // topPreemptors groups the account's threads on target by process, leaves
@@ -45,11 +44,6 @@ func topPreemptors(a oncpu.Account, target cpuset.Set, ours func(pid, tid int) b
 	return out
 }
 
-// PreemptorsText says them in a line: "kworker/1:2 19.0 ms, sshd 4.1 ms".
-func PreemptorsText(ps []Preemptor) string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = fmt.Sprintf("%s (%d) %.1f ms", p.Comm, p.PID, 1000*p.OnCPUS)
-	}
-	return strings.Join(parts, ", ")
-}
+// PreemptorsText says them in a line: "kworker/1:2 (41) 19.0 ms, sshd
+// (802) 4.1 ms".
+func PreemptorsText(ps []Preemptor) string { return evidence.PreemptorsText(ps) }

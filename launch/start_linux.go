@@ -35,7 +35,7 @@ import (
 func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, releaseThread func()) (*exec.Cmd, func(), error) {
 	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
 	tr.prepare(cmd)
-	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1)}
+	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1), wentOff: tr.leftTarget}
 	type outcome struct {
 		rep           *session.Report
 		startErr, err error
@@ -109,6 +109,9 @@ func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *s
 			// thread, so nothing else copied it.)
 			s.Finish()
 			hold.offTarget = waitOffTarget(req.Mask())
+			if hold.wentOff != nil {
+				hold.wentOff()
+			}
 			hold.started <- startErr
 			<-hold.release
 			hold.stop()
@@ -154,6 +157,9 @@ type holder struct {
 	// offTarget says why the held thread could not leave the target
 	// (waitOffTarget); it is set before started is sent.
 	offTarget error
+	// wentOff, when set, is called on the thread once it has left the
+	// target, before started is sent.
+	wentOff func()
 }
 
 // startLauncher starts corepin again as the launcher, which runs the

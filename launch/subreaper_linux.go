@@ -3,6 +3,7 @@ package launch
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,9 +22,14 @@ var becomeSubreaper = sync.OnceValue(func() error {
 })
 
 // reap collects the exit status of pid, an orphan of the run that was
-// reparented to corepin, if it has ended; it reports whether it had.
-func reap(pid int) bool {
+// reparented to corepin, if it has ended; it reports whether it had, and
+// the CPU time it and the children it waited for used.
+func reap(pid int) (cpu time.Duration, ok bool) {
 	var ws unix.WaitStatus
-	got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
-	return err == nil && got == pid
+	var ru unix.Rusage
+	got, err := unix.Wait4(pid, &ws, unix.WNOHANG, &ru)
+	if err != nil || got != pid {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }

@@ -105,8 +105,16 @@ func (rep *Report) summarizeTree(b *strings.Builder) {
 // summarizeEnd says what corepin had to end: what the command left
 // running, the command at its timeout, the thread it could not put back.
 func (rep *Report) summarizeEnd(b *strings.Builder) {
-	if t := rep.Tree; t != nil && t.Ended > 0 {
-		fmt.Fprintf(b, "; ended %d process(es) the command left running", t.Ended)
+	if t := rep.Tree; t != nil {
+		// The command itself, ended at its timeout or Ctrl-C, is not
+		// among what it left running.
+		left := t.Ended
+		if t.EndedCommand {
+			left--
+		}
+		if left > 0 {
+			fmt.Fprintf(b, "; ended %d process(es) the command left running", left)
+		}
 	}
 	if t := rep.Tree; t != nil && t.Swept != "" {
 		b.WriteString("; " + t.Swept)

@@ -68,7 +68,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		trace.end()
 		busyAfter, ok := meter.read()
 		if ok && haveBusy {
-			othersTime = others(busyBefore, busyAfter, busyAfter.self-busyBefore.self, "thread", true)
+			othersTime = others(busyBefore, busyAfter, busyAfter.self-busyBefore.self, 0, "thread", true)
 		}
 		preemptors, preemptorsErr = trace.preemptors(target, s.TID())
 		if ok && haveBusy {

@@ -83,6 +83,14 @@ type tree struct {
 	outside     map[int]outsider
 	outsideGone []outsider
 	lastIn      map[int]uint64
+	// own is the CPU time of corepin's thread that forks the command at
+	// the first reading (ownFrom) and once it has left the target
+	// (ownTo, wentOff set); ownInWork says the thread was inside the
+	// run's CPU account while on the target (v1 cpuacct, which it leaves
+	// only after it left the target), where that time is the work's.
+	ownFrom, ownTo time.Duration
+	wentOff        bool
+	ownInWork      bool
 }
 
 // outsider is a process of the run seen outside its cgroup. The kernel
@@ -174,7 +182,8 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	// Out of the run's cpuset, the thread moves to where corepin's other
 	// threads are kept, as it would after its restore (waitOffTarget),
 	// before it leaves the command's cpu cgroup (see cgroup.leave).
-	off := func() { waitOffTarget(t.meter.cpus) }
+	off := func() { waitOffTarget(t.meter.cpus); t.leftTarget() }
+	t.ownInWork = t.cg.version == 1 && t.cg.dirs["cpuacct"] != ""
 	// Entering a v1 cgroup takes milliseconds (the kernel waits for an
 	// RCU grace period); the command's time starts after it.
 	if err := t.cg.enter(); err != nil {
@@ -502,7 +511,7 @@ func (t *tree) end(grace time.Duration) {
 	for _, pid := range live {
 		t.ended[pid] = true
 	}
-	t.rep.Ended = len(t.ended)
+	t.rep.Ended, t.rep.EndedCommand = len(t.ended), t.ended[t.pid]
 	t.signalLocked(unix.SIGTERM, live)
 	if !t.waitGone(grace) {
 		t.signalLocked(unix.SIGKILL, t.members(true))
@@ -546,7 +555,9 @@ func (t *tree) reapOrphans() {
 		}
 		if st.PGrp == t.pid || t.seen[c] == st.StartTime {
 			t.noteExited(c, st)
-			reap(c)
+			if cpu, ok := reap(c); ok {
+				t.rep.ReapedCPUS += cpu.Seconds()
+			}
 		}
 	}
 }
@@ -619,7 +630,26 @@ func (t *tree) addError(e string) {
 	t.rep.Errors = append(t.rep.Errors, e)
 }
 
-// readBefore takes the readings of the target just before the fork.
+// leftTarget notes, on the thread that forks the command, that it has left
+// the target: its time there since the first reading was corepin's own.
+func (t *tree) leftTarget() {
+	if !t.wentOff {
+		t.ownTo, t.wentOff = threadCPU(), true
+	}
+}
+
+// ownOnTarget is the forking thread's time on the target after the first
+// reading, outside the work's account; 0 where it is the work's or the
+// thread never said it left.
+func (t *tree) ownOnTarget() time.Duration {
+	if t.ownInWork || !t.wentOff {
+		return 0
+	}
+	return max(0, t.ownTo-t.ownFrom)
+}
+
+// readBefore takes the readings of the target just before the fork, on
+// the thread that forks.
 func (t *tree) readBefore() {
 	t.forker = unix.Gettid()
 	if t.tracer != nil {
@@ -632,6 +662,7 @@ func (t *tree) readBefore() {
 		t.cgBefore.total, t.cgBefore.ok = t.cg.usage()
 	}
 	t.before, t.haveBusy = t.meter.read()
+	t.ownFrom = t.before.self // this thread's CPU time at the reading
 }
 
 // preemptors names who else ran on the target during the run: the

@@ -34,7 +34,7 @@ var treeHelpers = map[string]func() int{
 	"mover":      mover,
 	"treefacts":  treeFacts,
 	"unseen":     unseen,
-	"busysecond": busySecond,
+	"busythird":  busyThird,
 	"launchwall": launchWall,
 	"escaper":    escaper,
 }
@@ -367,6 +367,15 @@ func TestRunTimeoutEndsTheWholeTree(t *testing.T) {
 		}
 		if noCgroup && rep.Tree.Mechanism != MechanismProcessGroup {
 			t.Errorf("NoCgroup: mechanism %s", rep.Tree.Mechanism)
+		}
+		if !rep.Tree.EndedCommand {
+			t.Errorf("%s: the command, ended at its timeout, is not said to be among the ended", rep.Tree.Mechanism)
+		}
+		// Without a cgroup the work's account is the command's rusage and
+		// the orphans corepin reaped: the busy loop whose shell was ended
+		// is one of them, and its CPU time is the work's, not others'.
+		if cov := rep.Coverage; noCgroup && (rep.Tree.ReapedCPUS <= 0 || cov == nil || cov.TreeCPUS < rep.Child.UserS+rep.Child.SysS+rep.Tree.ReapedCPUS) {
+			t.Errorf("%s: reaped orphans' CPU %.3f s, coverage %+v: want the busy loop's time in the tree's", rep.Tree.Mechanism, rep.Tree.ReapedCPUS, cov)
 		}
 	}
 	if after := cgroupListing(t); !slices.Equal(before, after) {

@@ -82,7 +82,7 @@ func cpuCgroupOf(text string, v2 bool) string {
 	return ""
 }
 
-// busyAt runs a second of busy work at nice -20 on cpu (busySecond);
+// busyAt runs a third of a second of busy work at nice -20 on cpu (busyThird);
 // the work then prints its cgroups (through the launcher the work is
 // moved into the weighted cgroup once it runs, so a child it started first
 // is not).
@@ -96,7 +96,7 @@ func busyAt(t *testing.T, cpu int, launcher, noCgroup bool) (*Report, string) {
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Config{
 		Request: session.Request{CPU: cpu, Ladder: session.CustomLadder(nil, 0, &n, nil)},
-		Args:    []string{self}, Env: append(os.Environ(), "COREPIN_LAUNCH_HELPER=busysecond", "GOMAXPROCS=1"),
+		Args:    []string{self}, Env: append(os.Environ(), "COREPIN_LAUNCH_HELPER=busythird", "GOMAXPROCS=1"),
 		Stdout: &out, Stderr: os.Stderr, WatchPeriod: 20 * time.Millisecond, Launcher: launcher, NoCgroup: noCgroup,
 	})
 	if err != nil {
@@ -108,13 +108,15 @@ func busyAt(t *testing.T, cpu int, launcher, noCgroup bool) (*Report, string) {
 	return rep, out.String()
 }
 
-// busySecond spins until its thread has used a second of CPU time, then
+// busyThird spins until its thread has used a third of a second of CPU
+// time (a hundred scheduler slices: a share against two loops is plain in
+// it), then
 // prints its /proc/self/cgroup: work of a fixed CPU time, whatever the
 // machine's speed (a fixed count of a shell loop took two minutes in an
 // emulated guest).
-func busySecond() int {
+func busyThird() int {
 	runtime.LockOSThread()
-	for start := threadCPU(); threadCPU()-start < time.Second; {
+	for start := threadCPU(); threadCPU()-start < time.Second/3; {
 	}
 	data, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {

@@ -83,7 +83,7 @@ type Section struct {
 	FreqChart             template.HTML
 	FreqNote              string
 	UtilChart             template.HTML
-	SpeedChart            template.HTML // run time against the speed witness
+	SpeedChart            template.HTML // run time against the speed probe after it
 	SpeedNote             string
 	Table                 Table
 	Runs                  []RunRow
@@ -104,9 +104,11 @@ type RunRow struct {
 	// Value is the run's value in the benchmark's own measure, "" for a
 	// benchmark judged by its wall time.
 	Value string
-	// Speed is the speed witness's before → after, as fractions of the
-	// benchmark's best; Steal the hypervisor's time on the target.
-	Speed, Steal          string
+	// Speed is the run's own speed against its benchmark's best run;
+	// Probe the speed probe's reading after it (and before it, in an
+	// older corepin's run), a reading of the core then; Steal the
+	// hypervisor's time on the target.
+	Speed, Probe, Steal   string
 	Warmup, Valid, Slowed bool
 	Dropped               bool
 }
@@ -381,15 +383,24 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 
 func runRow(b results.Benchmark, r results.RunRecord) RunRow {
 	rr := RunRow{Index: fmt.Sprint(r.Index), Time: fmtSeconds(r.WallS), Check: "passed", Warmup: r.Warmup, Valid: r.Valid,
-		CPU: "-", Residency: "-", Migrations: "-", Ladder: "-", Note: r.Error, Speed: "-", Steal: "-", Slowed: r.Slowed()}
+		CPU: "-", Residency: "-", Migrations: "-", Ladder: "-", Note: r.Error, Speed: "-", Probe: "-", Steal: "-", Slowed: r.Slowed()}
 	if m, _ := b.Figures(); m != results.WallTime {
 		rr.Value = "-"
 		if r.Value != nil {
 			rr.Value = m.Format(*r.Value)
 		}
 	}
-	if r.SpeedBefore != nil || r.SpeedAfter != nil {
-		rr.Speed = speedFigure(r.SpeedBefore) + " → " + speedFigure(r.SpeedAfter)
+	if s, ok := r.OwnSpeed(); ok {
+		rr.Speed = fmt.Sprintf("%.2f", s)
+	}
+	switch {
+	case r.SpeedBefore != nil:
+		rr.Probe = speedFigure(r.SpeedBefore) + " → " + speedFigure(r.SpeedAfter)
+	case r.SpeedAfter != nil:
+		rr.Probe = speedFigure(r.SpeedAfter)
+	}
+	if r.Slowed() {
+		rr.Note = strings.TrimSpace(rr.Note + " " + r.SpeedText())
 	}
 	if r.StealS != nil {
 		rr.Steal = fmtSeconds(*r.StealS)

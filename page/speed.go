@@ -80,17 +80,18 @@ func pad(lo, hi float64) (float64, float64) {
 	return lo - d, hi + d
 }
 
-// speedScatter is a benchmark's run times against their speed witness
-// (the mean of the probes before and after, as fractions of the best),
-// with the correlation of the two; nothing when fewer than three runs
-// have a witness. A witness that explains a run's time puts the slow
-// runs at the left, high; runs at full speed whose times still spread
-// say that what slowed them was not seen by the probes.
+// speedScatter is a benchmark's run times against the speed probe's
+// reading after each run (an older corepin's runs: the mean of its probes
+// before and after), with the correlation of the two; nothing when fewer
+// than three runs have a reading. The runs called slowed are marked: a
+// probe that explained the times would put the slow runs at the left,
+// high; runs whose times spread while the probe reads the same say that
+// what slowed them was not the core at the probe's moment.
 func speedScatter(b results.Benchmark) (template.HTML, string) {
-	var full, slowed, dropped []Point
+	var steady, slowed, dropped []Point
 	var xs, ys []float64
 	add := func(r results.RunRecord, counted bool) {
-		s, ok := r.Speed()
+		s, ok := probeReading(r)
 		if !ok || r.Warmup || r.Error != "" || !r.Timed() || r.WallS <= 0 {
 			return
 		}
@@ -102,7 +103,7 @@ func speedScatter(b results.Benchmark) (template.HTML, string) {
 		case r.Slowed():
 			slowed = append(slowed, p)
 		default:
-			full = append(full, p)
+			steady = append(steady, p)
 		}
 		xs, ys = append(xs, s), append(ys, r.WallS)
 	}
@@ -125,9 +126,9 @@ func speedScatter(b results.Benchmark) (template.HTML, string) {
 		color string
 		pts   []Point
 	}{
-		{fmt.Sprintf("full speed (%d)", len(full)), Color(0), full},
-		{fmt.Sprintf("slowed below %.2f (%d)", 1-results.SpeedWarn, len(slowed)), Color(1), slowed},
-		{fmt.Sprintf("dropped by --speed-gate (%d)", len(dropped)), "#57606a", dropped},
+		{fmt.Sprintf("not slowed (%d)", len(steady)), Color(0), steady},
+		{fmt.Sprintf("slowed (%d)", len(slowed)), Color(1), slowed},
+		{fmt.Sprintf("dropped and re-run (%d)", len(dropped)), "#57606a", dropped},
 	} {
 		if len(s.pts) == 0 {
 			continue
@@ -138,16 +139,30 @@ func speedScatter(b results.Benchmark) (template.HTML, string) {
 		}
 		series = append(series, Line{Name: s.name, Color: s.color, Points: pts})
 	}
-	chart := Scatter{Title: "run time against the speed witness", XLabel: "speed witness: mean of the probes before and after, fraction of the best",
+	chart := Scatter{Title: "run time against the speed probe after it", XLabel: "speed probe after the run, fraction of its best",
 		YLabel: "run time / " + unit, Series: series}.SVG()
-	note := fmt.Sprintf("Each point is a run: its time against what the speed probes read just before and just after it. Over the %d counted runs with a witness, ", len(xs))
+	note := fmt.Sprintf("Each point is a run: its time against what the speed probe read of the core after it. Over the %d counted runs with a reading, ", len(xs))
 	if r, ok := correlation(xs, ys); ok {
-		note += fmt.Sprintf("the correlation of time with the witness's speed is %+.2f (Pearson; −1: the witness explains the times, 0: it explains nothing of them).", r)
+		note += fmt.Sprintf("the correlation of time with the probe's reading is %+.2f (Pearson; −1: the probe explains the times, 0: it explains nothing of them).", r)
 	} else {
-		note += "the witness or the time did not vary, so there is no correlation to give."
+		note += "the reading or the time did not vary, so there is no correlation to give."
 	}
-	note += " The probes sample the target only at the run's two ends: a slowdown in between is not seen."
+	note += " A probe reads the core for a few milliseconds after the run, not during it: a run is called slowed by its own time and what was measured during it, never by the probe alone."
 	return chart, note
+}
+
+// probeReading is the probe's reading of a run: after it, or the mean of
+// an older corepin's before and after.
+func probeReading(r results.RunRecord) (float64, bool) {
+	switch {
+	case r.SpeedBefore != nil && r.SpeedAfter != nil:
+		return (*r.SpeedBefore + *r.SpeedAfter) / 2, true
+	case r.SpeedAfter != nil:
+		return *r.SpeedAfter, true
+	case r.SpeedBefore != nil:
+		return *r.SpeedBefore, true
+	}
+	return 0, false
 }
 
 // correlation is Pearson's r of x and y; false when either does not vary.

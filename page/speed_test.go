@@ -9,15 +9,15 @@ import (
 	"corepin.dev/corepin/results"
 )
 
-// witnessed is a run of wall seconds whose probes read speed of the best.
+// witnessed is a run of wall seconds, as much CPU time, whose probe after
+// it read speed of the best.
 func witnessed(i int, wall, speed float64) results.RunRecord {
-	return results.RunRecord{Index: i, WallS: wall, Valid: true,
-		ProbeBefore: &results.SpeedProbe{Rate: speed * 1e9}, ProbeAfter: &results.SpeedProbe{Rate: speed * 1e9}}
+	return results.RunRecord{Index: i, WallS: wall, UserS: wall, Valid: true, ProbeAfter: &results.SpeedProbe{Rate: speed * 1e9}}
 }
 
-// The scatter has a point per witnessed run, the slowed ones apart, and
-// gives the correlation: here the time is exactly the work over the
-// speed, which the witness explains in full.
+// The scatter has a point per run with a probe reading, the slowed ones
+// apart, and gives the correlation: here the time is exactly the work
+// over the speed, which the probe explains in full.
 func TestSpeedScatter(t *testing.T) {
 	b := results.Benchmark{Name: "loop"}
 	for i, s := range []float64{1, 0.95, 0.5, 0.98, 0.7} {
@@ -31,7 +31,7 @@ func TestSpeedScatter(t *testing.T) {
 	if n := strings.Count(svg, "<circle") - strings.Count(svg, `cy="14"`); n != 5 {
 		t.Errorf("%d points, want one for each of the 5 witnessed runs:\n%s", n, svg)
 	}
-	if !strings.Contains(svg, "full speed (3)") || !strings.Contains(svg, "slowed below 0.90 (2)") || !strings.Contains(svg, "run time / ms") {
+	if !strings.Contains(svg, "not slowed (3)") || !strings.Contains(svg, "slowed (2)") || !strings.Contains(svg, "run time / ms") {
 		t.Errorf("legend or unit missing:\n%s", svg)
 	}
 	xs, ys := []float64{1, 0.95, 0.5, 0.98, 0.7}, []float64{}

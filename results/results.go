@@ -68,18 +68,28 @@ type Skip struct {
 }
 
 // SpeedWitness is the session's speed probe: a loop of fixed work,
-// calibrated once on the target to last about ProbeS, run on the target
-// just before and just after every run.
+// calibrated once on the target to last about ProbeS, read Reads times on
+// the target after every run (the best of them is the reading). A reading
+// is of the core after the run, not of the run: the run's own speed is
+// its time against its benchmark's best run (RunRecord.Speed), and a run
+// is called slowed only where what was measured during it says by what
+// (RunRecord.SlowedBy).
 type SpeedWitness struct {
 	Iterations int     `json:"iterations"`
 	ProbeS     float64 `json:"probe_s"`
+	// Reads is how many probes are read after each run; 0 in a run.json
+	// of an older corepin, which read one before and one after.
+	Reads int `json:"reads,omitempty"`
 	// CalibrationRate is the best rate of the calibration, in steps per
 	// second: every benchmark's best starts from it.
 	CalibrationRate float64 `json:"calibration_rate"`
-	// Threshold is how far below its best a probe may read before the
-	// run is warned (and, with the gate, re-run).
-	Threshold float64 `json:"threshold"`
-	// Unavailable says why there is no witness ("" when there is).
+	// Threshold is how far below its benchmark's best run a run's own
+	// speed must be before it can be called slowed (and, with the gate,
+	// re-run); SteadyBand how far above the benchmark's median its time
+	// must be (nearer, it is the benchmark's own spread).
+	Threshold  float64 `json:"threshold"`
+	SteadyBand float64 `json:"steady_band,omitempty"`
+	// Unavailable says why there is no probe ("" when there is).
 	Unavailable string `json:"unavailable,omitempty"`
 }
 
@@ -260,15 +270,27 @@ type RunRecord struct {
 	// "not shared", "shared (warned)", "shared (invalid)", "shared
 	// (allowed)", "too short to judge sharing" or "unknown".
 	Sharing string `json:"sharing,omitempty"`
+	// SharingNote says why sharing could not be judged: a window too short
+	// for /proc/stat's ticks, or work that mostly slept.
+	SharingNote string `json:"sharing_note,omitempty"`
 	// WaitCause says whom the work's wait for its CPU was behind: "own
 	// threads" when nothing else ran on the target, else "unknown".
 	WaitCause string `json:"wait_cause,omitempty"`
-	// SpeedBefore and SpeedAfter are the target's speed just before and
-	// just after the run, as fractions of the benchmark's best
-	// (SpeedBestRate); ProbeBefore and ProbeAfter are the probes'
-	// readings and SpeedSource says where they ran. Null where there is
-	// no witness. In thread isolation the probes run on the work's own
-	// thread, so its CPU times include their two milliseconds.
+	// Speed is the run's own speed: its benchmark's best run's time over
+	// its own (1 for the best run). SlowedBy says, for a counted run
+	// called slowed, by what: set only where its own speed is below
+	// 1 - SpeedWarn, its time more than SteadyBand above the benchmark's
+	// median, and what was measured during it (others' time on the
+	// target, steal, a CPU bandwidth limit, the work's own CPU time with
+	// a probe that agrees) accounts for at least half of the time it
+	// lost against the best run.
+	Speed    *float64 `json:"speed,omitempty"`
+	SlowedBy string   `json:"slowed_by,omitempty"`
+	// SpeedAfter is the speed probe's reading after the run, as a
+	// fraction of the benchmark's best probe (SpeedBestRate): a reading
+	// of the core then, not the run's speed. ProbeAfter is the reading
+	// itself and SpeedSource says where it ran. SpeedBefore and
+	// ProbeBefore are an older corepin's probe just before the run.
 	SpeedBefore *float64    `json:"speed_before,omitempty"`
 	SpeedAfter  *float64    `json:"speed_after,omitempty"`
 	SpeedSource string      `json:"speed_source,omitempty"`
@@ -278,6 +300,12 @@ type RunRecord struct {
 	// the run (/proc/stat's steal, in 10 ms ticks); null where it could
 	// not be read.
 	StealS *float64 `json:"steal_s,omitempty"`
+	// ThrottledS is how long CFS bandwidth control held back the cpu
+	// cgroup the work ran under during the run (the most of any level,
+	// from cpu.stat, over all its CPUs), and ThrottledCgroup which
+	// cgroup that was; null where there is no cpu controller to read.
+	ThrottledS      *float64 `json:"throttled_s,omitempty"`
+	ThrottledCgroup string   `json:"throttled_cgroup,omitempty"`
 	// Dropped says why this run was left out and run again (its target
 	// CPU was shared, or --speed-gate saw it slowed); only the
 	// benchmark's DroppedRuns have it.

@@ -264,8 +264,8 @@ func TestSummaryWarningsOneLinePerKind(t *testing.T) {
 	}
 }
 
-// The speed witness says why run times varied: where a spread is said
-// too, the witness's figures are in the spread's line.
+// Slowed runs say why run times varied: where a spread is said too,
+// their figures are in the spread's line.
 func TestSummaryWarningsSpeedInTheSpreadLine(t *testing.T) {
 	v := func(f float64) *float64 { return &f }
 	r := &Run{Benchmarks: []Benchmark{
@@ -275,7 +275,7 @@ func TestSummaryWarningsSpeedInTheSpreadLine(t *testing.T) {
 		{Name: "json", CompletedRuns: 2, Warnings: []Warning{{Run: 2, Kind: KindSpeed, Text: "slowed", Value: v(0.9)}}},
 	}}
 	got := r.SummaryWarnings()
-	want := "fib: spread 9.0% (coefficient of variation) is above 5%: rerun with more runs on a quieter machine; the speed witness saw the target at 73–90% of its best speed in 2 of all 4 runs (run.json says each run's cause)"
+	want := "fib: spread 9.0% (coefficient of variation) is above 5%: rerun with more runs on a quieter machine; 2 of all 4 runs were slowed, at 73–90% of their best run's speed (run.json says by what)"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
@@ -284,14 +284,14 @@ func TestSummaryWarningsSpeedInTheSpreadLine(t *testing.T) {
 	// the benchmarks it is over.
 	r.Benchmarks = append(r.Benchmarks, Benchmark{Name: "sha", CompletedRuns: 3})
 	got = r.SummaryWarnings()
-	want = "fib: spread 9.0% (coefficient of variation) is above 5%: rerun with more runs on a quieter machine; the speed witness saw the target at 73–90% of its best speed in 2 of the 4 runs of fib, json (run.json says each run's cause)"
+	want = "fib: spread 9.0% (coefficient of variation) is above 5%: rerun with more runs on a quieter machine; 2 of the 4 runs of fib, json were slowed, at 73–90% of their best run's speed (run.json says by what)"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("summary with a benchmark at full speed:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
 
-// Without a spread, outlier runs are said in the speed witness's line:
-// both say the times varied, and the witness says why.
+// Without a spread, outlier runs are said in the slowed runs' line: both
+// say the times varied, and the slowed runs' warnings say why.
 func TestSummaryWarningsOutliersInTheSpeedLine(t *testing.T) {
 	v := func(f float64) *float64 { return &f }
 	r := &Run{Benchmarks: []Benchmark{
@@ -302,7 +302,7 @@ func TestSummaryWarningsOutliersInTheSpeedLine(t *testing.T) {
 	}, Warnings: []string{"machine not tuned"}}
 	got := r.SummaryWarnings()
 	want := []string{
-		"every benchmark: the target ran at 73–90% of its best speed by the speed witness (see run.json for each run's cause) in 2 of 4 runs; the run times varied: outlier runs in json",
+		"every benchmark: runs were slowed to 73–90% of their benchmark's best run's speed (by what: each run's warning in run.json and on the page) in 2 of 4 runs; the run times varied: outlier runs in json",
 		"machine not tuned",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -15,7 +15,6 @@ import (
 // and, where the benchmark has a measure of its own, its values), the
 // ratio to the reference, validity and the warnings a person needs.
 func (b *Benchmark) Summarize() {
-	b.settleSpeed()
 	var times []float64
 	var counted []int
 	notFigures := []Warning{}
@@ -46,6 +45,7 @@ func (b *Benchmark) Summarize() {
 		}
 	}
 	b.Stats = summarize(times, counted).seconds()
+	b.settleSpeed() // against the median just found
 	if b.Measure != nil {
 		b.Measure.Stats = b.summarizeIn(b.Measure.Measure)
 	}
@@ -180,14 +180,11 @@ func (b *Benchmark) warnings(times []float64, notTimes bool) []Warning {
 	if len(times) > 2 && times[0] > b.MedianS*(1+FirstRunWarn) {
 		first := b.Runs[b.Included[0]]
 		longer := 100 * (times[0]/b.MedianS - 1)
-		speed, witnessed := first.Speed()
 		switch {
 		case first.Slowed():
-			add(KindFirstRun, "the first run took %.0f%% longer than the median, and its speed witness read %.2f of the best: the core was slow, not the work cold", longer, speed)
-		case witnessed:
-			add(KindFirstRun, "the first run took %.0f%% longer than the median while its speed witness saw the core at full speed just before and just after it: the work's caches or memory were likely not warm (the probes do not see the core during the run); use --warmup", longer)
+			add(KindFirstRun, "the first run took %.0f%% longer than the median, and was slowed: %s", longer, first.SlowedBy)
 		default:
-			add(KindFirstRun, "the first run took %.0f%% longer than the median: caches or frequency were not warm; use --warmup", longer)
+			add(KindFirstRun, "the first run took %.0f%% longer than the median: the work's caches or memory were likely not warm, or the core was slow then; use --warmup", longer)
 		}
 	}
 	if len(b.Outliers) > 0 {
@@ -203,7 +200,7 @@ func (b *Benchmark) warnings(times []float64, notTimes bool) []Warning {
 	if slow > 0 {
 		n := float64(slow)
 		w = append(w, Warning{Run: NoRun, Kind: KindSpeedGate, Value: &n,
-			Text: fmt.Sprintf("%s%d run(s) whose speed witness read below %.2f of the best were dropped by --speed-gate and re-run (kept in dropped_runs)", of, slow, 1-SpeedWarn)})
+			Text: fmt.Sprintf("%s%d run(s) called slowed were dropped by --speed-gate and re-run (kept in dropped_runs)", of, slow)})
 		of = ""
 	}
 	if shared > 0 {
@@ -216,7 +213,7 @@ func (b *Benchmark) warnings(times []float64, notTimes bool) []Warning {
 			continue
 		}
 		if r.Slowed() {
-			v, _ := r.Speed()
+			v, _ := r.OwnSpeed()
 			w = append(w, Warning{Run: r.Index, Kind: KindSpeed, Value: &v, Text: r.SpeedText()})
 		}
 		t := r.Telemetry
@@ -271,12 +268,13 @@ func (b *Benchmark) warnings(times []float64, notTimes bool) []Warning {
 	return dedupe(w)
 }
 
-// explainOutliers says which slow outliers the speed witness explains.
+// explainOutliers says which slow outliers were called slowed, by what
+// was measured during them.
 func (b *Benchmark) explainOutliers() string {
 	var runs, speeds []string
 	for _, i := range b.Outliers {
 		r := b.Runs[i]
-		if v, _ := r.Speed(); r.Slowed() && r.WallS > b.MedianS {
+		if v, _ := r.OwnSpeed(); r.Slowed() && r.WallS > b.MedianS {
 			runs, speeds = append(runs, fmt.Sprint(r.Index)), append(speeds, fmt.Sprintf("%.2f", v))
 		}
 	}
@@ -284,9 +282,9 @@ func (b *Benchmark) explainOutliers() string {
 	case len(runs) == 0:
 		return ""
 	case len(runs) == len(b.Outliers):
-		return fmt.Sprintf("; the speed witness explains them: the target ran at %s of its best speed", strings.Join(speeds, ", "))
+		return fmt.Sprintf("; each was slowed (at %s of its best run's speed; the run's warning says by what)", strings.Join(speeds, ", "))
 	}
-	return fmt.Sprintf("; the speed witness explains run(s) %s (the target at %s of its best speed), not the others", strings.Join(runs, ", "), strings.Join(speeds, ", "))
+	return fmt.Sprintf("; run(s) %s were slowed (at %s of the best run's speed; each run's warning says by what), not the others", strings.Join(runs, ", "), strings.Join(speeds, ", "))
 }
 
 // weakerStep says when the ladder settled on a step below the first one

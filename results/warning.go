@@ -46,7 +46,7 @@ const (
 	KindTelemetry   = "telemetry"    // the sampler's notes
 	KindFrequency   = "frequency"    // the target's frequency varied
 	KindInvalidRuns = "invalid-runs" // output checks failed
-	KindSpeed       = "speed"        // the speed witness saw the target slowed
+	KindSpeed       = "speed"        // a run was slowed, by what was measured during it
 	KindSpeedGate   = "speed-gate"   // runs dropped by --speed-gate
 	KindSharedRerun = "shared-rerun" // runs dropped because their target was shared
 	KindNotATime    = "not-a-time"   // a run's time is not one (non-finite, not positive, absurd)
@@ -64,8 +64,8 @@ var summaries = map[string]struct {
 	KindWait:        {"the work waited %s of its time for the target CPU (cause unknown)", true},
 	KindOwnThreads:  {"%s busy threads of the work took turns on the target CPUs", false},
 	KindCoverage:    {"the sampled residency covers only %s of the tree's CPU time", true},
-	KindSpeed:       {"the target ran at %s of its best speed by the speed witness (see run.json for each run's cause)", true},
-	KindSpeedGate:   {"%s run(s) per benchmark slowed below the speed gate were dropped and re-run", false},
+	KindSpeed:       {"runs were slowed to %s of their benchmark's best run's speed (by what: each run's warning in run.json and on the page)", true},
+	KindSpeedGate:   {"%s run(s) per benchmark called slowed were dropped by --speed-gate and re-run", false},
 	KindSharedRerun: {"%s run(s) per benchmark whose target CPU was shared were dropped and run again", false},
 	KindWatcherCost: {"the watcher used %s of a CPU off the target (above 2%%): a longer --watch period costs less", true},
 	KindSpread:      {"spread %s (coefficient of variation) is above 5%%: rerun with more runs on a quieter machine", true},
@@ -168,8 +168,8 @@ func (r *Run) SummaryWarnings() []string {
 		}
 	}
 	rest, variation := splitVariation(r, rest)
-	// The speed witness says why the times varied: where both are said,
-	// in the spread's line, or without a spread in the witness's.
+	// Slowed runs say why the times varied: where both are said,
+	// in the spread's line, or without a spread in the slowed runs'.
 	_, spread := groups[KindSpread]
 	var out []string
 	for _, kind := range order {
@@ -196,8 +196,8 @@ func (r *Run) SummaryWarnings() []string {
 				if names := r.benchmarkNames(sp.names); names != "every benchmark" {
 					of = fmt.Sprintf("the %d runs of %s", sp.total, names)
 				}
-				also = append(also, fmt.Sprintf("the speed witness saw the target at %s of its best speed in %d of %s (run.json says each run's cause)",
-					valueRange(sp.lo, sp.hi, true), len(sp.runs), of))
+				also = append(also, fmt.Sprintf("%d of %s were slowed, at %s of their best run's speed (run.json says by what)",
+					len(sp.runs), of, valueRange(sp.lo, sp.hi, true)))
 			}
 			if variation != "" {
 				also = append(also, variation)

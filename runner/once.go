@@ -32,6 +32,7 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	}
 	sampler.Mark("start")
 	stealBefore, haveSteal := cfg.steal()
+	throttledBefore, haveThrottled := cfg.throttling()
 	var rep *launch.Report
 	switch {
 	case b.workload != nil && cfg.Isolation == Thread:
@@ -44,6 +45,9 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 	if stealAfter, ok := cfg.steal(); ok && haveSteal && stealAfter >= stealBefore {
 		s := ticksToSeconds(stealAfter - stealBefore)
 		rec.StealS = &s
+	}
+	if throttledAfter, ok := cfg.throttling(); ok && haveThrottled {
+		recordThrottled(&rec, throttledBefore, throttledAfter)
 	}
 	sampler.Mark("end")
 	cfg.vouch(&rec, rep)
@@ -117,7 +121,7 @@ func (cfg *Config) vouch(rec *results.RunRecord, rep *launch.Report) {
 func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) (rep *launch.Report) {
 	stdout, stderr := &tail{max: maxStderr}, &tail{max: maxStderr} // a workload prints one small JSON line
 	var err error
-	cfg.witness.aroundProcess(rec, func() {
+	cfg.witness.afterProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: cfg.request(b), Self: cfg.Self,
 			Args:   append([]string{cfg.Self}, workloads.ChildArgs(b.name, cfg.size())...),
@@ -146,14 +150,11 @@ func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecor
 	var werr error
 	w := cfg.witness
 	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.request(b), WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, OnCPU: cfg.onCPU}, func(s *session.Session) error {
-		// The probes run on the work's own thread, already on target and
-		// at the work's scheduling, just outside the workload's timing.
-		if w.ok() {
-			rec.SpeedSource, rec.ProbeBefore = SpeedOnWorkThread, w.read()
-		}
 		res, werr = b.workload.Run(cfg.size())
+		// The probes run on the work's own thread, on target and at the
+		// work's scheduling, just outside the workload's timing.
 		if w.ok() {
-			rec.ProbeAfter = w.read()
+			rec.SpeedSource, rec.ProbeAfter = SpeedOnWorkThread, w.read()
 		}
 		_, oerr := s.Observe()
 		return oerr
@@ -226,7 +227,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	}
 	defer stderrFile.Close()
 	stderr := &tail{max: maxStderr}
-	cfg.witness.aroundProcess(rec, func() {
+	cfg.witness.afterProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
 			Stdout: stdout, Stderr: io.MultiWriter(stderrFile, stderr), Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
@@ -327,6 +328,10 @@ func (cfg *Config) record(rec *results.RunRecord, rep *launch.Report, err error,
 	}
 	rec.UserS, rec.SysS, rec.MaxRSSKB = rep.Child.UserS, rep.Child.SysS, rep.Child.MaxRSSKB
 	switch {
+	case rep.NoLongerHeld() != "":
+		// The target went away under the run (exit status 124 is
+		// corepin's for that, not the command's).
+		rec.Error = "the target was no longer held: " + rep.NoLongerHeld() + commandEnd(rep)
 	case rep.Refused != "":
 		rec.Error = "not run: the scheduling was not accepted: " + rep.Refused
 	case rep.ExecError != "":
@@ -343,6 +348,18 @@ func (cfg *Config) record(rec *results.RunRecord, rep *launch.Report, err error,
 		return true
 	}
 	return false
+}
+
+// commandEnd says how the command itself ended, for a run whose target
+// was lost under it.
+func commandEnd(rep *launch.Report) string {
+	switch c := rep.Child; {
+	case c.ExitCode != nil:
+		return fmt.Sprintf(" (the command itself exited %d)", *c.ExitCode)
+	case c.Signal != nil:
+		return " (the command itself was ended by " + *c.Signal + ")"
+	}
+	return ""
 }
 
 func clip(s string) string {

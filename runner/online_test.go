@@ -8,7 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
+	"corepin.dev/corepin/watch"
 )
 
 // offlineRoot returns a root whose online list lacks the target, and a
@@ -41,11 +45,37 @@ func TestOfflineTargetStopsTheRunEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(run.StoppedEarly, "is offline (") || !strings.Contains(run.StoppedEarly, "before run 1 of fib") || run.Score != nil {
+	if !strings.Contains(run.StoppedEarly, "is offline (") || !strings.Contains(run.StoppedEarly, "before run 0 of fib") || run.Score != nil {
 		t.Errorf("stopped early %q, score %v", run.StoppedEarly, run.Score)
 	}
 	if len(run.Benchmarks[0].Runs) != 0 {
 		t.Errorf("%d runs recorded on an offline target", len(run.Benchmarks[0].Runs))
+	}
+}
+
+// The runs are named as the progress lines name them, by their index.
+func TestJobNames(t *testing.T) {
+	if got := (job{index: 4}).name("lbm"); got != "run 4 of lbm" {
+		t.Errorf("%q", got)
+	}
+	if got := (job{index: 0, warmup: true}).name("fib"); got != "warm-up 0 of fib" {
+		t.Errorf("%q", got)
+	}
+}
+
+// A run whose target went offline under it says so, not the exit status
+// 124 that stands for it, nor anything the command did not do.
+func TestRunWhoseTargetWentOfflineSaysSo(t *testing.T) {
+	zero := 0
+	rep := &launch.Report{}
+	rep.Child.ExitCode = &zero
+	rep.Watch = &watch.Result{TargetOffline: &evidence.Offline{CPUs: cpuset.Of(3), AtS: 0.4}}
+	var rec results.RunRecord
+	if (&Config{}).record(&rec, rep, nil, []byte("")) {
+		t.Fatal("a run whose target went offline recorded as complete")
+	}
+	if !strings.HasPrefix(rec.Error, "the target was no longer held: CPU 3 went offline at 0.4 s") || !strings.HasSuffix(rec.Error, "(the command itself exited 0)") || strings.Contains(rec.Error, "124") {
+		t.Errorf("error %q", rec.Error)
 	}
 }
 

@@ -20,8 +20,8 @@ const sharedPrefix = "the target CPU was shared: "
 
 // rerunner decides which counted runs are left out of the statistics and
 // run again: a run whose target CPU was shared (unless --allow-sharing
-// kept it valid), at most MaxSharedReruns times, and a run the speed
-// witness saw slowed, under --speed-gate, at most MaxSpeedReruns times.
+// kept it valid), at most MaxSharedReruns times, and a run called slowed,
+// under --speed-gate, at most MaxSpeedReruns times.
 // Each dropped run stays in run.json with its reason.
 type rerunner struct {
 	speedGate bool
@@ -37,7 +37,7 @@ type rerunner struct {
 // reason says why rec is dropped and run again, "" to keep it, with a
 // warning when a limit, not the run, kept it. It counts a shared re-run in
 // j.sharedReruns; the caller counts every re-run in j.rerun.
-func (re *rerunner) reason(rec *results.RunRecord, best float64, j *job) string {
+func (re *rerunner) reason(rec *results.RunRecord, ref results.SpeedReference, j *job) string {
 	if rec.Warmup {
 		return ""
 	}
@@ -51,17 +51,17 @@ func (re *rerunner) reason(rec *results.RunRecord, best float64, j *job) string 
 		return ""
 	}
 	speedReruns := j.rerun - j.sharedReruns
-	why := gateReason(rec, best, speedReruns+1)
+	why := gateReason(rec, ref, speedReruns+1)
 	switch {
 	case why == "":
 		return ""
 	case speedReruns == MaxSpeedReruns:
 		rec.Warnings = append(rec.Warnings, results.Warning{Run: rec.Index, Kind: results.KindSpeedGate,
-			Text: fmt.Sprintf("still below the speed gate after %d re-runs: counted as it is", MaxSpeedReruns)})
+			Text: fmt.Sprintf("still slowed after %d re-runs by --speed-gate: counted as it is", MaxSpeedReruns)})
 		return ""
 	case re.left == 0:
 		rec.Warnings = append(rec.Warnings, results.Warning{Run: rec.Index, Kind: results.KindSpeedGate,
-			Text: fmt.Sprintf("below the speed gate, not run again: re-runs reached the limit of %d runs in all; counted as it is", MaxTotalRuns)})
+			Text: fmt.Sprintf("slowed, not run again by --speed-gate: re-runs reached the limit of %d runs in all; counted as it is", MaxTotalRuns)})
 		return ""
 	}
 	re.left--

@@ -21,21 +21,21 @@ func TestRerunnerShared(t *testing.T) {
 	j := job{index: 1}
 	for i := 1; i <= MaxSharedReruns; i++ {
 		rec := sharedRecord()
-		why := re.reason(&rec, 0, &j)
+		why := re.reason(&rec, results.SpeedReference{}, &j)
 		if !strings.HasPrefix(why, sharedPrefix) || !strings.Contains(why, "run again (") {
 			t.Fatalf("re-run %d: reason %q", i, why)
 		}
 		j.rerun++
 	}
 	rec := sharedRecord()
-	if why := re.reason(&rec, 0, &j); why != "" || !re.sharedForGood {
+	if why := re.reason(&rec, results.SpeedReference{}, &j); why != "" || !re.sharedForGood {
 		t.Fatalf("after %d re-runs: reason %q, shared for good %v", MaxSharedReruns, why, re.sharedForGood)
 	}
 	if len(rec.Warnings) != 1 || rec.Warnings[0].Kind != results.KindSharedRerun || !strings.Contains(rec.Warnings[0].Text, "still shared after 2 re-runs") {
 		t.Errorf("the last run's warnings: %+v", rec.Warnings)
 	}
 	next, nextJob := sharedRecord(), job{index: 2}
-	if why := re.reason(&next, 0, &nextJob); why != "" || len(next.Warnings) != 1 {
+	if why := re.reason(&next, results.SpeedReference{}, &nextJob); why != "" || len(next.Warnings) != 1 {
 		t.Errorf("a later shared run: reason %q, warnings %+v; want kept, saying why", why, next.Warnings)
 	}
 	if re.left != 100-MaxSharedReruns {
@@ -55,13 +55,13 @@ func TestRerunnerKeeps(t *testing.T) {
 		"a failed check": failedCheck, "an error of its own": otherError, "a warm-up": warmup, "allowed sharing": allowed,
 	} {
 		re := &rerunner{left: 100}
-		if why := re.reason(&rec, 0, &job{}); why != "" {
+		if why := re.reason(&rec, results.SpeedReference{}, &job{}); why != "" {
 			t.Errorf("%s: re-run (%q), want kept", name, why)
 		}
 	}
 	// No re-run left in MaxTotalRuns: kept, and said.
 	re, rec := &rerunner{}, sharedRecord()
-	if why := re.reason(&rec, 0, &job{}); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "reached the limit") {
+	if why := re.reason(&rec, results.SpeedReference{}, &job{}); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "reached the limit") {
 		t.Errorf("no re-run left: reason %q, warnings %+v", why, rec.Warnings)
 	}
 }
@@ -72,15 +72,15 @@ func TestRerunnerKeeps(t *testing.T) {
 func TestRerunnerSharedForGoodEnds(t *testing.T) {
 	re := &rerunner{left: 100, sharedForGood: true}
 	rec := sharedRecord()
-	if why := re.reason(&rec, 0, &job{}); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "stayed shared through its re-runs") {
+	if why := re.reason(&rec, results.SpeedReference{}, &job{}); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "stayed shared through its re-runs") {
 		t.Errorf("while shared for good: reason %q, warnings %+v", why, rec.Warnings)
 	}
 	quiet := results.RunRecord{Valid: true, Sharing: NotShared}
-	if why := re.reason(&quiet, 0, &job{}); why != "" || re.sharedForGood {
+	if why := re.reason(&quiet, results.SpeedReference{}, &job{}); why != "" || re.sharedForGood {
 		t.Errorf("a run not shared: reason %q, shared for good %v", why, re.sharedForGood)
 	}
 	rec = sharedRecord()
-	if why := re.reason(&rec, 0, &job{}); !strings.HasSuffix(why, "(1 of at most 2)") {
+	if why := re.reason(&rec, results.SpeedReference{}, &job{}); !strings.HasSuffix(why, "(1 of at most 2)") {
 		t.Errorf("a shared run after it: reason %q, want re-run", why)
 	}
 }
@@ -88,19 +88,22 @@ func TestRerunnerSharedForGoodEnds(t *testing.T) {
 // The speed gate counts its own re-runs, not the shared ones of the same
 // run.
 func TestRerunnerSpeedGateCountsItsOwn(t *testing.T) {
+	// A run held back by a CPU limit for two thirds of its time, against
+	// a best run of a third of it.
 	slowed := func() results.RunRecord {
-		on := 1.0
-		return results.RunRecord{Valid: true, WallS: 1, Sharing: NotShared,
-			ProbeBefore: &results.SpeedProbe{Rate: 400, OnCPU: &on}, ProbeAfter: &results.SpeedProbe{Rate: 400, OnCPU: &on}}
+		throttled := 2.0
+		return results.RunRecord{Index: 1, Valid: true, WallS: 3, UserS: 1, Sharing: NotShared, ThrottledS: &throttled}
 	}
+	best := results.Benchmark{Runs: []results.RunRecord{{WallS: 1, UserS: 1, Valid: true}}}
+	ref := best.SpeedReference()
 	re := &rerunner{speedGate: true, left: 100}
 	rec := slowed()
-	if why := re.reason(&rec, 1000, &job{rerun: 2, sharedReruns: 2}); !strings.Contains(why, fmt.Sprintf("(1 of at most %d)", MaxSpeedReruns)) {
+	if why := re.reason(&rec, ref, &job{rerun: 2, sharedReruns: 2}); !strings.Contains(why, fmt.Sprintf("(1 of at most %d)", MaxSpeedReruns)) {
 		t.Errorf("after two shared re-runs: reason %q, want the gate's first", why)
 	}
 	rec = slowed()
 	j := job{rerun: 2 + MaxSpeedReruns, sharedReruns: 2}
-	if why := re.reason(&rec, 1000, &j); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "still below the speed gate after 3 re-runs") {
+	if why := re.reason(&rec, ref, &j); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "still slowed after 3 re-runs") {
 		t.Errorf("after the gate's own re-runs: reason %q, warnings %+v", why, rec.Warnings)
 	}
 }

@@ -90,13 +90,13 @@ type Config struct {
 	onCPU *oncpu.Tracer
 
 	// SpeedProbe is how long the speed witness's probe lasts at full
-	// speed (speed.DefaultDuration, 1 ms, when 0). A probe shorter than a
-	// CPU bandwidth period can fit in one quota and not see the limit.
+	// speed (speed.DefaultDuration when 0).
 	SpeedProbe time.Duration
-	// SpeedGate leaves out of the statistics each counted run whose speed
-	// witness read more than results.SpeedWarn below the best, keeps it
-	// in run.json with its reason, and runs it again, at most
-	// MaxSpeedReruns times. A run whose target CPU was shared is run
+	// SpeedGate leaves out of the statistics each counted run called
+	// slowed (its own time more than results.SpeedWarn below its
+	// benchmark's best run and outside the steady band, with what was
+	// measured during it saying by what), keeps it in run.json with its
+	// reason, and runs it again, at most MaxSpeedReruns times. A run whose target CPU was shared is run
 	// again also without --speed-gate (see rerunner).
 	SpeedGate bool
 
@@ -127,6 +127,16 @@ type job struct {
 	warmup       bool
 	rerun        int // how many times it was run again, for any reason
 	sharedReruns int // how many of those because its target was shared
+}
+
+// name names the run as the progress lines and run.json do: its index,
+// warm-ups first ("run 4 of lbm", "warm-up 0 of fib").
+func (j job) name(bench string) string {
+	kind := "run"
+	if j.warmup {
+		kind = "warm-up"
+	}
+	return fmt.Sprintf("%s %d of %s", kind, j.index, bench)
 }
 
 // file names the run's files in the results folder: a re-run's own, so
@@ -316,7 +326,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 		b := benches[j.bench]
 		b.expectS = expectedSeconds(b, longest[j.bench])
-		warning, stop := cfg.awaitTarget(ctx, fmt.Sprintf("run %d of %s", j.index+1, b.name))
+		warning, stop := cfg.awaitTarget(ctx, j.name(b.name))
 		if warning != "" {
 			offline = append(offline, warning)
 		}
@@ -336,7 +346,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			cfg.noteFirst(rec.Scheduling)
 		}
 		for ctx.Err() == nil {
-			why := re.reason(&rec, rb.SpeedBestRate, &j)
+			why := re.reason(&rec, rb.SpeedReference(), &j)
 			if why == "" {
 				break
 			}
@@ -347,7 +357,6 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 				break
 			}
 			rb.DroppedRuns = append(rb.DroppedRuns, rec)
-			rb.SpeedBestRate = max(rb.SpeedBestRate, bestOf(&rec))
 			j.rerun++
 			if n, ok := cfg.Events.(Noter); ok {
 				n.Note(fmt.Sprintf("%s run %d: %s", termsafe.Text(b.name), j.index, termsafe.Text(why))) // names of others' threads are anyone's
@@ -358,7 +367,6 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		if failed != nil {
 			break
 		}
-		rb.SpeedBestRate = max(rb.SpeedBestRate, bestOf(&rec))
 		if ctx.Err() != nil && (rec.Error != "" || !rec.Valid) {
 			// The run was cut short by a signal: it is not a result.
 			run.Interrupted = true
@@ -412,9 +420,52 @@ func finish(run *results.Run) {
 	if run.StoppedEarly != "" {
 		run.Score = nil // a score of some of the runs describes no machine
 	}
-	if run.Score == nil {
-		run.Warnings = append(run.Warnings, "no score: a benchmark is invalid, unfinished or has no reference time")
+	if why := noScore(run); why != "" {
+		run.Warnings = append(run.Warnings, "no score: "+why)
 	}
+}
+
+// noScore says why a run that could have had a score has none, "" when it
+// has one or none was to be had: a suite whose benchmarks have no
+// reference time is scored by nothing, and saying so on every run of it
+// would be noise.
+func noScore(run *results.Run) string {
+	if run.Score != nil {
+		return ""
+	}
+	var unreferenced, invalid []string
+	for _, b := range run.Benchmarks {
+		switch {
+		case b.ReferenceS <= 0:
+			unreferenced = append(unreferenced, b.Name)
+		case !b.Valid:
+			invalid = append(invalid, b.Name)
+		}
+	}
+	var why []string
+	switch {
+	case len(unreferenced) == len(run.Benchmarks):
+		return "" // no reference time at all: no score was to be had
+	case len(unreferenced) > 0:
+		why = append(why, fmt.Sprintf("%s %s no reference time", termsafe.Text(strings.Join(unreferenced, ", ")), hasHave(len(unreferenced))))
+	}
+	if len(invalid) > 0 {
+		why = append(why, termsafe.Text(strings.Join(invalid, ", "))+" invalid or unfinished")
+	}
+	if run.StoppedEarly != "" {
+		why = append(why, "the run stopped early")
+	}
+	if len(why) == 0 {
+		return "a benchmark is invalid, unfinished or has no reference time"
+	}
+	return strings.Join(why, "; ")
+}
+
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
 }
 
 func (cfg *Config) benchmarks() ([]bench, error) {

@@ -82,13 +82,46 @@ func spinSuite(t *testing.T) string {
 }
 
 // spinOwnCPU is a helper: it spins until its thread has used a sixth of
-// a second of CPU time (a fixed count of a shell loop took minutes in an
-// emulated guest beside a competitor).
+// a second of CPU time, or COREPIN_SPIN_MS milliseconds (a fixed count of
+// a shell loop took minutes in an emulated guest beside a competitor).
 func spinOwnCPU() {
 	runtime.LockOSThread()
-	for start := threadTime(); threadTime()-start < time.Second/6; {
+	d := time.Second / 6
+	if ms, err := strconv.Atoi(os.Getenv("COREPIN_SPIN_MS")); err == nil {
+		d = time.Duration(ms) * time.Millisecond
+	}
+	for start := threadTime(); threadTime()-start < d; {
 	}
 	os.Exit(0)
+}
+
+// A run of 13 ms of CPU time beside a competitor at its own priority is
+// judged as a long one where the target's account is exact: invalid,
+// shared. Where only /proc/stat's ticks count the target, it is too short
+// to judge, and the record says why.
+func TestShortSharedRunIsInvalid(t *testing.T) {
+	skipTimingUnderTCG(t, "the sharing verdict")
+	cfg := config(t)
+	cfg.Request.Ladder, cfg.Runs, cfg.Warmup, cfg.AllowSharing = session.AffinityOnly(), 1, 0, false
+	cfg.Suite = loadSuite(t, strings.Replace(spinSuite(t), `"spin" }`, `"spin", COREPIN_SPIN_MS = "13" }`, 1))
+	startCompetitor(t, cfg.Target.ExactCPU)
+	run, _, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := run.Benchmarks[0]
+	rec := append(slices.Clone(b.DroppedRuns), b.Runs...)[0] // the first attempt
+	skipUnwatched(t, rec)
+	if rec.OthersS == nil {
+		t.Fatalf("no others' time in the record: sharing %+v", rec.Scheduling.Sharing)
+	}
+	t.Logf("work %.1f ms of CPU, others %.1f ms (%s), wait %v: %q %s", 1e3*(rec.UserS+rec.SysS), 1e3**rec.OthersS, rec.OthersSource, rec.Scheduling.Sharing.WaitS, rec.Sharing, rec.SharingNote)
+	switch {
+	case strings.HasPrefix(rec.OthersSource, launch.BusyCpuacct) && (rec.Sharing != SharedInvalid || rec.Valid):
+		t.Errorf("a short run beside a competitor, by the exact account: sharing %q (%s), valid %v; want shared (invalid)", rec.Sharing, rec.SharingNote, rec.Valid)
+	case !strings.HasPrefix(rec.OthersSource, launch.BusyCpuacct) && (rec.Sharing != TooShort || !strings.Contains(rec.SharingNote, "ticks")):
+		t.Errorf("a short run judged from %s: sharing %q, note %q; want too short, by the ticks", rec.OthersSource, rec.Sharing, rec.SharingNote)
+	}
 }
 
 // A competitor at the same priority on the target takes about half of

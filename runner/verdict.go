@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
@@ -22,10 +23,19 @@ const (
 	// sharing is allowed.
 	DefaultMaxOthers = 0.02
 	InvalidOthers    = 0.10
-	// MinWorkCPU: a run whose work used less CPU time than this is too
-	// short to judge sharing (sh -c "sleep 1"): a share of its wall time
-	// says nothing of what the work lost.
+	// MinWorkCPU: a run whose work used less CPU time than this says
+	// nothing by its own wait, busy threads or sampled coverage: a few
+	// scheduler slices' worth. Sharing is judged by the exactness of the
+	// target's account instead (see sharingJudgeable).
 	MinWorkCPU = 20 * time.Millisecond
+	// WantedShare: a run whose work wanted a CPU (ran on one or waited
+	// for one) for less than this share of its window mostly slept, and
+	// what others took of the target while it slept cost it nothing
+	// (sh -c "sleep 1" beside a busy loop). SleptShare: where the work's
+	// wait is not known for all of it, only work that used a CPU for this
+	// share of its window or less is taken to have slept.
+	WantedShare = 0.5
+	SleptShare  = 0.1
 	// MinOthers: others' time below this, plus the readings' own
 	// resolution, is nothing: the kernel's and corepin's own
 	// microseconds on the target around the fork.
@@ -48,6 +58,19 @@ const (
 	SharingUnknown = "unknown"
 )
 
+// Whom the work's wait was behind (Verdict.WaitCause).
+const (
+	// WaitOwnThreads: nothing else, or far less than the wait, ran on the
+	// target.
+	WaitOwnThreads = "own threads"
+	// WaitBehindOthers: others' time on the target accounts for at least
+	// half of the wait.
+	WaitBehindOthers = "others"
+	// WaitUnknown: the target could not be read, or what ran there
+	// accounts for too little of the wait to say.
+	WaitUnknown = "unknown"
+)
+
 // Rules are what a run is judged against.
 type Rules struct {
 	// MaxOthers is the share of the target's time others may take before
@@ -65,11 +88,13 @@ type Verdict struct {
 	Sharing string
 	// Invalid says why the run must not count; "" when it may.
 	Invalid string
-	// WaitCause says whom the work's wait was behind: "own threads" when
-	// nothing (or far less than the wait) else ran on the target,
-	// "unknown" otherwise, "" when it did not wait.
+	// WaitCause says whom the work's wait was behind: WaitOwnThreads,
+	// WaitBehindOthers or WaitUnknown; "" when it did not wait.
 	WaitCause string
-	Warnings  []results.Warning
+	// SharingNote says why a run's sharing could not be judged (Sharing
+	// TooShort); "" otherwise.
+	SharingNote string
+	Warnings    []results.Warning
 }
 
 // Judge judges a run from its launch report.
@@ -82,9 +107,7 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 	if maxOthers <= 0 {
 		maxOthers = DefaultMaxOthers
 	}
-	warn := func(kind string, value *float64, format string, a ...any) {
-		v.Warnings = append(v.Warnings, results.Warning{Run: results.NoRun, Kind: kind, Value: value, Text: fmt.Sprintf(format, a...)})
-	}
+	warn := v.warn
 	sh, o := rep.Sharing, rep.Sharing.Others
 	work := workCPU(rep)
 	var floor time.Duration
@@ -93,63 +116,59 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 	}
 	switch {
 	case o == nil:
-	case work < MinWorkCPU:
-		v.Sharing = TooShort
+	case coarse(o):
+		// Said once for a whole run, whose runs it concerns alike; exec
+		// says it as a note, not a warning.
+		v.Sharing, v.SharingNote = TooShort, coarseNote(o)
+		warn(results.KindTooShort, nil, "%s", v.SharingNote)
 	case seconds(o.S) <= floor || o.Share <= maxOthers:
 		v.Sharing = NotShared
+	case asleep(work, rep, o) != "":
+		v.Sharing, v.SharingNote = TooShort, asleep(work, rep, o) // says why
 	default:
-		share := o.Share
-		what := fmt.Sprintf("others took %.1f%% of the target CPU's time (%s of %s on %d CPU(s), from %s)",
-			100*share, results.FormatSeconds(o.S), results.FormatSeconds(o.WindowS), o.CPUs, othersSource(o))
-		if len(sh.Preemptors) > 0 {
-			what += ": " + launch.PreemptorsText(sh.Preemptors)
-		}
-		switch {
-		case share <= max(InvalidOthers, maxOthers):
-			v.Sharing = SharedWarned
-			warn(results.KindShared, &share, "%s, above --max-others %.1f%%", what, 100*maxOthers)
-		case rules.AllowSharing:
-			v.Sharing = SharedAllowed
-			warn(results.KindShared, &share, "the target CPU was shared: %s", what)
-		default:
-			v.Sharing = SharedInvalid
-			v.Invalid = sharedPrefix + what // the run's error says it
-		}
+		v.judgeShared(rep, rules, maxOthers)
 	}
-	if ws := sh.WaitShare; ws != nil && sh.WaitS != nil && *sh.WaitS > 0 && work >= MinWorkCPU {
+	// Whom the work waited behind is said of every run; the wait itself
+	// only of work long enough for a share of it to mean anything.
+	long := work >= MinWorkCPU
+	if ws := sh.WaitShare; ws != nil && sh.WaitS != nil && *sh.WaitS > 0 {
 		wait := seconds(*sh.WaitS)
 		wanted := wait.Seconds() / *ws // the time the work wanted a CPU
 		share := *ws
 		switch {
+		case o != nil && seconds(o.S) > floor && seconds(o.S) >= wait/2:
+			// Others' time on the target accounts for at least half of
+			// the wait: the work waited behind them. Their share is the
+			// sharing verdict's to say (or below --max-others, not
+			// worth saying); the wait is not said again as unexplained.
+			v.WaitCause = WaitBehindOthers
 		case o != nil && v.Sharing == NotShared:
 			// Others took too little of the target to matter: the wait
 			// was the work's own, all of it where others' time is
 			// nothing, else at least what others' time leaves of it. That
 			// part is what is said; where it is small, nothing is.
-			v.WaitCause = "own threads"
+			v.WaitCause = WaitOwnThreads
 			if seconds(o.S) > floor {
-				if seconds(o.S) >= wait/2 {
-					v.WaitCause = "unknown"
-				}
 				share = max(0, wait.Seconds()-o.S) / wanted
 			}
-			if share > OwnWaitWarn {
+			if long && share > OwnWaitWarn {
 				warn(results.KindOwnWait, &share, "the work's own threads waited %.1f%% of their time for the target CPU, behind each other (what else ran there took too little to cause it)", 100*share)
 			}
 		default:
-			// Shared, or the target could not be read: whom the work
-			// waited behind is not known.
-			v.WaitCause = "unknown"
-			if share > OwnWaitWarn {
+			// The target could not be read, or others' time accounts
+			// for less than half of the wait while the target was
+			// shared: whom the work waited behind is not known.
+			v.WaitCause = WaitUnknown
+			if long && share > OwnWaitWarn {
 				warn(results.KindWait, &share, "the work waited %.1f%% of its time for the target CPU (cause unknown)", 100*share)
 			}
 		}
 	}
-	if rules.Mode != session.Soft && sh.BusyThreads > sh.UsableCPUs && work >= MinWorkCPU {
+	if rules.Mode != session.Soft && sh.BusyThreads > sh.UsableCPUs && long {
 		n := float64(sh.BusyThreads)
 		warn(results.KindOwnThreads, &n, "%d busy threads of the work took turns on %d target CPU(s): its own contention, not sharing", sh.BusyThreads, sh.UsableCPUs)
 	}
-	if c := rep.Coverage; c != nil && c.Coverage != nil && *c.Coverage < CoverageWarn && work >= MinWorkCPU && c.TooShort == "" {
+	if c := rep.Coverage; c != nil && c.Coverage != nil && *c.Coverage < CoverageWarn && long && c.TooShort == "" {
 		cov := *c.Coverage
 		warn(results.KindCoverage, &cov, "the %s residency covers only %.0f%% of the tree's CPU time: threads and processes that lived between two samples were not seen", c.ResidencySource, 100*cov)
 	}
@@ -164,6 +183,74 @@ func Judge(rep *launch.Report, rules Rules) Verdict {
 		}
 	}
 	return v
+}
+
+// warn adds a warning about the run.
+func (v *Verdict) warn(kind string, value *float64, format string, a ...any) {
+	v.Warnings = append(v.Warnings, results.Warning{Run: results.NoRun, Kind: kind, Value: value, Text: fmt.Sprintf(format, a...)})
+}
+
+// judgeShared says how shared a target was whose others' time is above
+// the floor and --max-others, for work that wanted its CPU.
+func (v *Verdict) judgeShared(rep *launch.Report, rules Rules, maxOthers float64) {
+	sh, o := rep.Sharing, rep.Sharing.Others
+	share := o.Share
+	what := fmt.Sprintf("others took %.1f%% of the target CPU's time (%s of %s on %d CPU(s), from %s)",
+		100*share, results.FormatSeconds(o.S), results.FormatSeconds(o.WindowS), o.CPUs, othersSource(o))
+	if len(sh.Preemptors) > 0 {
+		what += ": " + launch.PreemptorsText(sh.Preemptors)
+	}
+	switch {
+	case share <= max(InvalidOthers, maxOthers):
+		v.Sharing = SharedWarned
+		v.warn(results.KindShared, &share, "%s, above --max-others %.1f%%", what, 100*maxOthers)
+	case rules.AllowSharing:
+		v.Sharing = SharedAllowed
+		v.warn(results.KindShared, &share, "the target CPU was shared: %s", what)
+	default:
+		v.Sharing = SharedInvalid
+		v.Invalid = sharedPrefix + what // the run's error says it
+	}
+}
+
+// coarse reports whether the target's account is too coarse for the
+// run's window: a tenth of the target taken by others would not rise
+// above the readings' own resolution (/proc/stat's ticks) and MinOthers.
+// The nanosecond accounts (cpuacct) are never too coarse.
+func coarse(o *launch.Others) bool {
+	return o.ResolutionS > 0 && o.WindowS*float64(max(o.CPUs, 1))*InvalidOthers <= (MinOthers+seconds(o.ResolutionS)).Seconds()
+}
+
+// coarseNote says the floor coarse judges by, and why.
+func coarseNote(o *launch.Others) string {
+	least := (MinOthers.Seconds() + o.ResolutionS) / (InvalidOthers * float64(max(o.CPUs, 1)))
+	return fmt.Sprintf("too short to judge sharing from %s: with no nanosecond account of the target here (cpuacct), its ticks of %s leave a run's others' time %s uncertain, so only runs of at least %s can tell a tenth of the target taken by others from none",
+		o.Source, results.FormatSeconds(procfs.Tick.Seconds()), results.FormatSeconds(o.ResolutionS), results.FormatSeconds(least))
+}
+
+// asleep says why a run whose target others used mostly slept, "" when
+// its work wanted a CPU for enough of its window to be judged. Where the
+// watcher's schedstat spans most of the work's CPU time, its wait is the
+// work's: the work that ran or waited for a CPU for less than WantedShare
+// of the window slept. Elsewhere (a command shorter than the watcher's
+// first look, whose wait before it is not known) only work that used a
+// CPU for SleptShare of the window or less is taken to have slept: beside
+// a competitor of its own priority, work held back still gets half.
+func asleep(work time.Duration, rep *launch.Report, o *launch.Others) string {
+	sh, w := rep.Sharing, rep.Watch
+	if sh.WaitS != nil && w != nil && w.RunS != nil && seconds(*w.RunS) >= work*8/10 {
+		wanted := work + seconds(*sh.WaitS)
+		if wanted.Seconds() >= WantedShare*o.WindowS {
+			return ""
+		}
+		return fmt.Sprintf("the work wanted a CPU for %s of the run's %s (it slept or waited on something else): what others took of the target while it slept cost it nothing",
+			results.FormatSeconds(wanted.Seconds()), results.FormatSeconds(o.WindowS))
+	}
+	if work.Seconds() > SleptShare*o.WindowS {
+		return ""
+	}
+	return fmt.Sprintf("the work used a CPU for %s of the run's %s, and its wait for one is not known for all of it: a run that slept cannot be told from one that others held back",
+		results.FormatSeconds(work.Seconds()), results.FormatSeconds(o.WindowS))
 }
 
 // workCPU is the work's whole CPU time: the tree's account, else its
@@ -195,7 +282,7 @@ func (cfg *Config) judge(rec *results.RunRecord, sch *launch.Report) {
 		return
 	}
 	v := Judge(sch, Rules{MaxOthers: cfg.MaxOthers, AllowSharing: cfg.AllowSharing, Mode: cfg.Request.ModeOrDefault()})
-	rec.Sharing, rec.WaitCause = v.Sharing, v.WaitCause
+	rec.Sharing, rec.WaitCause, rec.SharingNote = v.Sharing, v.WaitCause, v.SharingNote
 	for _, w := range v.Warnings {
 		if w.Kind == results.KindShared && v.Sharing == SharedAllowed {
 			w.Text += " (allowed by --allow-sharing)"

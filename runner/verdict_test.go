@@ -15,6 +15,7 @@ import (
 // target (negative: not measured) from source, and the residency's
 // coverage.
 type run struct {
+	window          float64 // the run's wall time and the others' window; 1 s when 0
 	workCPU, wait   float64
 	busy, usable    int
 	others          float64
@@ -25,7 +26,10 @@ type run struct {
 }
 
 func (r run) report() *launch.Report {
-	wall := 1.0
+	wall := r.window
+	if wall == 0 {
+		wall = 1
+	}
 	sh := &launch.Sharing{UsableCPUs: r.usable, BusyThreads: r.busy}
 	if r.wait >= 0 {
 		waitS := r.wait * r.workCPU / (1 - r.wait)
@@ -73,17 +77,20 @@ func TestJudge(t *testing.T) {
 		// of the wait is the work's own, and is said.
 		{"own wait beside a little of others'", Config{}, with(func(r *run) { r.wait, r.others = 0.08, 0.005 }), true, NotShared, "",
 			"the work's own threads waited 7.5% of their time", "own threads"},
-		// Others took about as much as the work waited: whom it waited
-		// behind is not known, and what is left is too small to say.
-		{"a small wait beside as much of others'", Config{}, with(func(r *run) { r.wait, r.others = 0.02, 0.015 }), true, NotShared, "", "", "unknown"},
+		// Others took about as much as the work waited: it waited behind
+		// them, too little to say.
+		{"a small wait beside as much of others'", Config{}, with(func(r *run) { r.wait, r.others = 0.02, 0.015 }), true, NotShared, "", "", "others"},
 		{"others above --max-others", Config{}, with(func(r *run) { r.others = 0.05 }), true, SharedWarned, "",
 			"others took 5.0% of the target CPU's time (50.0 ms of 1.000 s on 1 CPU(s), from cpuacct), above --max-others 2.0%", ""},
 		{"a lower --max-others", Config{MaxOthers: 0.005}, with(func(r *run) { r.others = 0.01 }), true, SharedWarned, "", "above --max-others 0.5%", ""},
 		{"below the floor", Config{MaxOthers: 0.0001}, with(func(r *run) { r.others = 0.0008 }), true, NotShared, "", "", ""},
 		{"/proc/stat's ticks are not sharing", Config{MaxOthers: 0.001}, with(func(r *run) { r.others, r.source = 0.015, launch.BusyProcStat }), true, NotShared, "", "", ""},
 		{"shared", Config{}, with(func(r *run) { r.others = 0.5 }), false, SharedInvalid, "the target CPU was shared: others took 50.0% of the target CPU's time", "", ""},
-		{"shared, the wait's cause unknown", Config{}, with(func(r *run) { r.others, r.wait = 0.5, 0.5 }), false, SharedInvalid, "the target CPU was shared",
-			"the work waited 50.0% of its time for the target CPU (cause unknown)", "unknown"},
+		// The others' time accounts for the wait: the work waited behind
+		// them, which the sharing verdict says, never "cause unknown".
+		{"shared, the work waited behind the others", Config{}, with(func(r *run) { r.others, r.wait = 0.5, 0.33 }), false, SharedInvalid, "the target CPU was shared", "", "others"},
+		{"shared, the wait far above the others' time", Config{}, with(func(r *run) { r.others, r.wait = 0.2, 0.6 }), false, SharedInvalid, "the target CPU was shared",
+			"the work waited 60.0% of its time for the target CPU (cause unknown)", "unknown"},
 		{"shared, allowed", Config{AllowSharing: true}, with(func(r *run) { r.others = 0.5 }), true, SharedAllowed, "", "(allowed by --allow-sharing)", ""},
 		{"two busy threads, soft mode", Config{Request: session.Request{Mode: session.Soft}}, with(func(r *run) { r.busy = 2 }), true, NotShared, "", "", ""},
 		{"samples cover little", Config{}, with(func(r *run) { r.coverage, r.residencySource = 0.3, "sampled" }), true, NotShared, "", "the sampled residency covers only 30% of the tree's CPU time", ""},
@@ -93,8 +100,21 @@ func TestJudge(t *testing.T) {
 			r.workCPU, r.coverage, r.residencySource, r.tooShort = 0.03, 0.11, "sampled", "the tree used 0.030s of CPU time, under 5 of the watcher's 100ms periods (500ms)"
 		}), true, NotShared, "", "", ""},
 		// sh -c "sleep 1": 4 ms of CPU time in a second beside a competitor
-		// says nothing of what the work lost.
-		{"too short to judge", Config{}, with(func(r *run) { r.workCPU, r.others, r.wait, r.coverage = 0.004, 0.9, 0.54, 0.1 }), true, TooShort, "", "", ""},
+		// says nothing of what the work lost: it slept.
+		{"asleep", Config{}, with(func(r *run) { r.workCPU, r.others, r.wait, r.coverage = 0.004, 0.9, 0.54, 0.1 }), true, TooShort, "", "", "others"},
+		// 13 ms of work half taken by a competitor: the exact account
+		// judges it as any other.
+		{"short, half taken, exact", Config{}, with(func(r *run) { r.window, r.workCPU, r.others, r.wait = 0.026, 0.013, 0.013, 0.5 }), false, SharedInvalid,
+			"others took 50.0% of the target CPU's time (13.0 ms of 26.0 ms on 1 CPU(s), from cpuacct)", "", "others"},
+		// Without the watcher's wait, 13 ms of CPU in 26 ms is still half
+		// the window: judged.
+		{"short, half taken, no wait", Config{}, with(func(r *run) { r.window, r.workCPU, r.others, r.wait = 0.026, 0.013, 0.013, -1 }), false, SharedInvalid, "others took 50.0%", "", ""},
+		// /proc/stat's ticks cannot tell a tenth of 26 ms from nothing: the
+		// floor is said, no verdict given.
+		{"short, ticks", Config{}, with(func(r *run) {
+			r.window, r.workCPU, r.others, r.wait, r.source = 0.026, 0.013, 0.013, 0.5, launch.BusyProcStat
+		}), true, TooShort, "",
+			"too short to judge sharing from proc_stat: with no nanosecond account of the target here (cpuacct), its ticks of 10.0 ms leave a run's others' time 20.0 ms uncertain, so only runs of at least 210.0 ms can tell a tenth of the target taken by others from none", "unknown"},
 		{"no reading of the target", Config{}, with(func(r *run) { r.others = -1; r.wait = 0.3 }), true, SharingUnknown, "", "the work waited 30.0% of its time for the target CPU (cause unknown)", "unknown"},
 		// Already invalid (its watcher could not vouch for it): the sharing
 		// is still said, so that the shared time is not counted.

@@ -1,11 +1,13 @@
-// Package speed is corepin's witness of the target core's own speed: a
-// short loop of fixed work, calibrated once, run on the target just before
-// and just after each measured run. On a cloud vCPU the host can slow the
-// core underneath the guest (a neighbour on the sibling hardware thread,
-// the vCPU's placement) and no guest counter shows it; the loop's rate
-// does. A probe slower than the best the session saw says the run itself
-// was on a slow core, where a spread or an outlier would otherwise only
-// be guessed at.
+// Package speed is corepin's probe of the target core's own speed: a
+// short loop of fixed work, calibrated once, read on the target after each
+// measured run. On a cloud vCPU the host can slow the core underneath the
+// guest (a neighbour on the sibling hardware thread, the vCPU's placement)
+// and no guest counter shows it; the loop's rate does, for the moment it
+// runs. That moment is not the run: the core's speed changes from one
+// millisecond to the next while whole runs of the same work vary by a
+// few percent (bench/speed-witness.sh), so a reading is a reading of the
+// core then, which corroborates what the run's own account says (its CPU
+// time grew) and never stands for the run's speed.
 package speed
 
 import (
@@ -19,12 +21,15 @@ import (
 	"corepin.dev/corepin/sched"
 )
 
-// DefaultDuration is how long a probe lasts on a core at full speed:
-// long enough that the clock's and the calls' microseconds are noise (a
-// timer tick costs a probe a few percent, under the 10% that counts),
-// short enough that two per run, with their wake-ups, cost under 1% of a
-// 100 ms run (BenchmarkWitness).
-const DefaultDuration = 300 * time.Microsecond
+// DefaultDuration is how long a probe lasts on a core at full speed.
+// Beside the runs of a fixed-work command on a 2-vCPU KVM guest
+// (bench/speed-witness.sh), probes of 0.1 ms read below 0.9 of their best
+// most of the time, those of 10 ms more often still (the best of a
+// calibration of 10 ms windows is a rare fast stretch), and those of 1 ms
+// read near their best unless the core was slow for longer: a
+// millisecond's reading followed the run times best. The runner reads a few
+// of them after each run: milliseconds between runs, none inside one.
+const DefaultDuration = time.Millisecond
 
 // sink keeps the loop's result, so that the compiler cannot prove the
 // work unused and remove it.

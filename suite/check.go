@@ -318,16 +318,6 @@ func decimals(m string) int {
 // clip shortens a word, a line or a name from the suite for an outcome.
 func clip(s string) string { return evidence.Clip(s, 60) }
 
-// readFile reads a whole regular file (inputfile.Open).
-func readFile(path string) ([]byte, error) {
-	f, err := inputfile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
-}
-
 func readAtMost(path string, limit int64) ([]byte, error) {
 	f, err := inputfile.Open(path)
 	if err != nil {

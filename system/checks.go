@@ -143,16 +143,21 @@ func irqChecks(f *Facts) []Check {
 	var cs []Check
 	// An IRQ that has fired on the target lands there; one that only may
 	// (its affinity includes the target) is advice: some cannot move at
-	// all (the x86 timer and cascade IRQs refuse with EPERM).
-	var landed, may []string
+	// all (the x86 timer and cascade IRQs refuse). A per-CPU interrupt
+	// (arm64's arch_timer) fires on every CPU and no tune moves it: it is
+	// said as a fact, and advises nothing.
+	var landed, may, own []string
 	for _, q := range f.IRQs.OnTarget {
 		n := q.Number
 		if q.Name != "" {
 			n += " " + lastWord(q.Name)
 		}
-		if q.TargetCount > 0 {
+		switch {
+		case q.PerCPU != "":
+			own = append(own, n)
+		case q.TargetCount > 0:
 			landed = append(landed, fmt.Sprintf("%s (%d)", n, q.TargetCount))
-		} else {
+		default:
 			may = append(may, n)
 		}
 	}
@@ -161,6 +166,10 @@ func irqChecks(f *Facts) []Check {
 		why = "interrupts on the target preempt the measured thread; corepin system tune --irqs moves them"
 	}
 	cs = append(cs, Check{Item: "IRQs firing on target", Value: fmt.Sprintf("%d: %s", len(landed), evidence.OrNone(strings.Join(landed, ", "))), Good: len(landed) == 0, Important: true, Why: why})
+	if len(own) > 0 {
+		cs = append(cs, Check{Item: "per-CPU IRQs on target", Value: strings.Join(own, ", "), Good: true,
+			Why: "every CPU has its own (a per-CPU timer or counter): they fire on any target, and no affinity moves them"})
+	}
 	why = "no IRQ may be routed to the target"
 	if len(may) > 0 {
 		why = "these may be routed to the target (they have not fired there yet)"

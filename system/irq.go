@@ -1,12 +1,14 @@
 package system
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // irqs reads /proc/irq/*/smp_affinity_list and /proc/interrupts and keeps
@@ -34,6 +36,7 @@ func (r *reader) irqs(target cpuset.Set) IRQs {
 		irq := IRQ{Number: n, Affinity: aff}
 		if l, ok := counts[n]; ok {
 			irq.Name = l.name
+			irq.PerCPU = perCPU(l.name)
 			for cpu, c := range l.perCPU {
 				if target.Contains(cpu) {
 					irq.TargetCount += c
@@ -43,6 +46,30 @@ func (r *reader) irqs(target cpuset.Set) IRQs {
 		out.OnTarget = append(out.OnTarget, irq)
 	}
 	return out
+}
+
+// perCPUNames are the actions of interrupts every CPU has of its own,
+// where the interrupt controller does not say so: arm64's architected
+// timer, its PMU, and the timers a KVM guest sees.
+var perCPUNames = []string{"arch_timer", "arm-pmu", "kvm guest vtimer", "kvm guest ptimer"}
+
+// perCPU says why the IRQ named so in /proc/interrupts ("GICv3  27 Level
+// arch_timer") is a per-CPU interrupt, "" when nothing says it is: on an
+// ARM GIC, hardware IRQs 16–31 are private peripheral interrupts, one per
+// CPU; elsewhere the action's name.
+func perCPU(name string) string {
+	f := strings.Fields(name)
+	if len(f) >= 2 && strings.HasPrefix(f[0], "GIC") {
+		if hw, err := strconv.Atoi(f[1]); err == nil && hw >= 16 && hw < 32 {
+			return fmt.Sprintf("a private peripheral interrupt of the %s (hardware IRQ %d): each CPU has its own", f[0], hw)
+		}
+	}
+	for _, n := range perCPUNames {
+		if strings.HasSuffix(name, n) {
+			return n + " is a per-CPU interrupt: each CPU has its own"
+		}
+	}
+	return ""
 }
 
 // irqNumbers lists the numbered folders of /proc/irq, in numeric order.
@@ -110,6 +137,31 @@ func parseInterrupts(text string) map[string]irqLine {
 		}
 		l.name = strings.Join(fields[i:], " ")
 		out[label] = l
+	}
+	return out
+}
+
+// UnmovedIRQs says which IRQs a tune asked off the target the kernel
+// refused to move, and why, one line each: the target still gets them.
+// The refusals are a tune's best-effort IRQ changes (see Plan).
+func UnmovedIRQs(r *evidence.TuneResult) []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, x := range r.Refused {
+		n, ok := strings.CutPrefix(x.Path, irqDir+"/")
+		if !ok {
+			continue
+		}
+		n, _, _ = strings.Cut(n, "/")
+		why := x.Error
+		for _, name := range []string{"EIO", "EPERM", "EINVAL"} {
+			if strings.HasSuffix(x.Error, "("+name+")") {
+				why = "the kernel keeps its affinity, as it does for managed, per-CPU and legacy interrupts (" + x.Error + ")"
+			}
+		}
+		out = append(out, fmt.Sprintf("IRQ %s: %s", n, why))
 	}
 	return out
 }

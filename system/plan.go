@@ -108,6 +108,9 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 			add(Change{Path: irqDir + "/default_smp_affinity", Value: away(*d).Mask(), Kind: Mask, Was: d.Mask(), Why: "new IRQs avoid the target"})
 		}
 		for _, q := range f.IRQs.OnTarget {
+			if q.PerCPU != "" {
+				continue // no affinity moves it (see irqChecks)
+			}
 			add(Change{Path: irqDir + "/" + q.Number + "/smp_affinity_list", Value: away(q.Affinity).String(), Kind: List, Was: q.Affinity.String(),
 				Why: "IRQ " + q.Number + " off the target", BestEffort: true})
 		}

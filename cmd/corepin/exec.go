@@ -12,6 +12,7 @@ import (
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
@@ -160,6 +161,11 @@ executable, 127 when it is not found).`,
 			// an exit code.
 			v := runner.Judge(rep, runner.Rules{Mode: req.ModeOrDefault(), AllowSharing: true})
 			for _, w := range v.Warnings {
+				if w.Kind == results.KindTooShort {
+					// What could not be judged, and why: no claim.
+					fmt.Fprintln(in.Stderr, "corepin: note:", termsafe.Text(w.Text))
+					continue
+				}
 				fmt.Fprintln(in.Stderr, "corepin: warning:", termsafe.Text(w.Text)) // names the processes that shared the target
 			}
 		}

@@ -132,6 +132,10 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 		t.WriteText(in.Stdout)
 		tune.warn(in.Stderr, asked.Request())
 		fmt.Fprintf(in.Stdout, "the old values are in %s; corepin system reset puts them back\n", m.JournalPath())
+		if unmoved := system.UnmovedIRQs(t.Result); len(unmoved) > 0 {
+			// The rest of the tune holds; the target still gets these.
+			return &exitError{code: 1, err: fmt.Errorf("%d IRQ(s) could not be moved off CPUs %s, which still get them: %s", len(unmoved), cpus, strings.Join(unmoved, "; "))}
+		}
 		return nil
 	}
 	tf.register(c)
@@ -252,6 +256,9 @@ func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*sy
 		return nil, fmt.Errorf("tuning the machine for the run: %w", err)
 	}
 	f.warn(in.Stderr, asked.Request())
+	for _, u := range system.UnmovedIRQs(t.Result) {
+		fmt.Fprintln(in.Stderr, "corepin: warning: not moved off the target, which still gets it:", u) // the tune's record in run.json has it too
+	}
 	return t, nil
 }
 

@@ -1,6 +1,8 @@
 package evidence
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
@@ -181,6 +183,11 @@ type Others struct {
 	WorkS   float64 `json:"work_s"`
 	WindowS float64 `json:"window_s"`
 	CPUs    int     `json:"cpus"`
+	// OwnS is corepin's own: the time its thread that forked the command
+	// spent on the target after the first reading, until it left, outside
+	// the work's account. It is neither the work's nor others', and is
+	// left out of S.
+	OwnS float64 `json:"own_s,omitempty"`
 	// ResolutionS is how far S may be off from the readings' granularity
 	// alone: 0 for the nanosecond account, two ticks per CPU for
 	// /proc/stat.
@@ -196,6 +203,16 @@ type Preemptor struct {
 	PID    int     `json:"pid"`
 	Comm   string  `json:"comm"`
 	OnCPUS float64 `json:"on_cpu_s"`
+}
+
+// PreemptorsText says them in a line: "kworker/1:2 (41) 19.0 ms, sshd
+// (802) 4.1 ms".
+func PreemptorsText(ps []Preemptor) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("%s (%d) %.1f ms", p.Comm, p.PID, 1000*p.OnCPUS)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ChildReport is the command's end and resource use.
@@ -307,6 +324,14 @@ type TreeReport struct {
 	// unless something escaped every mechanism.
 	Ended int `json:"ended"`
 	Left  int `json:"left"`
+	// EndedCommand: the command itself was among the Ended (its timeout,
+	// Ctrl-C), not only what it left running.
+	EndedCommand bool `json:"ended_command,omitempty"`
+	// ReapedCPUS is the CPU time of the run's orphans that corepin, their
+	// subreaper, reaped (each one's own and its waited-for children's,
+	// from wait4): the command's rusage does not hold them, and without a
+	// cgroup the work's account is the two together.
+	ReapedCPUS float64 `json:"reaped_cpu_s,omitempty"`
 	// CPUSeconds is the cgroup's exact account of the whole tree's CPU
 	// time, the dead processes' included; null without a cgroup account.
 	// PerCPUSeconds splits it by CPU where the kernel does (cgroup v1

@@ -164,6 +164,10 @@ type IRQ struct {
 	// TargetCount is how many times it fired on the target CPUs since
 	// boot (from /proc/interrupts).
 	TargetCount uint64 `json:"target_count"`
+	// PerCPU says why the IRQ is a per-CPU interrupt (one line for an
+	// interrupt every CPU has of its own, as arm64's arch_timer): it fires
+	// on each CPU and no affinity moves it. "" for an IRQ that may move.
+	PerCPU string `json:"per_cpu,omitempty"`
 }
 
 // ThermalZone is a temperature sensor.

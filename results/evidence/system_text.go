@@ -134,7 +134,11 @@ func (f *Facts) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "IRQs: %d with an affinity, %d may use the target; default affinity %s\n", f.IRQs.Total, len(f.IRQs.OnTarget), def)
 	for _, q := range f.IRQs.OnTarget {
-		fmt.Fprintf(w, "  %s: CPUs %s, %d on target: %s\n", q.Number, q.Affinity, q.TargetCount, q.Name)
+		per := ""
+		if q.PerCPU != "" {
+			per = " (per-CPU: " + q.PerCPU + ")"
+		}
+		fmt.Fprintf(w, "  %s: CPUs %s, %d on target: %s%s\n", q.Number, q.Affinity, q.TargetCount, q.Name, per)
 	}
 	fmt.Fprintf(w, "kernel: perf_event_max_sample_rate %s, ASLR %s, irqbalance %s\n", optInt(f.PerfMaxSampleRate), optInt(f.ASLR), running(f.Irqbalance))
 	l := f.Load

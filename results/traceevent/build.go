@@ -243,6 +243,12 @@ func runArgs(rec results.RunRecord) map[string]any {
 		a["others_source"] = o.Source
 		a["window_s"] = o.WindowS
 	}
+	if rec.Speed != nil {
+		a["speed"] = *rec.Speed // the run's own, against its benchmark's best run
+	}
+	if rec.SlowedBy != "" {
+		a["slowed_by"] = rec.SlowedBy
+	}
 	if rec.SpeedBefore != nil {
 		a["speed_before"] = *rec.SpeedBefore
 	}

@@ -59,6 +59,7 @@ func init() {
 		{"unplug", "the target goes offline mid-run: summary and report say so, with the residency", func(s shape) bool { return s.unplug >= 0 }, (*checker).unplug},
 		{"uclamp", "the geekbench ladder's uclamp step read back by uclampset -p, and restored", func(s shape) bool { return s.kernel == "uclamp" }, (*checker).uclamp},
 		{"nocgroup", "without a cgroup mounted, exec --timeout 1s ends the whole tree in time by its process group; exec -- true warns of nothing", func(s shape) bool { return s.noCgroup }, (*checker).nocgroup},
+		{"irq-advice", "a per-CPU interrupt (arm64's arch_timer) is named as one in system show and advises no tune", func(s shape) bool { return kernels[s.kernel].arch == "arm64" }, (*checker).irqAdvice},
 		{"shell-user", "as uid 2000 without capabilities, caps and run --quick say what a run cannot have; every run names what held its tree", func(s shape) bool { return s.uid != 0 }, (*checker).shellUser},
 	}
 }
@@ -680,10 +681,40 @@ func (c *checker) isolcpus() checkResult {
 		return failed(name, "%v", err)
 	}
 	res := c.compareExec(name, t, r)
+	// On an isolated, nohz_full CPU corepin's own thread that forked the
+	// command is the one other thing on it: its own, not others'.
+	if _, errOut, code := c.corepinRun("exec", "--cpu", strconv.Itoa(t), "--", "true"); code != 0 || strings.Contains(errOut, "others took") || strings.Contains(errOut, "shared") {
+		return failed(name, "corepin exec --cpu %d -- true: exit %d, want 0 and no word of sharing: %s", t, code, strings.TrimSpace(errOut))
+	}
 	if res.Status == statusOK {
-		res.Evidence = fmt.Sprintf("isolated %s, inherited mask %s: %s", iso, self, res.Evidence)
+		res.Evidence = fmt.Sprintf("isolated %s, inherited mask %s: %s; exec --cpu %d -- true: no sharing said", iso, self, res.Evidence, t)
 	}
 	return res
+}
+
+// irqAdvice checks that a per-CPU interrupt (arm64's arch_timer) is named
+// as one and advises nothing: no tune moves it.
+func (c *checker) irqAdvice() checkResult {
+	const name = "irq-advice"
+	online := sysList("online")
+	t := online[len(online)-1]
+	out, errOut, code := c.corepinRun("system", "show", "--cpus", strconv.Itoa(t))
+	if code != 0 && code != 2 {
+		return failed(name, "corepin system show --cpus %d: exit %d: %s", t, code, strings.TrimSpace(errOut))
+	}
+	var p problems
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "IRQs firing on target") && strings.Contains(line, "arch_timer") {
+			p.add("the per-CPU timer is among the IRQs to move: %s", line)
+		}
+		if strings.Contains(line, "arch_timer") && strings.Contains(line, "on target:") && !strings.Contains(line, "per-CPU") {
+			p.add("the per-CPU timer is not named as one: %s", line)
+		}
+	}
+	if !strings.Contains(out, "arch_timer") {
+		return skipped(name, "no arch_timer on the target in /proc/interrupts")
+	}
+	return p.result(name, fmt.Sprintf("system show --cpus %d names arch_timer per-CPU and advises nothing of it", t))
 }
 
 func (c *checker) numa() checkResult {
