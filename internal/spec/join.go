@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -387,7 +388,7 @@ func (im *Import) curves(rec *results.RunRecord, it Iteration, cmds []*Report, f
 	if len(got) == 0 {
 		return
 	}
-	slices.SortStableFunc(got, func(a, b telemetry.Sample) int { return cmpFloat(a.T, b.T) })
+	slices.SortStableFunc(got, func(a, b telemetry.Sample) int { return cmp.Compare(a.T, b.T) })
 	series := &telemetry.Series{Samples: got, Period: period}
 	var b strings.Builder
 	series.WriteCSV(&b)
@@ -439,16 +440,6 @@ func cut(all []telemetry.Sample, origin, from, to int64, period float64) []telem
 		out = append(out, s)
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // unixTime is when a command started, or the zero time.

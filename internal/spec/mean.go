@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -39,7 +40,7 @@ func Mean(its []Iteration, runmode, tune string, keep func(Iteration) bool) *flo
 	}
 	logSum, count := map[int]float64{}, map[int]int{}
 	for g, list := range valid {
-		slices.SortStableFunc(list, func(a, b Iteration) int { return cmpFloat(*a.ReportedS, *b.ReportedS) })
+		slices.SortStableFunc(list, func(a, b Iteration) int { return cmp.Compare(*a.ReportedS, *b.ReportedS) })
 		ratio := *list[len(list)/2].Ratio
 		if ratio <= 0 {
 			continue

@@ -73,6 +73,20 @@ func ParseRSF(data []byte) (*Result, error) {
 	return r, nil
 }
 
+// runTexts are the run's own keys kept as text, by the field each goes
+// to.
+var runTexts = map[string]func(r *Result) *string{
+	"lognum":      func(r *Result) *string { return &r.Lognum },
+	"runmode":     func(r *Result) *string { return &r.Runmode },
+	"size":        func(r *Result) *string { return &r.Size },
+	"metric":      func(r *Result) *string { return &r.Metric },
+	"name":        func(r *Result) *string { return &r.Name },
+	"runcpuver":   func(r *Result) *string { return &r.Runcpuver },
+	"suitever":    func(r *Result) *string { return &r.Suitever },
+	"hw_cpu_name": func(r *Result) *string { return &r.CPUName },
+	"test_date":   func(r *Result) *string { return &r.Date },
+}
+
 // setRunKey keeps what the importer needs of the run's own keys.
 func (r *Result) setRunKey(key, value string) error {
 	if base, ok := arrayKey(key); ok {
@@ -86,26 +100,12 @@ func (r *Result) setRunKey(key, value string) error {
 		}
 		return nil
 	}
+	if field, ok := runTexts[key]; ok {
+		*field(r) = clipText(value)
+		return nil
+	}
 	var err error
 	switch key {
-	case "lognum":
-		r.Lognum = clipText(value)
-	case "runmode":
-		r.Runmode = clipText(value)
-	case "size":
-		r.Size = clipText(value)
-	case "metric":
-		r.Metric = clipText(value)
-	case "name":
-		r.Name = clipText(value)
-	case "runcpuver":
-		r.Runcpuver = clipText(value)
-	case "suitever":
-		r.Suitever = clipText(value)
-	case "hw_cpu_name":
-		r.CPUName = clipText(value)
-	case "test_date":
-		r.Date = clipText(value)
 	case "invalid":
 		r.Invalid = value != "" && value != "0"
 	case "basemean":

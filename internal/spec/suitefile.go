@@ -166,62 +166,79 @@ func SuiteFile(dirs []*RunDir, base string, runs int) ([]byte, error) {
 			return nil, fmt.Errorf("%s: a second run folder of %s", d.Path, name)
 		}
 		seen[name] = true
-		shell, err := d.Shell()
-		if err != nil {
+		if err := d.writeBenchmark(&b, name, base); err != nil {
 			return nil, err
-		}
-		rel := func(p string) (string, error) {
-			r, err := filepath.Rel(base, p)
-			if err != nil {
-				return "", fmt.Errorf("%s from %s: %w", p, base, err)
-			}
-			return r, nil
-		}
-		dir, err := rel(d.Path)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(&b, "\n# %s, %s tuning, %s, label %s\n[[benchmark]]\nname = %s\ncmd = \"sh\"\nargs = [\"-c\", %s]\ndir = %s\n",
-			d.Benchmark, d.Tune, d.Size, d.Label, tomlString(name), tomlString(shell), tomlString(dir))
-		if env := ompEnv(d.Commands.Env); env != "" {
-			fmt.Fprintf(&b, "env = { %s }\n", env)
-		}
-		if d.ReferenceS > 0 {
-			fmt.Fprintf(&b, "reference_seconds = %g\n", d.ReferenceS)
-		}
-		for _, skipped := range d.Skipped {
-			fmt.Fprintf(&b, "# not run: the benchmark's own validation command %s\n", strings.ReplaceAll(skipped, "\n", " "))
-		}
-		for _, diff := range d.Diffs {
-			expected, err := rel(d.rebase(diff.Expected))
-			if err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(&b, "\n  [[benchmark.check]]\n  file = %s\n  expected = %s\n", tomlString(diff.Output), tomlString(expected))
-			if diff.RelTol != nil {
-				fmt.Fprintf(&b, "  reltol = %g\n", *diff.RelTol)
-			}
-			if diff.AbsTol != nil {
-				fmt.Fprintf(&b, "  abstol = %g\n", *diff.AbsTol)
-			}
-			if diff.SkipTol > 0 {
-				fmt.Fprintf(&b, "  skiptol = %d\n", diff.SkipTol)
-			}
-			if diff.Obiwan {
-				b.WriteString("  obiwan = true\n")
-			}
-			if diff.CW {
-				b.WriteString("  skip_lines = ['^\\s*$']  # specdiff --cw skips blank lines\n")
-			}
-			if !diff.Numeric {
-				b.WriteString("  collapse_whitespace = false  # no tolerance: specdiff compares whole lines\n")
-			}
-			if diff.IgnoreCase {
-				b.WriteString("  ignore_case = true\n")
-			}
 		}
 	}
 	return []byte(b.String()), nil
+}
+
+// relativeTo is p relative to base, the suite file's folder.
+func relativeTo(base, p string) (string, error) {
+	r, err := filepath.Rel(base, p)
+	if err != nil {
+		return "", fmt.Errorf("%s from %s: %w", p, base, err)
+	}
+	return r, nil
+}
+
+// writeBenchmark writes the folder's benchmark: its command, folder,
+// OpenMP settings and reference, then a check per specdiff comparison.
+func (d *RunDir) writeBenchmark(b *strings.Builder, name, base string) error {
+	shell, err := d.Shell()
+	if err != nil {
+		return err
+	}
+	dir, err := relativeTo(base, d.Path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "\n# %s, %s tuning, %s, label %s\n[[benchmark]]\nname = %s\ncmd = \"sh\"\nargs = [\"-c\", %s]\ndir = %s\n",
+		d.Benchmark, d.Tune, d.Size, d.Label, tomlString(name), tomlString(shell), tomlString(dir))
+	if env := ompEnv(d.Commands.Env); env != "" {
+		fmt.Fprintf(b, "env = { %s }\n", env)
+	}
+	if d.ReferenceS > 0 {
+		fmt.Fprintf(b, "reference_seconds = %g\n", d.ReferenceS)
+	}
+	for _, skipped := range d.Skipped {
+		fmt.Fprintf(b, "# not run: the benchmark's own validation command %s\n", strings.ReplaceAll(skipped, "\n", " "))
+	}
+	for _, diff := range d.Diffs {
+		expected, err := relativeTo(base, d.rebase(diff.Expected))
+		if err != nil {
+			return err
+		}
+		writeCheck(b, diff, expected)
+	}
+	return nil
+}
+
+// writeCheck writes one specdiff comparison as a check, with its
+// tolerances.
+func writeCheck(b *strings.Builder, diff Diff, expected string) {
+	fmt.Fprintf(b, "\n  [[benchmark.check]]\n  file = %s\n  expected = %s\n", tomlString(diff.Output), tomlString(expected))
+	if diff.RelTol != nil {
+		fmt.Fprintf(b, "  reltol = %g\n", *diff.RelTol)
+	}
+	if diff.AbsTol != nil {
+		fmt.Fprintf(b, "  abstol = %g\n", *diff.AbsTol)
+	}
+	if diff.SkipTol > 0 {
+		fmt.Fprintf(b, "  skiptol = %d\n", diff.SkipTol)
+	}
+	if diff.Obiwan {
+		b.WriteString("  obiwan = true\n")
+	}
+	if diff.CW {
+		b.WriteString("  skip_lines = ['^\\s*$']  # specdiff --cw skips blank lines\n")
+	}
+	if !diff.Numeric {
+		b.WriteString("  collapse_whitespace = false  # no tolerance: specdiff compares whole lines\n")
+	}
+	if diff.IgnoreCase {
+		b.WriteString("  ignore_case = true\n")
+	}
 }
 
 // rebase finds a file of the SPEC tree the folder was set up in (its path
