@@ -197,13 +197,13 @@ func (p *cmdParser) env(rest string) error {
 // word splits off an option's argument: after one or more spaces or tabs,
 // up to the next.
 func word(s string) (arg, rest string, err error) {
-	if s == "" || (s[0] != ' ' && s[0] != '\t') {
+	if strings.TrimLeft(s, " \t") == "" {
+		return "", "", errors.New("missing argument")
+	}
+	if s[0] != ' ' && s[0] != '\t' {
 		return "", "", errors.New("the option and its argument are not separated by a space")
 	}
 	s = strings.TrimLeft(s, " \t")
-	if s == "" {
-		return "", "", errors.New("no argument")
-	}
 	end := strings.IndexAny(s, " \t")
 	if end < 0 {
 		return s, "", nil
