@@ -184,7 +184,7 @@ with it.`,
 		if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return placeError(fmt.Errorf("writing the suite: %w", err))
 		}
-		fmt.Fprintf(in.Stdout, "%s: %d benchmarks\n", out, len(dirs))
+		fmt.Fprintf(in.Stdout, "%s: %s\n", out, countOf(len(dirs), "benchmark", "benchmarks"))
 		return nil
 	}
 	cmd.Flags().StringVar(&out, "out", "spec-suite.toml", "write the suite to this `file` (- for standard output; its paths are then relative to this folder)")
