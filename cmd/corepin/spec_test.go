@@ -486,6 +486,40 @@ func TestSpecRefusedStartIsRE(t *testing.T) {
 	}
 }
 
+// With the SPEC tree read-only (runcpu writing under its output_root), the
+// reports go elsewhere (spec config --reports), and import spec finds
+// them without --evidence, through the commands speccmds.out records in
+// the run folders beside the result.
+func TestSpecReportsElsewhere(t *testing.T) {
+	skipInShort(t)
+	cpu := requireExec(t)
+	top, benchmarks := specTree(t)
+	elsewhere := t.TempDir()
+	out, errOut, code := corepin(t, "spec", "config", "--cpu", fmt.Sprint(cpu), "--reports", elsewhere)
+	if code != 0 {
+		t.Fatalf("spec config: exit %d: %s", code, errOut)
+	}
+	config := filepath.Join(top, "corepin.cfg")
+	os.WriteFile(config, []byte(out), 0o644)
+	rsf := runcpu(t, &standin.Plan{Top: top, Config: config, Action: "run", Runmode: "speed", Iterations: 1,
+		Tune: "base", Size: "refrate", Label: "corepin", Name: "intspeed", Benchmarks: benchmarks[:1]})
+	if _, err := os.Stat(filepath.Join(top, "result", "corepin.001")); err == nil {
+		t.Errorf("the reports went into the SPEC tree")
+	}
+	res := t.TempDir()
+	if _, errOut, code := corepin(t, "import", "spec", rsf, "--out", res); code != 0 {
+		t.Fatalf("import spec: exit %d: %s", code, errOut)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(res, "*"))
+	run, err := results.Load(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr := run.Spec; sr.Evidence != filepath.Join(elsewhere, "corepin.001") || sr.Reports != 1 || run.Benchmarks[0].Runs[0].Spec.NotRecorded != "" {
+		t.Errorf("evidence %q, %d joined, not recorded %q", sr.Evidence, sr.Reports, run.Benchmarks[0].Runs[0].Spec.NotRecorded)
+	}
+}
+
 // telemetryRecording is corepin telemetry running around a whole runcpu.
 type telemetryRecording struct {
 	cmd  *exec.Cmd
