@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,6 +45,14 @@ func ReadRunDir(path string) (*RunDir, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
+	}
+	switch st, err := os.Stat(abs); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist", path)
+	case err != nil:
+		return nil, err
+	case !st.IsDir():
+		return nil, fmt.Errorf("%s is not a folder: give SPEC's run folder of copy 0 (run_TUNE_SIZE_LABEL.0000)", path)
 	}
 	m := runDirName.FindStringSubmatch(filepath.Base(abs))
 	if m == nil || filepath.Base(filepath.Dir(abs)) != "run" {
