@@ -186,46 +186,50 @@ with it.`,
 			return nil
 		},
 	}
-	cmd.Run = func(in *cli.Invocation, args []string) error {
-		if runs < 1 {
-			return usageError{Err: fmt.Errorf("--runs %d: want at least 1", runs)}
-		}
-		if out != "-" {
-			if err := checkOutput("out", out); err != nil {
-				return err
-			}
-		}
-		var dirs []*spec.RunDir
-		for _, a := range args {
-			d, err := spec.ReadRunDir(a)
-			if err != nil {
-				return usageError{Err: err}
-			}
-			dirs = append(dirs, d)
-		}
-		base, err := filepath.Abs(filepath.Dir(out))
-		if out == "-" {
-			base, err = os.Getwd()
-		}
-		if err != nil {
-			return err
-		}
-		data, err := spec.SuiteFile(dirs, base, runs)
-		if err != nil {
-			return usageError{Err: err}
-		}
-		if out == "-" {
-			_, err = in.Stdout.Write(data)
-			return err
-		}
-		if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return placeError(fmt.Errorf("writing the suite: %w", err))
-		}
-		fmt.Fprintf(in.Stdout, "%s: %s\n", out, countOf(len(dirs), "benchmark", "benchmarks"))
-		return nil
-	}
+	cmd.Run = func(in *cli.Invocation, args []string) error { return writeSpecSuite(in, args, out, runs) }
 	cmd.Flags().StringVar(&out, "out", "spec-suite.toml", "write the suite to this `file` (- for standard output; its paths are then relative to this folder)")
 	cmd.Flags().IntVar(&runs, "runs", 3, "runs of each benchmark, as SPEC's iterations")
 	cmd.Output("out", cli.File)
 	return cmd
+}
+
+// writeSpecSuite writes the suite of the run folders to out (- for
+// standard output), its paths relative to out's folder.
+func writeSpecSuite(in *cli.Invocation, args []string, out string, runs int) error {
+	if runs < 1 {
+		return usageError{Err: fmt.Errorf("--runs %d: want at least 1", runs)}
+	}
+	if out != "-" {
+		if err := checkOutput("out", out); err != nil {
+			return err
+		}
+	}
+	var dirs []*spec.RunDir
+	for _, a := range args {
+		d, err := spec.ReadRunDir(a)
+		if err != nil {
+			return usageError{Err: err}
+		}
+		dirs = append(dirs, d)
+	}
+	base, err := filepath.Abs(filepath.Dir(out))
+	if out == "-" {
+		base, err = os.Getwd()
+	}
+	if err != nil {
+		return err
+	}
+	data, err := spec.SuiteFile(dirs, base, runs)
+	if err != nil {
+		return usageError{Err: err}
+	}
+	if out == "-" {
+		_, err = in.Stdout.Write(data)
+		return err
+	}
+	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		return placeError(fmt.Errorf("writing the suite: %w", err))
+	}
+	fmt.Fprintf(in.Stdout, "%s: %s\n", out, countOf(len(dirs), "benchmark", "benchmarks"))
+	return nil
 }

@@ -189,15 +189,6 @@ func csvIterations(head, row []string) ([]Iteration, error) {
 	if err := checkName(bench); err != nil {
 		return nil, fmt.Errorf("benchmark: %w", err)
 	}
-	get := func(tune, what string) string {
-		for i, h := range head {
-			h = strings.TrimPrefix(strings.TrimSpace(h), "Est. ")
-			if i < len(row) && strings.EqualFold(h, tune+" "+what) {
-				return strings.TrimSpace(row[i])
-			}
-		}
-		return ""
-	}
 	iter := -1
 	if m := iterationNumber.FindStringSubmatch(row[len(row)-1]); m != nil {
 		n, _ := strconv.Atoi(m[1])
@@ -205,37 +196,63 @@ func csvIterations(head, row []string) ([]Iteration, error) {
 	}
 	var out []Iteration
 	for _, tune := range []string{"Base", "Peak"} {
-		status := get(tune, "Status")
+		cells := csvCells{head, row, tune}
+		status := cells.get("Status")
 		if status == "" || status == "NR" {
 			continue
 		}
-		it := Iteration{Benchmark: bench, Tune: strings.ToLower(tune), Number: iter, Copies: 1, Threads: 1, Valid: clipText(status), Selected: get(tune, "Selected") == "1"}
+		it := Iteration{Benchmark: bench, Tune: strings.ToLower(tune), Number: iter, Copies: 1, Threads: 1, Valid: clipText(status), Selected: cells.get("Selected") == "1"}
 		if status == "CE" {
 			it.Number = -1 // not built, never run: as the raw file says it
 		}
-		count, err := integer(get(tune, "# Copies") + get(tune, "# Threads"))
-		if err != nil {
-			return nil, fmt.Errorf("%s %s copies: %w", bench, tune, err)
-		}
-		if count != nil && *count >= 0 {
-			if runmodeOf(head) == "rate" {
-				it.Copies = *count
-			} else {
-				it.Threads = *count
-			}
-		}
-		if it.ReportedS, err = number(get(tune, "Run Time")); err != nil {
-			return nil, fmt.Errorf("%s %s run time: %w", bench, tune, err)
-		}
-		ratio := get(tune, "Rate") + get(tune, "Ratio")
-		if it.Ratio, err = number(ratio); err != nil {
-			return nil, fmt.Errorf("%s %s ratio: %w", bench, tune, err)
-		}
-		if it.Ratio != nil && it.ReportedS != nil && it.Copies > 0 {
-			ref := *it.Ratio * *it.ReportedS / float64(it.Copies)
-			it.ReferenceS, it.ReferenceDerived = &ref, true
+		if err := cells.figures(&it, runmodeOf(head)); err != nil {
+			return nil, fmt.Errorf("%s %s %w", bench, tune, err)
 		}
 		out = append(out, it)
 	}
 	return out, nil
+}
+
+// csvCells are one tuning's cells of a row of the full results table.
+type csvCells struct {
+	head, row []string
+	tune      string
+}
+
+// get is the cell under "<tune> <what>", "Est. " before it or not.
+func (c csvCells) get(what string) string {
+	for i, h := range c.head {
+		h = strings.TrimPrefix(strings.TrimSpace(h), "Est. ")
+		if i < len(c.row) && strings.EqualFold(h, c.tune+" "+what) {
+			return strings.TrimSpace(c.row[i])
+		}
+	}
+	return ""
+}
+
+// figures reads the tuning's copies or threads, time and ratio, and
+// derives the reference, which the table does not give, from them.
+func (c csvCells) figures(it *Iteration, runmode string) error {
+	count, err := integer(c.get("# Copies") + c.get("# Threads"))
+	if err != nil {
+		return fmt.Errorf("copies: %w", err)
+	}
+	if count != nil && *count >= 0 {
+		if runmode == "rate" {
+			it.Copies = *count
+		} else {
+			it.Threads = *count
+		}
+	}
+	if it.ReportedS, err = number(c.get("Run Time")); err != nil {
+		return fmt.Errorf("run time: %w", err)
+	}
+	if it.Ratio, err = number(c.get("Rate") + c.get("Ratio")); err != nil {
+		return fmt.Errorf("ratio: %w", err)
+	}
+	if it.Ratio != nil && it.ReportedS != nil && it.Copies > 0 {
+		ref := *it.Ratio * *it.ReportedS / float64(it.Copies)
+		it.ReferenceS, it.ReferenceDerived = &ref, true
+	}
+	return nil
 }

@@ -40,8 +40,25 @@ type RunDir struct {
 // runDirName is run_<tune>_<size>_<label>.NNNN (the harness's reserve()).
 var runDirName = regexp.MustCompile(`^run_([^_]+)_([^_]+)_(.+)\.(\d{4,})$`)
 
-// ReadRunDir reads a set-up run folder.
+// ReadRunDir reads a set-up run folder: where it lies, its commands, its
+// comparisons and its benchmark's reference time.
 func ReadRunDir(path string) (*RunDir, error) {
+	d, err := locateRunDir(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.readCommands(path); err != nil {
+		return nil, err
+	}
+	if err := d.readReference(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// locateRunDir reads what a run folder's path says: the benchmark,
+// tuning, size and label, and the SPEC tree it lies in.
+func locateRunDir(path string) (*RunDir, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -58,54 +75,68 @@ func ReadRunDir(path string) (*RunDir, error) {
 	if m == nil || filepath.Base(filepath.Dir(abs)) != "run" {
 		return nil, fmt.Errorf("%s is not a SPEC run folder (benchspec/CPU/BENCHMARK/run/run_TUNE_SIZE_LABEL.NNNN)", path)
 	}
-	d := &RunDir{Path: abs, Tune: m[1], Size: m[2], Label: m[3]}
-	benchDir := filepath.Dir(filepath.Dir(abs))
-	d.Benchmark = filepath.Base(benchDir)
+	d := &RunDir{Path: abs, Tune: m[1], Size: m[2], Label: m[3], Benchmark: filepath.Base(benchDir(abs))}
 	if err := checkName(d.Benchmark + "." + d.Tune); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	for p := benchDir; p != filepath.Dir(p); p = filepath.Dir(p) {
+	for p := benchDir(abs); p != filepath.Dir(p); p = filepath.Dir(p) {
 		if filepath.Base(p) == "benchspec" {
 			d.Top = filepath.Dir(p)
-			break
+			return d, nil
 		}
 	}
-	if d.Top == "" {
-		return nil, fmt.Errorf("%s lies in no SPEC tree (no benchspec folder above it)", path)
-	}
-	read := func(name string) ([]byte, error) {
-		data, err := readRegular(filepath.Join(abs, name), maxCmdFileSize)
+	return nil, fmt.Errorf("%s lies in no SPEC tree (no benchspec folder above it)", path)
+}
+
+// benchDir is the benchmark's folder of a run folder:
+// benchspec/CPU/<benchmark>.
+func benchDir(runDir string) string { return filepath.Dir(filepath.Dir(runDir)) }
+
+// readCommands reads the folder's speccmds.cmd and compare.cmd, which
+// SPEC writes in copy 0's folder when it sets the run up.
+func (d *RunDir) readCommands(path string) error {
+	read := func(name string) (*CommandFile, error) {
+		data, err := readRegular(filepath.Join(d.Path, name), maxCmdFileSize)
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("no %s in %s: SPEC writes it in the folder of copy 0 (.0000) when it sets the run up", name, path)
 		}
-		return data, err
+		if err != nil {
+			return nil, err
+		}
+		f, err := ParseCommandFile(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(path, name), err)
+		}
+		return f, nil
 	}
-	cmds, err := read("speccmds.cmd")
+	var err error
+	if d.Commands, err = read("speccmds.cmd"); err != nil {
+		return err
+	}
+	cf, err := read("compare.cmd")
 	if err != nil {
-		return nil, err
-	}
-	if d.Commands, err = ParseCommandFile(cmds); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(path, "speccmds.cmd"), err)
-	}
-	cmp, err := read("compare.cmd")
-	if err != nil {
-		return nil, err
-	}
-	cf, err := ParseCommandFile(cmp)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(path, "compare.cmd"), err)
+		return err
 	}
 	if d.Diffs, d.Skipped, err = Diffs(cf); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(path, "compare.cmd"), err)
+		return fmt.Errorf("%s: %w", filepath.Join(path, "compare.cmd"), err)
 	}
-	if data, err := readRegular(filepath.Join(benchDir, "data", d.Size, "reftime"), 1<<20); err == nil {
-		refs, err := ParseReftime(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(benchDir, "data", d.Size, "reftime"), err)
-		}
-		d.ReferenceS, _ = ReferenceFor(refs, d.Size)
+	return nil
+}
+
+// readReference reads the size's reference time from the benchmark's
+// reftime, where it has one.
+func (d *RunDir) readReference() error {
+	path := filepath.Join(benchDir(d.Path), "data", d.Size, "reftime")
+	data, err := readRegular(path, 1<<20)
+	if err != nil {
+		return nil // no reference: the suite's ratio is left out
 	}
-	return d, nil
+	refs, err := ParseReftime(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	d.ReferenceS, _ = ReferenceFor(refs, d.Size)
+	return nil
 }
 
 // Shell is the benchmark's work as one shell command, run in its folder:
