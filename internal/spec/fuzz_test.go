@@ -90,3 +90,16 @@ func FuzzParseReportName(f *testing.F) {
 		}
 	})
 }
+
+// The report a command of speccmds.out names is read from outside text:
+// never a panic, and never more than the command holds.
+func FuzzReportArgument(f *testing.F) {
+	f.Add("mkdir -p /r/corepin.007;echo \"x\" > corepin.sh;corepin exec -q --cpu 3 --report /r/corepin.007/a.base.i0.w0.c0.json -- sh corepin.sh")
+	f.Add("corepin exec --report='/my dir'/corepin.1/x.json")
+	f.Add("--report")
+	f.Fuzz(func(t *testing.T, command string) {
+		if r := reportArgument(command); len(r) > len(command) {
+			t.Fatalf("%q named %q", command, r)
+		}
+	})
+}

@@ -140,18 +140,18 @@ func shellWords(s string) []string {
 	var words []string
 	var w strings.Builder
 	inWord, quoted := false, false
-	for _, r := range s {
-		switch {
-		case r == '\'':
+	for i := 0; i < len(s); i++ { // bytes: the separators are ASCII, and a name's bytes are kept as they are
+		switch c := s[i]; {
+		case c == '\'':
 			quoted, inWord = !quoted, true
-		case !quoted && (r == ' ' || r == '\t' || r == ';'):
+		case !quoted && (c == ' ' || c == '\t' || c == ';'):
 			if inWord {
 				words = append(words, w.String())
 				w.Reset()
 				inWord = false
 			}
 		default:
-			w.WriteRune(r)
+			w.WriteByte(c)
 			inWord = true
 		}
 	}
