@@ -135,3 +135,12 @@ func TestRunNoteSaysEachReasonOnce(t *testing.T) {
 		t.Errorf("note %q", note)
 	}
 }
+
+// compare's page says "not recorded" where an imported file names no
+// host or CPU, not a blank.
+func TestComparePageOfImports(t *testing.T) {
+	p := ComparePage(hyperfineRun(), hyperfineRun(), "a", "b")
+	if v := p.Facts[0].Value; !strings.HasPrefix(v, "not recorded, not recorded, not recorded (imported from hyperfine 1.18.0's hf.json)") {
+		t.Errorf("the old run: %q", v)
+	}
+}
