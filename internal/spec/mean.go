@@ -21,14 +21,7 @@ import (
 // timer's.
 const meanPlaces = 6
 
-// Mean is SPEC's mean of the iterations of one tuning that keep says may
-// count; nil when none may.
-func Mean(its []Iteration, runmode, tune string, keep func(Iteration) bool) *float64 {
-	m, _ := meanOf(its, runmode, tune, keep)
-	return m
-}
-
-// meanOf is SPEC's mean of the iterations keep admits, and the
+// meanOf is SPEC's mean of the iterations of one tuning keep admits, and the
 // benchmarks it is of; nil when none may count.
 func meanOf(its []Iteration, runmode, tune string, keep func(Iteration) bool) (*float64, []string) {
 	type group struct {
