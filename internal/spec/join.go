@@ -181,7 +181,7 @@ func (ir *importRun) join(ctx context.Context, it Iteration) (*joined, error) {
 	}
 	if why := ir.outside(it, j.reports); why != "" {
 		j.notRecorded, j.reports, j.unread = why, nil, nil
-		ir.refuse(keys, "commands outside SPEC's times of their iterations")
+		ir.refuse(keys, "another run's, by their commands' times (outside SPEC's of their iterations) or their curves' folder")
 		return j, nil
 	}
 	for _, rep := range j.reports {

@@ -205,7 +205,7 @@ func TestJoinRefusesAnotherRunsReports(t *testing.T) {
 		len(r.Spec.Commands) != 0 || run.Spec.Reports != 0 {
 		t.Errorf("a copy outside the iteration: not recorded %q, commands %d, joined %d", r.Spec.NotRecorded, len(r.Spec.Commands), run.Spec.Reports)
 	}
-	if !hasWarning(run.Warnings, "2 of corepin's reports in ", "not joined: commands outside SPEC's times of their iterations") ||
+	if !hasWarning(run.Warnings, "2 of corepin's reports in ", "not joined: another run's, by their commands' times (outside SPEC's of their iterations)") ||
 		!hasWarning(results.WarningTexts(run.Benchmarks[1].Warnings), "iteration 0: where it ran: not recorded") {
 		t.Errorf("warnings %q, %q", run.Warnings, results.WarningTexts(run.Benchmarks[1].Warnings))
 	}
