@@ -209,6 +209,14 @@ func TestJoinRefusesAnotherRunsReports(t *testing.T) {
 		!hasWarning(results.WarningTexts(run.Benchmarks[1].Warnings), "iteration 0: where it ran: not recorded") {
 		t.Errorf("warnings %q, %q", run.Warnings, results.WarningTexts(run.Benchmarks[1].Warnings))
 	}
+
+	// Run 042's folder, but a report whose curves went to run 002's.
+	reports[mcf(0, 1)] = report(0, t0, 328.3, 0)
+	reports[mcf(0, 1)].Telemetry = &evidence.TelemetryFile{File: "/spec/result/corepin.002/505.mcf_r.base.i0.w0.c1.csv"}
+	run, _ = importFor(t, &Import{Result: parseRSF(t, "rate.rsf")}, writeReports(t, "corepin.042", reports))
+	if r := run.Benchmarks[1].Runs[0]; !strings.Contains(r.Spec.NotRecorded, "workload 0, copy 1 wrote its curves into corepin.002: another run's report") {
+		t.Errorf("a report of another run's curves: not recorded %q", r.Spec.NotRecorded)
+	}
 }
 
 // A speed run has no rate start and end: specinvoke's own times of each
