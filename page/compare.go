@@ -50,7 +50,7 @@ func ComparePage(before, after *results.Run, beforeName, afterName string) *Simp
 // runFact is one run of a comparison in a line: its host, CPU, where it
 // ran and when it started.
 func runFact(r *results.Run) string {
-	return fmt.Sprintf("%s, %s, %s, started %s", r.Host.Hostname, r.Host.CPUModel, r.Where(), r.Started.UTC().Format("2006-01-02 15:04"))
+	return fmt.Sprintf("%s, %s, %s, started %s", results.Recorded(r.Host.Hostname), results.Recorded(r.Host.CPUModel), r.Where(), r.Started.UTC().Format("2006-01-02 15:04"))
 }
 
 // verdictColor colours a bar: green faster, red slower, grey otherwise.

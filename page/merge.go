@@ -31,8 +31,8 @@ func MergePage(m results.Merge) *Simple {
 		if mc.Score != nil {
 			score = fmt.Sprintf("%.0f", *mc.Score)
 		}
-		machines.Rows = append(machines.Rows, []string{fmt.Sprint(i + 1), mc.Name, mc.Host.Label(), mc.Host.CPUModel, mc.Host.Kernel,
-			mc.Topology, target(mc), mc.Scheduling, score})
+		machines.Rows = append(machines.Rows, []string{fmt.Sprint(i + 1), mc.Name, results.Recorded(mc.Host.Label()), results.Recorded(mc.Host.CPUModel),
+			results.Recorded(mc.Host.Kernel), results.Recorded(mc.Topology), target(mc), mc.Scheduling, score})
 		if mc.Interrupted {
 			notes = append(notes, fmt.Sprintf("[%d] %s was interrupted: only its finished runs are recorded.", i+1, mc.Name))
 		}

@@ -47,6 +47,7 @@ func text(v any) string { return termsafe.Text(fmt.Sprint(v)) }
 // Page is what the template shows.
 type Page struct {
 	Title      string
+	Heading    string
 	Run        *results.Run
 	Unfinished string // what an unfinished run holds; "" when it finished
 	Started    string
@@ -59,6 +60,10 @@ type Page struct {
 	HeatNote   string
 	Links      []Link
 	Extra      []template.HTML // charts other views add (compare, experiments)
+	// Facts and Summary are an imported run's header and benchmark
+	// table (see imported.go).
+	Facts   []Fact
+	Summary Grid
 }
 
 // Fact is one labelled fact of the header.
@@ -90,6 +95,10 @@ type Section struct {
 	Measured              bool // the runs have values of the benchmark's own measure
 	Links                 []Link
 	Warnings              []string
+	// HasSamples: the benchmark's runs have telemetry to draw; RunGrid
+	// is an imported run's table of its runs.
+	HasSamples bool
+	RunGrid    Grid
 }
 
 // Table is the data behind a benchmark's charts.
@@ -137,8 +146,14 @@ func WriteFile(dir string, run *results.Run) (string, error) {
 
 // Build assembles the page model.
 func Build(run *results.Run, dir string) *Page {
-	p := &Page{Run: run, Title: "corepin run " + run.Started.UTC().Format("2006-01-02 15:04:05 UTC")}
+	p := &Page{Run: run, Title: "corepin run " + run.Started.UTC().Format("2006-01-02 15:04:05 UTC"),
+		Heading: "corepin · " + run.Host.Label() + " · " + run.Host.CPUModel}
 	p.Started = run.Started.UTC().Format(time.RFC3339)
+	if run.Imported() {
+		p.Title = "corepin: " + run.Source.Describe()
+		p.Heading = strings.Join(nonEmpty("corepin", run.Source.Describe(), run.Host.CPUModel), " · ")
+		p.Facts, p.Summary = importFacts(run), importSummary(run)
+	}
 	p.Unfinished = run.StateNote()
 	if run.Score != nil {
 		p.Score = fmt.Sprintf("%.0f", *run.Score)
@@ -154,11 +169,17 @@ func Build(run *results.Run, dir string) *Page {
 	for i, b := range run.Benchmarks {
 		p.Rows = append(p.Rows, row(b))
 		sec, samples := section(b, i, dir, target, maxMHz, run.Started)
+		if run.Imported() {
+			sec.RunGrid = importRuns(run, b)
+		}
 		p.Benchmarks = append(p.Benchmarks, sec)
 		all = append(all, samples...)
 	}
 	p.Heatmap, p.HeatNote = heatmap(all, run)
 	p.Links = []Link{{"run.json", "run.json"}, {"summary.csv", "summary.csv"}, {"bench.txt", "bench.txt"}}
+	if run.Imported() && filepath.IsLocal(run.Source.File) {
+		p.Links = append(p.Links, Link{run.Source.Name, run.Source.File})
+	}
 	return p
 }
 
@@ -331,9 +352,13 @@ func section(b results.Benchmark, i int, dir string, target []int, maxMHz float6
 	if len(ins) > 1 {
 		gap = 3 * medianStep(ins)
 	}
-	if len(sources) == 0 {
+	sec.HasSamples = len(benchSamples) > 0
+	switch {
+	case !sec.HasSamples:
+		sec.FreqNote = "No telemetry was recorded for this benchmark: there are no curves of its CPUs."
+	case len(sources) == 0:
 		sec.FreqNote = "This machine reports no CPU frequency (no cpufreq, no other source), so there is no frequency curve: nothing is drawn rather than zeros."
-	} else {
+	default:
 		lines := []Line{{Name: "average reported frequency", Points: freq, Color: Color(0)}}
 		yMax := 0.0
 		if maxMHz > 0 {
@@ -408,7 +433,7 @@ func runRow(b results.Benchmark, r results.RunRecord) RunRow {
 	if !r.Valid {
 		rr.Check = "failed"
 		for _, c := range r.Checks {
-			if !c.Passed {
+			if !c.Passed && (c.Detail == "" || !strings.Contains(rr.Note, c.Detail)) { // the error may say it already
 				rr.Note = strings.TrimSpace(rr.Note + " " + c.What + ": " + c.Detail)
 			}
 		}

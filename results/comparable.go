@@ -48,7 +48,8 @@ type runDifference struct {
 }
 
 // measuredDifferences lists what two runs measured differently: the
-// workloads' sizes, the kind of work, the suite (or the native app) and
+// workloads' sizes (corepin's own, quick or full: an imported run has
+// another tool's), the kind of work, the suite (or the native app) and
 // the isolation. Times
 // of runs that differ in one of these are times of different work, and no
 // ratio or test between them means anything. This is the one rule of
@@ -72,7 +73,9 @@ func measuredDifferences(a, b *Run) []runDifference {
 		}
 		return "full"
 	}
-	differ("sizes", size(a), size(b))
+	if !a.Imported() && !b.Imported() { // another tool's sizes are not corepin's
+		differ("sizes", size(a), size(b))
+	}
 	if !commandKinds[a.Kind()] || !commandKinds[b.Kind()] {
 		differ("kind", a.Kind(), b.Kind())
 	}

@@ -132,7 +132,7 @@ func differences(before, after *Run) (diff, notes []string) {
 		which string
 		run   *Run
 	}{{"old", before}, {"new", after}} {
-		if r.run.Imported() {
+		if r.run.WhereNotRecorded() {
 			notes = append(notes, fmt.Sprintf("the %s run has no scheduling evidence: where it ran: not recorded (%s)", r.which, r.run.Source.Describe()))
 		}
 	}

@@ -91,3 +91,32 @@ func TestImportedRunViews(t *testing.T) {
 		t.Errorf("an imported run's target CPUs: %v", r.Target.CPUs())
 	}
 }
+
+// What an imported file does not say is "not recorded" in merge, not a
+// blank; another tool's sizes are not corepin's quick or full, and are
+// not compared.
+func TestImportedRunSaysNotRecorded(t *testing.T) {
+	imported := commandRun(KindHyperfine, "stockfish bench", []string{"stockfish", "bench"}, 0.1, 0.1)
+	suite := commandRun("", "stockfish", []string{"stockfish", "bench"}, 0.1, 0.1)
+	suite.Options.Quick = true
+	var text bytes.Buffer
+	Merged([]*Run{suite, imported}, []string{"suite", "hyperfine"}).WriteText(&text)
+	if !strings.Contains(text.String(), "[2] hyperfine: not recorded, not recorded, kernel not recorded\n    topology:   not recorded\n") {
+		t.Errorf("merge's text:\n%s", text.String())
+	}
+	if c := Compare(suite, imported); len(c.Differences) != 0 {
+		t.Errorf("an import is compared by sizes: %q", c.Differences)
+	}
+}
+
+// A SPEC import joined with corepin's reports says where they say it ran.
+func TestImportedRunWithReportsSaysWhere(t *testing.T) {
+	r := commandRun(KindSpec, "505.mcf_r.base", nil, 300, 301)
+	r.Target = Target{Spec: "bind", Mode: "exact", ExactCPU: 3, Why: "SPEC's bind, as corepin exec was asked: copy 0 on CPUs 3"}
+	var text bytes.Buffer
+	r.WriteSummary(&text)
+	if r.WhereNotRecorded() || !strings.Contains(text.String(), "on CPU 3 (exact): SPEC's bind, as corepin exec was asked: copy 0 on CPUs 3; imported from spec's bench.json") ||
+		strings.Contains(text.String(), "not recorded") {
+		t.Errorf("summary:\n%s", text.String())
+	}
+}

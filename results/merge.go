@@ -167,7 +167,7 @@ func machineOf(r *Run, name string) Machine {
 			mc.Topology += fmt.Sprintf("; allowed %s", *t.Allowed)
 		}
 	}
-	if r.Imported() {
+	if r.WhereNotRecorded() {
 		mc.Scheduling = "where it ran: not recorded (" + r.Source.Describe() + ")"
 		return mc
 	}
@@ -189,6 +189,15 @@ func machineOf(r *Run, name string) Machine {
 		}
 	}
 	return mc
+}
+
+// Recorded is a fact as a view shows it: "not recorded" where the run
+// has none (an imported file names no host, kernel or topology).
+func Recorded(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "not recorded"
+	}
+	return s
 }
 
 // Verdict says how the cell's median relates to the first machine's in
@@ -253,8 +262,8 @@ func (c *MergeCell) Cell() [4]string {
 func (m Merge) WriteText(w io.Writer) error {
 	t := termsafe.Text
 	for i, mc := range m.Machines {
-		fmt.Fprintf(w, "[%d] %s: %s, %s, kernel %s\n", i+1, t(mc.Name), t(mc.Host.Label()), t(mc.Host.CPUModel), t(mc.Host.Kernel))
-		fmt.Fprintf(w, "    topology:   %s\n", t(mc.Topology))
+		fmt.Fprintf(w, "[%d] %s: %s, %s, kernel %s\n", i+1, t(mc.Name), t(Recorded(mc.Host.Label())), t(Recorded(mc.Host.CPUModel)), t(Recorded(mc.Host.Kernel)))
+		fmt.Fprintf(w, "    topology:   %s\n", t(Recorded(mc.Topology)))
 		if mc.Target.ExactCPU >= 0 {
 			fmt.Fprintf(w, "    target:     %s, CPU %d (%s): %s\n", t(mc.Target.Spec), mc.Target.ExactCPU, t(string(mc.Target.Mode)), t(mc.Target.Why))
 		}

@@ -23,21 +23,30 @@ func (r *Run) AllValid() bool {
 // (corepin import): corepin did not watch it run.
 func (r *Run) Imported() bool { return r.Source != nil }
 
+// WhereNotRecorded reports whether nothing says where the run's work ran:
+// an imported run, unless corepin's own reports of its commands were
+// joined with it (a SPEC run through corepin spec config's fragment).
+func (r *Run) WhereNotRecorded() bool { return r.Imported() && r.Target.ExactCPU < 0 }
+
 // Where says where the run's work ran, as every view says it: the target
-// CPU, its mode and why it was chosen; for an imported run, that it is
-// not recorded.
+// CPU, its mode and why it was chosen; for an imported run, where
+// corepin's reports say, or that it is not recorded.
 func (r *Run) Where() string {
-	if r.Imported() {
+	if r.WhereNotRecorded() {
 		return "not recorded (" + r.Source.Describe() + ")"
 	}
-	return fmt.Sprintf("CPU %d (%s): %s", r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
+	where := fmt.Sprintf("CPU %d (%s): %s", r.Target.ExactCPU, r.Target.Mode, r.Target.Why)
+	if r.Imported() {
+		where += "; " + r.Source.Describe()
+	}
+	return where
 }
 
 // WriteSummary writes the run as corepin run prints it: the host and
 // target, a table of the benchmarks, the score and every warning once.
 func (r *Run) WriteSummary(w io.Writer) error {
 	t := termsafe.Text // every name and text of the run may come from outside
-	if r.Imported() {
+	if r.WhereNotRecorded() {
 		fmt.Fprintf(w, "%s; where it ran: not recorded\n", t(r.Source.Describe()))
 	} else {
 		fmt.Fprintf(w, "%s on %s\n", t(r.Host.CPUModel), t(r.Where()))

@@ -1,6 +1,10 @@
 package results
 
-import "corepin.dev/corepin/cpuset"
+import (
+	"fmt"
+
+	"corepin.dev/corepin/cpuset"
+)
 
 // SpecRun is what an imported SPEC CPU result says of the run as a whole
 // (Run.Spec), beside what corepin recomputed from it: SPEC's figures are
@@ -18,25 +22,52 @@ type SpecRun struct {
 	// means; the recomputed ones are the same rule applied to the
 	// result's iterations (per benchmark the selected, the lower median
 	// by time of its valid iterations; their geometric mean), and the
-	// evidence ones that rule without the iterations corepin's reports
-	// make invalid. Null where there is no figure.
+	// evidence ones that rule over the iterations corepin's reports
+	// hold valid (Evidence). Null where there is no figure; an evidence
+	// mean is null unless every benchmark of the recomputed one keeps an
+	// iteration that SPEC and corepin's evidence both hold valid.
 	BaseMean           *float64 `json:"base_mean"`
 	PeakMean           *float64 `json:"peak_mean"`
 	RecomputedBaseMean *float64 `json:"recomputed_base_mean"`
 	RecomputedPeakMean *float64 `json:"recomputed_peak_mean"`
 	EvidenceBaseMean   *float64 `json:"evidence_base_mean"`
 	EvidencePeakMean   *float64 `json:"evidence_peak_mean"`
-	// MeanNote says where SPEC's mean and the recomputed one differ.
+	// MeanNote says where SPEC's mean and the recomputed one differ, and
+	// why an evidence mean is null.
 	MeanNote string `json:"mean_note,omitempty"`
 	// Evidence is the folder of corepin's exec reports that was joined,
-	// Reports how many were, and Unjoined the reports that no iteration
-	// of the result has (another run's, a tuning not in it).
-	Evidence string   `json:"evidence,omitempty"`
-	Reports  int      `json:"reports"`
-	Unjoined []string `json:"unjoined,omitempty"`
+	// as an absolute path; Reports how many were joined, and Unjoined
+	// the first MaxUnjoined of those that were not (another run's, a
+	// tuning not in the result), UnjoinedOmitted counting the rest.
+	Evidence        string   `json:"evidence,omitempty"`
+	Reports         int      `json:"reports"`
+	Unjoined        []string `json:"unjoined,omitempty"`
+	UnjoinedOmitted int      `json:"unjoined_omitted,omitempty"`
 	// Telemetry is the file of corepin telemetry around the whole run
 	// that each iteration's curves were cut from.
 	Telemetry string `json:"telemetry,omitempty"`
+}
+
+// MeanLines say the means of each tuning SPEC or corepin has one of:
+// SPEC's as written, the recomputed one and corepin's evidence's, "none"
+// for a null one.
+func (s *SpecRun) MeanLines() []string {
+	figure := func(v *float64) string {
+		if v == nil {
+			return "none"
+		}
+		return fmt.Sprintf("%g", *v)
+	}
+	var lines []string
+	for _, m := range []struct {
+		tune              string
+		spec, again, seen *float64
+	}{{"base", s.BaseMean, s.RecomputedBaseMean, s.EvidenceBaseMean}, {"peak", s.PeakMean, s.RecomputedPeakMean, s.EvidencePeakMean}} {
+		if m.spec != nil || m.again != nil {
+			lines = append(lines, fmt.Sprintf("%s mean: SPEC's %s, recomputed %s, by corepin's evidence %s", m.tune, figure(m.spec), figure(m.again), figure(m.seen)))
+		}
+	}
+	return lines
 }
 
 // SpecIteration is one SPEC iteration imported as a run
@@ -81,12 +112,39 @@ type SpecIteration struct {
 	NotRecorded string `json:"not_recorded,omitempty"`
 }
 
-// Bounds of an imported iteration's record, as a run's record is
-// bounded: the commands listed, and the reasons said.
+// Bounds of an imported run's record, as a run's record is bounded: the
+// commands an iteration lists, the reasons it says, and the reports not
+// joined that the run names.
 const (
 	MaxSpecCommands = 64
 	MaxSpecReasons  = 16
+	MaxUnjoined     = 64
 )
+
+// What corepin's evidence says of an iteration (SpecIteration.Evidence).
+const (
+	EvidenceValid       = "valid"        // every command's report holds it valid
+	EvidenceInvalid     = "invalid"      // a command's report makes it invalid
+	EvidenceIncomplete  = "incomplete"   // a command's report could not be read
+	EvidenceNotRecorded = "not recorded" // no report of its commands is joined
+)
+
+// Evidence says what corepin's reports say of the iteration: valid,
+// invalid, incomplete or not recorded.
+func (s *SpecIteration) Evidence() string {
+	switch {
+	case len(s.InvalidByEvidence) > 0:
+		return EvidenceInvalid
+	case s.NotRecorded != "":
+		return EvidenceNotRecorded
+	}
+	for _, c := range s.Commands {
+		if c.NotRecorded != "" {
+			return EvidenceIncomplete
+		}
+	}
+	return EvidenceValid
+}
 
 // SpecCommand is corepin's report of one command of an iteration: one
 // workload of one copy, as exec wrote it (kept whole in Report).
@@ -120,8 +178,11 @@ type SpecCommand struct {
 	ExitCode    *int    `json:"exit_code"`
 	Signal      *string `json:"signal,omitempty"`
 	Refused     string  `json:"refused,omitempty"`
-	// Invalid says why this command's report makes its iteration invalid.
-	Invalid string `json:"invalid,omitempty"`
+	// Invalid says why this command's report makes its iteration invalid;
+	// NotRecorded why there is no report of it to judge by (it could not
+	// be read), where it ran being then not recorded.
+	Invalid     string `json:"invalid,omitempty"`
+	NotRecorded string `json:"not_recorded,omitempty"`
 }
 
 // The kinds of an imported SPEC run's warnings.

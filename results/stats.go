@@ -170,7 +170,7 @@ func (b *Benchmark) warnings(times []float64, notTimes bool) []Warning {
 	case b.CompletedRuns < b.PlannedRuns:
 		add(KindUnfinished, "%d of %d planned runs completed: the benchmark is invalid", b.CompletedRuns, b.PlannedRuns)
 	case !b.Valid && !notTimes:
-		add(KindInvalidRuns, "a counted run failed its output check, did not finish or shared its target: the benchmark is invalid")
+		add(KindInvalidRuns, "%s: the benchmark is invalid", b.WhyInvalid())
 	}
 	if _, fig := b.Figures(); fig.N > 1 && fig.CV > SpreadWarn {
 		cv := fig.CV

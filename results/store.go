@@ -58,6 +58,12 @@ func safeName(s string) string {
 	}, s)
 }
 
+// DropEmptyTelemetry removes the folder's telemetry/ where nothing was
+// written into it: an imported run without curves keeps no empty folder.
+func (f *Folder) DropEmptyTelemetry() {
+	os.Remove(filepath.Join(f.Path, "telemetry")) // fails, and keeps it, where it holds a file
+}
+
 // WriteFile writes a file of the folder atomically: a reader, or a run
 // that is interrupted, never leaves half a file.
 func (f *Folder) WriteFile(rel string, write func(io.Writer) error) error {

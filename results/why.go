@@ -3,8 +3,8 @@ package results
 import "fmt"
 
 // WhyInvalid says why a benchmark is invalid, from the first counted run
-// that failed: its error, or its first failed output check. It is "" for
-// a valid benchmark.
+// that failed: its error, or its first failed check. It is "" for a valid
+// benchmark. An imported SPEC iteration is named by its number.
 func (b *Benchmark) WhyInvalid() string {
 	if b.Valid {
 		return ""
@@ -13,12 +13,16 @@ func (b *Benchmark) WhyInvalid() string {
 		if r.Warmup {
 			continue
 		}
+		run := fmt.Sprintf("run %d", r.Index)
+		if r.Spec != nil {
+			run = fmt.Sprintf("iteration %d", r.Spec.Iteration)
+		}
 		if r.Error != "" {
-			return fmt.Sprintf("run %d: %s", r.Index, r.Error)
+			return run + ": " + r.Error
 		}
 		for _, c := range r.Checks {
 			if !c.Passed {
-				return fmt.Sprintf("run %d: %s failed: %s", r.Index, c.What, c.Detail)
+				return fmt.Sprintf("%s: %s failed: %s", run, c.What, c.Detail)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -74,8 +75,11 @@ const (
 // Rules are what a run is judged against.
 type Rules struct {
 	// MaxOthers is the share of the target's time others may take before
-	// a run is warned (DefaultMaxOthers when 0).
-	MaxOthers float64
+	// a run is warned (DefaultMaxOthers when 0); MaxOthersName is what a
+	// warning calls it, "--max-others" when "": an import, which has no
+	// such flag, names the threshold itself.
+	MaxOthers     float64
+	MaxOthersName string
 	// AllowSharing keeps a run above InvalidOthers valid, with a warning.
 	AllowSharing bool
 	// Mode is the request's mode: in exact mode more busy threads than
@@ -203,7 +207,7 @@ func (v *Verdict) judgeShared(rep *launch.Report, rules Rules, maxOthers float64
 	switch {
 	case share <= max(InvalidOthers, maxOthers):
 		v.Sharing = SharedWarned
-		v.warn(results.KindShared, &share, "%s, above --max-others %.1f%%", what, 100*maxOthers)
+		v.warn(results.KindShared, &share, "%s, above %s %.1f%%", what, cmp.Or(rules.MaxOthersName, "--max-others"), 100*maxOthers)
 	case rules.AllowSharing:
 		v.Sharing = SharedAllowed
 		v.warn(results.KindShared, &share, "the target CPU was shared: %s", what)

@@ -1,10 +1,12 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/spec"
@@ -42,37 +44,19 @@ corepin's own.`,
 		Args: cli.ExactArgs(1, "the result file"),
 	}
 	cmd.Run = func(in *cli.Invocation, args []string) error {
-		data, src, err := results.ReadSource(results.KindSpec, args[0])
-		if err != nil {
-			return usageError{Err: fmt.Errorf("reading the SPEC result: %w", err)}
-		}
-		res, err := spec.ParseResult(data)
-		if err != nil {
-			return usageError{Err: fmt.Errorf("reading the SPEC result %s: %w", args[0], err)}
-		}
-		src.Version = fmt.Sprintf("%s %s (runcpu %s)", res.Suite, res.Suitever, res.Runcpuver)
-		im := &spec.Import{Result: res, Source: src}
-		if st, err := os.Stat(args[0]); err == nil {
-			im.Modified = st.ModTime()
-		}
-		if err := readEvidence(im, args[0], evidenceDir, in.Changed("evidence")); err != nil {
-			return usageError{Err: err}
-		}
-		if telemetryFile != "" {
-			if im.Telemetry, err = spec.ReadTelemetry(telemetryFile); err != nil {
-				return usageError{Err: fmt.Errorf("--telemetry: %w", err)}
+		im, data, err := readSpecImport(in.Ctx, args[0], evidenceDir, in.Changed("evidence"), telemetryFile)
+		if err == nil {
+			var folder *results.Folder
+			var run *results.Run
+			if folder, run, err = im.Write(in.Ctx, out, data); err == nil {
+				printSpecImport(in, folder, run)
+				return nil
 			}
-			im.TelemetryFile = telemetryFile
 		}
-		folder, run, err := im.Write(out, data)
-		if err != nil {
-			return err
+		if stopped := interrupted(in.Ctx, "nothing was written"); stopped != nil {
+			return stopped
 		}
-		fmt.Fprintf(in.Stdout, "%s: %d benchmarks, %d iterations, %d of corepin's reports joined\n", folder.Path, len(run.Benchmarks), iterations(run), run.Spec.Reports)
-		for _, w := range run.GroupedWarnings() {
-			fmt.Fprintln(in.Stderr, "corepin: warning:", termsafe.Text(w))
-		}
-		return nil
+		return err
 	}
 	f := cmd.Flags()
 	f.StringVar(&evidenceDir, "evidence", "", "the `folder` of corepin's reports (default: corepin.LOGNUM beside the result)")
@@ -82,32 +66,102 @@ corepin's own.`,
 	return cmd
 }
 
-// readEvidence finds and reads corepin's reports of the result's
-// commands: in the folder given, or beside the result where they are.
-func readEvidence(im *spec.Import, result, dir string, given bool) error {
-	if !given {
-		dir = filepath.Dir(result)
-	}
-	found, err := spec.ReportsFolder(dir, im.Result.Lognum)
+// readSpecImport reads the result file and what is joined with it: the
+// folder of corepin's reports, what specinvoke's files in the run
+// folders beside the result say of the commands, and telemetry around
+// the run. What cannot be read is a wrong command line.
+func readSpecImport(ctx context.Context, result, evidenceDir string, given bool, telemetryFile string) (*spec.Import, []byte, error) {
+	data, src, err := results.ReadSource(results.KindSpec, result)
 	if err != nil {
-		if !given {
-			return nil
+		return nil, nil, usageError{Err: fmt.Errorf("reading the SPEC result: %w", err)}
+	}
+	res, err := spec.ParseResult(data)
+	if err != nil {
+		return nil, nil, usageError{Err: fmt.Errorf("reading the SPEC result %s: %w", result, err)}
+	}
+	src.Version = strings.Join(slices.DeleteFunc([]string{res.Suite, res.Suitever, runcpuVersion(res)}, func(s string) bool { return s == "" }), " ")
+	im := &spec.Import{Result: res, Source: src, Invocations: spec.ReadInvocations(ctx, result)}
+	if st, err := os.Stat(result); err == nil {
+		im.Modified = st.ModTime()
+	}
+	if im.Reports, err = findReports(ctx, im, result, evidenceDir, given); err != nil {
+		return nil, nil, err
+	}
+	if telemetryFile != "" {
+		if im.Telemetry, err = spec.ReadTelemetry(telemetryFile); err != nil {
+			return nil, nil, usageError{Err: fmt.Errorf("--telemetry: %w", err)}
 		}
-		return fmt.Errorf("--evidence: %w", err)
+		im.TelemetryFile = telemetryFile
 	}
-	if !given && found == dir {
-		return nil // no corepin.LOGNUM beside the result
+	return im, data, nil
+}
+
+// runcpuVersion is runcpu's version as the source's version says it:
+// "(runcpu 6247)"; "" where the file says none.
+func runcpuVersion(res *spec.Result) string {
+	if res.Runcpuver == "" {
+		return ""
 	}
-	reports, err := spec.ReadReports(found)
-	if err != nil {
-		return err
+	return "(runcpu " + res.Runcpuver + ")"
+}
+
+// findReports finds and indexes corepin's reports of the result's
+// commands: in the folder given (itself, or its corepin.LOGNUM), else
+// beside the result, else where the run folders' commands wrote them
+// (spec config --reports); nil where there are none.
+func findReports(ctx context.Context, im *spec.Import, result, dir string, given bool) (*spec.Reports, error) {
+	lognum := im.Result.Lognum
+	var found string
+	switch {
+	case given:
+		f, err := spec.ReportsFolder(dir, lognum)
+		if err != nil {
+			return nil, usageError{Err: fmt.Errorf("--evidence: %w", err)}
+		}
+		found = f
+	default:
+		beside := filepath.Dir(result)
+		if f, err := spec.ReportsFolder(beside, lognum); err == nil && f != beside {
+			found = f
+		} else if dirs := im.Invocations.ReportFolders(lognum); len(dirs) > 0 {
+			found = dirs[0]
+		} else {
+			return nil, nil
+		}
 	}
-	if len(reports) == 0 && given {
-		return fmt.Errorf("--evidence %s: %w", dir, errors.New("no report of corepin exec (BENCHMARK.TUNE.iN.wN.cN.json) in it"))
+	reps, err := spec.IndexReports(ctx, found)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, err
+	case err != nil:
+		return nil, usageError{Err: err}
+	case reps.Len() == 0 && given:
+		return nil, usageError{Err: fmt.Errorf("--evidence %s: no report of corepin exec (BENCHMARK.TUNE.iN.wN.cN.json) in it", dir)}
+	case reps.Len() == 0:
+		return nil, nil
 	}
-	im.Reports, im.EvidenceDir = reports, found
-	im.Curves, err = spec.ReadCurves(found, reports)
-	return err
+	return reps, nil
+}
+
+// printSpecImport says what the import made: the folder, what it holds,
+// the means, and every warning once.
+func printSpecImport(in *cli.Invocation, folder *results.Folder, run *results.Run) {
+	fmt.Fprintf(in.Stdout, "%s: %s, %s, %d of corepin's reports joined\n", folder.Path,
+		countOf(len(run.Benchmarks), "benchmark", "benchmarks"), countOf(iterations(run), "iteration", "iterations"), run.Spec.Reports)
+	for _, line := range run.Spec.MeanLines() {
+		fmt.Fprintln(in.Stdout, line)
+	}
+	for _, w := range run.GroupedWarnings() {
+		fmt.Fprintln(in.Stderr, "corepin: warning:", termsafe.Text(w))
+	}
+}
+
+// countOf is a count with its noun: "1 benchmark", "3 benchmarks".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // iterations counts the runs of every benchmark.

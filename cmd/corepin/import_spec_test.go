@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"corepin.dev/corepin/results"
@@ -51,7 +54,7 @@ func TestImportSpecFolder(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "505.mcf_r.base") {
 		t.Errorf("compare of the two imports: exit %d: %s%s", code, stdout, errOut)
 	}
-	stdout, errOut, code = corepin(t, "merge", raw[0], table[0])
+	stdout, errOut, code = corepin(t, "merge", raw[0], table[0], "--out", filepath.Join(out, "merge.html"))
 	if code != 0 || !strings.Contains(stdout, "505.mcf_r.base") {
 		t.Errorf("merge of the two imports: exit %d: %s%s", code, stdout, errOut)
 	}
@@ -81,5 +84,52 @@ func TestImportSpecRefused(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("import spec %s: exit %d, %q; want %d and %q", strings.Join(c.args, " "), code, errOut, exitUsage, c.want)
 		}
+	}
+}
+
+// A signal ends the import as it ends every command: 128+N, and no
+// results folder, not half of one. The context is cancelled before the
+// import reads anything, as SIGINT cancels it at any point; the import
+// looks at it while it reads the reports and before it saves.
+func TestImportSpecInterrupted(t *testing.T) {
+	out := t.TempDir()
+	evidenceDir := filepath.Join(t.TempDir(), "corepin.042")
+	os.MkdirAll(evidenceDir, 0o755)
+	os.WriteFile(filepath.Join(evidenceDir, "505.mcf_r.base.i0.w0.c0.json"), []byte("{}"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := runWith(ctx, &stdout, &stderr, []string{"import", "spec", specTestdata + "rate.rsf", "--evidence", evidenceDir, "--out", out})
+	if code != 128+int(syscall.SIGINT) || !strings.Contains(stderr.String(), "interrupted; nothing was written") {
+		t.Errorf("exit %d, %q; want %d", code, stderr.String(), 128+int(syscall.SIGINT))
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("an interrupted import left %v", left)
+	}
+}
+
+// The import says what it made in words that count ("1 benchmark"), and
+// the three means: SPEC's, the recomputed one, and corepin's evidence's,
+// none without reports.
+func TestImportSpecSays(t *testing.T) {
+	dir := t.TempDir()
+	rsf := filepath.Join(dir, "one.rsf")
+	data, _ := os.ReadFile(specTestdata + "speed2026.rsf")
+	one := strings.Join(slices.DeleteFunc(strings.Split(string(data), "\n"), func(l string) bool { return strings.Contains(l, ".peak.") }), "\n")
+	os.WriteFile(rsf, []byte(one), 0o644)
+	stdout, errOut, code := corepin(t, "import", "spec", rsf, "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{": 1 benchmark, 1 iteration, 0 of corepin's reports joined\n", "base mean: SPEC's 12.5, recomputed 12.5, by corepin's evidence none\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout %q lacks %q", stdout, want)
+		}
+	}
+	if !strings.Contains(errOut, "no base mean by corepin's evidence: no report of corepin's was joined") {
+		t.Errorf("stderr %q does not say why there is no evidence mean", errOut)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(dir, "*-spec.007", "telemetry")); len(dirs) != 0 {
+		t.Errorf("an import without curves left %s", dirs)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"corepin.dev/corepin/internal/atomicfile"
@@ -35,18 +34,23 @@ machine into a corepin suite file. See docs/spec.md.`,
 // to corepin exec as given.
 var specExecFlags = []string{"ladder", "policy", "nice", "uclamp", "qos", "realtime", "mode", "accept", "launcher", "watch", "telemetry-interval"}
 
+// specConfigFlags are spec config's own flags, beside the target's and
+// the scheduling's.
+type specConfigFlags struct {
+	tf        targetFlags
+	sf        schedFlags
+	root      string
+	corepin   string
+	reports   string
+	perCopy   int
+	telemetry bool
+	launcher  bool
+	watch     time.Duration
+	interval  time.Duration
+}
+
 func newSpecConfigCmd() *cli.Command {
-	var (
-		tf        targetFlags
-		sf        schedFlags
-		root      string
-		corepin   string
-		perCopy   int
-		telemetry bool
-		launcher  bool
-		watch     time.Duration
-		interval  time.Duration
-	)
+	var o specConfigFlags
 	cmd := &cli.Command{
 		Use:    "config",
 		Device: cli.OnDevice,
@@ -58,67 +62,100 @@ topology: the target first, then one CPU a copy from its performance group),
 and submit lines that write runcpu's command to a script in the copy's run
 folder and run it with corepin exec on CPU $BIND, writing a report named
 by lognum, benchmark, tuning, iteration, workload and copy under
-$SPEC/result/corepin.LOGNUM/. Scheduling flags are passed on to exec.
+$SPEC/result/corepin.LOGNUM/ (or --reports DIR/corepin.LOGNUM/, where the
+SPEC tree is read-only and runcpu writes under its output_root).
+Scheduling flags are passed on to exec.
 
 Run it on the machine runcpu runs on (with --on, on the device): the CPUs
 and the corepin it names are that machine's.`,
 		Example: `  corepin spec config --cpu 3
   corepin spec config --target prime --ladder spec
   corepin spec config --cpus 4-7 --cpus-per-copy 4
+  corepin spec config --cpu 3 --reports /scratch/spec-reports
   corepin --on adb spec config --target big`,
 		Args: cli.NoArgs,
+		Run:  func(in *cli.Invocation, _ []string) error { return o.run(in) },
 	}
-	cmd.Run = func(in *cli.Invocation, _ []string) error {
-		topo, target, err := tf.resolve(root)
-		if err != nil {
-			return err
-		}
-		if _, err := sf.request(in, target); err != nil {
-			return err
-		}
-		if perCopy > 1 && in.Changed("mode") && sf.mode != "soft" {
-			return usageError{Err: fmt.Errorf("--cpus-per-copy %d runs each copy on a list of CPUs: in soft mode, not --mode %s", perCopy, sf.mode)}
-		}
-		binds, err := spec.Binds(topo, target, perCopy)
-		if err != nil {
-			return usageError{Err: fmt.Errorf("--cpus-per-copy: %w", err)}
-		}
-		if corepin == "" {
-			if corepin, err = os.Executable(); err != nil {
-				return fmt.Errorf("finding corepin's own path (give --corepin): %w", err)
-			}
-		}
-		line := in.Words(func(a cli.Arg) []string {
-			if a.Flag == "root" || a.Flag == "corepin" {
-				return nil // where the facts were read, and the path the lines name
-			}
-			return a.Words()
-		})
-		var flags []string
-		for _, a := range in.Line {
-			if slices.Contains(specExecFlags, a.Flag) && (perCopy == 1 || a.Flag != "mode") {
-				flags = append(flags, a.Words()...)
-			}
-		}
-		frag, err := spec.Config{Corepin: corepin, Binds: binds, Flags: flags, Telemetry: telemetry,
-			Line: strings.Join(append([]string{"corepin"}, line...), " ")}.Fragment()
-		if err != nil {
-			return usageError{Err: err}
-		}
-		_, err = fmt.Fprint(in.Stdout, frag)
+	o.tf.register(cmd)
+	o.sf.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.root, "root", "/", "read the sysfs tree under this `folder` (the machine runcpu runs on)")
+	f.StringVar(&o.corepin, "corepin", "", "the corepin runcpu starts, a `path` (default: this corepin's own)")
+	f.StringVar(&o.reports, "reports", "", "make each run's folder of reports, corepin.LOGNUM, in this `folder` (default: $SPEC/result)")
+	f.IntVar(&o.perCopy, "cpus-per-copy", 1, "CPUs each copy runs on, for multi-threaded (speed) runs: `N` in soft mode")
+	f.BoolVar(&o.telemetry, "telemetry", false, "also write each command's per-CPU curves beside its report")
+	f.BoolVar(&o.launcher, "launcher", false, "exec starts each command through its re-executed launcher")
+	f.DurationVar(&o.watch, "watch", 100*time.Millisecond, "exec's watcher `period`")
+	f.DurationVar(&o.interval, "telemetry-interval", time.Second, "time between telemetry samples (with --telemetry)")
+	return cmd
+}
+
+// run prints the fragment for the flags given.
+func (o *specConfigFlags) run(in *cli.Invocation) error {
+	binds, err := o.binds(in)
+	if err != nil {
 		return err
 	}
-	tf.register(cmd)
-	sf.register(cmd)
-	f := cmd.Flags()
-	f.StringVar(&root, "root", "/", "read the sysfs tree under this `folder` (the machine runcpu runs on)")
-	f.StringVar(&corepin, "corepin", "", "the corepin runcpu starts, a `path` (default: this corepin's own)")
-	f.IntVar(&perCopy, "cpus-per-copy", 1, "CPUs each copy runs on, for multi-threaded (speed) runs: `N` in soft mode")
-	f.BoolVar(&telemetry, "telemetry", false, "also write each command's per-CPU curves beside its report")
-	f.BoolVar(&launcher, "launcher", false, "exec starts each command through its re-executed launcher")
-	f.DurationVar(&watch, "watch", 100*time.Millisecond, "exec's watcher `period`")
-	f.DurationVar(&interval, "telemetry-interval", time.Second, "time between telemetry samples (with --telemetry)")
-	return cmd
+	if o.corepin == "" {
+		if o.corepin, err = os.Executable(); err != nil {
+			return fmt.Errorf("finding corepin's own path (give --corepin): %w", err)
+		}
+	}
+	if o.reports != "" {
+		if o.reports, err = filepath.Abs(o.reports); err != nil {
+			return usageError{Err: fmt.Errorf("--reports: %w", err)}
+		}
+	}
+	frag, err := spec.Config{Corepin: o.corepin, Binds: binds, Flags: o.execFlags(in), Telemetry: o.telemetry, Reports: o.reports,
+		Line: append([]string{"corepin"}, o.line(in)...)}.Fragment()
+	if err != nil {
+		return usageError{Err: err}
+	}
+	_, err = fmt.Fprint(in.Stdout, frag)
+	return err
+}
+
+// binds are $BIND of the copies: the target resolved on this machine's
+// topology, its scheduling checked, a CPU (or list) a copy.
+func (o *specConfigFlags) binds(in *cli.Invocation) ([]string, error) {
+	topo, target, err := o.tf.resolve(o.root)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := o.sf.request(in, target); err != nil {
+		return nil, err
+	}
+	if o.perCopy > 1 && in.Changed("mode") && o.sf.mode != "soft" {
+		return nil, usageError{Err: fmt.Errorf("--cpus-per-copy %d runs each copy on a list of CPUs: in soft mode, not --mode %s", o.perCopy, o.sf.mode)}
+	}
+	binds, err := spec.Binds(topo, target, o.perCopy)
+	if err != nil {
+		return nil, usageError{Err: fmt.Errorf("--cpus-per-copy: %w", err)}
+	}
+	return binds, nil
+}
+
+// execFlags are the flags the fragment passes on to exec as given (with
+// --cpus-per-copy, the mode is the fragment's own: soft).
+func (o *specConfigFlags) execFlags(in *cli.Invocation) []string {
+	var flags []string
+	for _, a := range in.Line {
+		if slices.Contains(specExecFlags, a.Flag) && (o.perCopy == 1 || a.Flag != "mode") {
+			flags = append(flags, a.Words()...)
+		}
+	}
+	return flags
+}
+
+// line is the command line that made the fragment, but for where the
+// facts were read and the path the lines name.
+func (o *specConfigFlags) line(in *cli.Invocation) []string {
+	return in.Words(func(a cli.Arg) []string {
+		if a.Flag == "root" || a.Flag == "corepin" {
+			return nil
+		}
+		return a.Words()
+	})
 }
 
 func newSpecSuiteCmd() *cli.Command {
@@ -149,46 +186,50 @@ with it.`,
 			return nil
 		},
 	}
-	cmd.Run = func(in *cli.Invocation, args []string) error {
-		if runs < 1 {
-			return usageError{Err: fmt.Errorf("--runs %d: want at least 1", runs)}
-		}
-		if out != "-" {
-			if err := checkOutput("out", out); err != nil {
-				return err
-			}
-		}
-		var dirs []*spec.RunDir
-		for _, a := range args {
-			d, err := spec.ReadRunDir(a)
-			if err != nil {
-				return usageError{Err: err}
-			}
-			dirs = append(dirs, d)
-		}
-		base, err := filepath.Abs(filepath.Dir(out))
-		if out == "-" {
-			base, err = os.Getwd()
-		}
-		if err != nil {
-			return err
-		}
-		data, err := spec.SuiteFile(dirs, base, runs)
-		if err != nil {
-			return usageError{Err: err}
-		}
-		if out == "-" {
-			_, err = in.Stdout.Write(data)
-			return err
-		}
-		if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return placeError(fmt.Errorf("writing the suite: %w", err))
-		}
-		fmt.Fprintf(in.Stdout, "%s: %d benchmarks\n", out, len(dirs))
-		return nil
-	}
+	cmd.Run = func(in *cli.Invocation, args []string) error { return writeSpecSuite(in, args, out, runs) }
 	cmd.Flags().StringVar(&out, "out", "spec-suite.toml", "write the suite to this `file` (- for standard output; its paths are then relative to this folder)")
 	cmd.Flags().IntVar(&runs, "runs", 3, "runs of each benchmark, as SPEC's iterations")
 	cmd.Output("out", cli.File)
 	return cmd
+}
+
+// writeSpecSuite writes the suite of the run folders to out (- for
+// standard output), its paths relative to out's folder.
+func writeSpecSuite(in *cli.Invocation, args []string, out string, runs int) error {
+	if runs < 1 {
+		return usageError{Err: fmt.Errorf("--runs %d: want at least 1", runs)}
+	}
+	if out != "-" {
+		if err := checkOutput("out", out); err != nil {
+			return err
+		}
+	}
+	var dirs []*spec.RunDir
+	for _, a := range args {
+		d, err := spec.ReadRunDir(a)
+		if err != nil {
+			return usageError{Err: err}
+		}
+		dirs = append(dirs, d)
+	}
+	base, err := filepath.Abs(filepath.Dir(out))
+	if out == "-" {
+		base, err = os.Getwd()
+	}
+	if err != nil {
+		return err
+	}
+	data, err := spec.SuiteFile(dirs, base, runs)
+	if err != nil {
+		return usageError{Err: err}
+	}
+	if out == "-" {
+		_, err = in.Stdout.Write(data)
+		return err
+	}
+	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		return placeError(fmt.Errorf("writing the suite: %w", err))
+	}
+	fmt.Fprintf(in.Stdout, "%s: %s\n", out, countOf(len(dirs), "benchmark", "benchmarks"))
+	return nil
 }

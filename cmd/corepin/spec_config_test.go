@@ -10,7 +10,9 @@ import (
 
 // The fragment for machines of other shapes: the bind line is the
 // target, then one CPU a copy from its group, whole cores first; the
-// scheduling flags reach exec as given, quoted for the shell.
+// scheduling flags reach exec as given, quoted for the shell, and the
+// line that made it is quoted as a shell takes it; --reports puts the
+// reports' folders out of the SPEC tree.
 func TestSpecConfigGolden(t *testing.T) {
 	const machines = "../../topology/testdata/machines/"
 	for _, c := range []struct{ golden, root string }{
@@ -18,6 +20,7 @@ func TestSpecConfigGolden(t *testing.T) {
 		{"spec-config-phone.txt", "sgu-al10 --target big --ladder spec --realtime --accept exact+step<=2 --telemetry"},
 		{"spec-config-hybrid.txt", "intel-hybrid-4p8e --target prime"},
 		{"spec-config-speed.txt", "phone-2-3-2-1 --target group:1 --cpus-per-copy 3"},
+		{"spec-config-reports.txt", "vm-2cpu --cpu 1 --reports /scratch/spec-reports --accept exact+nice<=-20"},
 	} {
 		args := append([]string{"spec", "config", "--corepin", "/opt/corepin/bin/corepin", "--root", machines + strings.Fields(c.root)[0]}, strings.Fields(c.root)[1:]...)
 		out, errOut, code := corepin(t, args...)

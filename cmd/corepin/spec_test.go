@@ -192,7 +192,7 @@ func TestSpecUnderRuncpu(t *testing.T) {
 	if competitor {
 		speed.Compete = &standin.Hook{Benchmark: "901.fib_r", Iteration: 1, CPU: cpu}
 	}
-	runs := map[string]*results.Run{}
+	runs, rsfs := map[string]*results.Run{}, map[string]string{}
 	for _, p := range []*standin.Plan{rate, speed} {
 		// The speed run is recorded by corepin telemetry from outside,
 		// as a user would around runcpu.
@@ -203,6 +203,7 @@ func TestSpecUnderRuncpu(t *testing.T) {
 			tel = []string{"--telemetry", rec.path}
 		}
 		rsf := runcpu(t, p)
+		rsfs[p.Runmode] = rsf
 		rec.stop(t)
 		out := t.TempDir()
 		stdout, errOut, code := corepin(t, append([]string{"import", "spec", rsf, "--out", out}, tel...)...)
@@ -222,6 +223,7 @@ func TestSpecUnderRuncpu(t *testing.T) {
 		checkSpecRun(t, run, p, bind)
 		checkSpecTimes(t, top, dirs[0], run)
 	}
+	checkAnotherRunsEvidence(t, rsfs["rate"], filepath.Join(top, "result", "corepin."+runs["speed"].Spec.Lognum))
 	sr := runs["rate"].Spec
 	sum := runs["rate"].Benchmarks[1].Runs[2]
 	if sum.Valid || sum.Spec.Valid != "VE" || !strings.Contains(sum.Error, "SPEC: VE") {
@@ -265,6 +267,33 @@ func TestSpecUnderRuncpu(t *testing.T) {
 			t.Skipf("the competitor's iteration is flagged, but the target CPU %d was shared without it too, by other work (the machine is not quiet): %s", cpu, strings.Join(others, "; "))
 		}
 	})
+}
+
+// checkAnotherRunsEvidence imports a result with another run's folder
+// of reports, as a person might give the wrong one: none is joined, every
+// iteration's place is not recorded, and the import says why.
+func checkAnotherRunsEvidence(t *testing.T, rsf, evidenceDir string) {
+	t.Helper()
+	out := t.TempDir()
+	_, errOut, code := corepin(t, "import", "spec", rsf, "--evidence", evidenceDir, "--out", out)
+	if code != 0 {
+		t.Fatalf("import spec with another run's reports: exit %d: %s", code, errOut)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*"))
+	run, err := results.Load(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range run.Benchmarks {
+		for _, r := range b.Runs {
+			if r.Spec.NotRecorded == "" || len(r.Spec.Commands) > 0 {
+				t.Errorf("%s iteration %d joined another run's reports: %+v", b.Name, r.Spec.Iteration, r.Spec.Commands)
+			}
+		}
+	}
+	if run.Spec.Reports != 0 || run.Spec.EvidenceBaseMean != nil || !strings.Contains(errOut, "not this result's run "+run.Spec.Lognum) {
+		t.Errorf("another run's reports: %d joined, evidence mean %v; said %s", run.Spec.Reports, run.Spec.EvidenceBaseMean, errOut)
+	}
 }
 
 // checkSpecRun holds an imported run to its plan: every iteration,
@@ -454,6 +483,40 @@ func TestSpecRefusedStartIsRE(t *testing.T) {
 	if r.Valid || r.Spec.Valid != "RE" || len(r.Spec.InvalidByEvidence) != 1 || !strings.Contains(r.Spec.InvalidByEvidence[0], "corepin refused to start it: requirement nice<=-21 not met") ||
 		len(r.Spec.Commands) != 1 || r.Spec.Commands[0].Refused == "" {
 		t.Errorf("the refused iteration: valid %v, SPEC's %q, by evidence %q, commands %+v", r.Valid, r.Spec.Valid, r.Spec.InvalidByEvidence, r.Spec.Commands)
+	}
+}
+
+// With the SPEC tree read-only (runcpu writing under its output_root), the
+// reports go elsewhere (spec config --reports), and import spec finds
+// them without --evidence, through the commands speccmds.out records in
+// the run folders beside the result.
+func TestSpecReportsElsewhere(t *testing.T) {
+	skipInShort(t)
+	cpu := requireExec(t)
+	top, benchmarks := specTree(t)
+	elsewhere := t.TempDir()
+	out, errOut, code := corepin(t, "spec", "config", "--cpu", fmt.Sprint(cpu), "--reports", elsewhere)
+	if code != 0 {
+		t.Fatalf("spec config: exit %d: %s", code, errOut)
+	}
+	config := filepath.Join(top, "corepin.cfg")
+	os.WriteFile(config, []byte(out), 0o644)
+	rsf := runcpu(t, &standin.Plan{Top: top, Config: config, Action: "run", Runmode: "speed", Iterations: 1,
+		Tune: "base", Size: "refrate", Label: "corepin", Name: "intspeed", Benchmarks: benchmarks[:1]})
+	if _, err := os.Stat(filepath.Join(top, "result", "corepin.001")); err == nil {
+		t.Errorf("the reports went into the SPEC tree")
+	}
+	res := t.TempDir()
+	if _, errOut, code := corepin(t, "import", "spec", rsf, "--out", res); code != 0 {
+		t.Fatalf("import spec: exit %d: %s", code, errOut)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(res, "*"))
+	run, err := results.Load(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr := run.Spec; sr.Evidence != filepath.Join(elsewhere, "corepin.001") || sr.Reports != 1 || run.Benchmarks[0].Runs[0].Spec.NotRecorded != "" {
+		t.Errorf("evidence %q, %d joined, not recorded %q", sr.Evidence, sr.Reports, run.Benchmarks[0].Runs[0].Spec.NotRecorded)
 	}
 }
 

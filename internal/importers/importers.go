@@ -154,6 +154,7 @@ func Import(tool string, paths []string, outDir string, now time.Time) (*results
 			return nil, nil, err
 		}
 	}
+	folder.DropEmptyTelemetry()
 	if err := folder.Save(run); err != nil {
 		return nil, nil, err
 	}

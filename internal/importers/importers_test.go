@@ -173,6 +173,9 @@ func TestImportGeekbenchExports(t *testing.T) {
 	if err != nil || !bytes.Equal(kept, orig) || a.Benchmarks[0].Runs[3].Source.Name != "old3.json" {
 		t.Errorf("the export is not kept byte for byte: %v", err)
 	}
+	if _, err := os.Stat(filepath.Join(fa.Path, "telemetry")); err == nil {
+		t.Error("the import, which has no curves, left an empty telemetry folder")
+	}
 	back, err := results.Load(fa.Path)
 	if err != nil || back.Kind() != results.KindGeekbench || back.Benchmarks[0].Measure.Stats.N != 5 {
 		t.Fatalf("loading the folder: %v", err)

@@ -28,13 +28,21 @@ type Config struct {
 	// Telemetry also writes each command's per-CPU curves beside its
 	// report (exec --telemetry).
 	Telemetry bool
-	// Line is the corepin command line that made the fragment.
-	Line string
+	// Reports is the folder the reports' folders go into, an absolute
+	// path; "" for the SPEC tree's result folder, $[top]/result, which a
+	// read-only tree (runcpu's output_root elsewhere) cannot take.
+	Reports string
+	// Line is the corepin command line that made the fragment, as words.
+	Line []string
 }
 
-// ReportDir is where, under the SPEC tree's result folder, the reports
-// of one runcpu run go: corepin.<lognum>.
+// ReportDir is the name, but for the run's lognum, of the folder the
+// reports of one runcpu run go into: corepin.<lognum>.
 const ReportDir = "corepin."
+
+// DefaultReports is where the reports' folders go by default: the SPEC
+// tree's result folder, beside runcpu's own result files.
+const DefaultReports = "$[top]/result"
 
 // ReportName is the name of the report of one command, as the submit
 // line writes it with runcpu's variables and import spec reads it: the
@@ -54,15 +62,44 @@ func (c Config) Fragment() (string, error) {
 	if len(c.Binds) == 0 {
 		return "", errors.New("no CPU to bind copies to")
 	}
-	for _, w := range append([]string{c.Corepin}, c.Flags...) {
+	words := append([]string{c.Corepin}, c.Flags...)
+	if c.Reports != "" {
+		words = append(words, c.Reports)
+	}
+	for _, w := range words {
 		if err := configWord(w); err != nil {
 			return "", err
 		}
 	}
-	soft := slices.ContainsFunc(c.Binds, func(b string) bool { return strings.ContainsAny(b, "-,") })
-	report := "$[top]/result/" + ReportDir + "${lognum}/${benchmark}.${tune}.i${iter}.w${workload}.c$SPECCOPYNUM"
+	var b strings.Builder
+	c.writeHeader(&b)
+	c.writeSettings(&b)
+	c.writeSubmit(&b)
+	return b.String(), nil
+}
+
+// soft says whether each copy runs on a list of CPUs (--cpus-per-copy).
+func (c Config) soft() bool {
+	return slices.ContainsFunc(c.Binds, func(b string) bool { return strings.ContainsAny(b, "-,") })
+}
+
+// reportsFolder is the folder of one run's reports, as the submit lines
+// write it: runcpu fills in ${lognum}.
+func (c Config) reportsFolder() string {
+	dir := DefaultReports
+	if c.Reports != "" {
+		dir = shellWord(c.Reports)
+	}
+	return dir + "/" + ReportDir + "${lognum}"
+}
+
+// execCommand is the submit line's corepin exec: on CPU $BIND (a copy's
+// list of CPUs in soft mode), the scheduling flags as given, a report
+// (and curves) named by benchmark, tuning, iteration, workload and copy.
+func (c Config) execCommand() string {
+	report := c.reportsFolder() + "/${benchmark}.${tune}.i${iter}.w${workload}.c$SPECCOPYNUM"
 	exec := []string{shellWord(c.Corepin), "exec", "-q"}
-	if soft {
+	if c.soft() {
 		exec = append(exec, "--cpus", "$BIND", "--mode", "soft")
 	} else {
 		exec = append(exec, "--cpu", "$BIND")
@@ -74,50 +111,74 @@ func (c Config) Fragment() (string, error) {
 	if c.Telemetry {
 		exec = append(exec, "--telemetry", report+".csv")
 	}
-	exec = append(exec, "--", "sh", Script)
+	return strings.Join(append(exec, "--", "sh", Script), " ")
+}
 
-	var b strings.Builder
-	comment := func(lines ...string) {
-		for _, l := range lines {
-			b.WriteString("# " + l + "\n")
-		}
+func comment(b *strings.Builder, lines ...string) {
+	for _, l := range lines {
+		b.WriteString("# " + l + "\n")
 	}
-	setting := func(key, value string) { fmt.Fprintf(&b, "   %s = %s\n", key, value) }
-	comment("runcpu config fragment: every SPEC CPU command on the CPU corepin chose,",
+}
+
+func setting(b *strings.Builder, key, value string) { fmt.Fprintf(b, "   %s = %s\n", key, value) }
+
+// writeHeader says what the fragment is, the command line that made it
+// (quoted as a shell would take it), and where it goes.
+func (c Config) writeHeader(b *strings.Builder) {
+	line := make([]string, len(c.Line))
+	for i, w := range c.Line {
+		line[i] = shellWord(w)
+	}
+	comment(b, "runcpu config fragment: every SPEC CPU command on the CPU corepin chose,",
 		"read back, kept there and reported. Made by:",
-		"   "+c.Line,
+		"   "+strings.Join(line, " "),
 		"Paste it at the end of your config file: it is all in the default",
 		"section, which every benchmark reads. SPEC CPU 2017 and 2026 alike.")
 	b.WriteString("default:\n")
-	comment("runcpu writes each command's redirections into ${command} itself, so",
+}
+
+// writeSettings writes the settings submit relies on: the redirections
+// in the command, submit for speed runs too, and the copies' CPUs.
+func (c Config) writeSettings(b *strings.Builder) {
+	comment(b, "runcpu writes each command's redirections into ${command} itself, so",
 		"what corepin says goes to speccmds.err, not into the output specdiff",
 		"validates.")
-	setting("command_add_redirect", "yes")
-	comment("Speed runs go through submit too; rate runs always do.")
-	setting("use_submit_for_speed", "yes")
-	if soft {
-		comment("$BIND of each copy: a list of CPUs of the chosen performance group,",
+	setting(b, "command_add_redirect", "yes")
+	comment(b, "Speed runs go through submit too; rate runs always do.")
+	setting(b, "use_submit_for_speed", "yes")
+	if c.soft() {
+		comment(b, "$BIND of each copy: a list of CPUs of the chosen performance group,",
 			"the target's first, whole cores before SMT siblings. More copies than",
 			"lists share them: corepin says so.")
 	} else {
-		comment("$BIND of each copy: the target first (a speed run's one copy, a rate",
+		comment(b, "$BIND of each copy: the target first (a speed run's one copy, a rate",
 			"run's copy 0), then one CPU a copy from its performance group, a core's",
 			"first hardware thread before its siblings. More copies than CPUs share",
 			"them: corepin says so.")
 	}
-	setting("bind", strings.Join(c.Binds, " "))
-	comment("The folder of corepin's reports of this run, which corepin import spec",
-		"joins with the raw file of the same ${lognum}.")
-	setting("submit0", "mkdir -p $[top]/result/"+ReportDir+"${lognum}")
-	comment("The command as runcpu made it, redirections included, into a script in",
+	setting(b, "bind", strings.Join(c.Binds, " "))
+}
+
+// writeSubmit writes the submit lines: the reports' folder, the command
+// into a script, and the script through corepin exec.
+func (c Config) writeSubmit(b *strings.Builder) {
+	if c.Reports == "" {
+		comment(b, "The folder of corepin's reports of this run, which corepin import spec",
+			"joins with the raw file of the same ${lognum}.")
+	} else {
+		comment(b, "The folder of corepin's reports of this run, out of the SPEC tree",
+			"(--reports). corepin import spec finds it through the commands the run",
+			"folders' speccmds.out record, or give it --evidence.")
+	}
+	setting(b, "submit0", "mkdir -p "+c.reportsFolder())
+	comment(b, "The command as runcpu made it, redirections included, into a script in",
 		"the copy's run folder: the line keeps the executable's name (runcpu's",
 		"check), and corepin's own output stays out of the redirections.")
-	setting("submit1", `echo "${command}" > `+Script)
-	comment("The script on CPU $BIND, read back, watched and kept there; the report",
+	setting(b, "submit1", `echo "${command}" > `+Script)
+	comment(b, "The script on CPU $BIND, read back, watched and kept there; the report",
 		"is named by iteration, workload and copy. corepin's exit status is the",
 		"command's: a start it refused (125, the reason in speccmds.err) is SPEC's RE.")
-	setting("submit2", strings.Join(exec, " "))
-	return b.String(), nil
+	setting(b, "submit2", c.execCommand())
 }
 
 // configWord refuses what a config line cannot carry through runcpu and

@@ -35,13 +35,13 @@ func ParseCSV(data []byte) (*Result, error) {
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
-	r := &Result{}
-	var head []string
-	section := ""
-	first := true
-	for {
+	p := &csvParser{r: &Result{}}
+	for first := true; ; first = false {
 		row, err := cr.Read()
 		if errors.Is(err, io.EOF) {
+			if first {
+				return nil, errors.New("empty file: not SPEC's CSV report")
+			}
 			break
 		}
 		if err != nil {
@@ -49,70 +49,92 @@ func ParseCSV(data []byte) (*Result, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		if first {
-			first = false
-			if len(row) < 2 || row[0] != "valid" {
-				return nil, fmt.Errorf("line %d: not SPEC's CSV report (it begins with valid,1 or valid,0)", line)
-			}
-			r.Invalid = row[1] != "1"
-			continue
+			err = p.validRow(row)
+		} else {
+			err = p.row(row)
 		}
-		cell := strings.TrimSpace(row[0])
-		// encoding/csv skips blank lines: a table ends where the next
-		// thing begins.
-		switch {
-		case len(row) == 1 && strings.HasPrefix(cell, "SPEC ") && strings.HasSuffix(cell, " Result"):
-			r.Metric = strings.TrimSuffix(strings.TrimPrefix(cell, "SPEC "), " Result")
-			r.Suite = suiteOf(r.Metric)
-			continue
-		case cell == "Full Results Table" || cell == "Selected Results Table":
-			section, head = cell, nil
-			continue
-		case cell == "Run number:" && len(row) > 1:
-			r.Lognum = clipText(row[1])
-			continue
-		case meanRow.MatchString(cell):
-			if err := r.setMean(row); err != nil {
-				return nil, fmt.Errorf("line %d: %w", line, err)
-			}
-			section = ""
-			continue
-		case section == "" || cell == "":
-			continue // the descriptions of the machine
-		}
-		if head == nil {
-			if cell != "Benchmark" {
-				return nil, fmt.Errorf("line %d: the table's header begins with %q, want Benchmark", line, clipText(cell))
-			}
-			head = row
-			r.Runmode = runmodeOf(head)
-			continue
-		}
-		if section != "Full Results Table" {
-			continue
-		}
-		its, err := csvIterations(head, row)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
-		r.Iterations = append(r.Iterations, its...)
-		if len(r.Iterations) > MaxIterations {
-			return nil, fmt.Errorf("line %d: more than %d iterations", line, MaxIterations)
-		}
 	}
-	if first {
-		return nil, errors.New("empty file: not SPEC's CSV report")
-	}
-	if r.Runmode == "" {
+	if p.r.Runmode == "" {
 		return nil, errors.New("no Full Results Table: not SPEC's CSV report")
 	}
+	p.r.placeIterations()
+	sortIterations(p.r.Iterations)
+	return p.r, nil
+}
+
+// csvParser reads the CSV row by row: the section a row is in, and its
+// table's header.
+type csvParser struct {
+	r       *Result
+	section string
+	head    []string
+}
+
+// validRow reads the first row, valid,1 or valid,0.
+func (p *csvParser) validRow(row []string) error {
+	if len(row) < 2 || row[0] != "valid" {
+		return errors.New("not SPEC's CSV report (it begins with valid,1 or valid,0)")
+	}
+	p.r.Invalid = row[1] != "1"
+	return nil
+}
+
+// row reads one row after the first: a title, a table's name, header or
+// row, the run's number, a means row, or a description of the machine,
+// which is left alone. encoding/csv skips blank lines: a table ends where
+// the next thing begins.
+func (p *csvParser) row(row []string) error {
+	cell := strings.TrimSpace(row[0])
+	switch {
+	case len(row) == 1 && strings.HasPrefix(cell, "SPEC ") && strings.HasSuffix(cell, " Result"):
+		p.r.Metric = strings.TrimSuffix(strings.TrimPrefix(cell, "SPEC "), " Result")
+		p.r.Suite = suiteOf(p.r.Metric)
+	case cell == "Full Results Table" || cell == "Selected Results Table":
+		p.section, p.head = cell, nil
+	case cell == "Run number:" && len(row) > 1:
+		p.r.Lognum = clipText(row[1])
+	case meanRow.MatchString(cell):
+		p.section = ""
+		return p.r.setMean(row)
+	case p.section == "" || cell == "":
+		// the descriptions of the machine
+	case p.head == nil:
+		if cell != "Benchmark" {
+			return fmt.Errorf("the table's header begins with %q, want Benchmark", clipText(cell))
+		}
+		p.head = row
+		p.r.Runmode = runmodeOf(p.head)
+	case p.section == "Full Results Table":
+		return p.iterations(row)
+	}
+	return nil
+}
+
+// iterations reads a row of the full results table.
+func (p *csvParser) iterations(row []string) error {
+	its, err := csvIterations(p.head, row)
+	if err != nil {
+		return err
+	}
+	p.r.Iterations = append(p.r.Iterations, its...)
+	if len(p.r.Iterations) > MaxIterations {
+		return fmt.Errorf("more than %d iterations", MaxIterations)
+	}
+	return nil
+}
+
+// placeIterations numbers each benchmark's iterations at a tuning in the
+// table's order: the CSV has no place of its own.
+func (r *Result) placeIterations() {
 	places := map[string]int{}
 	for i := range r.Iterations {
 		it := &r.Iterations[i]
 		it.Index = places[it.Name()]
 		places[it.Name()]++
 	}
-	sortIterations(r.Iterations)
-	return r, nil
 }
 
 // suiteOf is the suite of a metric such as "CPU2017 Integer Rate":
@@ -167,15 +189,6 @@ func csvIterations(head, row []string) ([]Iteration, error) {
 	if err := checkName(bench); err != nil {
 		return nil, fmt.Errorf("benchmark: %w", err)
 	}
-	get := func(tune, what string) string {
-		for i, h := range head {
-			h = strings.TrimPrefix(strings.TrimSpace(h), "Est. ")
-			if i < len(row) && strings.EqualFold(h, tune+" "+what) {
-				return strings.TrimSpace(row[i])
-			}
-		}
-		return ""
-	}
 	iter := -1
 	if m := iterationNumber.FindStringSubmatch(row[len(row)-1]); m != nil {
 		n, _ := strconv.Atoi(m[1])
@@ -183,37 +196,63 @@ func csvIterations(head, row []string) ([]Iteration, error) {
 	}
 	var out []Iteration
 	for _, tune := range []string{"Base", "Peak"} {
-		status := get(tune, "Status")
+		cells := csvCells{head, row, tune}
+		status := cells.get("Status")
 		if status == "" || status == "NR" {
 			continue
 		}
-		it := Iteration{Benchmark: bench, Tune: strings.ToLower(tune), Number: iter, Copies: 1, Threads: 1, Valid: clipText(status), Selected: get(tune, "Selected") == "1"}
+		it := Iteration{Benchmark: bench, Tune: strings.ToLower(tune), Number: iter, Copies: 1, Threads: 1, Valid: clipText(status), Selected: cells.get("Selected") == "1"}
 		if status == "CE" {
 			it.Number = -1 // not built, never run: as the raw file says it
 		}
-		count, err := integer(get(tune, "# Copies") + get(tune, "# Threads"))
-		if err != nil {
-			return nil, fmt.Errorf("%s %s copies: %w", bench, tune, err)
-		}
-		if count != nil && *count >= 0 {
-			if runmodeOf(head) == "rate" {
-				it.Copies = *count
-			} else {
-				it.Threads = *count
-			}
-		}
-		if it.ReportedS, err = number(get(tune, "Run Time")); err != nil {
-			return nil, fmt.Errorf("%s %s run time: %w", bench, tune, err)
-		}
-		ratio := get(tune, "Rate") + get(tune, "Ratio")
-		if it.Ratio, err = number(ratio); err != nil {
-			return nil, fmt.Errorf("%s %s ratio: %w", bench, tune, err)
-		}
-		if it.Ratio != nil && it.ReportedS != nil && it.Copies > 0 {
-			ref := *it.Ratio * *it.ReportedS / float64(it.Copies)
-			it.ReferenceS, it.ReferenceDerived = &ref, true
+		if err := cells.figures(&it, runmodeOf(head)); err != nil {
+			return nil, fmt.Errorf("%s %s %w", bench, tune, err)
 		}
 		out = append(out, it)
 	}
 	return out, nil
+}
+
+// csvCells are one tuning's cells of a row of the full results table.
+type csvCells struct {
+	head, row []string
+	tune      string
+}
+
+// get is the cell under "<tune> <what>", "Est. " before it or not.
+func (c csvCells) get(what string) string {
+	for i, h := range c.head {
+		h = strings.TrimPrefix(strings.TrimSpace(h), "Est. ")
+		if i < len(c.row) && strings.EqualFold(h, c.tune+" "+what) {
+			return strings.TrimSpace(c.row[i])
+		}
+	}
+	return ""
+}
+
+// figures reads the tuning's copies or threads, time and ratio, and
+// derives the reference, which the table does not give, from them.
+func (c csvCells) figures(it *Iteration, runmode string) error {
+	count, err := integer(c.get("# Copies") + c.get("# Threads"))
+	if err != nil {
+		return fmt.Errorf("copies: %w", err)
+	}
+	if count != nil && *count >= 0 {
+		if runmode == "rate" {
+			it.Copies = *count
+		} else {
+			it.Threads = *count
+		}
+	}
+	if it.ReportedS, err = number(c.get("Run Time")); err != nil {
+		return fmt.Errorf("run time: %w", err)
+	}
+	if it.Ratio, err = number(c.get("Rate") + c.get("Ratio")); err != nil {
+		return fmt.Errorf("ratio: %w", err)
+	}
+	if it.Ratio != nil && it.ReportedS != nil && it.Copies > 0 {
+		ref := *it.Ratio * *it.ReportedS / float64(it.Copies)
+		it.ReferenceS, it.ReferenceDerived = &ref, true
+	}
+	return nil
 }

@@ -9,7 +9,7 @@ import (
 // The parsers of SPEC's files never panic, whatever the bytes, and what
 // they accept holds no iteration beyond their bounds.
 
-func seed(f *testing.F, names ...string) {
+func addFiles(f *testing.F, names ...string) {
 	for _, n := range names {
 		data, err := os.ReadFile(filepath.Join("testdata", n))
 		if err != nil {
@@ -20,7 +20,7 @@ func seed(f *testing.F, names ...string) {
 }
 
 func FuzzParseRSF(f *testing.F) {
-	seed(f, "rate.rsf", "speed2026.rsf")
+	addFiles(f, "rate.rsf", "speed2026.rsf")
 	f.Add([]byte("spec.cpu2017.results.5_x.base.000.copies: -1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ParseRSF(data)
@@ -31,7 +31,7 @@ func FuzzParseRSF(f *testing.F) {
 }
 
 func FuzzParseCSV(f *testing.F) {
-	seed(f, "rate.csv")
+	addFiles(f, "rate.csv")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ParseCSV(data)
 		if err == nil && len(r.Iterations) > MaxIterations+2 {
@@ -41,7 +41,7 @@ func FuzzParseCSV(f *testing.F) {
 }
 
 func FuzzParseCommandFile(f *testing.F) {
-	seed(f, "speccmds.cmd", "compare.cmd")
+	addFiles(f, "speccmds.cmd", "compare.cmd")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cf, err := ParseCommandFile(data)
 		if err != nil {
@@ -55,14 +55,14 @@ func FuzzParseCommandFile(f *testing.F) {
 }
 
 func FuzzParseTimings(f *testing.F) {
-	seed(f, "speccmds.out")
+	addFiles(f, "speccmds.out")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ParseTimings(data)
 	})
 }
 
 func FuzzParseReftime(f *testing.F) {
-	seed(f, "reftime")
+	addFiles(f, "reftime")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		refs, err := ParseReftime(data)
 		for _, r := range refs {
@@ -87,6 +87,19 @@ func FuzzParseReportName(f *testing.F) {
 			if k2, ok := ParseReportName(again); !ok || k2 != k {
 				t.Fatalf("%q read as %+v, written %q, read back %+v", name, k, again, k2)
 			}
+		}
+	})
+}
+
+// The report a command of speccmds.out names is read from outside text:
+// never a panic, and never more than the command holds.
+func FuzzReportArgument(f *testing.F) {
+	f.Add("mkdir -p /r/corepin.007;echo \"x\" > corepin.sh;corepin exec -q --cpu 3 --report /r/corepin.007/a.base.i0.w0.c0.json -- sh corepin.sh")
+	f.Add("corepin exec --report='/my dir'/corepin.1/x.json")
+	f.Add("--report")
+	f.Fuzz(func(t *testing.T, command string) {
+		if r := reportArgument(command); len(r) > len(command) {
+			t.Fatalf("%q named %q", command, r)
 		}
 	})
 }

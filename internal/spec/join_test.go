@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -34,11 +35,14 @@ func report(cpu int, start time.Time, wall, share float64) *evidence.Scheduling 
 	return s
 }
 
-// writeReports writes the reports under their keys' names in a new
-// folder.
-func writeReports(t *testing.T, reports map[Key]*evidence.Scheduling) string {
+// writeReports writes the reports under their keys' names into dir,
+// made under a new folder.
+func writeReports(t *testing.T, dir string, reports map[Key]*evidence.Scheduling) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir = filepath.Join(t.TempDir(), dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for k, s := range reports {
 		data, err := json.Marshal(s)
 		if err != nil {
@@ -51,31 +55,61 @@ func writeReports(t *testing.T, reports map[Key]*evidence.Scheduling) string {
 	return dir
 }
 
-// The raw file joined with reports of its commands: a shared target
-// makes its iteration invalid by evidence with SPEC's S kept beside it;
-// SPEC's VE stays; the times are compared; the mean is recomputed as
-// SPEC does and without the iteration the evidence rules out; a report
-// of no iteration is said.
-func TestJoin(t *testing.T) {
-	res, err := ParseRSF(read(t, "rate.rsf"))
+// importFor imports res joined with the reports in dir ("" for none),
+// and returns the run and the files it keeps beside run.json.
+func importFor(t *testing.T, im *Import, dir string) (*results.Run, map[string][]byte) {
+	t.Helper()
+	if dir != "" {
+		reps, err := IndexReports(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		im.Reports = reps
+	}
+	im.Source = results.Source{Tool: results.KindSpec}
+	files := map[string][]byte{}
+	run, err := im.Run(context.Background(), func(name string, data []byte) error {
+		files[name] = data
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t0 := time.Unix(1710000000, 100000000)
-	mcf := func(iter, copy int) Key { return Key{"505.mcf_r", "base", iter, 0, copy} }
-	dir := writeReports(t, map[Key]*evidence.Scheduling{
+	return run, files
+}
+
+func parseRSF(t *testing.T, name string, edits ...string) *Result {
+	t.Helper()
+	text := string(read(t, name))
+	for i := 0; i+1 < len(edits); i += 2 {
+		text = strings.ReplaceAll(text, edits[i], edits[i+1])
+	}
+	res, err := ParseRSF([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// t0 is 505.mcf_r's rate start in rate.rsf.
+var t0 = time.Unix(1710000000, 100000000)
+
+func mcf(iter, copy int) Key { return Key{"505.mcf_r", "base", iter, 0, copy} }
+
+// The raw file joined with reports of its commands: a shared target
+// makes its iteration invalid by evidence with SPEC's S kept beside it;
+// SPEC's VE stays; the times are compared; the mean is recomputed as
+// SPEC does and over the iterations the evidence vouches for; a report
+// of no iteration is said.
+func TestJoin(t *testing.T) {
+	dir := writeReports(t, "corepin.042", map[Key]*evidence.Scheduling{
 		mcf(0, 0): report(1, t0, 327.0, 0.001), mcf(0, 1): report(0, t0, 328.3, 0.001),
 		mcf(1, 0): report(1, t0.Add(400*time.Second), 328.3, 0.4), mcf(1, 1): report(0, t0.Add(400*time.Second), 328.3, 0),
 		mcf(2, 0): report(1, t0.Add(800*time.Second), 300, 0), mcf(2, 1): report(0, t0.Add(800*time.Second), 300, 0),
 		{"557.xz_r", "base", 0, 0, 0}:  report(1, t0.Add(1200*time.Second), 354, 0),
 		{"505.mcf_r", "peak", 0, 0, 0}: report(1, t0, 1, 0),
 	})
-	reports, err := ReadReports(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	im := &Import{Result: res, Reports: reports, EvidenceDir: dir, Source: results.Source{Tool: results.KindSpec}}
-	run, files := im.Run()
+	run, files := importFor(t, &Import{Result: parseRSF(t, "rate.rsf")}, dir)
 	if len(run.Benchmarks) != 3 || run.Kind() != results.KindSpec {
 		t.Fatalf("%d benchmarks of kind %s", len(run.Benchmarks), run.Kind())
 	}
@@ -111,32 +145,190 @@ func TestJoin(t *testing.T) {
 		t.Errorf("xz: valid %v, SPEC's %q, evidence %q, error %q", xz.Valid, xz.Spec.Valid, xz.Spec.InvalidByEvidence, xz.Error)
 	}
 	sr := run.Spec
-	if *sr.RecomputedBaseMean != *sr.BaseMean || sr.MeanNote != "" || *sr.EvidenceBaseMean != 9.747829 {
-		t.Errorf("means: SPEC's %v, recomputed %v, without the shared iteration %v (%q)", *sr.BaseMean, *sr.RecomputedBaseMean, *sr.EvidenceBaseMean, sr.MeanNote)
+	if *sr.RecomputedBaseMean != *sr.BaseMean || sr.MeanNote != "" || sr.EvidenceBaseMean == nil || *sr.EvidenceBaseMean != 9.747829 {
+		t.Errorf("means: SPEC's %v, recomputed %v, without the shared iteration %v (%q)", *sr.BaseMean, *sr.RecomputedBaseMean, sr.EvidenceBaseMean, sr.MeanNote)
 	}
-	if sr.Reports != 7 || len(sr.Unjoined) != 1 || sr.Unjoined[0] != "505.mcf_r.peak.i0.w0.c0.json" {
-		t.Errorf("%d joined, unjoined %q", sr.Reports, sr.Unjoined)
+	if sr.Reports != 7 || len(sr.Unjoined) != 1 || sr.Unjoined[0] != "505.mcf_r.peak.i0.w0.c0.json" || !filepath.IsAbs(sr.Evidence) {
+		t.Errorf("%d joined, unjoined %q, evidence %q", sr.Reports, sr.Unjoined, sr.Evidence)
 	}
 	if run.Target.ExactCPU != 1 || run.Target.SoftCPUs.String() != "0-1" {
 		t.Errorf("target %+v", run.Target)
 	}
+	// Every warning of an iteration says which, and names the threshold
+	// an import has, not a flag of run's.
+	for _, w := range b.Runs[2].Warnings {
+		if !strings.HasPrefix(w.Text, "iteration 2: ") || strings.Contains(w.Text, "--max-others") {
+			t.Errorf("iteration 2's warning %q", w.Text)
+		}
+	}
 }
 
 // Without reports, where it ran is not recorded, and nothing is invalid
-// by evidence.
+// by evidence; there is no mean by corepin's evidence, and the note says
+// why.
 func TestJoinWithoutEvidence(t *testing.T) {
-	res, err := ParseRSF(read(t, "rate.rsf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, _ := (&Import{Result: res, Source: results.Source{Tool: results.KindSpec}}).Run()
+	run, files := importFor(t, &Import{Result: parseRSF(t, "rate.rsf")}, "")
 	r := run.Benchmarks[1].Runs[0]
-	if r.Spec.NotRecorded == "" || r.Scheduling != nil || !r.Valid || run.Target.CPUs().Len() != 0 {
-		t.Errorf("without reports: %+v, valid %v, target %+v", r.Spec, r.Valid, run.Target)
+	if r.Spec.NotRecorded == "" || r.Scheduling != nil || !r.Valid || run.Target.CPUs().Len() != 0 || len(files) != 0 {
+		t.Errorf("without reports: %+v, valid %v, target %+v, files %d", r.Spec, r.Valid, run.Target, len(files))
 	}
-	if !r.Started.Equal(time.Unix(1710000000, 100000000)) {
+	if !r.Started.Equal(t0) {
 		t.Errorf("started %v, want the rate start", r.Started)
 	}
+	if sr := run.Spec; sr.EvidenceBaseMean != nil || !strings.Contains(sr.MeanNote, "no base mean by corepin's evidence: no report of corepin's was joined") {
+		t.Errorf("evidence mean %v, note %q", sr.EvidenceBaseMean, sr.MeanNote)
+	}
+}
+
+// The reports of another run are not joined: their folder names another
+// lognum, or their commands ran outside SPEC's times of the iteration.
+// Each such iteration is "not recorded", and the run says why its
+// reports were not joined.
+func TestJoinRefusesAnotherRunsReports(t *testing.T) {
+	reports := map[Key]*evidence.Scheduling{mcf(0, 0): report(1, t0, 327.0, 0), mcf(0, 1): report(0, t0, 328.3, 0)}
+	// Run 002's folder given for run 042.
+	run, files := importFor(t, &Import{Result: parseRSF(t, "rate.rsf")}, writeReports(t, "corepin.002", reports))
+	r := run.Benchmarks[1].Runs[0]
+	if r.Spec.NotRecorded == "" || r.Scheduling != nil || len(r.Spec.Commands) != 0 || run.Spec.Reports != 0 || len(run.Spec.Unjoined) != 2 || len(files) != 0 {
+		t.Errorf("another run's folder: not recorded %q, commands %d, joined %d, unjoined %q, kept %d", r.Spec.NotRecorded, len(r.Spec.Commands), run.Spec.Reports, run.Spec.Unjoined, len(files))
+	}
+	if !hasWarning(run.Warnings, "2 of corepin's reports in ", "not joined: the folder is corepin.002, run 002's, not this result's run 042") {
+		t.Errorf("warnings %q", run.Warnings)
+	}
+
+	// Run 042's folder, but a copy that ran an hour before the iteration.
+	reports[mcf(0, 1)] = report(0, t0.Add(-time.Hour), 328.3, 0)
+	run, _ = importFor(t, &Import{Result: parseRSF(t, "rate.rsf")}, writeReports(t, "corepin.042", reports))
+	r = run.Benchmarks[1].Runs[0]
+	if !strings.Contains(r.Spec.NotRecorded, "workload 0, copy 1 ran from 2024-03-09 15:00:00.100 to") ||
+		!strings.Contains(r.Spec.NotRecorded, "outside SPEC's rate start and end of the iteration (2024-03-09 16:00:00.100 to 2024-03-09 16:05:28.500)") ||
+		len(r.Spec.Commands) != 0 || run.Spec.Reports != 0 {
+		t.Errorf("a copy outside the iteration: not recorded %q, commands %d, joined %d", r.Spec.NotRecorded, len(r.Spec.Commands), run.Spec.Reports)
+	}
+	if !hasWarning(run.Warnings, "2 of corepin's reports in ", "not joined: another run's, by their commands' times (outside SPEC's of their iterations)") ||
+		!hasWarning(results.WarningTexts(run.Benchmarks[1].Warnings), "iteration 0: where it ran: not recorded") {
+		t.Errorf("warnings %q, %q", run.Warnings, results.WarningTexts(run.Benchmarks[1].Warnings))
+	}
+
+	// Run 042's folder, but a report whose curves went to run 002's.
+	reports[mcf(0, 1)] = report(0, t0, 328.3, 0)
+	reports[mcf(0, 1)].Telemetry = &evidence.TelemetryFile{File: "/spec/result/corepin.002/505.mcf_r.base.i0.w0.c1.csv"}
+	run, _ = importFor(t, &Import{Result: parseRSF(t, "rate.rsf")}, writeReports(t, "corepin.042", reports))
+	if r := run.Benchmarks[1].Runs[0]; !strings.Contains(r.Spec.NotRecorded, "workload 0, copy 1 wrote its curves into corepin.002: another run's report") {
+		t.Errorf("a report of another run's curves: not recorded %q", r.Spec.NotRecorded)
+	}
+}
+
+// A speed run has no rate start and end: specinvoke's own times of each
+// command, in the speccmds.out its run folder keeps (the last iteration
+// run there), bound its report's.
+func TestJoinWindowFromSpeccmdsOut(t *testing.T) {
+	top := t.TempDir()
+	result := filepath.Join(top, "result", "CPU2026.007.fpspeed.refspeed.rsf")
+	run0 := filepath.Join(top, "benchspec", "CPU", "872.marian_s", "run", "run_base_refspeed_none.0000")
+	for _, d := range []string{filepath.Dir(result), run0} {
+		os.MkdirAll(d, 0o755)
+	}
+	start := time.Unix(1760000000, 0)
+	out := "timer ticks over every 1000 ns\n" +
+		"child started: 0,\t1760000000, 000000000, pid=42, 'mkdir -p /r/corepin.007;echo \"x\" > corepin.sh;corepin exec -q --cpu 3 --report /r/corepin.007/872.marian_s.base.i0.w0.c0.json -- sh corepin.sh'\n" +
+		"child finished: 0,\t1760000080, 500000000, sec=80, nsec=500000000, pid=42, rc=0\n"
+	os.WriteFile(filepath.Join(run0, "speccmds.out"), []byte(out), 0o644)
+	inv := ReadInvocations(context.Background(), result)
+	if dirs := inv.ReportFolders("007"); len(dirs) != 1 || dirs[0] != "/r/corepin.007" {
+		t.Errorf("the reports' folders of run 007: %q", dirs)
+	}
+	for _, c := range []struct {
+		start  time.Time
+		joined bool
+	}{{start.Add(10 * time.Millisecond), true}, {start.Add(-time.Minute), false}} {
+		dir := writeReports(t, "corepin.007", map[Key]*evidence.Scheduling{{"872.marian_s", "base", 0, 0, 0}: report(3, c.start, 80, 0)})
+		run, _ := importFor(t, &Import{Result: parseRSF(t, "speed2026.rsf"), Invocations: inv}, dir)
+		sp := run.Benchmarks[0].Runs[0].Spec
+		if joined := sp.NotRecorded == ""; joined != c.joined || (!joined && !strings.Contains(sp.NotRecorded, "outside specinvoke's times of the command (speccmds.out)")) {
+			t.Errorf("a command from %v: not recorded %q", c.start, sp.NotRecorded)
+		}
+	}
+}
+
+// The evidence mean is SPEC's mean, or none: with every iteration of one
+// benchmark ruled out, a mean of the others would be another figure.
+func TestEvidenceMeanNeedsEveryBenchmark(t *testing.T) {
+	// xz's iteration valid to SPEC, so that the mean is of two benchmarks.
+	res := parseRSF(t, "rate.rsf", "557_xz_r.base.000.valid: VE", "557_xz_r.base.000.valid: S")
+	xz := Key{"557.xz_r", "base", 0, 0, 0}
+	reports := map[Key]*evidence.Scheduling{xz: report(1, t0.Add(1200*time.Second), 354, 0.5)}
+	for i := range 3 {
+		reports[mcf(i, 0)] = report(1, t0.Add(time.Duration(i)*400*time.Second), 327, 0)
+	}
+	run, _ := importFor(t, &Import{Result: res}, writeReports(t, "corepin.042", reports))
+	sr := run.Spec
+	if sr.RecomputedBaseMean == nil || sr.EvidenceBaseMean != nil ||
+		!strings.Contains(sr.MeanNote, "no base mean by corepin's evidence: 557.xz_r kept no iteration that SPEC and corepin's evidence both hold valid") {
+		t.Errorf("recomputed %v, evidence %v, note %q", sr.RecomputedBaseMean, sr.EvidenceBaseMean, sr.MeanNote)
+	}
+	// With xz's report clean, the evidence mean is the recomputed one.
+	reports[xz] = report(1, t0.Add(1200*time.Second), 354, 0)
+	run, _ = importFor(t, &Import{Result: res}, writeReports(t, "corepin.042", reports))
+	if sr := run.Spec; sr.EvidenceBaseMean == nil || *sr.EvidenceBaseMean != *sr.RecomputedBaseMean {
+		t.Errorf("recomputed %v, evidence %v, note %q", sr.RecomputedBaseMean, sr.EvidenceBaseMean, sr.MeanNote)
+	}
+}
+
+// A report that cannot be read leaves its command not recorded, with
+// why; the import goes on, and the iteration's evidence is incomplete.
+func TestJoinCorruptReport(t *testing.T) {
+	dir := writeReports(t, "corepin.042", map[Key]*evidence.Scheduling{mcf(0, 0): report(1, t0, 327, 0)})
+	os.WriteFile(filepath.Join(dir, "505.mcf_r.base.i0.w0.c1.json"), []byte("{not json"), 0o644)
+	run, _ := importFor(t, &Import{Result: parseRSF(t, "rate.rsf")}, dir)
+	sp := run.Benchmarks[1].Runs[0].Spec
+	if len(sp.Commands) != 2 || !strings.Contains(sp.Commands[1].NotRecorded, "its report cannot be read: reading corepin's report") ||
+		sp.Evidence() != results.EvidenceIncomplete || run.Spec.Reports != 1 || len(run.Spec.Unjoined) != 0 {
+		t.Errorf("the corrupt report: %+v, evidence %s, joined %d, unjoined %q", sp.Commands, sp.Evidence(), run.Spec.Reports, run.Spec.Unjoined)
+	}
+}
+
+// A folder of many reports of no iteration names the first
+// MaxUnjoined in run.json, and counts the rest.
+func TestUnjoinedBounded(t *testing.T) {
+	reports := map[Key]*evidence.Scheduling{}
+	small := report(1, t0, 1, 0)
+	for i := range results.MaxUnjoined + 10 {
+		reports[Key{"999.other_r", "base", i, 0, 0}] = small
+	}
+	run, _ := importFor(t, &Import{Result: parseRSF(t, "rate.rsf")}, writeReports(t, "corepin.042", reports))
+	if sr := run.Spec; len(sr.Unjoined) != results.MaxUnjoined || sr.UnjoinedOmitted != 10 {
+		t.Errorf("unjoined %d listed, %d omitted", len(sr.Unjoined), sr.UnjoinedOmitted)
+	}
+	if !hasWarning(run.Warnings, "74 of corepin's reports in ", "not joined: no iteration of this result has them") {
+		t.Errorf("warnings %q", run.Warnings)
+	}
+}
+
+// A cancelled import stops: nothing is built.
+func TestJoinCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := writeReports(t, "corepin.042", map[Key]*evidence.Scheduling{mcf(0, 0): report(1, t0, 327, 0)})
+	if _, err := IndexReports(ctx, dir); err == nil {
+		t.Error("the reports were indexed under a cancelled context")
+	}
+	if _, err := (&Import{Result: parseRSF(t, "rate.rsf")}).Run(ctx, func(string, []byte) error { return nil }); err == nil {
+		t.Error("the import ran under a cancelled context")
+	}
+}
+
+func hasWarning(ws []string, parts ...string) bool {
+	for _, w := range ws {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(w, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 func TestParseReportName(t *testing.T) {
@@ -156,13 +348,10 @@ func TestParseReportName(t *testing.T) {
 // joined from exec --telemetry's CSVs of copy 0, each placed by its own
 // start; summarised over the read-back CPUs.
 func TestJoinCurves(t *testing.T) {
-	res, err := ParseRSF(read(t, "speed2026.rsf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Unix(1760000000, 0)
-	rep := report(3, t0.Add(10*time.Second), 2, 0) // 10 s to 12 s into the run
-	reports := []Report{{Key: Key{"872.marian_s", "base", 0, 0, 0}, Name: "872.marian_s.base.i0.w0.c0.json", Data: []byte("{}"), Scheduling: rep}}
+	start := time.Unix(1760000000, 0)
+	rep := report(3, start.Add(10*time.Second), 2, 0) // 10 s to 12 s into the run
+	key := Key{"872.marian_s", "base", 0, 0, 0}
+	dir := writeReports(t, "corepin.007", map[Key]*evidence.Scheduling{key: rep})
 	util := func(v float64) *float64 { return &v }
 	var whole []telemetry.Sample
 	for i := 1; i <= 15; i++ {
@@ -170,9 +359,8 @@ func TestJoinCurves(t *testing.T) {
 			whole = append(whole, telemetry.Sample{T: float64(i), CPU: cpu, UtilPct: util(float64(10 * cpu)), FreqSource: "none"})
 		}
 	}
-	im := &Import{Result: res, Reports: reports, EvidenceDir: "e", Source: results.Source{Tool: results.KindSpec},
-		Telemetry: &telemetry.Series{Started: t0, Period: 1, Samples: whole}, TelemetryFile: "run.json"}
-	run, files := im.Run()
+	im := &Import{Result: parseRSF(t, "speed2026.rsf"), Telemetry: &telemetry.Series{Started: start, Period: 1, Samples: whole}, TelemetryFile: "run.json"}
+	run, files := importFor(t, im, dir)
 	rec := run.Benchmarks[0].Runs[0]
 	csv := string(files[rec.TelemetryCSV])
 	// The samples at 11 s and 12 s, and 13 s: the one after the end,
@@ -187,11 +375,11 @@ func TestJoinCurves(t *testing.T) {
 
 	// Without the whole run's, exec's own CSV beside the report, which
 	// began 0.5 s before its command.
-	rep.Telemetry = &evidence.TelemetryFile{File: "/spec/result/corepin.007/872.marian_s.base.i0.w0.c0.csv", StartUnixNS: t0.Add(9500 * time.Millisecond).UnixNano(), PeriodS: 1}
-	im.Telemetry, im.TelemetryFile = nil, ""
-	im.Curves = map[string][]telemetry.Sample{"872.marian_s.base.i0.w0.c0.csv": {
-		{T: 1, CPU: 3, UtilPct: util(99), FreqSource: "none"}, {T: 2, CPU: 3, UtilPct: util(98), FreqSource: "none"}, {T: 5, CPU: 3, UtilPct: util(1), FreqSource: "none"}}}
-	run, files = im.Run()
+	rep.Telemetry = &evidence.TelemetryFile{File: "/spec/result/corepin.007/872.marian_s.base.i0.w0.c0.csv", StartUnixNS: start.Add(9500 * time.Millisecond).UnixNano(), PeriodS: 1}
+	dir = writeReports(t, "corepin.007", map[Key]*evidence.Scheduling{key: rep})
+	os.WriteFile(filepath.Join(dir, "872.marian_s.base.i0.w0.c0.csv"),
+		[]byte("t_s,cpu,util_pct,freq_mhz,freq_source\n1.000,3,99.0,,none\n2.000,3,98.0,,none\n5.000,3,1.0,,none\n"), 0o644)
+	run, files = importFor(t, &Import{Result: parseRSF(t, "speed2026.rsf")}, dir)
 	rec = run.Benchmarks[0].Runs[0]
 	want = "t_s,cpu,util_pct,freq_mhz,freq_source\n0.500,3,99.0,,none\n1.500,3,98.0,,none\n"
 	if csv := string(files[rec.TelemetryCSV]); csv != want {
@@ -202,15 +390,11 @@ func TestJoinCurves(t *testing.T) {
 // Work off the target makes its iteration invalid by evidence; a ratio
 // that is not what the time and reference make it is said.
 func TestJoinOffTargetAndRatio(t *testing.T) {
-	res, err := ParseRSF([]byte(strings.ReplaceAll(string(read(t, "speed2026.rsf")), "peak.000.ratio: 13", "peak.000.ratio: 14")))
-	if err != nil {
-		t.Fatal(err)
-	}
 	rep := report(3, time.Unix(1760000000, 0), 80, 0)
 	half := 0.5
 	rep.Coverage.Residency = &half
-	reports := []Report{{Key: Key{"872.marian_s", "base", 0, 0, 0}, Name: "r.json", Scheduling: rep}}
-	run, _ := (&Import{Result: res, Reports: reports, EvidenceDir: "e", Source: results.Source{Tool: results.KindSpec}}).Run()
+	dir := writeReports(t, "corepin.007", map[Key]*evidence.Scheduling{{"872.marian_s", "base", 0, 0, 0}: rep})
+	run, _ := importFor(t, &Import{Result: parseRSF(t, "speed2026.rsf", "peak.000.ratio: 13", "peak.000.ratio: 14")}, dir)
 	if e := run.Benchmarks[0].Runs[0].Spec.InvalidByEvidence; len(e) != 1 || !strings.Contains(e[0], "the work ran off the target: 50.0% of its CPU time on it") {
 		t.Errorf("off the target: %q", e)
 	}

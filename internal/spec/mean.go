@@ -1,9 +1,11 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"corepin.dev/corepin/results"
 )
@@ -19,9 +21,9 @@ import (
 // timer's.
 const meanPlaces = 6
 
-// Mean is SPEC's mean of the iterations of one tuning that keep says may
-// count; nil when none may.
-func Mean(its []Iteration, runmode, tune string, keep func(Iteration) bool) *float64 {
+// meanOf is SPEC's mean of the iterations of one tuning keep admits, and the
+// benchmarks it is of; nil when none may count.
+func meanOf(its []Iteration, runmode, tune string, keep func(Iteration) bool) (*float64, []string) {
 	type group struct {
 		copies int
 		bench  string
@@ -37,24 +39,26 @@ func Mean(its []Iteration, runmode, tune string, keep func(Iteration) bool) *flo
 		g := group{it.Copies, it.Benchmark}
 		valid[g] = append(valid[g], it)
 	}
-	logSum, count := map[int]float64{}, map[int]int{}
+	logSum, benches := map[int]float64{}, map[int][]string{}
 	for g, list := range valid {
-		slices.SortStableFunc(list, func(a, b Iteration) int { return cmpFloat(*a.ReportedS, *b.ReportedS) })
+		slices.SortStableFunc(list, func(a, b Iteration) int { return cmp.Compare(*a.ReportedS, *b.ReportedS) })
 		ratio := *list[len(list)/2].Ratio
 		if ratio <= 0 {
 			continue
 		}
 		logSum[g.copies] += math.Log(ratio)
-		count[g.copies]++
+		benches[g.copies] = append(benches[g.copies], g.bench)
 	}
 	var best *float64
-	for copies, n := range count {
-		m := round(math.Exp(logSum[copies]/float64(n)), meanPlaces)
+	var of []string
+	for copies, names := range benches {
+		m := round(math.Exp(logSum[copies]/float64(len(names))), meanPlaces)
 		if best == nil || m > *best {
-			best = &m
+			best, of = &m, names
 		}
 	}
-	return best
+	slices.Sort(of)
+	return best, of
 }
 
 func round(v float64, places int) float64 {
@@ -63,37 +67,67 @@ func round(v float64, places int) float64 {
 }
 
 // means recomputes the run's base and peak means from its iterations, as
-// SPEC does and without the iterations corepin's reports make invalid,
-// and says where SPEC's own differs from the recomputed one by more than
-// its last place.
-func (im *Import) means(sr *results.SpecRun, invalid map[iterationKey]bool) {
+// SPEC does and over the iterations corepin's evidence vouches for, and
+// says where SPEC's own differs from the recomputed one by more than its
+// last place, and why an evidence mean is null.
+func (im *Import) means(sr *results.SpecRun, vouched map[iterationKey]bool, joined bool) {
 	its, mode := im.Result.Iterations, im.Result.Runmode
-	all := func(Iteration) bool { return true }
-	clean := func(it Iteration) bool { return !invalid[iterationKey{it.Name(), it.Number}] }
-	sr.RecomputedBaseMean, sr.RecomputedPeakMean = Mean(its, mode, "base", all), Mean(its, mode, "peak", all)
-	sr.EvidenceBaseMean, sr.EvidencePeakMean = Mean(its, mode, "base", clean), Mean(its, mode, "peak", clean)
 	var notes []string
 	for _, m := range []struct {
 		tune        string
-		spec, again *float64
-	}{{"base", sr.BaseMean, sr.RecomputedBaseMean}, {"peak", sr.PeakMean, sr.RecomputedPeakMean}} {
-		switch {
-		case m.spec == nil && m.again == nil:
-		case m.spec == nil:
-			notes = append(notes, fmt.Sprintf("SPEC wrote no %s mean; recomputed from its selected iterations it is %g", m.tune, *m.again))
-		case m.again == nil:
-			notes = append(notes, fmt.Sprintf("SPEC's %s mean is %g, but none of its iterations is valid to recompute it from", m.tune, *m.spec))
-		case math.Abs(*m.spec-*m.again) > 1.5*math.Pow(10, -meanPlaces):
-			notes = append(notes, fmt.Sprintf("SPEC's %s mean %g differs from the one recomputed from its iterations, %g", m.tune, *m.spec, *m.again))
+		spec        *float64
+		again, seen **float64
+	}{{"base", sr.BaseMean, &sr.RecomputedBaseMean, &sr.EvidenceBaseMean}, {"peak", sr.PeakMean, &sr.RecomputedPeakMean, &sr.EvidencePeakMean}} {
+		again, of := meanOf(its, mode, m.tune, func(Iteration) bool { return true })
+		seen, note := evidenceMean(its, mode, m.tune, vouched, of, joined)
+		*m.again, *m.seen = again, seen
+		notes = append(notes, recomputedNote(m.tune, m.spec, again)...)
+		if note != "" {
+			notes = append(notes, note)
 		}
 	}
 	notes = append(notes, ratioNotes(its, mode)...)
-	if len(notes) > 0 {
-		sr.MeanNote = notes[0]
-		for _, n := range notes[1:] {
-			sr.MeanNote += "; " + n
+	sr.MeanNote = strings.Join(notes, "; ")
+}
+
+// evidenceMean is SPEC's mean over the iterations corepin's evidence
+// vouches for, or nil, and why, unless every benchmark of the recomputed
+// mean (of) keeps one: a mean of the benchmarks that happen to be left
+// is another figure, not SPEC's.
+func evidenceMean(its []Iteration, mode, tune string, vouched map[iterationKey]bool, of []string, joined bool) (*float64, string) {
+	if len(of) == 0 {
+		return nil, ""
+	}
+	if !joined {
+		return nil, fmt.Sprintf("no %s mean by corepin's evidence: no report of corepin's was joined", tune)
+	}
+	seen, kept := meanOf(its, mode, tune, func(it Iteration) bool { return vouched[iterationKey{it.Name(), it.Number}] })
+	var missing []string
+	for _, b := range of {
+		if !slices.Contains(kept, b) {
+			missing = append(missing, b)
 		}
 	}
+	if len(missing) == 0 {
+		return seen, ""
+	}
+	return nil, fmt.Sprintf("no %s mean by corepin's evidence: %s kept no iteration that SPEC and corepin's evidence both hold valid",
+		tune, strings.Join(missing, ", "))
+}
+
+// recomputedNote says where SPEC's mean and the recomputed one differ by
+// more than SPEC's last place, or only one of them is.
+func recomputedNote(tune string, spec, again *float64) []string {
+	switch {
+	case spec == nil && again == nil:
+	case spec == nil:
+		return []string{fmt.Sprintf("SPEC wrote no %s mean; recomputed from its selected iterations it is %g", tune, *again)}
+	case again == nil:
+		return []string{fmt.Sprintf("SPEC's %s mean is %g, but none of its iterations is valid to recompute it from", tune, *spec)}
+	case math.Abs(*spec-*again) > 1.5*math.Pow(10, -meanPlaces):
+		return []string{fmt.Sprintf("SPEC's %s mean %g differs from the one recomputed from its iterations, %g", tune, *spec, *again)}
+	}
+	return nil
 }
 
 // ratioNotes says where an iteration's ratio is not what its time and

@@ -11,11 +11,21 @@
 package spec
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 )
+
+// ParseResult reads a raw result file or, where it begins as runcpu's CSV
+// report does, the CSV.
+func ParseResult(data []byte) (*Result, error) {
+	if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("valid,")) {
+		return ParseCSV(data)
+	}
+	return ParseRSF(data)
+}
 
 // Result is what a SPEC CPU result file says: the run's facts and one
 // record per benchmark, tuning and iteration.

@@ -73,6 +73,20 @@ func ParseRSF(data []byte) (*Result, error) {
 	return r, nil
 }
 
+// runTexts are the run's own keys kept as text, by the field each goes
+// to.
+var runTexts = map[string]func(r *Result) *string{
+	"lognum":      func(r *Result) *string { return &r.Lognum },
+	"runmode":     func(r *Result) *string { return &r.Runmode },
+	"size":        func(r *Result) *string { return &r.Size },
+	"metric":      func(r *Result) *string { return &r.Metric },
+	"name":        func(r *Result) *string { return &r.Name },
+	"runcpuver":   func(r *Result) *string { return &r.Runcpuver },
+	"suitever":    func(r *Result) *string { return &r.Suitever },
+	"hw_cpu_name": func(r *Result) *string { return &r.CPUName },
+	"test_date":   func(r *Result) *string { return &r.Date },
+}
+
 // setRunKey keeps what the importer needs of the run's own keys.
 func (r *Result) setRunKey(key, value string) error {
 	if base, ok := arrayKey(key); ok {
@@ -86,26 +100,12 @@ func (r *Result) setRunKey(key, value string) error {
 		}
 		return nil
 	}
+	if field, ok := runTexts[key]; ok {
+		*field(r) = clipText(value)
+		return nil
+	}
 	var err error
 	switch key {
-	case "lognum":
-		r.Lognum = clipText(value)
-	case "runmode":
-		r.Runmode = clipText(value)
-	case "size":
-		r.Size = clipText(value)
-	case "metric":
-		r.Metric = clipText(value)
-	case "name":
-		r.Name = clipText(value)
-	case "runcpuver":
-		r.Runcpuver = clipText(value)
-	case "suitever":
-		r.Suitever = clipText(value)
-	case "hw_cpu_name":
-		r.CPUName = clipText(value)
-	case "test_date":
-		r.Date = clipText(value)
 	case "invalid":
 		r.Invalid = value != "" && value != "0"
 	case "basemean":
@@ -163,20 +163,31 @@ func addRecordLine(recs map[recordKey]*rsfRecord, rest, value string) error {
 // iteration turns a record into an Iteration, checking its numbers.
 func (rec *rsfRecord) iteration(k recordKey) (Iteration, error) {
 	it := Iteration{Benchmark: rec.keys["benchmark"], Tune: k.tune, Index: k.index, Number: k.index, Copies: 1, Threads: 1,
-		Valid: rec.keys["valid"], Selected: rec.keys["selected"] == "1", Errors: rec.errors}
+		Valid: clipText(rec.keys["valid"]), Selected: rec.keys["selected"] == "1", Errors: rec.errors}
 	if it.Benchmark == "" {
 		// "505_mcf_r": the number's "." became "_".
 		it.Benchmark = strings.Replace(k.bench, "_", ".", 1)
 	}
-	fail := func(key string, err error) (Iteration, error) {
+	if s, ok := rec.keys["submit"]; ok {
+		used := s == "1"
+		it.Submit = &used
+	}
+	key, err := rec.numbers(&it)
+	if err == nil {
+		key, err = "benchmark", checkName(it.Benchmark)
+	}
+	if err == nil {
+		key, err = "tune", checkName(it.Tune)
+	}
+	if err != nil {
 		return Iteration{}, fmt.Errorf("%s %s iteration %d: %s: %w", clipText(it.Benchmark), clipText(k.tune), k.index, key, err)
 	}
-	if err := checkName(it.Benchmark); err != nil {
-		return fail("benchmark", err)
-	}
-	if err := checkName(it.Tune); err != nil {
-		return fail("tune", err)
-	}
+	return it, nil
+}
+
+// numbers reads the record's counts and figures into it; on an error, it
+// names the key that is wrong.
+func (rec *rsfRecord) numbers(it *Iteration) (key string, err error) {
 	ints := []struct {
 		key string
 		to  *int
@@ -184,37 +195,26 @@ func (rec *rsfRecord) iteration(k recordKey) (Iteration, error) {
 	for _, f := range ints {
 		v, err := integer(rec.keys[f.key])
 		if err != nil {
-			return fail(f.key, err)
+			return f.key, err
 		}
 		if v != nil {
 			*f.to = *v
 		}
 	}
 	if it.Copies < 0 || it.Threads < 0 {
-		return fail("copies", fmt.Errorf("%d copies of %d threads", it.Copies, it.Threads))
+		return "copies", fmt.Errorf("%d copies of %d threads", it.Copies, it.Threads)
 	}
 	floats := []struct {
 		key string
 		to  **float64
 	}{{"reported_time", &it.ReportedS}, {"reference", &it.ReferenceS}, {"ratio", &it.Ratio}, {"rate_start", &it.RateStart}, {"rate_end", &it.RateEnd}}
 	for _, f := range floats {
-		v, err := number(rec.keys[f.key])
-		if err != nil {
-			return fail(f.key, err)
+		if *f.to, err = number(rec.keys[f.key]); err != nil {
+			return f.key, err
 		}
-		*f.to = v
 	}
-	rc, err := integer(rec.keys["rc"])
-	if err != nil {
-		return fail("rc", err)
-	}
-	it.RC = rc
-	if s, ok := rec.keys["submit"]; ok {
-		used := s == "1"
-		it.Submit = &used
-	}
-	it.Valid = clipText(it.Valid)
-	return it, nil
+	it.RC, err = integer(rec.keys["rc"])
+	return "rc", err
 }
 
 // arrayKey says whether key is an array's element ("errors012") and

@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,64 +40,103 @@ type RunDir struct {
 // runDirName is run_<tune>_<size>_<label>.NNNN (the harness's reserve()).
 var runDirName = regexp.MustCompile(`^run_([^_]+)_([^_]+)_(.+)\.(\d{4,})$`)
 
-// ReadRunDir reads a set-up run folder.
+// ReadRunDir reads a set-up run folder: where it lies, its commands, its
+// comparisons and its benchmark's reference time.
 func ReadRunDir(path string) (*RunDir, error) {
+	d, err := locateRunDir(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.readCommands(path); err != nil {
+		return nil, err
+	}
+	if err := d.readReference(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// locateRunDir reads what a run folder's path says: the benchmark,
+// tuning, size and label, and the SPEC tree it lies in.
+func locateRunDir(path string) (*RunDir, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
+	}
+	switch st, err := os.Stat(abs); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist", path)
+	case err != nil:
+		return nil, err
+	case !st.IsDir():
+		return nil, fmt.Errorf("%s is not a folder: give SPEC's run folder of copy 0 (run_TUNE_SIZE_LABEL.0000)", path)
 	}
 	m := runDirName.FindStringSubmatch(filepath.Base(abs))
 	if m == nil || filepath.Base(filepath.Dir(abs)) != "run" {
 		return nil, fmt.Errorf("%s is not a SPEC run folder (benchspec/CPU/BENCHMARK/run/run_TUNE_SIZE_LABEL.NNNN)", path)
 	}
-	d := &RunDir{Path: abs, Tune: m[1], Size: m[2], Label: m[3]}
-	benchDir := filepath.Dir(filepath.Dir(abs))
-	d.Benchmark = filepath.Base(benchDir)
+	d := &RunDir{Path: abs, Tune: m[1], Size: m[2], Label: m[3], Benchmark: filepath.Base(benchDir(abs))}
 	if err := checkName(d.Benchmark + "." + d.Tune); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	for p := benchDir; p != filepath.Dir(p); p = filepath.Dir(p) {
+	for p := benchDir(abs); p != filepath.Dir(p); p = filepath.Dir(p) {
 		if filepath.Base(p) == "benchspec" {
 			d.Top = filepath.Dir(p)
-			break
+			return d, nil
 		}
 	}
-	if d.Top == "" {
-		return nil, fmt.Errorf("%s lies in no SPEC tree (no benchspec folder above it)", path)
-	}
-	read := func(name string) ([]byte, error) {
-		data, err := readRegular(filepath.Join(abs, name), maxCmdFileSize)
+	return nil, fmt.Errorf("%s lies in no SPEC tree (no benchspec folder above it)", path)
+}
+
+// benchDir is the benchmark's folder of a run folder:
+// benchspec/CPU/<benchmark>.
+func benchDir(runDir string) string { return filepath.Dir(filepath.Dir(runDir)) }
+
+// readCommands reads the folder's speccmds.cmd and compare.cmd, which
+// SPEC writes in copy 0's folder when it sets the run up.
+func (d *RunDir) readCommands(path string) error {
+	read := func(name string) (*CommandFile, error) {
+		data, err := readRegular(filepath.Join(d.Path, name), maxCmdFileSize)
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("no %s in %s: SPEC writes it in the folder of copy 0 (.0000) when it sets the run up", name, path)
 		}
-		return data, err
+		if err != nil {
+			return nil, err
+		}
+		f, err := ParseCommandFile(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(path, name), err)
+		}
+		return f, nil
 	}
-	cmds, err := read("speccmds.cmd")
+	var err error
+	if d.Commands, err = read("speccmds.cmd"); err != nil {
+		return err
+	}
+	cf, err := read("compare.cmd")
 	if err != nil {
-		return nil, err
-	}
-	if d.Commands, err = ParseCommandFile(cmds); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(path, "speccmds.cmd"), err)
-	}
-	cmp, err := read("compare.cmd")
-	if err != nil {
-		return nil, err
-	}
-	cf, err := ParseCommandFile(cmp)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(path, "compare.cmd"), err)
+		return err
 	}
 	if d.Diffs, d.Skipped, err = Diffs(cf); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(path, "compare.cmd"), err)
+		return fmt.Errorf("%s: %w", filepath.Join(path, "compare.cmd"), err)
 	}
-	if data, err := readRegular(filepath.Join(benchDir, "data", d.Size, "reftime"), 1<<20); err == nil {
-		refs, err := ParseReftime(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(benchDir, "data", d.Size, "reftime"), err)
-		}
-		d.ReferenceS, _ = ReferenceFor(refs, d.Size)
+	return nil
+}
+
+// readReference reads the size's reference time from the benchmark's
+// reftime, where it has one.
+func (d *RunDir) readReference() error {
+	path := filepath.Join(benchDir(d.Path), "data", d.Size, "reftime")
+	data, err := readRegular(path, 1<<20)
+	if err != nil {
+		return nil // no reference: the suite's ratio is left out
 	}
-	return d, nil
+	refs, err := ParseReftime(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	d.ReferenceS, _ = ReferenceFor(refs, d.Size)
+	return nil
 }
 
 // Shell is the benchmark's work as one shell command, run in its folder:
@@ -166,62 +206,79 @@ func SuiteFile(dirs []*RunDir, base string, runs int) ([]byte, error) {
 			return nil, fmt.Errorf("%s: a second run folder of %s", d.Path, name)
 		}
 		seen[name] = true
-		shell, err := d.Shell()
-		if err != nil {
+		if err := d.writeBenchmark(&b, name, base); err != nil {
 			return nil, err
-		}
-		rel := func(p string) (string, error) {
-			r, err := filepath.Rel(base, p)
-			if err != nil {
-				return "", fmt.Errorf("%s from %s: %w", p, base, err)
-			}
-			return r, nil
-		}
-		dir, err := rel(d.Path)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(&b, "\n# %s, %s tuning, %s, label %s\n[[benchmark]]\nname = %s\ncmd = \"sh\"\nargs = [\"-c\", %s]\ndir = %s\n",
-			d.Benchmark, d.Tune, d.Size, d.Label, tomlString(name), tomlString(shell), tomlString(dir))
-		if env := ompEnv(d.Commands.Env); env != "" {
-			fmt.Fprintf(&b, "env = { %s }\n", env)
-		}
-		if d.ReferenceS > 0 {
-			fmt.Fprintf(&b, "reference_seconds = %g\n", d.ReferenceS)
-		}
-		for _, skipped := range d.Skipped {
-			fmt.Fprintf(&b, "# not run: the benchmark's own validation command %s\n", strings.ReplaceAll(skipped, "\n", " "))
-		}
-		for _, diff := range d.Diffs {
-			expected, err := rel(d.rebase(diff.Expected))
-			if err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(&b, "\n  [[benchmark.check]]\n  file = %s\n  expected = %s\n", tomlString(diff.Output), tomlString(expected))
-			if diff.RelTol != nil {
-				fmt.Fprintf(&b, "  reltol = %g\n", *diff.RelTol)
-			}
-			if diff.AbsTol != nil {
-				fmt.Fprintf(&b, "  abstol = %g\n", *diff.AbsTol)
-			}
-			if diff.SkipTol > 0 {
-				fmt.Fprintf(&b, "  skiptol = %d\n", diff.SkipTol)
-			}
-			if diff.Obiwan {
-				b.WriteString("  obiwan = true\n")
-			}
-			if diff.CW {
-				b.WriteString("  skip_lines = ['^\\s*$']  # specdiff --cw skips blank lines\n")
-			}
-			if !diff.Numeric {
-				b.WriteString("  collapse_whitespace = false  # no tolerance: specdiff compares whole lines\n")
-			}
-			if diff.IgnoreCase {
-				b.WriteString("  ignore_case = true\n")
-			}
 		}
 	}
 	return []byte(b.String()), nil
+}
+
+// relativeTo is p relative to base, the suite file's folder.
+func relativeTo(base, p string) (string, error) {
+	r, err := filepath.Rel(base, p)
+	if err != nil {
+		return "", fmt.Errorf("%s from %s: %w", p, base, err)
+	}
+	return r, nil
+}
+
+// writeBenchmark writes the folder's benchmark: its command, folder,
+// OpenMP settings and reference, then a check per specdiff comparison.
+func (d *RunDir) writeBenchmark(b *strings.Builder, name, base string) error {
+	shell, err := d.Shell()
+	if err != nil {
+		return err
+	}
+	dir, err := relativeTo(base, d.Path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "\n# %s, %s tuning, %s, label %s\n[[benchmark]]\nname = %s\ncmd = \"sh\"\nargs = [\"-c\", %s]\ndir = %s\n",
+		d.Benchmark, d.Tune, d.Size, d.Label, tomlString(name), tomlString(shell), tomlString(dir))
+	if env := ompEnv(d.Commands.Env); env != "" {
+		fmt.Fprintf(b, "env = { %s }\n", env)
+	}
+	if d.ReferenceS > 0 {
+		fmt.Fprintf(b, "reference_seconds = %g\n", d.ReferenceS)
+	}
+	for _, skipped := range d.Skipped {
+		fmt.Fprintf(b, "# not run: the benchmark's own validation command %s\n", strings.ReplaceAll(skipped, "\n", " "))
+	}
+	for _, diff := range d.Diffs {
+		expected, err := relativeTo(base, d.rebase(diff.Expected))
+		if err != nil {
+			return err
+		}
+		writeCheck(b, diff, expected)
+	}
+	return nil
+}
+
+// writeCheck writes one specdiff comparison as a check, with its
+// tolerances.
+func writeCheck(b *strings.Builder, diff Diff, expected string) {
+	fmt.Fprintf(b, "\n  [[benchmark.check]]\n  file = %s\n  expected = %s\n", tomlString(diff.Output), tomlString(expected))
+	if diff.RelTol != nil {
+		fmt.Fprintf(b, "  reltol = %g\n", *diff.RelTol)
+	}
+	if diff.AbsTol != nil {
+		fmt.Fprintf(b, "  abstol = %g\n", *diff.AbsTol)
+	}
+	if diff.SkipTol > 0 {
+		fmt.Fprintf(b, "  skiptol = %d\n", diff.SkipTol)
+	}
+	if diff.Obiwan {
+		b.WriteString("  obiwan = true\n")
+	}
+	if diff.CW {
+		b.WriteString("  skip_lines = ['^\\s*$']  # specdiff --cw skips blank lines\n")
+	}
+	if !diff.Numeric {
+		b.WriteString("  collapse_whitespace = false  # no tolerance: specdiff compares whole lines\n")
+	}
+	if diff.IgnoreCase {
+		b.WriteString("  ignore_case = true\n")
+	}
 }
 
 // rebase finds a file of the SPEC tree the folder was set up in (its path

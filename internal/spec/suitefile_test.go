@@ -89,4 +89,9 @@ func TestSuiteFileRedirects(t *testing.T) {
 			t.Errorf("%s read as a run folder", bad)
 		}
 	}
+	// What is not there is said so, not taken for another folder.
+	missing := filepath.Join(t.TempDir(), "nonexist")
+	if _, err := ReadRunDir(missing); err == nil || err.Error() != missing+" does not exist" {
+		t.Errorf("a folder that does not exist: %v", err)
+	}
 }

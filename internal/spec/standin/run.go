@@ -1,6 +1,7 @@
 package standin
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -337,7 +338,7 @@ func (p *Plan) writeResult(lognum string, its []*iteration) (string, error) {
 		}
 		// The median by time; for an even count, the slower middle one:
 		// the lower median ratio.
-		slices.SortStableFunc(valid, func(a, b *iteration) int { return cmp(a.reported, b.reported) })
+		slices.SortStableFunc(valid, func(a, b *iteration) int { return cmp.Compare(a.reported, b.reported) })
 		sel := valid[len(valid)/2]
 		sel.selected = true
 		logSum += math.Log(sel.ratio)
@@ -395,14 +396,4 @@ func (p *Plan) writeResult(lognum string, its []*iteration) (string, error) {
 	}
 	path := filepath.Join(p.Top, "result", fmt.Sprintf("CPU2017.%s.%s.%s.rsf", lognum, p.Name, p.Size))
 	return path, os.WriteFile(path, []byte(b.String()), 0o644)
-}
-
-func cmp(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
