@@ -11,14 +11,17 @@ import (
 // Warning is something a reader of a benchmark's results must know: about
 // one run (Run is its index) or about the benchmark as a whole (Run is
 // NoRun). Kind says what it is about, so that the terminal can say one
-// kind once for the whole run; Value is the figure it is about (a share,
-// a count), for the range that line gives. Warnings written by an older
-// corepin have no kind: they are grouped and compared by Text.
+// kind once for the whole run; Severity what it did to the run (the
+// judge's: "invalid", "re-run", "warn" or "note"); Value is the figure it
+// is about (a share, a count), for the range that line gives. Warnings
+// written by an older corepin have no kind: they are grouped and compared
+// by Text.
 type Warning struct {
-	Run   int      `json:"run"`
-	Kind  string   `json:"kind"`
-	Text  string   `json:"text"`
-	Value *float64 `json:"value,omitempty"`
+	Run      int      `json:"run"`
+	Kind     string   `json:"kind"`
+	Severity string   `json:"severity,omitempty"`
+	Text     string   `json:"text"`
+	Value    *float64 `json:"value,omitempty"`
 }
 
 // NoRun is the Run of a warning about the benchmark as a whole.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
@@ -47,7 +48,7 @@ func TestOptionsRecordWhatWasUsed(t *testing.T) {
 	s := loadSuite(t, "[settings]\nruns = 3\n\n[[benchmark]]\nname = \"t\"\ncmd = \"true\"\n")
 	cfg := Config{Suite: s, Warmup: -1}
 	run := cfg.skeleton(results.Host{}, []bench{{name: "t", command: &s.Benchmarks[0]}})
-	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxOthers != DefaultMaxOthers || run.Options.SuiteSHA256 != s.SHA256 || s.SHA256 == "" {
+	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxOthers != judge.DefaultMaxOthers || run.Options.SuiteSHA256 != s.SHA256 || s.SHA256 == "" {
 		t.Errorf("options %+v", run.Options)
 	}
 }

@@ -50,7 +50,6 @@ func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench,
 		recordThrottled(&rec, throttledBefore, throttledAfter)
 	}
 	sampler.Mark("end")
-	cfg.vouch(&rec, rep)
 	series := sampler.Stop()
 	rec.Telemetry = summarizeTelemetry(series, target)
 	cfg.judge(&rec, rep)
@@ -100,19 +99,6 @@ func failedCheck(rec results.RunRecord) bool {
 		}
 	}
 	return false
-}
-
-// vouch marks a run invalid in exact mode when its watcher missed so many
-// ticks that it cannot say the work stayed on its CPU.
-func (cfg *Config) vouch(rec *results.RunRecord, rep *launch.Report) {
-	if rep == nil || rep.Watch == nil || cfg.Request.ModeOrDefault() != session.Exact {
-		return
-	}
-	if k := rep.Watch.KeepUp; k.Unvouched {
-		rec.Valid = false
-		rec.Checks = append(rec.Checks, evidence.Outcome{What: "the watcher kept up", Passed: false,
-			Detail: fmt.Sprintf("missed %d of %d ticks: residency cannot be vouched for", k.Missed, k.Expected)})
-	}
 }
 
 // runWorkloadProcess starts corepin again as the workload, on target

@@ -2,8 +2,8 @@ package runner
 
 import (
 	"fmt"
-	"strings"
 
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 )
 
@@ -13,10 +13,6 @@ import (
 // still there after this many re-runs is the machine's state, which the
 // run's error then says.
 const MaxSharedReruns = 2
-
-// sharedPrefix starts the error of a run whose target was shared (the
-// verdict's Invalid), and nothing else: another error comes first.
-const sharedPrefix = "the target CPU was shared: "
 
 // rerunner decides which counted runs are left out of the statistics and
 // run again: a run whose target CPU was shared (unless --allow-sharing
@@ -44,7 +40,7 @@ func (re *rerunner) reason(rec *results.RunRecord, ref results.SpeedReference, j
 	if shared := sharedReason(rec); shared != "" {
 		return re.sharedRerun(rec, shared, j)
 	}
-	if rec.Sharing != SharedInvalid {
+	if rec.Sharing != judge.SharedInvalid {
 		re.sharedForGood = false // the competitor has gone
 	}
 	if !re.speedGate {
@@ -92,7 +88,7 @@ func (re *rerunner) sharedRerun(rec *results.RunRecord, shared string, j *job) s
 // target CPU was shared, "" for any other run: a run whose output check
 // failed, or that failed on its own, keeps that verdict, never re-run.
 func sharedReason(rec *results.RunRecord) string {
-	if rec.Sharing != SharedInvalid || !strings.HasPrefix(rec.Error, sharedPrefix) || failedCheck(*rec) {
+	if !judge.SharedOnly(rec) {
 		return ""
 	}
 	return rec.Error

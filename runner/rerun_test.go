@@ -5,12 +5,16 @@ import (
 	"strings"
 	"testing"
 
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 )
 
+// sharedPrefix starts the error of a run whose target was shared.
+const sharedPrefix = "the target CPU was shared: "
+
 func sharedRecord() results.RunRecord {
-	return results.RunRecord{Index: 1, Sharing: SharedInvalid, Error: sharedPrefix + "others took 21% of the target CPU's time"}
+	return results.RunRecord{Index: 1, Sharing: judge.SharedInvalid, Error: sharedPrefix + "others took 21% of the target CPU's time"}
 }
 
 // Only a run whose one fault is a shared target is run again for it, at
@@ -50,7 +54,7 @@ func TestRerunnerKeeps(t *testing.T) {
 	otherError.Error = "killed by SIGKILL; " + otherError.Error
 	warmup := sharedRecord()
 	warmup.Warmup = true
-	allowed := results.RunRecord{Valid: true, Sharing: SharedAllowed}
+	allowed := results.RunRecord{Valid: true, Sharing: judge.SharedAllowed}
 	for name, rec := range map[string]results.RunRecord{
 		"a failed check": failedCheck, "an error of its own": otherError, "a warm-up": warmup, "allowed sharing": allowed,
 	} {
@@ -75,7 +79,7 @@ func TestRerunnerSharedForGoodEnds(t *testing.T) {
 	if why := re.reason(&rec, results.SpeedReference{}, &job{}); why != "" || len(rec.Warnings) != 1 || !strings.Contains(rec.Warnings[0].Text, "stayed shared through its re-runs") {
 		t.Errorf("while shared for good: reason %q, warnings %+v", why, rec.Warnings)
 	}
-	quiet := results.RunRecord{Valid: true, Sharing: NotShared}
+	quiet := results.RunRecord{Valid: true, Sharing: judge.NotShared}
 	if why := re.reason(&quiet, results.SpeedReference{}, &job{}); why != "" || re.sharedForGood {
 		t.Errorf("a run not shared: reason %q, shared for good %v", why, re.sharedForGood)
 	}
@@ -92,7 +96,7 @@ func TestRerunnerSpeedGateCountsItsOwn(t *testing.T) {
 	// a best run of a third of it.
 	slowed := func() results.RunRecord {
 		throttled := 2.0
-		return results.RunRecord{Index: 1, Valid: true, WallS: 3, UserS: 1, Sharing: NotShared, ThrottledS: &throttled}
+		return results.RunRecord{Index: 1, Valid: true, WallS: 3, UserS: 1, Sharing: judge.NotShared, ThrottledS: &throttled}
 	}
 	best := results.Benchmark{Runs: []results.RunRecord{{WallS: 1, UserS: 1, Valid: true}}}
 	ref := best.SpeedReference()

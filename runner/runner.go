@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results"
@@ -64,8 +65,9 @@ type Config struct {
 	// Request is where and how every run runs.
 	Request session.Request
 	// MaxOthers is the share of the target's time that may go to others
-	// before a run is warned (DefaultMaxOthers when 0); AllowSharing
-	// keeps a run above InvalidOthers valid, with a warning.
+	// before a run is warned (judge.DefaultMaxOthers when 0);
+	// AllowSharing keeps a run above judge.InvalidOthers valid, with a
+	// warning.
 	MaxOthers    float64
 	AllowSharing bool
 	// RealtimeFirst keeps the ladder's order for runs longer than
@@ -74,6 +76,9 @@ type Config struct {
 	// Launcher starts each process run through the re-executed launcher
 	// (launch.Config.Launcher), as a QoS level always does.
 	Launcher bool
+	// Flags are the names of the command's flags that the run's texts
+	// may advise (judge.Flags): the runner names none itself.
+	Flags judge.Flags
 
 	// Root is the folder holding proc/ and sys/ for the host facts and
 	// corepin's own threads; the live system by default.

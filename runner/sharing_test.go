@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results"
@@ -117,9 +118,9 @@ func TestShortSharedRunIsInvalid(t *testing.T) {
 	}
 	t.Logf("work %.1f ms of CPU, others %.1f ms (%s), wait %v: %q %s", 1e3*(rec.UserS+rec.SysS), 1e3**rec.OthersS, rec.OthersSource, rec.Scheduling.Sharing.WaitS, rec.Sharing, rec.SharingNote)
 	switch {
-	case strings.HasPrefix(rec.OthersSource, launch.BusyCpuacct) && (rec.Sharing != SharedInvalid || rec.Valid):
+	case strings.HasPrefix(rec.OthersSource, launch.BusyCpuacct) && (rec.Sharing != judge.SharedInvalid || rec.Valid):
 		t.Errorf("a short run beside a competitor, by the exact account: sharing %q (%s), valid %v; want shared (invalid)", rec.Sharing, rec.SharingNote, rec.Valid)
-	case !strings.HasPrefix(rec.OthersSource, launch.BusyCpuacct) && (rec.Sharing != TooShort || !strings.Contains(rec.SharingNote, "ticks")):
+	case !strings.HasPrefix(rec.OthersSource, launch.BusyCpuacct) && (rec.Sharing != judge.TooShort || !strings.Contains(rec.SharingNote, "ticks")):
 		t.Errorf("a short run judged from %s: sharing %q, note %q; want too short, by the ticks", rec.OthersSource, rec.Sharing, rec.SharingNote)
 	}
 }
@@ -183,9 +184,9 @@ func sharedRun(t *testing.T, isolation string, allow bool) {
 	}
 	warns := strings.Join(results.WarningTexts(rec.Warnings), "; ")
 	switch {
-	case !allow && (rec.Valid || !strings.Contains(rec.Error, reason) || rec.Sharing != SharedInvalid):
+	case !allow && (rec.Valid || !strings.Contains(rec.Error, reason) || rec.Sharing != judge.SharedInvalid):
 		t.Errorf("shared run: valid %v, sharing %q, error %q", rec.Valid, rec.Sharing, rec.Error)
-	case allow && (!rec.Valid || !strings.Contains(warns, reason) || rec.Sharing != SharedAllowed):
+	case allow && (!rec.Valid || !strings.Contains(warns, reason) || rec.Sharing != judge.SharedAllowed):
 		t.Errorf("shared run with --allow-sharing: valid %v, sharing %q, error %q, warnings %q", rec.Valid, rec.Sharing, rec.Error, warns)
 	}
 	// A competitor that stays is seen in every re-run: the run is run
@@ -271,7 +272,7 @@ func TestSharedRunIsRunAgain(t *testing.T) {
 		t.Fatalf("no dropped run beside a competitor on the target: %+v", b.Runs)
 	}
 	first := b.DroppedRuns[0]
-	if first.Valid || first.Sharing != SharedInvalid || !strings.HasPrefix(first.Dropped, sharedPrefix) || first.Index != 0 {
+	if first.Valid || first.Sharing != judge.SharedInvalid || !strings.HasPrefix(first.Dropped, sharedPrefix) || first.Index != 0 {
 		t.Errorf("the dropped run: index %d, valid %v, sharing %q, dropped %q", first.Index, first.Valid, first.Sharing, first.Dropped)
 	}
 	if len(events.notes) == 0 || !strings.HasPrefix(events.notes[0], "spin run 0: "+sharedPrefix) {
@@ -281,7 +282,7 @@ func TestSharedRunIsRunAgain(t *testing.T) {
 	if !rec.Valid {
 		// go test's other packages run on the same CPUs: the re-runs can
 		// be shared by them.
-		if rec.Sharing == SharedInvalid {
+		if rec.Sharing == judge.SharedInvalid {
 			t.Skipf("the re-runs were shared too, by go test's other packages (%s): this needs the target idle after the competitor", rec.Error)
 		}
 		t.Fatalf("the re-run: valid %v, sharing %q, error %q", rec.Valid, rec.Sharing, rec.Error)
@@ -348,12 +349,12 @@ func TestOwnThreadsAreNotSharing(t *testing.T) {
 	if sh.WaitShare == nil {
 		t.Skipf("the watcher has none of the work's run and wait times (above): beside go test's other packages it can miss the half-second run; CI runs this alone, where it must not skip")
 	}
-	if *rec.OthersShare >= DefaultMaxOthers {
+	if *rec.OthersShare >= judge.DefaultMaxOthers {
 		t.Skipf("others took %.1f%% of the target beside this test (go test's other packages run on the same CPUs): this needs the target idle; CI runs it alone", 100**rec.OthersShare)
 	}
 	warns := strings.Join(results.WarningTexts(rec.Warnings), "; ")
 	own := strings.Contains(warns, "busy threads of the work took turns") || strings.Contains(warns, "the work's own threads waited")
-	if !rec.Valid || rec.Sharing != NotShared || rec.WaitCause != "own threads" || !own {
+	if !rec.Valid || rec.Sharing != judge.NotShared || rec.WaitCause != "own threads" || !own {
 		t.Errorf("valid %v (%s), sharing %q, wait cause %q, warnings %q", rec.Valid, rec.Error, rec.Sharing, rec.WaitCause, warns)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
@@ -113,8 +114,8 @@ func TestCompetitorHalfwayIsSaidToSlowTheRun(t *testing.T) {
 			t.Errorf("a warning the run's own evidence contradicts: %s", w)
 		}
 	}
-	if rec.WaitCause != WaitBehindOthers {
-		t.Errorf("wait cause %q, want %q", rec.WaitCause, WaitBehindOthers)
+	if rec.WaitCause != judge.WaitBehindOthers {
+		t.Errorf("wait cause %q, want %q", rec.WaitCause, judge.WaitBehindOthers)
 	}
 }
 

@@ -112,8 +112,8 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			TelemetryPeriod: telemetryP, WatchPeriod: watchP, WaitOnline: waitOnline,
 			Topology: topo, Target: target, Request: req,
 			MaxOthers: maxOthers, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst, Launcher: launcher,
-			SpeedGate: speedGate,
-			OutDir:    out, Version: buildinfo.Read().Version, Events: events, Tuned: tuned,
+			SpeedGate: speedGate, Flags: judgeFlags(cmd),
+			OutDir: out, Version: buildinfo.Read().Version, Events: events, Tuned: tuned,
 		})
 		if err != nil {
 			if folder != nil {

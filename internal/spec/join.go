@@ -12,7 +12,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/buildinfo"
-	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/runner"
@@ -39,6 +39,10 @@ type Import struct {
 	// SPEC's file nor corepin's reports say when it ran.
 	Modified time.Time
 }
+
+// words are the texts of the judge's findings: corepin import spec has
+// none of the flags they may advise.
+var words = judge.Words{}
 
 // TimeTolerance is how far SPEC's time of an iteration and corepin's may
 // differ before the difference is said: corepin's set-up and the shell
@@ -194,8 +198,10 @@ func (im *Import) record(it Iteration, index int, cmds []*Report, files map[stri
 		if sc.Invalid != "" {
 			sp.InvalidByEvidence = append(sp.InvalidByEvidence, fmt.Sprintf("workload %d, copy %d: %s", c.Key.Workload, c.Key.Copy, sc.Invalid))
 		}
-		for _, w := range v.Warnings {
-			warn(w.Kind, "workload %d, copy %d: %s", c.Key.Workload, c.Key.Copy, w.Text)
+		for _, f := range v.Findings {
+			if f.Severity != judge.Invalid {
+				warn(f.Kind, "workload %d, copy %d: %s", c.Key.Workload, c.Key.Copy, words.Text(f))
+			}
 		}
 		s := c.Scheduling
 		perCopy[c.Key.Copy] += s.Child.WallS
@@ -247,9 +253,9 @@ func (im *Import) record(it Iteration, index int, cmds []*Report, files map[stri
 }
 
 // command is one command's report as an iteration keeps it, and corepin's
-// verdict on it: the one run and exec use (runner.Judge), and what makes
+// verdict on it: the one run and exec use (judge.Report), and what makes
 // it invalid.
-func (im *Import) command(c *Report, files map[string][]byte) (results.SpecCommand, runner.Verdict) {
+func (im *Import) command(c *Report, files map[string][]byte) (results.SpecCommand, judge.Verdict) {
 	s := c.Scheduling
 	name := filepath.Join("reports", c.Name)
 	files[name] = c.Data
@@ -272,7 +278,9 @@ func (im *Import) command(c *Report, files map[string][]byte) (results.SpecComma
 	if s.Coverage != nil {
 		sc.Residency = s.Coverage.Residency
 	}
-	v := runner.Judge(&launch.Report{Scheduling: *s}, runner.Rules{Mode: s.Target.Mode})
+	// The realtime throttle of this machine says nothing of the one that
+	// ran SPEC: none is given.
+	v := judge.Report(s, judge.Rules{Mode: s.Target.Mode})
 	sc.Sharing = v.Sharing
 	if s.Sharing != nil && s.Sharing.Others != nil {
 		share := s.Sharing.Others.Share
@@ -304,7 +312,11 @@ func boundCommands(all []results.SpecCommand) ([]results.SpecCommand, int) {
 // start corepin refused or could not make, an acceptance rule that failed
 // or stopped holding, a shared target, work off the target, a watcher
 // that cannot vouch for where it ran. "" when none.
-func invalidity(s *evidence.Scheduling, v runner.Verdict) string {
+func invalidity(s *evidence.Scheduling, v judge.Verdict) string {
+	var shared string
+	if f, ok := v.Invalid(); ok {
+		shared = words.Text(f)
+	}
 	switch {
 	case s.Refused != "":
 		return "corepin refused to start it: " + s.Refused
@@ -314,8 +326,8 @@ func invalidity(s *evidence.Scheduling, v runner.Verdict) string {
 		return "the acceptance rule failed: " + s.Accept.Why
 	case s.Broken != "":
 		return "the acceptance rule stopped holding: " + s.Broken
-	case v.Invalid != "":
-		return v.Invalid
+	case shared != "":
+		return shared
 	case s.Coverage != nil && s.Coverage.Residency != nil && *s.Coverage.Residency < results.ResidencyWarn:
 		return fmt.Sprintf("the work ran off the target: %.1f%% of its CPU time on it (%s), %d migrations",
 			100**s.Coverage.Residency, s.Coverage.ResidencySource, migrations(s))
