@@ -78,7 +78,7 @@ func TestImportedCommandComparesWithASuiteRun(t *testing.T) {
 func TestImportedRunViews(t *testing.T) {
 	r := commandRun(KindPyperf, "telco", nil, 0.01, 0.011)
 	var text bytes.Buffer
-	r.WriteSummary(&text)
+	r.WriteSummary(&text, nil)
 	if !strings.Contains(text.String(), "imported from pyperf's bench.json; where it ran: not recorded") || strings.Contains(text.String(), "CPU -1") {
 		t.Errorf("summary:\n%s", text.String())
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
@@ -120,7 +121,7 @@ func TestEvidenceNamesAsProducersDo(t *testing.T) {
 		{evidence.StartThread, launch.StartThread},
 		{string(evidence.Exact), string(session.Exact)},
 		{string(evidence.Soft), string(session.Soft)},
-		{results.WatcherCostWarn, watch.CPUShareWarn},
+		{judge.WatcherCostWarn, watch.CPUShareWarn},
 		{results.FreqSourceCpuinfo, telemetry.SourceProcCpuinfo},
 		{results.FreqSourceNone, telemetry.SourceNone},
 	} {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/judge"
 )
 
 // Noter is implemented by Events that can show a passing note, such as
@@ -42,16 +43,21 @@ func (cfg *Config) targetOffline() string {
 }
 
 // awaitTarget is called before each run. When the target is offline it
-// waits up to WaitOnline for it to come back (noting so), and returns the
-// warning to record; stop is set when the run must end early instead: a
-// run on another CPU would not describe the target at all.
-func (cfg *Config) awaitTarget(ctx context.Context, next string) (warning string, stop bool) {
+// waits up to WaitOnline for it to come back (noting so), and returns what
+// that did to the run (nil when the target is there); stop is set when the
+// run must end early instead: a run on another CPU would not describe the
+// target at all.
+func (cfg *Config) awaitTarget(ctx context.Context, next string) (gone *judge.Finding, stop bool) {
 	why := cfg.targetOffline()
 	if why == "" {
-		return "", false
+		return nil, false
+	}
+	say := func(waited time.Duration, stop bool) (*judge.Finding, bool) {
+		f := judge.Offline(next, why, waited, cfg.WaitOnline, stop)
+		return &f, stop
 	}
 	if cfg.WaitOnline <= 0 {
-		return fmt.Sprintf("stopped early before %s: %s (--wait-online waits for it to come back)", next, why), true
+		return say(0, true)
 	}
 	if n, ok := cfg.Events.(Noter); ok {
 		n.Note(fmt.Sprintf("%s; waiting up to %v for it", why, cfg.WaitOnline))
@@ -61,13 +67,13 @@ func (cfg *Config) awaitTarget(ctx context.Context, next string) (warning string
 	defer tick.Stop()
 	for cfg.targetOffline() != "" {
 		if time.Since(start) >= cfg.WaitOnline {
-			return fmt.Sprintf("stopped early before %s: %s and did not come back within %v", next, why, cfg.WaitOnline), true
+			return say(time.Since(start), true)
 		}
 		select {
 		case <-ctx.Done():
-			return "", false // the loop sees the cancellation
+			return nil, false // the loop sees the cancellation
 		case <-tick.C:
 		}
 	}
-	return fmt.Sprintf("%s before %s; waited %.1f s for it to come back", why, next, time.Since(start).Seconds()), false
+	return say(time.Since(start), false)
 }

@@ -116,7 +116,7 @@ func TestOfflineTargetIsWaitedFor(t *testing.T) {
 
 func hasWarning(run *results.Run, s string) bool {
 	for _, w := range run.Warnings {
-		if strings.Contains(w, s) {
+		if strings.Contains(w.Text, s) {
 			return true
 		}
 	}

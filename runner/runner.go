@@ -98,11 +98,10 @@ type Config struct {
 	// speed (speed.DefaultDuration when 0).
 	SpeedProbe time.Duration
 	// SpeedGate leaves out of the statistics each counted run called
-	// slowed (its own time more than results.SpeedWarn below its
-	// benchmark's best run and outside the steady band, with what was
-	// measured during it saying by what), keeps it in run.json with its
-	// reason, and runs it again, at most MaxSpeedReruns times. A run whose target CPU was shared is run
-	// again also without --speed-gate (see rerunner).
+	// slowed (judge.JudgeSpeed), keeps it in run.json with its reason,
+	// and runs it again, at most judge.MaxSpeedReruns times. A run whose
+	// target CPU was shared is run again also without the gate
+	// (judge.Reruns).
 	SpeedGate bool
 
 	witness *witness
@@ -126,12 +125,11 @@ func (noEvents) RunStarted(string, int, int, bool)  {}
 func (noEvents) RunDone(string, *results.RunRecord) {}
 func (noEvents) Finish()                            {}
 
-// job is one run of one benchmark.
+// job is one run of one benchmark, and how many times it was run again.
 type job struct {
 	bench, index int
 	warmup       bool
-	rerun        int // how many times it was run again, for any reason
-	sharedReruns int // how many of those because its target was shared
+	attempt      judge.Attempt
 }
 
 // name names the run as the progress lines and run.json do: its index,
@@ -147,8 +145,8 @@ func (j job) name(bench string) string {
 // file names the run's files in the results folder: a re-run's own, so
 // that the dropped run's evidence stays.
 func (j job) file(bench string) string {
-	if j.rerun > 0 {
-		return fmt.Sprintf("%s-%d-rerun%d", bench, j.index, j.rerun)
+	if n := j.attempt.Reruns; n > 0 {
+		return fmt.Sprintf("%s-%d-rerun%d", bench, j.index, n)
 	}
 	return fmt.Sprintf("%s-%d", bench, j.index)
 }
@@ -318,10 +316,10 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 	folder.Reserve(results.ReserveFor(len(jobs)))
 	// Re-runs are recorded too: they may add what the planned runs leave
 	// of MaxTotalRuns.
-	re := &rerunner{speedGate: cfg.SpeedGate, left: MaxTotalRuns - len(jobs)}
+	re := &judge.Reruns{Words: cfg.words(), SpeedGate: cfg.SpeedGate, Left: MaxTotalRuns - len(jobs), Limit: MaxTotalRuns}
 	cfg.Events.Start(len(jobs))
 	var failed error
-	var offline []string // what the target's going offline did to the run
+	var offline []judge.Finding // what the target's going offline did to the run
 	longest := make(longestRun, len(benches))
 	noted := false // what the first run that started could not have
 	for _, j := range jobs {
@@ -331,12 +329,12 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		}
 		b := benches[j.bench]
 		b.expectS = expectedSeconds(b, longest[j.bench])
-		warning, stop := cfg.awaitTarget(ctx, j.name(b.name))
-		if warning != "" {
-			offline = append(offline, warning)
+		gone, stop := cfg.awaitTarget(ctx, j.name(b.name))
+		if gone != nil {
+			offline = append(offline, *gone)
 		}
 		if stop {
-			run.StoppedEarly = warning
+			run.StoppedEarly = cfg.words().Text(*gone)
 			break
 		}
 		rb := &run.Benchmarks[j.bench]
@@ -351,7 +349,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 			cfg.noteFirst(rec.Scheduling)
 		}
 		for ctx.Err() == nil {
-			why := re.reason(&rec, rb.SpeedReference(), &j)
+			why := re.Why(&rec, rb.SpeedReference(), &j.attempt)
 			if why == "" {
 				break
 			}
@@ -362,7 +360,7 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 				break
 			}
 			rb.DroppedRuns = append(rb.DroppedRuns, rec)
-			j.rerun++
+			j.attempt.Reruns++
 			if n, ok := cfg.Events.(Noter); ok {
 				n.Note(fmt.Sprintf("%s run %d: %s", termsafe.Text(b.name), j.index, termsafe.Text(why))) // names of others' threads are anyone's
 			}
@@ -387,13 +385,8 @@ func Run(ctx context.Context, cfg Config) (*results.Run, *results.Folder, error)
 		cfg.Events.RunDone(b.name, &rec)
 	}
 	cfg.Events.Finish()
-	finish(run)
-	run.Warnings = append(run.Warnings, offline...)
-	run.Warnings = append(run.Warnings, versionWarnings(benches)...)
-	for _, sk := range run.Skipped {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("%s was skipped: %s", sk.Name, sk.Why))
-	}
-	cfg.systemEnd(run)
+	cfg.finish(run)
+	cfg.words().End(run, judge.Ending{Offline: offline, Unversioned: unversioned(benches), Lost: cfg.systemEnd(run)})
 	if err := folder.Save(run); err != nil {
 		// Even without its reserve the folder's disk cannot take run.json:
 		// what finished is kept elsewhere, in a folder that says so.
@@ -411,8 +404,9 @@ func notRecorded(err error) string {
 	return fmt.Sprintf("a finished run could not be recorded (%v), so the run stopped; the runs recorded before it are kept", err)
 }
 
-// finish summarises and scores what completed, and closes the run.
-func finish(run *results.Run) {
+// finish settles what completed (statistics, score, the judge's
+// findings), and closes the run.
+func (cfg *Config) finish(run *results.Run) {
 	now := time.Now()
 	run.Finished = &now
 	run.State = results.StateFinished
@@ -420,57 +414,11 @@ func finish(run *results.Run) {
 		run.State = results.StateInterrupted
 	}
 	run.Writer = nil
-	run.Warnings = []string{}
-	run.Settle()
+	run.Warnings = []results.Warning{}
+	cfg.words().Settle(run)
 	if run.StoppedEarly != "" {
 		run.Score = nil // a score of some of the runs describes no machine
 	}
-	if why := noScore(run); why != "" {
-		run.Warnings = append(run.Warnings, "no score: "+why)
-	}
-}
-
-// noScore says why a run that could have had a score has none, "" when it
-// has one or none was to be had: a suite whose benchmarks have no
-// reference time is scored by nothing, and saying so on every run of it
-// would be noise.
-func noScore(run *results.Run) string {
-	if run.Score != nil {
-		return ""
-	}
-	var unreferenced, invalid []string
-	for _, b := range run.Benchmarks {
-		switch {
-		case b.ReferenceS <= 0:
-			unreferenced = append(unreferenced, b.Name)
-		case !b.Valid:
-			invalid = append(invalid, b.Name)
-		}
-	}
-	var why []string
-	switch {
-	case len(unreferenced) == len(run.Benchmarks):
-		return "" // no reference time at all: no score was to be had
-	case len(unreferenced) > 0:
-		why = append(why, fmt.Sprintf("%s %s no reference time", termsafe.Text(strings.Join(unreferenced, ", ")), hasHave(len(unreferenced))))
-	}
-	if len(invalid) > 0 {
-		why = append(why, termsafe.Text(strings.Join(invalid, ", "))+" invalid or unfinished")
-	}
-	if run.StoppedEarly != "" {
-		why = append(why, "the run stopped early")
-	}
-	if len(why) == 0 {
-		return "a benchmark is invalid, unfinished or has no reference time"
-	}
-	return strings.Join(why, "; ")
-}
-
-func hasHave(n int) string {
-	if n == 1 {
-		return "has"
-	}
-	return "have"
 }
 
 func (cfg *Config) benchmarks() ([]bench, error) {
@@ -605,14 +553,14 @@ func (cfg *Config) skeleton(host results.Host, benches []bench) *results.Run {
 			Shuffle: cfg.Shuffle, TelemetryPeriod: cfg.telemetryPeriod().Seconds(), Ladder: cfg.Request.Ladder.Name(),
 			Realtime: cfg.Request.AllowRealtime, MaxOthers: cfg.maxOthers(), AllowSharing: cfg.AllowSharing,
 			RealtimeFirst: cfg.RealtimeFirst, Launcher: cfg.Launcher, SpeedGate: cfg.SpeedGate},
-		Benchmarks: []results.Benchmark{}, Warnings: []string{},
+		Benchmarks: []results.Benchmark{}, Warnings: []results.Warning{},
 		State: results.StateRunning, Writer: results.ThisWriter(),
 	}
 	if cfg.Suite != nil {
 		run.Options.Suite, run.Options.SuiteSHA256 = cfg.Suite.Path, cfg.Suite.SHA256
 	}
 	if cfg.SpeedGate {
-		run.Options.SpeedGateReruns = MaxSpeedReruns
+		run.Options.SpeedGateReruns = judge.MaxSpeedReruns
 	}
 	if cfg.witness != nil {
 		run.Speed = cfg.witness.record()

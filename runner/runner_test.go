@@ -478,20 +478,3 @@ func TestTooManyRunsRefusedBeforeRunning(t *testing.T) {
 		t.Errorf("a run of %d runs a benchmark: %v", MaxTotalRuns, err)
 	}
 }
-
-// A suite without reference times has no score to miss: no warning; one
-// that had a score to have says why it has none.
-func TestNoScoreOnlyWhereOneWasToBeHad(t *testing.T) {
-	run := &results.Run{Benchmarks: []results.Benchmark{{Name: "a", Valid: true}, {Name: "b", Valid: true}}}
-	if why := noScore(run); why != "" {
-		t.Errorf("no reference times: %q, want nothing", why)
-	}
-	run.Benchmarks[0].ReferenceS = 1
-	if why := noScore(run); why != "b has no reference time" {
-		t.Errorf("one reference time: %q", why)
-	}
-	run.Benchmarks[1].ReferenceS, run.Benchmarks[1].Valid = 1, false
-	if why := noScore(run); why != "b invalid or unfinished" {
-		t.Errorf("an invalid benchmark: %q", why)
-	}
-}

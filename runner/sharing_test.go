@@ -26,6 +26,9 @@ import (
 	"corepin.dev/corepin/suite"
 )
 
+// sharedPrefix starts the error of a run whose target was shared.
+const sharedPrefix = "the target CPU was shared: "
+
 // competitor is a helper: a busy loop pinned to the CPU in
 // COREPIN_COMPETE_CPU at the nice value in COREPIN_COMPETE_NICE (the
 // default priority without it), which says when it is there and spins
@@ -190,12 +193,12 @@ func sharedRun(t *testing.T, isolation string, allow bool) {
 		t.Errorf("shared run with --allow-sharing: valid %v, sharing %q, error %q, warnings %q", rec.Valid, rec.Sharing, rec.Error, warns)
 	}
 	// A competitor that stays is seen in every re-run: the run is run
-	// again MaxSharedReruns times, each dropped run kept with its reason,
+	// again judge.MaxSharedReruns times, each dropped run kept with its reason,
 	// and the last says it was not run again. --allow-sharing keeps the
 	// first, valid.
 	dropped := run.Benchmarks[0].DroppedRuns
 	skipUnwatched(t, append(slices.Clone(dropped), rec)...)
-	wantDropped := MaxSharedReruns
+	wantDropped := judge.MaxSharedReruns
 	if allow {
 		wantDropped = 0
 	}
@@ -203,7 +206,7 @@ func sharedRun(t *testing.T, isolation string, allow bool) {
 		t.Fatalf("%d dropped runs, want %d: %+v", len(dropped), wantDropped, dropped)
 	}
 	for i, d := range dropped {
-		if want := fmt.Sprintf("dropped and run again (%d of at most %d)", i+1, MaxSharedReruns); !strings.HasPrefix(d.Dropped, reason) || !strings.HasSuffix(d.Dropped, want) {
+		if want := fmt.Sprintf("dropped and run again (%d of at most %d)", i+1, judge.MaxSharedReruns); !strings.HasPrefix(d.Dropped, reason) || !strings.HasSuffix(d.Dropped, want) {
 			t.Errorf("dropped run %d says %q, want the sharing and %q", i, d.Dropped, want)
 		}
 	}

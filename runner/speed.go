@@ -1,20 +1,15 @@
 package runner
 
 import (
-	"fmt"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/speed"
 )
-
-// MaxSpeedReruns is how many times --speed-gate re-runs one run that
-// was called slowed: a core slowed for longer than that is the
-// machine's state, which the run's warnings then say, not bad luck.
-const MaxSpeedReruns = 3
 
 // Where the speed probes run (results.RunRecord.SpeedSource).
 const (
@@ -62,7 +57,7 @@ func (w *witness) stop() {
 // record is the witness for run.json.
 func (w *witness) record() *results.SpeedWitness {
 	return &results.SpeedWitness{Iterations: w.probe.Iterations, ProbeS: w.probe.Duration.Seconds(), Reads: ProbeReads,
-		CalibrationRate: w.probe.Rate, Threshold: results.SpeedWarn, SteadyBand: results.SteadyBand, Unavailable: w.unavailable}
+		CalibrationRate: w.probe.Rate, Threshold: judge.SpeedWarn, SteadyBand: judge.SteadyBand, Unavailable: w.unavailable}
 }
 
 func (w *witness) ok() bool { return w != nil && w.unavailable == "" }
@@ -135,20 +130,6 @@ func recordThrottled(rec *results.RunRecord, before, after bandwidth.Throttling)
 	d, dir := after.Since(before)
 	s := d.Seconds()
 	rec.ThrottledS, rec.ThrottledCgroup = &s, dir
-}
-
-// gateReason says why --speed-gate drops a run, "" when it keeps it: the
-// run was called slowed against its benchmark's runs so far (ref), its
-// own time and what was measured during it agreeing.
-func gateReason(rec *results.RunRecord, ref results.SpeedReference, rerun int) string {
-	if rec.Error != "" || !rec.Valid {
-		return "" // not a time: nothing to re-run for speed
-	}
-	rec.JudgeSpeed(ref)
-	if !rec.Slowed() {
-		return ""
-	}
-	return fmt.Sprintf("%s; dropped by --speed-gate and re-run (%d of at most %d)", rec.SpeedText(), rerun, MaxSpeedReruns)
 }
 
 func ticksToSeconds(t uint64) float64 { return (time.Duration(t) * procfs.Tick).Seconds() }

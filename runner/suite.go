@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/suite"
 )
@@ -52,16 +53,16 @@ func (cfg *Config) prepareSuite(ctx context.Context, folder *results.Folder, ben
 	return work, nil
 }
 
-// versionWarnings say which programs could not tell their version: their
+// unversioned are the programs that could not tell their version: their
 // signatures cannot be checked.
-func versionWarnings(benches []bench) []string {
-	var w []string
+func unversioned(benches []bench) []judge.Unversioned {
+	var u []judge.Unversioned
 	for _, b := range benches {
 		if b.versionErr != nil {
-			w = append(w, fmt.Sprintf("%s: %v: its signatures cannot be checked", b.name, b.versionErr))
+			u = append(u, judge.Unversioned{Name: b.name, Why: b.versionErr.Error()})
 		}
 	}
-	return w
+	return u
 }
 
 // measureOf is what a suite command is judged by: its metric, nil for its

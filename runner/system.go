@@ -13,35 +13,14 @@ func (cfg *Config) systemStart(run *results.Run) {
 	run.System = &evidence.RunFacts{Start: cfg.startFacts, Tuned: tunedEvidence(cfg.Tuned)}
 }
 
-// systemEnd records the condition after the last run and warns when it
-// was not fit for measuring: an important check failing at the start, the
-// target's frequency moving while it was locked, or the run's tune undone
-// under it.
-func (cfg *Config) systemEnd(run *results.Run) {
+// systemEnd records the machine's condition after the last run, and
+// says what of the run's tune was undone under it ("" when nothing was):
+// read before the tune itself is undone, a value it set or relies on that
+// reads otherwise now was undone under the run.
+func (cfg *Config) systemEnd(run *results.Run) (lost string) {
 	if run.System == nil {
-		return
+		return ""
 	}
 	run.System.End, _ = system.Read(cfg.Root, cfg.Request.Mask())
-	// Before the tune is undone: a value it set or relies on that reads
-	// otherwise now was undone under the run.
-	lost := cfg.Tuned.LostWarning()
-	defer func() {
-		if lost != "" {
-			run.Warnings = append(run.Warnings, lost)
-		}
-	}()
-	start := cfg.startFacts
-	if start == nil {
-		return
-	}
-	run.Warnings = append(run.Warnings, start.Warnings()...)
-	locked := start.LockedKHz(cfg.Request.CPU)
-	for _, b := range run.Benchmarks {
-		for _, r := range b.Runs {
-			if w := system.FrequencyMoved(locked, r.Telemetry.FreqMinMHz, r.Telemetry.FreqMaxMHz); w != "" {
-				run.Warnings = append(run.Warnings, b.Name+": "+w)
-				break
-			}
-		}
-	}
+	return cfg.Tuned.LostWarning()
 }

@@ -9,13 +9,14 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 )
 
-// A run records the machine's condition at its start and end, warns when
-// it is not tuned for the target, and warns when the target's frequency
-// moved while it was locked.
+// A run records the machine's condition at its start and end, and the
+// judge warns when it is not tuned for the target, and when the target's
+// frequency moved while it was locked.
 func TestSystemFactsAndWarnings(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "phone")
 	if out, err := exec.Command("cp", "-a", "../system/testdata/machines/phone-4-3-1", root).CombinedOutput(); err != nil {
@@ -23,17 +24,17 @@ func TestSystemFactsAndWarnings(t *testing.T) {
 	}
 	lo, hi := 1555.2, 2841.6
 	newRun := func() *results.Run {
-		return &results.Run{Benchmarks: []results.Benchmark{{Name: "fib", Runs: []results.RunRecord{{
+		return &results.Run{Target: results.Target{ExactCPU: 7}, Benchmarks: []results.Benchmark{{Name: "fib", Runs: []results.RunRecord{{
 			Telemetry: results.TelemetryStats{FreqMinMHz: &lo, FreqMaxMHz: &hi}}}}}}
 	}
 	cfg := Config{Root: fsroot.Root(root), Request: session.Request{CPU: 7}}
 	run := newRun()
 	cfg.systemStart(run)
-	cfg.systemEnd(run)
+	cfg.words().End(run, judge.Ending{Lost: cfg.systemEnd(run)})
 	if run.System == nil || run.System.Start == nil || run.System.End == nil || !run.System.Start.Target.Equal(cpuset.Of(7)) {
 		t.Fatalf("system facts: %+v", run.System)
 	}
-	text := strings.Join(run.Warnings, "\n")
+	text := strings.Join(results.WarningTexts(run.Warnings), "\n")
 	if !strings.Contains(text, "machine not tuned for measuring on CPUs 7") || strings.Contains(text, "frequency moved") {
 		t.Errorf("warnings on an untuned machine:\n%s", text)
 	}
@@ -43,8 +44,8 @@ func TestSystemFactsAndWarnings(t *testing.T) {
 	os.WriteFile(filepath.Join(policy, "scaling_min_freq"), []byte("2841600\n"), 0o644)
 	run = newRun()
 	cfg.systemStart(run)
-	cfg.systemEnd(run)
-	text = strings.Join(run.Warnings, "\n")
+	cfg.words().End(run, judge.Ending{Lost: cfg.systemEnd(run)})
+	text = strings.Join(results.WarningTexts(run.Warnings), "\n")
 	if !strings.Contains(text, "fib: the target's frequency moved between 1555 and 2842 MHz while it was locked at 2842 MHz") {
 		t.Errorf("warnings on a locked machine whose frequency moved:\n%s", text)
 	}

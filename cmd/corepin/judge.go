@@ -3,6 +3,7 @@ package main
 import (
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/results"
 )
 
 // judgeFlags are the names of c's flags that the judge's texts may advise
@@ -23,4 +24,15 @@ func judgeFlags(c *cli.Command) judge.Flags {
 		Watch:        name("watch"),
 		WaitOnline:   name("wait-online"),
 	}
+}
+
+// loadRun reads a results folder (results.Load) for a view; a run its
+// writer did not finish, which Load settles from its journal in memory,
+// is judged by the flags of corepin run, which wrote it.
+func loadRun(path string) (*results.Run, error) {
+	run, err := results.Load(path)
+	if err == nil {
+		judge.Words{Flags: judgeFlags(newRunCmd())}.Unfinished(run)
+	}
+	return run, err
 }

@@ -9,6 +9,7 @@ import (
 	"corepin.dev/corepin/internal/buildinfo"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
@@ -128,7 +129,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 		}
 		w := in.Stdout
 		if !quiet {
-			run.WriteSummary(w)
+			run.WriteSummary(w, judge.Words{Flags: judgeFlags(cmd)}.Phrases())
 		}
 		if err := writePage(folder.Path, run); err != nil {
 			fmt.Fprintln(in.Stderr, "corepin: writing the HTML report:", err)
@@ -167,7 +168,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 	f.StringVar(&out, "out", "corepin-results", "results go under this `folder`")
 	cmd.Output("out", cli.Results)
 	f.BoolVar(&shuffle, "shuffle", false, "interleave the benchmarks' runs in random order")
-	f.BoolVar(&speedGate, "speed-gate", false, fmt.Sprintf("leave out of the statistics a run called slowed (below %.0f%% of its benchmark's best run's speed, outside its spread, by a cause measured during it), keep it in run.json with its reason and run it again (at most %d times)", 100*(1-results.SpeedWarn), runner.MaxSpeedReruns))
+	f.BoolVar(&speedGate, "speed-gate", false, fmt.Sprintf("leave out of the statistics a run called slowed (below %.0f%% of its benchmark's best run's speed, outside its spread, by a cause measured during it), keep it in run.json with its reason and run it again (at most %d times)", 100*(1-judge.SpeedWarn), judge.MaxSpeedReruns))
 	f.BoolVar(&launcher, "launcher", false, "start each run through corepin re-executed as a launcher, whose own thread is read back and becomes the command (as --qos does)")
 	f.BoolVar(&quiet, "quiet", false, "print only the results folder")
 	cmd.Alias("q", "quiet")

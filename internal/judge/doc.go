@@ -8,21 +8,26 @@
 // A Finding is {kind, run, severity, value, parameters}: the kind is
 // run.json's (results.Kind*), the severity what it does to the run
 // (Invalid, Rerun, Warn, Note), the value the figure the terminal gives a
-// range of, and the parameters what its text says. Each kind has one rule
-// (rules.go, one table) and one wording (words.go): Words makes every
-// text from a finding's parameters and the names of the command's flags,
-// which the command hands it (Flags), so that no library names a flag a
-// command may not have.
+// range of, and the parameters what its text says. Every rule is in one
+// table (rules.go), judged at its level: as a run's report comes in
+// (Report, for run, exec and imports alike; Exec), as a run of the suite
+// ends (Words.Record) and is kept or run again (Reruns), as a benchmark is
+// settled (Words.Settle, Words.Benchmark) and as a run of benchmarks ends
+// (Words.End). Every text is made in one file (words.go) from a finding's
+// parameters and the names of the command's flags, which the command hands
+// it (Flags): no text names a flag the command does not have, and no
+// library names one.
 //
 // The judge reads results and results/evidence and writes its findings
-// into them as results.Warning values, with their texts: results itself
-// judges nothing. A run is judged as it ends (Report, the runner's
-// re-runs) and as it is settled (Settle: its benchmarks' statistics and
-// its runs' records). A results folder read from disk keeps the findings
-// it was written with: Benchmark.Summarize computes statistics and
-// validity only and leaves the stored findings as they are, because a
-// folder is a record of what the corepin that wrote it found and said,
-// and a view never rewrites it. Only a run settled anew in memory (one
-// read back from its journal after its writer died, an import) is judged
-// again, by the command that settles it.
+// into them as results.Warning values, with their texts and severities:
+// results itself judges nothing. Benchmark.Summarize computes statistics,
+// speed figures and validity only, and leaves a benchmark's warnings as
+// they were found: a results folder read from disk (report of an old
+// folder) keeps the findings of the corepin that wrote it, in its words,
+// because a folder is the record of what was found then and a view never
+// rewrites it; re-judging it in results would need the judge's rules
+// there, and words for flags no library may name. A run settled anew in
+// memory from its journal (a crashed run's) keeps the findings its runs
+// were recorded with; what its benchmarks' statistics say is the judge's,
+// which the command that settles it asks for.
 package judge

@@ -91,6 +91,29 @@ var rules = []rule{
 	{[]string{results.KindLeftCgroup}, onReport, leftCgroup},
 	{[]string{results.KindRealtime}, onReport, realtime},
 	{[]string{results.KindWatcher}, onRunEnd, vouched},
+
+	{[]string{results.KindNotATime}, onBench, notFigures},
+	{[]string{results.KindUnfinished, results.KindInvalidRuns}, onBench, unfinished},
+	{[]string{results.KindSpread}, onBench, spread},
+	{[]string{results.KindFirstRun}, onBench, firstRun},
+	{[]string{results.KindOutliers}, onBench, outliers},
+	{[]string{results.KindSpeedGate, results.KindSharedRerun}, onBench, dropped},
+
+	{[]string{results.KindSpeed}, onRecord, slowed},
+	{[]string{results.KindFrequency}, onRecord, frequency},
+	{[]string{results.KindTelemetry}, onRecord, telemetryNotes},
+	{[]string{results.KindWatcher, results.KindWatcherCost}, onEvidence, watcher},
+	{[]string{results.KindResidency}, onEvidence, residency},
+	{[]string{results.KindLadder}, onEvidence, ladder},
+	{[]string{results.KindRestore}, onEvidence, restore},
+
+	{[]string{results.KindNoScore}, onEnd, noScore},
+	{[]string{results.KindOffline}, onEnd, offline},
+	{[]string{results.KindVersion}, onEnd, versions},
+	{[]string{results.KindSkipped}, onEnd, skipped},
+	{[]string{results.KindMachine}, onEnd, machine},
+	{[]string{results.KindFrequency}, onEnd, frequencyMoved},
+	{[]string{results.KindTuneLost}, onEnd, tuneLost},
 }
 
 // facts are what the rules of a level read: the rules in force, and the
@@ -99,6 +122,19 @@ type facts struct {
 	rules   Rules
 	rep     *evidence.Scheduling
 	verdict *Verdict // what the report's rules have found so far
+	bench   *results.Benchmark
+	rec     *results.RunRecord // a counted run of bench
+	run     *results.Run
+	end     *Ending
+}
+
+// start is the machine's condition before the run's first benchmark run,
+// nil where it could not be read.
+func (f *facts) start() *evidence.Facts {
+	if f.run.System == nil {
+		return nil
+	}
+	return f.run.System.Start
 }
 
 // judge runs the rules of one level, in order.

@@ -64,7 +64,7 @@ func (im *Import) Run() (run *results.Run, files map[string][]byte) {
 	joined := map[Key]bool{}
 	run = &results.Run{
 		Schema: results.Schema, State: results.StateFinished, Host: im.host(), Options: results.Options{Isolation: "process"},
-		Benchmarks: []results.Benchmark{}, Warnings: []string{}, Source: &im.Source,
+		Benchmarks: []results.Benchmark{}, Warnings: []results.Warning{}, Source: &im.Source,
 		Spec: &results.SpecRun{Suite: r.Suite, Lognum: r.Lognum, Runmode: r.Runmode, Size: r.Size, Metric: r.Metric,
 			Invalid: r.Invalid, Errors: r.Errors, BaseMean: r.BaseMean, PeakMean: r.PeakMean, Evidence: im.EvidenceDir, Telemetry: im.TelemetryFile},
 	}
@@ -116,7 +116,7 @@ func (im *Import) Run() (run *results.Run, files map[string][]byte) {
 		run.Options.Ladder = im.Reports[0].Scheduling.Ladder.Name
 	}
 	run.Warnings = im.runWarnings(run.Spec)
-	run.Settle()
+	words.Settle(run)
 	return run, files
 }
 
@@ -328,10 +328,10 @@ func invalidity(s *evidence.Scheduling, v judge.Verdict) string {
 		return "the acceptance rule stopped holding: " + s.Broken
 	case shared != "":
 		return shared
-	case s.Coverage != nil && s.Coverage.Residency != nil && *s.Coverage.Residency < results.ResidencyWarn:
+	case s.Coverage != nil && s.Coverage.Residency != nil && *s.Coverage.Residency < judge.ResidencyWarn:
 		return fmt.Sprintf("the work ran off the target: %.1f%% of its CPU time on it (%s), %d migrations",
 			100**s.Coverage.Residency, s.Coverage.ResidencySource, migrations(s))
-	case (s.Coverage == nil || s.Coverage.Residency == nil) && s.Watch != nil && s.Watch.OnTargetRatio != nil && *s.Watch.OnTargetRatio < results.ResidencyWarn:
+	case (s.Coverage == nil || s.Coverage.Residency == nil) && s.Watch != nil && s.Watch.OnTargetRatio != nil && *s.Watch.OnTargetRatio < judge.ResidencyWarn:
 		return fmt.Sprintf("the work ran off the target: %.1f%% of its run time on it (the watcher's samples), %d migrations",
 			100**s.Watch.OnTargetRatio, migrations(s))
 	case s.Watch != nil && s.Watch.KeepUp.Unvouched && s.Target.Mode != evidence.Soft:
@@ -539,23 +539,24 @@ func (im *Import) target() results.Target {
 
 // runWarnings are the run's own: SPEC's verdict on the whole result, the
 // means that differ, the reports no iteration has.
-func (im *Import) runWarnings(sr *results.SpecRun) []string {
-	w := []string{}
+func (im *Import) runWarnings(sr *results.SpecRun) []results.Warning {
+	w := []results.Warning{}
+	add := func(kind, text string) { w = append(w, results.Warning{Run: results.NoRun, Kind: kind, Text: text}) }
 	if sr.Invalid {
 		msg := "SPEC marked the result invalid"
 		if len(sr.Errors) > 0 {
 			msg += ": " + evidence.Clip(strings.Join(sr.Errors, "; "), 512)
 		}
-		w = append(w, msg)
+		add(results.KindSpecVerdict, msg)
 	}
 	if sr.MeanNote != "" {
-		w = append(w, sr.MeanNote)
+		add(results.KindSpecMean, sr.MeanNote)
 	}
 	if n := len(sr.Unjoined); n > 0 {
-		w = append(w, fmt.Sprintf("%d report(s) of corepin's in %s belong to no iteration of this result (another run's, or a tuning not in it), e.g. %s", n, im.EvidenceDir, sr.Unjoined[0]))
+		add(results.KindSpecUnjoined, fmt.Sprintf("%d report(s) of corepin's in %s belong to no iteration of this result (another run's, or a tuning not in it), e.g. %s", n, im.EvidenceDir, sr.Unjoined[0]))
 	}
 	if len(im.Reports) == 0 {
-		w = append(w, "where it ran: not recorded (no report of corepin exec was joined)")
+		add(results.KindNotRecorded, "where it ran: not recorded (no report of corepin exec was joined)")
 	}
 	return w
 }
