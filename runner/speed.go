@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/bandwidth"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/procfs"
@@ -35,7 +36,7 @@ type witness struct {
 
 // calibrateWitness calibrates the probe once, on the probes' own thread
 // pinned to the target; stop ends that thread.
-func (cfg *Config) calibrateWitness() *witness {
+func calibrateWitness(cfg Config) *witness {
 	w := &witness{target: cfg.Request.Mask()}
 	th, err := speed.NewThread(w.target)
 	if err == nil {
@@ -101,12 +102,12 @@ func (w *witness) afterProcess(rec *results.RunRecord, start func()) {
 
 // steal reads the target CPUs' steal ticks; ok is false where /proc/stat
 // cannot be read or lacks a target CPU.
-func (cfg *Config) steal() (ticks uint64, ok bool) {
-	cpus, err := procfs.ReadStat(cfg.Root)
+func (r *suiteRun) steal() (ticks uint64, ok bool) {
+	cpus, err := procfs.ReadStat(r.cfg.Root)
 	if err != nil {
 		return 0, false
 	}
-	for _, c := range cfg.Request.Mask().CPUs() {
+	for _, c := range r.cfg.Request.Mask().CPUs() {
 		t, found := cpus[c]
 		if !found {
 			return 0, false
@@ -119,8 +120,8 @@ func (cfg *Config) steal() (ticks uint64, ok bool) {
 // throttling reads how long CFS bandwidth control has held back the cpu
 // cgroups corepin runs under (the work's, which are made beneath them, or
 // which it shares); ok is false where there is no cpu controller to read.
-func (cfg *Config) throttling() (bandwidth.Throttling, bool) {
-	t, err := bandwidth.ReadThrottling(cfg.Root, "self")
+func throttling(root fsroot.Root) (bandwidth.Throttling, bool) {
+	t, err := bandwidth.ReadThrottling(root, "self")
 	return t, err == nil
 }
 

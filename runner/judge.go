@@ -8,19 +8,17 @@ import (
 	"corepin.dev/corepin/sched"
 )
 
-// words are the run's texts, with the command's flag names.
-func (cfg *Config) words() judge.Words { return judge.Words{Flags: cfg.Flags} }
-
 // judge records the judge's verdict on a run of the suite (judge.Record).
-func (cfg *Config) judge(rec *results.RunRecord, rep *launch.Report) {
+func (r *suiteRun) judge(rec *results.RunRecord, rep *launch.Report) {
 	if rep == nil {
 		return
 	}
-	r := judge.Rules{MaxOthers: cfg.MaxOthers, AllowSharing: cfg.AllowSharing, Mode: cfg.Request.ModeOrDefault()}
+	cfg := r.cfg
+	rules := judge.Rules{MaxOthers: cfg.MaxOthers, AllowSharing: cfg.AllowSharing, Mode: cfg.Request.ModeOrDefault()}
 	if rep.Readback.Policy.Realtime() {
-		r.Throttle = throttle()
+		rules.Throttle = throttle()
 	}
-	cfg.words().Record(rec, &rep.Scheduling, r)
+	r.words.Record(rec, &rep.Scheduling, rules)
 }
 
 // throttle says what the realtime throttle costs a realtime thread here,
@@ -31,12 +29,4 @@ func throttle() string {
 		return ""
 	}
 	return t.Warning()
-}
-
-// maxOthers is the --max-others in force.
-func (cfg *Config) maxOthers() float64 {
-	if cfg.MaxOthers <= 0 {
-		return judge.DefaultMaxOthers
-	}
-	return cfg.MaxOthers
 }
