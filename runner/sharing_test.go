@@ -129,22 +129,21 @@ func TestShortSharedRunIsInvalid(t *testing.T) {
 }
 
 // A competitor at the same priority on the target takes about half of
-// it: the run is invalid with the sharing reason, and valid with a
-// warning when sharing is allowed; the same for the work on a thread of
-// corepin (--isolation thread), where the tree is corepin itself.
+// it, by each account of the work's own time: a process's cgroup, and a
+// thread of corepin's own (isolation thread), where the tree is corepin
+// itself. The run is invalid with the sharing reason, named, and run
+// again until the judge stops. What the verdict and the re-runs say of
+// the figures (allowed sharing, the limits) is the judge's own tests'.
 func TestSharedTargetIsInvalid(t *testing.T) {
 	skipTimingUnderTCG(t, "the sharing verdict")
-	for _, c := range []struct {
-		isolation string
-		allow     bool
-	}{{Process, false}, {Process, true}, {Thread, false}} {
-		t.Run(fmt.Sprintf("%s,allow=%v", c.isolation, c.allow), func(t *testing.T) { sharedRun(t, c.isolation, c.allow) })
+	for _, isolation := range []string{Process, Thread} {
+		t.Run(isolation, func(t *testing.T) { sharedRun(t, isolation) })
 	}
 }
 
-func sharedRun(t *testing.T, isolation string, allow bool) {
+func sharedRun(t *testing.T, isolation string) {
 	cfg := config(t)
-	cfg.Request.Ladder, cfg.Runs, cfg.Warmup, cfg.AllowSharing = session.AffinityOnly(), 1, 0, allow
+	cfg.Request.Ladder, cfg.Runs, cfg.Warmup, cfg.AllowSharing = session.AffinityOnly(), 1, 0, false
 	cfg.Isolation = isolation
 	if isolation == Thread {
 		cfg.Only = []string{"sha256"}
@@ -160,7 +159,7 @@ func sharedRun(t *testing.T, isolation string, allow bool) {
 	if rec.OthersShare == nil || rec.OthersS == nil {
 		t.Fatalf("no others' time in the record: sharing %+v", rec.Scheduling.Sharing)
 	}
-	t.Logf("%s, allow %v: others took %.3f s, %.0f%% of the target (%s); verdict %q", isolation, allow, *rec.OthersS, 100**rec.OthersShare, rec.OthersSource, rec.Sharing)
+	t.Logf("%s: others took %.3f s, %.0f%% of the target (%s); verdict %q", isolation, *rec.OthersS, 100**rec.OthersShare, rec.OthersSource, rec.Sharing)
 	// Where corepin may trace the scheduler (root, BTF), the competitor is
 	// named among the preemptors; elsewhere the total stands alone.
 	sh := rec.Scheduling.Sharing
@@ -182,35 +181,24 @@ func sharedRun(t *testing.T, isolation string, allow bool) {
 		t.Errorf("others' share %.2f beside a competitor at the same priority, want at least 0.4", *rec.OthersShare)
 	}
 	const reason = "the target CPU was shared: others took"
-	if allow {
-		skipUnvouchedInGuest(t, rec)
-	}
 	warns := strings.Join(results.WarningTexts(rec.Warnings), "; ")
-	switch {
-	case !allow && (rec.Valid || !strings.Contains(rec.Error, reason) || rec.Sharing != judge.SharedInvalid):
+	if rec.Valid || !strings.Contains(rec.Error, reason) || rec.Sharing != judge.SharedInvalid {
 		t.Errorf("shared run: valid %v, sharing %q, error %q", rec.Valid, rec.Sharing, rec.Error)
-	case allow && (!rec.Valid || !strings.Contains(warns, reason) || rec.Sharing != judge.SharedAllowed):
-		t.Errorf("shared run with --allow-sharing: valid %v, sharing %q, error %q, warnings %q", rec.Valid, rec.Sharing, rec.Error, warns)
 	}
 	// A competitor that stays is seen in every re-run: the run is run
-	// again judge.MaxSharedReruns times, each dropped run kept with its reason,
-	// and the last says it was not run again. --allow-sharing keeps the
-	// first, valid.
+	// again MaxSharedReruns times, each dropped run kept with its reason,
+	// and the last says it was not run again.
 	dropped := run.Benchmarks[0].DroppedRuns
 	skipUnwatched(t, append(slices.Clone(dropped), rec)...)
-	wantDropped := judge.MaxSharedReruns
-	if allow {
-		wantDropped = 0
-	}
-	if len(dropped) != wantDropped {
-		t.Fatalf("%d dropped runs, want %d: %+v", len(dropped), wantDropped, dropped)
+	if len(dropped) != judge.MaxSharedReruns {
+		t.Fatalf("%d dropped runs, want %d: %+v", len(dropped), judge.MaxSharedReruns, dropped)
 	}
 	for i, d := range dropped {
 		if want := fmt.Sprintf("dropped and run again (%d of at most %d)", i+1, judge.MaxSharedReruns); !strings.HasPrefix(d.Dropped, reason) || !strings.HasSuffix(d.Dropped, want) {
 			t.Errorf("dropped run %d says %q, want the sharing and %q", i, d.Dropped, want)
 		}
 	}
-	if !allow && !strings.Contains(warns, "still shared after 2 re-runs") {
+	if !strings.Contains(warns, "still shared after 2 re-runs") {
 		t.Errorf("the last run does not say it was not run again: %q", warns)
 	}
 }
