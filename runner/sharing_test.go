@@ -211,7 +211,7 @@ func skipUnwatched(t *testing.T, runs ...results.RunRecord) {
 	t.Helper()
 	for _, r := range runs {
 		for _, c := range r.Checks {
-			if !c.Passed && c.What == "the watcher kept up" {
+			if !c.Passed && c.What == judge.WatcherKeptUp {
 				t.Skipf("run %d: the watcher did not keep up (%s): the run is invalid by that, not re-run", r.Index, c.Detail)
 			}
 		}

@@ -35,7 +35,7 @@ func (w Words) Record(rec *results.RunRecord, rep *evidence.Scheduling, r Rules)
 	}
 	if o := rep.Sharing.Others; o != nil {
 		s, share := o.S, o.Share
-		rec.OthersS, rec.OthersShare, rec.OthersSource = &s, &share, OthersSource(o)
+		rec.OthersS, rec.OthersShare, rec.OthersSource = &s, &share, othersSource(o)
 	}
 	for _, fd := range v.Findings {
 		if fd.Severity == Invalid {
@@ -73,10 +73,10 @@ func vouched(f *facts) []Finding {
 	return []Finding{find(results.KindWatcher, Invalid, nil, unvouched{missed: k.Missed, expected: k.Expected, check: true})}
 }
 
-// SharedOnly reports whether rec is invalid only because its target CPU
+// sharedOnly reports whether rec is invalid only because its target CPU
 // was shared: a run whose output check failed, or that failed on its
 // own, keeps that verdict.
-func SharedOnly(rec *results.RunRecord) bool {
+func sharedOnly(rec *results.RunRecord) bool {
 	if rec.Sharing != SharedInvalid || !strings.HasPrefix(rec.Error, sharedPrefix) {
 		return false
 	}

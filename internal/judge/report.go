@@ -141,7 +141,7 @@ func sharing(f *facts) []Finding {
 // sharedTarget says how shared a target was whose others' time is above
 // the floor and --max-others, for work that wanted its CPU.
 func sharedTarget(f *facts, o *evidence.Others) Finding {
-	p := shared{share: o.Share, othersS: o.S, windowS: o.WindowS, cpus: o.CPUs, source: OthersSource(o),
+	p := shared{share: o.Share, othersS: o.S, windowS: o.WindowS, cpus: o.CPUs, source: othersSource(o),
 		preemptors: evidence.PreemptorsText(f.rep.Sharing.Preemptors), maxOthers: f.rules.maxOthers()}
 	sev := Warn
 	switch {
@@ -265,8 +265,8 @@ func realtime(f *facts) []Finding {
 	return []Finding{find(results.KindRealtime, Warn, nil, said{f.rules.Throttle})}
 }
 
-// OthersSource names where the others' time comes from.
-func OthersSource(o *evidence.Others) string {
+// othersSource names where the others' time comes from.
+func othersSource(o *evidence.Others) string {
 	s := o.Source
 	if !o.Exact {
 		s += ", the work's part estimated from " + o.WorkSource

@@ -212,7 +212,7 @@ func TestRecord(t *testing.T) {
 	if rec.OthersS == nil || *rec.OthersS != 0.5 || rec.OthersSource != "cpuacct" || len(rec.Warnings) != 0 {
 		t.Errorf("others %v from %q, warnings %+v", rec.OthersS, rec.OthersSource, rec.Warnings)
 	}
-	if SharedOnly(&rec) {
+	if sharedOnly(&rec) {
 		t.Error("a run that failed its check is taken as invalid only by its sharing")
 	}
 	// Soft mode: the watcher's missed ticks do not make it invalid.

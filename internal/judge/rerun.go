@@ -43,7 +43,7 @@ func (re *Reruns) Why(rec *results.RunRecord, ref results.SpeedReference, a *Att
 	if rec.Warmup {
 		return ""
 	}
-	if SharedOnly(rec) {
+	if sharedOnly(rec) {
 		return re.shared(rec, a)
 	}
 	if rec.Sharing != SharedInvalid {
