@@ -48,8 +48,9 @@ func TestCoverageTooShortToJudge(t *testing.T) {
 	}
 }
 
-// A run too short to judge is not warned that its residency cannot be
-// vouched for: it is claimed neither way. A longer one is.
+// A run too short to judge says so of its residency: it is claimed
+// neither way (the judge's keptUp says the same of the watcher's missed
+// ticks).
 func TestSummaryOfARunTooShortToJudge(t *testing.T) {
 	one := 1.0
 	for _, treeCPU := range []float64{0.03, 1} {
@@ -63,7 +64,7 @@ func TestSummaryOfARunTooShortToJudge(t *testing.T) {
 		r.account(cpuset.Of(3))
 		s := r.Summary()
 		short := r.Coverage.TooShort != ""
-		if short != (treeCPU < 0.5) || short == strings.Contains(s, "residency cannot be vouched for") {
+		if short != (treeCPU < 0.5) {
 			t.Errorf("%.2f s of CPU time: too short %v, summary %q", treeCPU, short, s)
 		}
 		if want := "too short to judge what it covers"; short != strings.Contains(s, want) {

@@ -37,7 +37,6 @@ func (rep *Report) Summary() string {
 	rep.summarizeTree(&b)
 	rep.summarizeEnd(&b)
 	rep.summarizeConfined(&b)
-	rep.summarizeWarnings(&b)
 	return b.String()
 }
 
@@ -143,23 +142,6 @@ func (rep *Report) summarizeConfined(b *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(b, "; the run's cpuset held only CPU %s, where a program's own sched_setaffinity to any other CPU is refused with EINVAL (--observe keeps a program's own choices)", t.CgroupCPUs)
-}
-
-// summarizeWarnings adds the watcher's warnings, a line each. A run too
-// short to judge claims its sampled residency neither way, so missed
-// ticks put nothing in doubt.
-func (rep *Report) summarizeWarnings(b *strings.Builder) {
-	wr := rep.Watch
-	if wr == nil {
-		return
-	}
-	k := wr.KeepUp
-	if c := rep.Coverage; c != nil && c.TooShort != "" {
-		k.Unvouched = false
-	}
-	for _, warn := range k.Warnings() {
-		b.WriteString("\nwarning: " + warn)
-	}
 }
 
 func runningSamples(threads []watch.ThreadStat) int {

@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"corepin.dev/corepin/internal/judge"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,10 +57,15 @@ func specRun() *results.Run {
 		Spec: &results.SpecIteration{Iteration: 0, Valid: "VE", Errors: []string{"Output miscompare"}, ReportedS: f(354.1), Ratio: f(6.099972), Copies: 2,
 			Commands: []results.SpecCommand{{Copy: 0}}},
 		Checks: []evidence.Outcome{{What: "SPEC's verdict", Detail: "VE (Output miscompare)"}, {What: "corepin's evidence", Passed: true}}}}
-	mcf.Summarize()
-	xz.Summarize()
+	for _, b := range []*results.Benchmark{&mcf, &xz} {
+		b.Summarize()
+		judge.Words{}.Benchmark(b)
+	}
 	run.Benchmarks = []results.Benchmark{mcf, xz}
-	run.Warnings = []string{"SPEC marked the result invalid: 557.xz_r (base) had invalid runs!", run.Spec.MeanNote}
+	run.Warnings = []results.Warning{
+		{Run: results.NoRun, Kind: results.KindSpecVerdict, Text: "SPEC marked the result invalid: 557.xz_r (base) had invalid runs!"},
+		{Run: results.NoRun, Kind: results.KindSpecMean, Text: run.Spec.MeanNote},
+	}
 	return run
 }
 
@@ -78,6 +84,7 @@ func hyperfineRun() *results.Run {
 		b.Runs = append(b.Runs, r)
 	}
 	b.Summarize()
+	judge.Words{}.Benchmark(&b)
 	run.Benchmarks = []results.Benchmark{b}
 	return run
 }

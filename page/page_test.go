@@ -67,7 +67,7 @@ func smallRun(t *testing.T) *results.Run {
 	fib.Ratio = &ratio
 	run.Benchmarks = []results.Benchmark{fib, bad}
 	run.ComputeScore()
-	run.Warnings = []string{"no score: a benchmark is invalid, unfinished or has no reference time"}
+	run.Warnings = []results.Warning{{Run: results.NoRun, Kind: results.KindNoScore, Text: "no score: a benchmark is invalid, unfinished or has no reference time"}}
 	return run
 }
 

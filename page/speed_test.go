@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 )
 
@@ -26,6 +27,7 @@ func TestSpeedScatter(t *testing.T) {
 	b.Runs = append(b.Runs, results.RunRecord{Index: 5, WallS: 0.2, Valid: true}) // no witness: no point
 	b.Runs = append(b.Runs, results.RunRecord{Index: 6, WallS: 0.2, Error: "killed", ProbeBefore: &results.SpeedProbe{Rate: 1e9}})
 	b.Summarize()
+	judge.Words{}.Benchmark(&b) // which runs were slowed
 	chart, note := speedScatter(b)
 	svg := string(chart)
 	if n := strings.Count(svg, "<circle") - strings.Count(svg, `cy="14"`); n != 5 {

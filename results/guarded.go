@@ -28,7 +28,7 @@ func RecordGuarded(dir string, pid int, start uint64, since time.Time, msg strin
 			continue
 		}
 		if msg != "" {
-			r.Warnings = append(r.Warnings, msg)
+			r.Warnings = append(r.Warnings, Warning{Run: NoRun, Kind: KindGuard, Text: msg})
 		}
 		return (&Folder{Path: filepath.Dir(path)}).Recover(r)
 	}

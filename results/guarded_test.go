@@ -43,7 +43,7 @@ func TestRecordGuardedSettlesTheKilledRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := slices.Contains(r.Warnings, msg); got != want {
+		if got := slices.Contains(WarningTexts(r.Warnings), msg); got != want {
 			t.Errorf("%s: the guard's words in its warnings %v, want %v: %q", name, got, want, r.Warnings)
 		}
 		if r.State != StateCrashed {

@@ -78,7 +78,7 @@ func TestImportedCommandComparesWithASuiteRun(t *testing.T) {
 func TestImportedRunViews(t *testing.T) {
 	r := commandRun(KindPyperf, "telco", nil, 0.01, 0.011)
 	var text bytes.Buffer
-	r.WriteSummary(&text)
+	r.WriteSummary(&text, nil)
 	if !strings.Contains(text.String(), "imported from pyperf's bench.json; where it ran: not recorded") || strings.Contains(text.String(), "CPU -1") {
 		t.Errorf("summary:\n%s", text.String())
 	}
@@ -114,7 +114,7 @@ func TestImportedRunWithReportsSaysWhere(t *testing.T) {
 	r := commandRun(KindSpec, "505.mcf_r.base", nil, 300, 301)
 	r.Target = Target{Spec: "bind", Mode: "exact", ExactCPU: 3, Why: "SPEC's bind, as corepin exec was asked: copy 0 on CPUs 3"}
 	var text bytes.Buffer
-	r.WriteSummary(&text)
+	r.WriteSummary(&text, nil)
 	if r.WhereNotRecorded() || !strings.Contains(text.String(), "on CPU 3 (exact): SPEC's bind, as corepin exec was asked: copy 0 on CPUs 3; imported from spec's bench.json") ||
 		strings.Contains(text.String(), "not recorded") {
 		t.Errorf("summary:\n%s", text.String())

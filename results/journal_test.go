@@ -110,7 +110,7 @@ func TestRunningRunWithLiveWriterIsNotCrashed(t *testing.T) {
 	if err != nil || back.State != StateRunning || back.Benchmarks[0].N != 2 {
 		t.Fatalf("%v %+v", err, back)
 	}
-	if !strings.Contains(strings.Join(back.Warnings, "\n"), "in progress") {
+	if !strings.Contains(strings.Join(WarningTexts(back.Warnings), "\n"), "in progress") {
 		t.Errorf("warnings %q", back.Warnings)
 	}
 }

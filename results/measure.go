@@ -233,6 +233,25 @@ func (r *RunRecord) notAFigure(m Measure) (what Measure, v float64, p string) {
 	return Measure{}, 0, ""
 }
 
+// FigureProblem is a run's figure that is not one, as its reason says
+// it: which figure ("time", or the measure's name), its value as written
+// with its unit, what it should have been ("a time", "a figure") and why
+// it is not ("not positive").
+type FigureProblem struct {
+	Label, Raw, Noun, Why string
+}
+
+// NotAFigure is the first of the run's figures in the benchmark's measure
+// m that is not one (see notAFigure); ok is false when every figure is
+// one.
+func (r *RunRecord) NotAFigure(m Measure) (p FigureProblem, ok bool) {
+	what, v, why := r.notAFigure(m)
+	if why == "" {
+		return FigureProblem{}, false
+	}
+	return FigureProblem{Label: what.label(), Raw: what.raw(v), Noun: what.noun(), Why: why}, true
+}
+
 // label names the measure in a reason's text: "time" for the wall time,
 // else its own name.
 func (m Measure) label() string {

@@ -37,7 +37,7 @@ func TestViewsMakeOutsideTextSafe(t *testing.T) {
 			termsafetest.Check(t, what, b.Bytes())
 			return b.Bytes()
 		}
-		view("the run's summary", func(b *bytes.Buffer) error { return r.WriteSummary(b) })
+		view("the run's summary", func(b *bytes.Buffer) error { return r.WriteSummary(b, nil) })
 		checkCSV(t, "summary.csv", view("summary.csv", func(b *bytes.Buffer) error { return r.WriteSummaryCSV(b) }))
 		checkBench(t, view("bench.txt", func(b *bytes.Buffer) error { return r.WriteBenchFormat(b) }))
 		m := Merged([]*Run{r, evilRun(!valid)}, []string{termsafetest.Evil, termsafetest.Evil + "2"})

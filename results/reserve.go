@@ -77,7 +77,8 @@ func (f *Folder) KeepElsewhere(r *Run, why error) (*Folder, error) {
 		return nil, err
 	}
 	kept := &Folder{Path: dir}
-	r.Warnings = append(r.Warnings, fmt.Sprintf("kept here because the run's own folder %s could not be written (%v); its journal.jsonl and telemetry are there", f.Path, why))
+	r.Warnings = append(r.Warnings, Warning{Run: NoRun, Kind: KindKeptElsewhere,
+		Text: fmt.Sprintf("kept here because the run's own folder %s could not be written (%v); its journal.jsonl and telemetry are there", f.Path, why)})
 	if err := kept.save(r); err != nil {
 		os.RemoveAll(dir)
 		return nil, err

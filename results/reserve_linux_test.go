@@ -74,7 +74,7 @@ func TestSaveOnAFullDisk(t *testing.T) {
 	}
 	got, err := Load(kept.Path)
 	if err != nil || filepath.Dir(kept.Path) != os.TempDir() || len(got.Benchmarks[0].Runs) != 1 ||
-		!strings.Contains(strings.Join(got.Warnings, " "), g.Path+" could not be written") {
+		!strings.Contains(strings.Join(WarningTexts(got.Warnings), " "), g.Path+" could not be written") {
 		t.Errorf("kept in %s: %+v, %v", kept.Path, got, err)
 	}
 }

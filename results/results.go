@@ -44,8 +44,11 @@ type Run struct {
 	Skipped []Skip `json:"skipped,omitempty"`
 	// Score is 1000 × the geometric mean of the ratios; null unless every
 	// benchmark has a reference time and passed its checks.
-	Score    *float64 `json:"score"`
-	Warnings []string `json:"warnings"`
+	Score *float64 `json:"score"`
+	// Warnings are the run's own, about it as a whole (Run NoRun): each of
+	// a kind, as its benchmarks' are; an older corepin wrote them as
+	// strings, which read as warnings without a kind.
+	Warnings []Warning `json:"warnings"`
 	// Source is the file another tool wrote that an imported run was
 	// read from (corepin import); nil for corepin's own runs.
 	Source *Source `json:"source,omitempty"`

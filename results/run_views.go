@@ -43,8 +43,9 @@ func (r *Run) Where() string {
 }
 
 // WriteSummary writes the run as corepin run prints it: the host and
-// target, a table of the benchmarks, the score and every warning once.
-func (r *Run) WriteSummary(w io.Writer) error {
+// target, a table of the benchmarks, the score and every warning once,
+// the kinds say has a phrase for in a line each (SummaryWarnings).
+func (r *Run) WriteSummary(w io.Writer, say Phrases) error {
 	t := termsafe.Text // every name and text of the run may come from outside
 	if r.WhereNotRecorded() {
 		fmt.Fprintf(w, "%s; where it ran: not recorded\n", t(r.Source.Describe()))
@@ -92,7 +93,7 @@ func (r *Run) WriteSummary(w io.Writer) error {
 	if r.Score != nil {
 		fmt.Fprintf(w, "\nscore %.0f\n", *r.Score)
 	}
-	for _, warn := range r.SummaryWarnings() {
+	for _, warn := range r.SummaryWarnings(say) {
 		fmt.Fprintf(w, "warning: %s\n", t(warn))
 	}
 	return nil
@@ -140,7 +141,7 @@ func (r *Run) schedulingLine() string {
 			line := "scheduling: " + sch.Readback.PolicyText()
 			if sch.Ladder.AcceptedStep > 0 {
 				line += fmt.Sprintf(" (ladder %s step %d", sch.Ladder.Name, sch.Ladder.AcceptedStep)
-				if aboveUnsupported(sch) {
+				if sch.Ladder.AboveUnsupported() {
 					line += "; the steps above it are unsupported by this kernel"
 				}
 				line += ")"

@@ -199,3 +199,53 @@ func prune(now, was any) any {
 	}
 	return now
 }
+
+// TestWarningsJSONShape keeps the keys a warning adds to run.json in a
+// golden file, as TestRunJSONShape keeps the rest: the run's own
+// warnings are objects of a kind, as its benchmarks' are, and a string an
+// older corepin wrote reads as a warning without a kind, written back as
+// the string it was.
+func TestWarningsJSONShape(t *testing.T) {
+	old := `{"schema":"corepin.run/v1","state":"finished","benchmarks":[],"warnings":["machine not tuned","run 3: not a run's"]}`
+	var r Run
+	if err := json.Unmarshal([]byte(old), &r); err != nil {
+		t.Fatalf("an older run's string warnings: %v", err)
+	}
+	if len(r.Warnings) != 2 || r.Warnings[0].Text != "machine not tuned" || r.Warnings[0].Kind != "" {
+		t.Fatalf("read as %+v", r.Warnings)
+	}
+	if again, _ := json.Marshal(r.Warnings); string(again) != `["machine not tuned","run 3: not a run's"]` {
+		t.Errorf("written back as %s", again)
+	}
+	share := 0.05
+	r.Warnings = append(r.Warnings, Warning{Run: NoRun, Kind: KindMachine, Severity: "warn", Text: "machine not tuned"})
+	r.Benchmarks = []Benchmark{{Name: "fib", Warnings: []Warning{{Run: 1, Kind: KindShared, Severity: "warn", Text: "others took 5%", Value: &share}}}}
+	data, err := json.Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Run
+	if err := json.Unmarshal(data, &back); err != nil || back.Warnings[2] != r.Warnings[2] {
+		t.Fatalf("a typed warning read back as %+v (%v)", back.Warnings, err)
+	}
+	var v any
+	json.Unmarshal(data, &v)
+	var keys []string
+	for _, k := range keyPaths(v, "") {
+		if strings.HasPrefix(k, ".warnings") || strings.HasPrefix(k, ".benchmarks[].warnings") {
+			keys = append(keys, k)
+		}
+	}
+	got := strings.Join(keys, "\n") + "\n"
+	golden := filepath.Join("testdata", "warning-keys.golden")
+	if *update {
+		os.WriteFile(golden, []byte(got), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test ./results -run TestWarningsJSONShape -update writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("the warnings' keys changed:\n%s\nwant:\n%s", got, want)
+	}
+}

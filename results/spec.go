@@ -191,4 +191,6 @@ const (
 	KindSpecEvidence = "spec-evidence" // corepin's reports make an iteration invalid
 	KindSpecTime     = "spec-time"     // SPEC's time and corepin's differ by more than 1%
 	KindNotRecorded  = "not-recorded"  // no report of corepin's says where it ran
+	KindSpecMean     = "spec-mean"     // SPEC's mean and the one recomputed differ
+	KindSpecUnjoined = "spec-unjoined" // reports of corepin's of no iteration
 )

@@ -213,8 +213,8 @@ func (r *Run) Settle() {
 		r.Benchmarks[i].Summarize()
 	}
 	r.ComputeScore()
-	if note := r.StateNote(); note != "" && !slices.Contains(r.Warnings, note) {
-		r.Warnings = append(r.Warnings, note)
+	if note := r.StateNote(); note != "" && !slices.ContainsFunc(r.Warnings, func(w Warning) bool { return w.Text == note }) {
+		r.Warnings = append(r.Warnings, Warning{Run: NoRun, Kind: KindState, Text: note})
 	}
 }
 

@@ -11,14 +11,17 @@ import (
 // Warning is something a reader of a benchmark's results must know: about
 // one run (Run is its index) or about the benchmark as a whole (Run is
 // NoRun). Kind says what it is about, so that the terminal can say one
-// kind once for the whole run; Value is the figure it is about (a share,
-// a count), for the range that line gives. Warnings written by an older
-// corepin have no kind: they are grouped and compared by Text.
+// kind once for the whole run; Severity what it did to the run (the
+// judge's: "invalid", "re-run", "warn" or "note"); Value is the figure it
+// is about (a share, a count), for the range that line gives. Warnings
+// written by an older corepin have no kind: they are grouped and compared
+// by Text.
 type Warning struct {
-	Run   int      `json:"run"`
-	Kind  string   `json:"kind"`
-	Text  string   `json:"text"`
-	Value *float64 `json:"value,omitempty"`
+	Run      int      `json:"run"`
+	Kind     string   `json:"kind"`
+	Severity string   `json:"severity,omitempty"`
+	Text     string   `json:"text"`
+	Value    *float64 `json:"value,omitempty"`
 }
 
 // NoRun is the Run of a warning about the benchmark as a whole.
@@ -52,23 +55,31 @@ const (
 	KindNotATime    = "not-a-time"   // a run's time is not one (non-finite, not positive, absurd)
 )
 
-// summaries say a grouped kind in one line: a phrase with %s for the range
-// of the warnings' values, and whether the values are shares (printed as
-// percentages) or counts.
-var summaries = map[string]struct {
-	phrase string
-	share  bool
-}{
-	KindShared:      {"others took %s of the target CPU's time", true},
-	KindOwnWait:     {"the work's own threads waited %s of their time for the target CPU, behind each other (what else ran there took too little to cause it)", true},
-	KindWait:        {"the work waited %s of its time for the target CPU (cause unknown)", true},
-	KindOwnThreads:  {"%s busy threads of the work took turns on the target CPUs", false},
-	KindCoverage:    {"the sampled residency covers only %s of the tree's CPU time", true},
-	KindSpeed:       {"runs were slowed to %s of their benchmark's best run's speed (by what: each run's warning in run.json and on the page)", true},
-	KindSpeedGate:   {"%s run(s) per benchmark called slowed were dropped by --speed-gate and re-run", false},
-	KindSharedRerun: {"%s run(s) per benchmark whose target CPU was shared were dropped and run again", false},
-	KindWatcherCost: {"the watcher used %s of a CPU off the target (above 2%%): a longer --watch period costs less", true},
-	KindSpread:      {"spread %s (coefficient of variation) is above 5%%: rerun with more runs on a quieter machine", true},
+// The kinds of a run's own warnings (Run.Warnings), about the run of
+// benchmarks as a whole.
+const (
+	KindState         = "state"          // the run did not finish
+	KindNoScore       = "no-score"       // a run that could have had a score has none
+	KindOffline       = "offline"        // the target went offline
+	KindVersion       = "version"        // a program could not tell its version
+	KindSkipped       = "skipped"        // a benchmark whose program is not installed
+	KindMachine       = "machine"        // the machine's condition for measuring
+	KindTuneLost      = "tune-lost"      // the run's tune was undone under it
+	KindKeptElsewhere = "kept-elsewhere" // the run's own folder could not be written
+	KindGuard         = "guard"          // what the guard of a killed corepin ended
+	KindImported      = "imported"       // corepin did not watch the run
+)
+
+// Phrases say a kind of warning once for a whole run, by kind: the
+// judge's wording of each kind the terminal groups.
+type Phrases map[string]Phrase
+
+// Phrase says one kind of warning for a whole run: Text has a %s for the
+// range of the warnings' values, which are shares (printed as
+// percentages) where Share is set, else counts.
+type Phrase struct {
+	Text  string
+	Share bool
 }
 
 // String is the warning as summary.csv writes it: "run 3: text", or the
@@ -130,12 +141,12 @@ func WarningTexts(ws []Warning) []string {
 }
 
 // SummaryWarnings are the run's warnings as the terminal shows them: one
-// line per kind for the whole run, naming the benchmarks, giving the range
-// of the figures and counting the runs ("fib, json: the work's own
-// threads waited 3–9% of their time … in 11 of 12 runs"); warnings of
+// line per kind that say has a phrase for, naming the benchmarks, giving
+// the range of the figures and counting the runs ("fib, json: the work's
+// own threads waited 3–9% of their time … in 11 of 12 runs"); warnings of
 // other kinds once per text, as GroupedWarnings gives them. run.json and
 // the page keep every warning.
-func (r *Run) SummaryWarnings() []string {
+func (r *Run) SummaryWarnings(say Phrases) []string {
 	type group struct {
 		names  []string
 		lo, hi float64
@@ -147,7 +158,7 @@ func (r *Run) SummaryWarnings() []string {
 	var rest []Warning
 	for _, b := range r.Benchmarks {
 		for _, w := range b.Warnings {
-			if _, ok := summaries[w.Kind]; !ok || w.Value == nil {
+			if _, ok := say[w.Kind]; !ok || w.Value == nil {
 				rest = append(rest, w)
 				continue
 			}
@@ -176,8 +187,8 @@ func (r *Run) SummaryWarnings() []string {
 		if kind == KindSpeed && spread {
 			continue
 		}
-		g, sum := groups[kind], summaries[kind]
-		line := r.benchmarkNames(g.names) + ": " + fmt.Sprintf(sum.phrase, valueRange(g.lo, g.hi, sum.share))
+		g, sum := groups[kind], say[kind]
+		line := r.benchmarkNames(g.names) + ": " + fmt.Sprintf(sum.Text, valueRange(g.lo, g.hi, sum.Share))
 		if len(g.runs) > 0 {
 			line += fmt.Sprintf(" in %d of %d runs", len(g.runs), g.total)
 		}
@@ -213,7 +224,7 @@ func (r *Run) SummaryWarnings() []string {
 		out = append(out, "the run times varied: "+variation+"; the page has each run")
 	}
 	out = append(out, r.groupByText(rest)...)
-	return append(out, r.Warnings...)
+	return append(out, WarningTexts(r.Warnings)...)
 }
 
 // valueRange prints lo–hi as percentages or counts, one figure when they

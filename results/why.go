@@ -3,7 +3,8 @@ package results
 import "fmt"
 
 // WhyInvalid says why a benchmark is invalid, from the first counted run
-// that failed: its error, or its first failed check. It is "" for a valid
+// that failed: its error, its first failed check, or that it is not valid.
+// It is "" for a valid
 // benchmark. An imported SPEC iteration is named by its number.
 func (b *Benchmark) WhyInvalid() string {
 	if b.Valid {
@@ -24,6 +25,9 @@ func (b *Benchmark) WhyInvalid() string {
 			if !c.Passed {
 				return fmt.Sprintf("%s: %s failed: %s", run, c.What, c.Detail)
 			}
+		}
+		if !r.Valid {
+			return run + " is not valid"
 		}
 	}
 	return "no counted run finished"

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/system"
 	"corepin.dev/corepin/topology"
@@ -36,21 +35,10 @@ func topologyEvidence(t *topology.Topology) *evidence.Topology {
 
 // tunedEvidence is the tune made for the run as run.json keeps it; nil
 // for none. It is the tune's own record, so that the reset its Undo
-// makes later is in it.
+// makes as the run ends (untune) is in it.
 func tunedEvidence(t *system.Tuned) *evidence.Tuned {
 	if t == nil {
 		return nil
 	}
 	return &t.Tuned
-}
-
-// RecordTune keeps in the run what the tune made for it did, its reset
-// included: the caller that undoes the tune after the run calls it before
-// saving the run again.
-func RecordTune(run *results.Run, t *system.Tuned) error {
-	if run.System == nil {
-		return nil
-	}
-	run.System.Tuned = tunedEvidence(t)
-	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
@@ -120,7 +121,7 @@ func TestEvidenceNamesAsProducersDo(t *testing.T) {
 		{evidence.StartThread, launch.StartThread},
 		{string(evidence.Exact), string(session.Exact)},
 		{string(evidence.Soft), string(session.Soft)},
-		{results.WatcherCostWarn, watch.CPUShareWarn},
+		{judge.WatcherCostWarn, watch.CPUShareWarn},
 		{results.FreqSourceCpuinfo, telemetry.SourceProcCpuinfo},
 		{results.FreqSourceNone, telemetry.SourceNone},
 	} {
@@ -135,18 +136,19 @@ func TestEvidenceNamesAsProducersDo(t *testing.T) {
 	}
 }
 
-// What the tune put back after the run is recorded when the caller says
-// so, after its Undo: the run's facts hold the reset.
-func TestRecordTuneKeepsTheReset(t *testing.T) {
-	run := &results.Run{System: &evidence.RunFacts{}}
-	tuned := &system.Tuned{Tuned: evidence.Tuned{Result: &system.Result{}, Reset: &system.ResetReport{Journal: "/run/corepin/journal", Failed: []system.RestoreError{{Err: "EBUSY"}}}}}
-	if err := RecordTune(run, tuned); err != nil {
-		t.Fatal(err)
+// The run's record of its tune is the tune's own: the reset its Undo
+// makes as the run ends (untune, before the results are saved) is in
+// run.json.
+func TestTuneRecordHoldsTheReset(t *testing.T) {
+	tuned := &system.Tuned{Tuned: evidence.Tuned{Result: &system.Result{}}}
+	r := &suiteRun{cfg: Config{Tune: &Tune{}}, tuned: tuned, res: &results.Run{}}
+	r.res.System = &evidence.RunFacts{Tuned: tunedEvidence(r.tuned)}
+	tuned.Reset = &system.ResetReport{Journal: "/run/corepin/journal", Failed: []system.RestoreError{{Err: "EBUSY"}}} // as Undo leaves it
+	r.untune()
+	if rec := r.res.System.Tuned; rec == nil || rec.Reset == nil || rec.Reset.Journal != "/run/corepin/journal" || len(rec.Reset.Failed) != 1 || rec.Reset.Failed[0].Err != "EBUSY" {
+		t.Errorf("recorded tune %+v", r.res.System.Tuned)
 	}
-	if r := run.System.Tuned; r == nil || r.Reset == nil || r.Reset.Journal != "/run/corepin/journal" || len(r.Reset.Failed) != 1 || r.Reset.Failed[0].Err != "EBUSY" {
-		t.Errorf("recorded tune %+v", run.System.Tuned)
-	}
-	if err := RecordTune(&results.Run{}, tuned); err != nil {
-		t.Errorf("a run without facts: %v", err)
+	if r.tuned != nil {
+		t.Error("the tune is put back twice")
 	}
 }

@@ -14,7 +14,7 @@ const LongRun = time.Second
 // request is the request for one run of b: the run's own, with the ladder
 // tried nice -20 first when realtime is allowed and the run is expected to
 // last longer than LongRun.
-func (cfg *Config) request(b bench) session.Request {
+func request(cfg Config, b bench) session.Request {
 	req := cfg.Request
 	if b.command != nil && b.command.CPUs == "group" {
 		// Work of several threads (a multi-core run) gets the target's

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
@@ -25,7 +26,7 @@ func TestLongRunsTryNiceFirst(t *testing.T) {
 		{"long, --realtime-first", Config{Request: spec, RealtimeFirst: true}, long, "spec"},
 		{"long, no realtime", Config{Request: session.Request{Ladder: session.SPECLadder()}}, long, "spec"},
 	} {
-		if got := c.cfg.request(c.b).Ladder.Name(); got != c.want {
+		if got := request(c.cfg, c.b).Ladder.Name(); got != c.want {
 			t.Errorf("%s: ladder %s, want %s", c.name, got, c.want)
 		}
 	}
@@ -46,8 +47,12 @@ func TestLongRunsTryNiceFirst(t *testing.T) {
 func TestOptionsRecordWhatWasUsed(t *testing.T) {
 	s := loadSuite(t, "[settings]\nruns = 3\n\n[[benchmark]]\nname = \"t\"\ncmd = \"true\"\n")
 	cfg := Config{Suite: s, Warmup: -1}
-	run := cfg.skeleton(results.Host{}, []bench{{name: "t", command: &s.Benchmarks[0]}})
-	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxOthers != DefaultMaxOthers || run.Options.SuiteSHA256 != s.SHA256 || s.SHA256 == "" {
+	benches, err := benchmarks(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := (&suiteRun{cfg: cfg, benches: benches}).skeleton(results.Host{})
+	if run.Options.Runs != 3 || !filepath.IsAbs(run.Options.Suite) || run.Options.MaxOthers != judge.DefaultMaxOthers || run.Options.SuiteSHA256 != s.SHA256 || s.SHA256 == "" {
 		t.Errorf("options %+v", run.Options)
 	}
 }

@@ -21,39 +21,39 @@ import (
 	"corepin.dev/corepin/workloads"
 )
 
-// runOnce runs one job with the sampler around it.
-func (cfg *Config) runOnce(ctx context.Context, folder *results.Folder, b bench, j job) results.RunRecord {
+// once runs one job with the sampler around it, and judges it.
+func (r *suiteRun) once(ctx context.Context, b bench, j job) results.RunRecord {
+	cfg, folder := r.cfg, r.folder
 	rec := results.RunRecord{Index: j.index, Warmup: j.warmup, Started: time.Now(), Checks: []evidence.Outcome{}}
-	target := cfg.request(b).Mask()
-	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: cfg.telemetryPeriod(), Avoid: target, Root: cfg.Root})
+	target := request(cfg, b).Mask()
+	sampler, err := telemetry.Start(ctx, telemetry.Options{Period: telemetryPeriod(cfg), Avoid: target, Root: cfg.Root})
 	if err != nil {
 		rec.Error = "telemetry: " + err.Error()
 		return rec
 	}
 	sampler.Mark("start")
-	stealBefore, haveSteal := cfg.steal()
-	throttledBefore, haveThrottled := cfg.throttling()
+	stealBefore, haveSteal := r.steal()
+	throttledBefore, haveThrottled := throttling(cfg.Root)
 	var rep *launch.Report
 	switch {
 	case b.workload != nil && cfg.Isolation == Thread:
-		rep = cfg.runThread(ctx, b, &rec)
+		rep = r.runThread(ctx, b, &rec)
 	case b.workload != nil:
-		rep = cfg.runWorkloadProcess(ctx, b, &rec)
+		rep = r.runWorkloadProcess(ctx, b, &rec)
 	default:
-		rep = cfg.runCommand(ctx, folder, b, j, &rec)
+		rep = r.runCommand(ctx, b, j, &rec)
 	}
-	if stealAfter, ok := cfg.steal(); ok && haveSteal && stealAfter >= stealBefore {
+	if stealAfter, ok := r.steal(); ok && haveSteal && stealAfter >= stealBefore {
 		s := ticksToSeconds(stealAfter - stealBefore)
 		rec.StealS = &s
 	}
-	if throttledAfter, ok := cfg.throttling(); ok && haveThrottled {
+	if throttledAfter, ok := throttling(cfg.Root); ok && haveThrottled {
 		recordThrottled(&rec, throttledBefore, throttledAfter)
 	}
 	sampler.Mark("end")
-	cfg.vouch(&rec, rep)
 	series := sampler.Stop()
 	rec.Telemetry = summarizeTelemetry(series, target)
-	cfg.judge(&rec, rep)
+	r.judge(&rec, rep)
 	rec.Scheduling = schedulingEvidence(rep)
 	rec.TelemetryCSV = filepath.Join("telemetry", j.file(b.name)+".csv")
 	if err := folder.WriteFile(rec.TelemetryCSV, series.WriteCSV); err != nil {
@@ -102,34 +102,22 @@ func failedCheck(rec results.RunRecord) bool {
 	return false
 }
 
-// vouch marks a run invalid in exact mode when its watcher missed so many
-// ticks that it cannot say the work stayed on its CPU.
-func (cfg *Config) vouch(rec *results.RunRecord, rep *launch.Report) {
-	if rep == nil || rep.Watch == nil || cfg.Request.ModeOrDefault() != session.Exact {
-		return
-	}
-	if k := rep.Watch.KeepUp; k.Unvouched {
-		rec.Valid = false
-		rec.Checks = append(rec.Checks, evidence.Outcome{What: "the watcher kept up", Passed: false,
-			Detail: fmt.Sprintf("missed %d of %d ticks: residency cannot be vouched for", k.Missed, k.Expected)})
-	}
-}
-
 // runWorkloadProcess starts corepin again as the workload, on target
 // through the launch package, with GOMAXPROCS=1 so the Go runtime does not spread the single
 // thread's work.
-func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) (rep *launch.Report) {
+func (r *suiteRun) runWorkloadProcess(ctx context.Context, b bench, rec *results.RunRecord) (rep *launch.Report) {
+	cfg := r.cfg
 	stdout, stderr := &tail{max: maxStderr}, &tail{max: maxStderr} // a workload prints one small JSON line
 	var err error
-	cfg.witness.afterProcess(rec, func() {
+	r.witness.afterProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
-			Request: cfg.request(b), Self: cfg.Self,
-			Args:   append([]string{cfg.Self}, workloads.ChildArgs(b.name, cfg.size())...),
+			Request: request(cfg, b), Self: cfg.Self,
+			Args:   append([]string{cfg.Self}, workloads.ChildArgs(b.name, size(cfg))...),
 			Env:    append(os.Environ(), "GOMAXPROCS=1"),
-			Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+			Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: r.tracer,
 		})
 	})
-	if !cfg.record(rec, rep, err, stderr.Bytes()) {
+	if !record(rec, rep, err, stderr.Bytes()) {
 		return
 	}
 	res, err := workloads.ReadChildResult(stdout.Bytes())
@@ -145,12 +133,12 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 // runThread runs a built-in workload on a session thread inside corepin,
 // started by launch as every work is: corepin's other threads keep off the
 // target while it runs, and the watcher follows the thread.
-func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecord) *launch.Report {
+func (r *suiteRun) runThread(ctx context.Context, b bench, rec *results.RunRecord) *launch.Report {
 	var res workloads.Result
 	var werr error
-	w := cfg.witness
-	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: cfg.request(b), WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, OnCPU: cfg.onCPU}, func(s *session.Session) error {
-		res, werr = b.workload.Run(cfg.size())
+	w, cfg := r.witness, r.cfg
+	rep, err := launch.RunThread(ctx, launch.ThreadConfig{Request: request(cfg, b), WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, OnCPU: r.tracer}, func(s *session.Session) error {
+		res, werr = b.workload.Run(size(cfg))
 		// The probes run on the work's own thread, on target and at the
 		// work's scheduling, just outside the workload's timing.
 		if w.ok() {
@@ -183,12 +171,8 @@ func (cfg *Config) runThread(ctx context.Context, b bench, rec *results.RunRecor
 
 // runCommand runs a suite command on target (launch.Run) and checks its
 // output.
-func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b bench, j job, rec *results.RunRecord) (rep *launch.Report) {
-	c := b.command
-	s := cfg.Suite
-	dir := s.WorkDir(*c)
-	cmdPath := s.CommandPath(*c)
-	env := s.Env(*c)
+func (r *suiteRun) runCommand(ctx context.Context, b bench, j job, rec *results.RunRecord) (rep *launch.Report) {
+	cfg, c, s := r.cfg, b.command, r.cfg.Suite
 	var stdin io.Reader
 	if c.Stdin != "" {
 		f, err := inputfile.Open(s.Resolve(c.Stdin)) // a FIFO must not hang the run
@@ -203,34 +187,16 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 	if timeout == 0 {
 		timeout = s.Settings.Timeout.Duration
 	}
-	// The command writes its output straight into the results folder:
-	// corepin's memory does not grow with it. The checks read it back as
-	// a stream; of standard error the end is kept in memory too, for the
-	// message of a failure.
-	rec.StdoutFile = filepath.Join("outputs", j.file(b.name)+".stdout")
-	rec.StderrFile = filepath.Join("outputs", j.file(b.name)+".stderr")
-	out := suite.Output{Stdout: filepath.Join(folder.Path, rec.StdoutFile), Stderr: filepath.Join(folder.Path, rec.StderrFile), Dir: dir}
-	if err := os.MkdirAll(filepath.Dir(out.Stdout), 0o755); err != nil {
-		rec.Error, rec.StdoutFile, rec.StderrFile = "keeping the output: "+err.Error(), "", ""
+	o, ok := r.outputs(b, j, rec)
+	if !ok {
 		return
 	}
-	stdout, err := os.Create(out.Stdout)
-	if err != nil {
-		rec.Error, rec.StdoutFile, rec.StderrFile = "keeping the output: "+err.Error(), "", ""
-		return
-	}
-	defer stdout.Close()
-	stderrFile, err := os.Create(out.Stderr)
-	if err != nil {
-		rec.Error, rec.StderrFile = "keeping the output: "+err.Error(), ""
-		return
-	}
-	defer stderrFile.Close()
-	stderr := &tail{max: maxStderr}
-	cfg.witness.afterProcess(rec, func() {
+	defer o.close()
+	var err error
+	r.witness.afterProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
-			Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
-			Stdout: stdout, Stderr: io.MultiWriter(stderrFile, stderr), Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+			Request: request(cfg, b), Self: cfg.Self, Args: append([]string{s.CommandPath(*c)}, c.Args...), Dir: o.Dir, Env: s.Env(*c), Stdin: stdin,
+			Stdout: o.stdout, Stderr: io.MultiWriter(o.stderr, o.tail), Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: r.tracer,
 		})
 	})
 	if rep != nil {
@@ -239,34 +205,93 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 		// and the memory holding them with the suite.
 		rep.Command = nil
 	}
-	if !cfg.record(rec, rep, err, stderr.Bytes()) {
+	if !record(rec, rep, err, o.tail.Bytes()) {
 		return
 	}
-	if err := errors.Join(stdout.Close(), stderrFile.Close()); err != nil {
+	if err := o.close(); err != nil {
 		// The output is the evidence of the check: a run without it is
 		// not a result.
 		rec.Error = "keeping the output: " + err.Error()
 		return
 	}
 	rec.WallS = rep.Child.WallS
+	r.check(b, j, o.Output, rec)
+	return rep
+}
+
+// outputs are where a command's output goes: straight into the results
+// folder, so that corepin's memory does not grow with it. The checks read
+// it back as a stream; of standard error the end is kept in memory too
+// (tail), for the message of a failure.
+type outputs struct {
+	suite.Output
+	stdout, stderr *os.File
+	tail           *tail
+	closed         bool
+}
+
+// outputs makes the files of a run's output, and names them in its
+// record; false, with the record's error, where they cannot be made.
+func (r *suiteRun) outputs(b bench, j job, rec *results.RunRecord) (*outputs, bool) {
+	rec.StdoutFile = filepath.Join("outputs", j.file(b.name)+".stdout")
+	rec.StderrFile = filepath.Join("outputs", j.file(b.name)+".stderr")
+	o := &outputs{Output: suite.Output{Stdout: filepath.Join(r.folder.Path, rec.StdoutFile), Stderr: filepath.Join(r.folder.Path, rec.StderrFile),
+		Dir: r.cfg.Suite.WorkDir(*b.command)}, tail: &tail{max: maxStderr}}
+	fail := func(err error, kept string) (*outputs, bool) {
+		o.close()
+		rec.Error, rec.StdoutFile, rec.StderrFile = "keeping the output: "+err.Error(), kept, ""
+		return nil, false
+	}
+	if err := os.MkdirAll(filepath.Dir(o.Stdout), 0o755); err != nil {
+		return fail(err, "")
+	}
+	var err error
+	if o.stdout, err = os.Create(o.Stdout); err != nil {
+		return fail(err, "")
+	}
+	if o.stderr, err = os.Create(o.Stderr); err != nil {
+		return fail(err, rec.StdoutFile) // its standard output's file is there
+	}
+	return o, true
+}
+
+// close closes the output files once, and says whether all they hold
+// reached them.
+func (o *outputs) close() error {
+	if o.closed {
+		return nil
+	}
+	o.closed = true
+	var errs []error
+	for _, f := range []*os.File{o.stdout, o.stderr} {
+		if f != nil {
+			errs = append(errs, f.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// check applies a command's checks to its output and reads its metric.
+func (r *suiteRun) check(b bench, j job, out suite.Output, rec *results.RunRecord) {
 	rec.Valid = true
 	for _, o := range b.checker.Check(out) {
 		rec.Checks = append(rec.Checks, o)
 		rec.Valid = rec.Valid && o.Passed
 	}
-	if m := c.Metric; m != nil {
-		v, err := b.checker.Value(out)
-		if err != nil {
-			rec.Checks = append(rec.Checks, suite.Outcome{What: "the metric " + m.Name, Detail: evidence.Clip(err.Error(), suite.MaxOutcomeText)})
-			rec.Valid = false
-		} else {
-			rec.Value = &v
-		}
-		if m.Geekbench != "" {
-			keepExport(folder, rec, j.file(b.name), out, m.File)
-		}
+	m := b.command.Metric
+	if m == nil {
+		return
 	}
-	return rep
+	v, err := b.checker.Value(out)
+	if err != nil {
+		rec.Checks = append(rec.Checks, suite.Outcome{What: "the metric " + m.Name, Detail: evidence.Clip(err.Error(), suite.MaxOutcomeText)})
+		rec.Valid = false
+	} else {
+		rec.Value = &v
+	}
+	if m.Geekbench != "" {
+		keepExport(r.folder, rec, j.file(b.name), out, m.File)
+	}
 }
 
 // keepExport keeps the Geekbench export a run wrote beside its output,
@@ -321,7 +346,7 @@ func (t *tail) Bytes() []byte { return t.buf }
 
 // record keeps the command's resource use and says whether it ran to a
 // successful end.
-func (cfg *Config) record(rec *results.RunRecord, rep *launch.Report, err error, stderr []byte) bool {
+func record(rec *results.RunRecord, rep *launch.Report, err error, stderr []byte) bool {
 	if err != nil {
 		rec.Error = err.Error()
 		return false

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/judge"
 )
 
 // Noter is implemented by Events that can show a passing note, such as
@@ -16,7 +17,7 @@ import (
 type Noter interface{ Note(string) }
 
 // onlinePath is the kernel's list of online CPUs under the topology's root.
-func (cfg *Config) onlinePath() string {
+func onlinePath(cfg Config) string {
 	root := cfg.Root.String()
 	if cfg.Topology != nil && cfg.Topology.Root != "" {
 		root = cfg.Topology.Root
@@ -27,8 +28,8 @@ func (cfg *Config) onlinePath() string {
 // targetOffline returns, when no target CPU is online, the reason in
 // words ("CPU 3 is offline (/sys/devices/system/cpu/online says 0-2)");
 // "" when the target is there or the list cannot be read.
-func (cfg *Config) targetOffline() string {
-	path := cfg.onlinePath()
+func targetOffline(cfg Config) string {
+	path := onlinePath(cfg)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return ""
@@ -42,32 +43,40 @@ func (cfg *Config) targetOffline() string {
 }
 
 // awaitTarget is called before each run. When the target is offline it
-// waits up to WaitOnline for it to come back (noting so), and returns the
-// warning to record; stop is set when the run must end early instead: a
-// run on another CPU would not describe the target at all.
-func (cfg *Config) awaitTarget(ctx context.Context, next string) (warning string, stop bool) {
-	why := cfg.targetOffline()
+// waits up to WaitOnline for it to come back (noting so), and keeps what
+// that did to the run for its end; it returns false, with the reason in
+// the run's StoppedEarly, when the run must end early instead: a run on
+// another CPU would not describe the target at all.
+func (r *suiteRun) awaitTarget(ctx context.Context, next string) bool {
+	cfg := r.cfg
+	why := targetOffline(cfg)
 	if why == "" {
-		return "", false
+		return true
+	}
+	say := func(waited time.Duration, stop bool) bool {
+		f := judge.Offline(next, why, waited, cfg.WaitOnline, stop)
+		r.offline = append(r.offline, f)
+		if stop {
+			r.res.StoppedEarly = r.words.Text(f)
+		}
+		return !stop
 	}
 	if cfg.WaitOnline <= 0 {
-		return fmt.Sprintf("stopped early before %s: %s (--wait-online waits for it to come back)", next, why), true
+		return say(0, true)
 	}
-	if n, ok := cfg.Events.(Noter); ok {
-		n.Note(fmt.Sprintf("%s; waiting up to %v for it", why, cfg.WaitOnline))
-	}
+	r.note(fmt.Sprintf("%s; waiting up to %v for it", why, cfg.WaitOnline))
 	start := time.Now()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for cfg.targetOffline() != "" {
+	for targetOffline(cfg) != "" {
 		if time.Since(start) >= cfg.WaitOnline {
-			return fmt.Sprintf("stopped early before %s: %s and did not come back within %v", next, why, cfg.WaitOnline), true
+			return say(time.Since(start), true)
 		}
 		select {
 		case <-ctx.Done():
-			return "", false // the loop sees the cancellation
+			return true // the loop sees the cancellation
 		case <-tick.C:
 		}
 	}
-	return fmt.Sprintf("%s before %s; waited %.1f s for it to come back", why, next, time.Since(start).Seconds()), false
+	return say(time.Since(start), false)
 }

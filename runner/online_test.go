@@ -71,7 +71,7 @@ func TestRunWhoseTargetWentOfflineSaysSo(t *testing.T) {
 	rep.Child.ExitCode = &zero
 	rep.Watch = &watch.Result{TargetOffline: &evidence.Offline{CPUs: cpuset.Of(3), AtS: 0.4}}
 	var rec results.RunRecord
-	if (&Config{}).record(&rec, rep, nil, []byte("")) {
+	if record(&rec, rep, nil, []byte("")) {
 		t.Fatal("a run whose target went offline recorded as complete")
 	}
 	if !strings.HasPrefix(rec.Error, "the target was no longer held: CPU 3 went offline at 0.4 s") || !strings.HasSuffix(rec.Error, "(the command itself exited 0)") || strings.Contains(rec.Error, "124") {
@@ -116,7 +116,7 @@ func TestOfflineTargetIsWaitedFor(t *testing.T) {
 
 func hasWarning(run *results.Run, s string) bool {
 	for _, w := range run.Warnings {
-		if strings.Contains(w, s) {
+		if strings.Contains(w.Text, s) {
 			return true
 		}
 	}

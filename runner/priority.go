@@ -52,14 +52,10 @@ func treeNote(sch *evidence.Scheduling) string {
 
 // noteFirst tells the events, once, what the first run that started could
 // not have.
-func (cfg *Config) noteFirst(sch *evidence.Scheduling) {
-	n, ok := cfg.Events.(Noter)
-	if !ok {
-		return
-	}
+func (r *suiteRun) noteFirst(sch *evidence.Scheduling) {
 	for _, s := range []string{priorityNote(sch), treeNote(sch)} {
 		if s != "" {
-			n.Note(s)
+			r.note(s)
 		}
 	}
 }

@@ -11,6 +11,21 @@ import (
 	"corepin.dev/corepin/results"
 )
 
+// Events are told how the run goes; a progress display implements them.
+type Events interface {
+	Start(total int)
+	RunStarted(bench string, run, of int, warmup bool)
+	RunDone(bench string, rec *results.RunRecord)
+	Finish()
+}
+
+type noEvents struct{}
+
+func (noEvents) Start(int)                          {}
+func (noEvents) RunStarted(string, int, int, bool)  {}
+func (noEvents) RunDone(string, *results.RunRecord) {}
+func (noEvents) Finish()                            {}
+
 // LineEvents prints one plain line per run, for logs and pipes.
 func LineEvents(w io.Writer) Events { return &lineEvents{w: w} }
 

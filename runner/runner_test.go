@@ -251,10 +251,9 @@ func (c *cancelOn) RunStarted(bench string, _, _ int, _ bool) {
 }
 
 func TestShuffleInterleaves(t *testing.T) {
-	cfg := Config{Runs: 3, Warmup: 1, Shuffle: true}
 	fib, _ := workloads.ByName("fib")
-	benches := []bench{{name: "a", workload: &fib}, {name: "b", workload: &fib}}
-	jobs := cfg.jobs(benches)
+	benches := []bench{{name: "a", workload: &fib, runs: 3, warmups: 1}, {name: "b", workload: &fib, runs: 3, warmups: 1}}
+	jobs := jobs(benches, true)
 	if len(jobs) != 8 {
 		t.Fatalf("%d jobs", len(jobs))
 	}
@@ -310,7 +309,7 @@ func TestThreadIsolationKeepsCorepinOffTheTarget(t *testing.T) {
 		}
 		return workloads.Result{Valid: why == "", Why: why, Summary: fmt.Sprintf("%d threads", threads)}, nil
 	})
-	rec := cfg.runOnce(context.Background(), folder, bench{name: "probe", workload: &probe}, job{})
+	rec := (&suiteRun{cfg: cfg, folder: folder}).once(context.Background(), bench{name: "probe", workload: &probe}, job{})
 	if rec.Error != "" {
 		t.Fatal(rec.Error)
 	}
@@ -382,7 +381,7 @@ func TestUnwritableOutputIsAnError(t *testing.T) {
 	}
 	b := bench{name: s.Benchmarks[0].Name, command: &s.Benchmarks[0]}
 	var rec results.RunRecord
-	cfg.runCommand(context.Background(), folder, b, job{}, &rec)
+	(&suiteRun{cfg: cfg, folder: folder}).runCommand(context.Background(), b, job{}, &rec)
 	if rec.Error == "" || !strings.Contains(rec.Error, "keeping the output") || rec.StdoutFile != "" {
 		t.Errorf("error %q, stdout file %q; want the write error and no file", rec.Error, rec.StdoutFile)
 	}
@@ -462,7 +461,7 @@ func TestTooManyRunsRefusedBeforeRunning(t *testing.T) {
 		{"the suite's runs and a warm-up of one", Config{Suite: s, Only: []string{"a"}, Warmup: 2}, true},
 		{"fewer runs of the suite", Config{Suite: s, Runs: 5, Warmup: -1}, false},
 	} {
-		err := tt.cfg.ValidatePlan()
+		err := tt.cfg.Validate()
 		var many *TooManyRunsError
 		if errors.As(err, &many) != tt.refused {
 			t.Errorf("%s: %v", tt.name, err)
@@ -476,22 +475,5 @@ func TestTooManyRunsRefusedBeforeRunning(t *testing.T) {
 	var many *TooManyRunsError
 	if _, folder, err := Run(context.Background(), cfg); !errors.As(err, &many) || folder != nil {
 		t.Errorf("a run of %d runs a benchmark: %v", MaxTotalRuns, err)
-	}
-}
-
-// A suite without reference times has no score to miss: no warning; one
-// that had a score to have says why it has none.
-func TestNoScoreOnlyWhereOneWasToBeHad(t *testing.T) {
-	run := &results.Run{Benchmarks: []results.Benchmark{{Name: "a", Valid: true}, {Name: "b", Valid: true}}}
-	if why := noScore(run); why != "" {
-		t.Errorf("no reference times: %q, want nothing", why)
-	}
-	run.Benchmarks[0].ReferenceS = 1
-	if why := noScore(run); why != "b has no reference time" {
-		t.Errorf("one reference time: %q", why)
-	}
-	run.Benchmarks[1].ReferenceS, run.Benchmarks[1].Valid = 1, false
-	if why := noScore(run); why != "b invalid or unfinished" {
-		t.Errorf("an invalid benchmark: %q", why)
 	}
 }

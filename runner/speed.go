@@ -1,20 +1,16 @@
 package runner
 
 import (
-	"fmt"
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/speed"
 )
-
-// MaxSpeedReruns is how many times --speed-gate re-runs one run that
-// was called slowed: a core slowed for longer than that is the
-// machine's state, which the run's warnings then say, not bad luck.
-const MaxSpeedReruns = 3
 
 // Where the speed probes run (results.RunRecord.SpeedSource).
 const (
@@ -40,7 +36,7 @@ type witness struct {
 
 // calibrateWitness calibrates the probe once, on the probes' own thread
 // pinned to the target; stop ends that thread.
-func (cfg *Config) calibrateWitness() *witness {
+func calibrateWitness(cfg Config) *witness {
 	w := &witness{target: cfg.Request.Mask()}
 	th, err := speed.NewThread(w.target)
 	if err == nil {
@@ -62,7 +58,7 @@ func (w *witness) stop() {
 // record is the witness for run.json.
 func (w *witness) record() *results.SpeedWitness {
 	return &results.SpeedWitness{Iterations: w.probe.Iterations, ProbeS: w.probe.Duration.Seconds(), Reads: ProbeReads,
-		CalibrationRate: w.probe.Rate, Threshold: results.SpeedWarn, SteadyBand: results.SteadyBand, Unavailable: w.unavailable}
+		CalibrationRate: w.probe.Rate, Threshold: judge.SpeedWarn, SteadyBand: judge.SteadyBand, Unavailable: w.unavailable}
 }
 
 func (w *witness) ok() bool { return w != nil && w.unavailable == "" }
@@ -106,12 +102,12 @@ func (w *witness) afterProcess(rec *results.RunRecord, start func()) {
 
 // steal reads the target CPUs' steal ticks; ok is false where /proc/stat
 // cannot be read or lacks a target CPU.
-func (cfg *Config) steal() (ticks uint64, ok bool) {
-	cpus, err := procfs.ReadStat(cfg.Root)
+func (r *suiteRun) steal() (ticks uint64, ok bool) {
+	cpus, err := procfs.ReadStat(r.cfg.Root)
 	if err != nil {
 		return 0, false
 	}
-	for _, c := range cfg.Request.Mask().CPUs() {
+	for _, c := range r.cfg.Request.Mask().CPUs() {
 		t, found := cpus[c]
 		if !found {
 			return 0, false
@@ -124,8 +120,8 @@ func (cfg *Config) steal() (ticks uint64, ok bool) {
 // throttling reads how long CFS bandwidth control has held back the cpu
 // cgroups corepin runs under (the work's, which are made beneath them, or
 // which it shares); ok is false where there is no cpu controller to read.
-func (cfg *Config) throttling() (bandwidth.Throttling, bool) {
-	t, err := bandwidth.ReadThrottling(cfg.Root, "self")
+func throttling(root fsroot.Root) (bandwidth.Throttling, bool) {
+	t, err := bandwidth.ReadThrottling(root, "self")
 	return t, err == nil
 }
 
@@ -135,20 +131,6 @@ func recordThrottled(rec *results.RunRecord, before, after bandwidth.Throttling)
 	d, dir := after.Since(before)
 	s := d.Seconds()
 	rec.ThrottledS, rec.ThrottledCgroup = &s, dir
-}
-
-// gateReason says why --speed-gate drops a run, "" when it keeps it: the
-// run was called slowed against its benchmark's runs so far (ref), its
-// own time and what was measured during it agreeing.
-func gateReason(rec *results.RunRecord, ref results.SpeedReference, rerun int) string {
-	if rec.Error != "" || !rec.Valid {
-		return "" // not a time: nothing to re-run for speed
-	}
-	rec.JudgeSpeed(ref)
-	if !rec.Slowed() {
-		return ""
-	}
-	return fmt.Sprintf("%s; dropped by --speed-gate and re-run (%d of at most %d)", rec.SpeedText(), rerun, MaxSpeedReruns)
 }
 
 func ticksToSeconds(t uint64) float64 { return (time.Duration(t) * procfs.Tick).Seconds() }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
@@ -94,7 +95,7 @@ func TestCompetitorHalfwayIsSaidToSlowTheRun(t *testing.T) {
 		t.Fatalf("counted run: warm-up %v, error %q, speed %v, others %v", rec.Warmup, rec.Error, rec.Speed, rec.OthersS)
 	}
 	t.Logf("warm-up %.3f s, run %.3f s (speed %.2f), others %.3f s: %s", b.Runs[0].WallS, rec.WallS, *rec.Speed, *rec.OthersS, rec.SlowedBy)
-	if *rec.Speed >= 1-results.SpeedWarn {
+	if *rec.Speed >= 1-judge.SpeedWarn {
 		// The warm-up is the best run the counted one is judged against:
 		// one that others slowed as much leaves nothing to judge.
 		t.Skipf("the warm-up (others took %v s of its %.3f s) was as slow as the run beside the competitor: nothing to judge against", b.Runs[0].OthersS, b.Runs[0].WallS)
@@ -113,8 +114,8 @@ func TestCompetitorHalfwayIsSaidToSlowTheRun(t *testing.T) {
 			t.Errorf("a warning the run's own evidence contradicts: %s", w)
 		}
 	}
-	if rec.WaitCause != WaitBehindOthers {
-		t.Errorf("wait cause %q, want %q", rec.WaitCause, WaitBehindOthers)
+	if rec.WaitCause != judge.WaitBehindOthers {
+		t.Errorf("wait cause %q, want %q", rec.WaitCause, judge.WaitBehindOthers)
 	}
 }
 
@@ -234,7 +235,7 @@ func TestSpeedGateReRunsASlowedRun(t *testing.T) {
 	if b.N != 3 || len(b.Runs) != 3 || len(b.Included) != 3 {
 		t.Errorf("statistics of %d runs (included %v) from %d records, want the 3 planned", b.N, b.Included, len(b.Runs))
 	}
-	if !run.Options.SpeedGate || run.Options.SpeedGateReruns != MaxSpeedReruns {
+	if !run.Options.SpeedGate || run.Options.SpeedGateReruns != judge.MaxSpeedReruns {
 		t.Errorf("options %+v do not state the gate", run.Options)
 	}
 	gate := false

@@ -3,10 +3,12 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/suite"
 )
@@ -31,37 +33,38 @@ func withoutSkipped(benches []bench, skipped []suite.Skip) ([]bench, error) {
 // prepareSuite makes the suite's inputs in the results folder's work/
 // (removed when the run ends: the inputs are made again, the same, by
 // every run) and asks each benchmark's program its version, before any
-// run: neither is timed. It returns the work folder, "" when there is
-// none.
-func (cfg *Config) prepareSuite(ctx context.Context, folder *results.Folder, benches []bench) (string, error) {
-	if cfg.Suite == nil {
-		return "", nil
+// run: neither is timed.
+func (r *suiteRun) prepareSuite(ctx context.Context) error {
+	s := r.cfg.Suite
+	if s == nil {
+		return nil
 	}
-	work := filepath.Join(folder.Path, "work")
-	if err := cfg.Suite.Prepare(work); err != nil {
-		return work, err
+	work := filepath.Join(r.folder.Path, "work")
+	r.onClose(func() { os.RemoveAll(work) })
+	if err := s.Prepare(work); err != nil {
+		return err
 	}
-	for i := range benches {
-		b := &benches[i]
+	for i := range r.benches {
+		b := &r.benches[i]
 		if b.command == nil {
 			continue
 		}
-		b.version, b.versionErr = cfg.Suite.VersionOf(ctx, *b.command)
-		b.checker = cfg.Suite.NewChecker(*b.command, b.version, b.versionErr)
+		b.version, b.versionErr = s.VersionOf(ctx, *b.command)
+		b.checker = s.NewChecker(*b.command, b.version, b.versionErr)
 	}
-	return work, nil
+	return nil
 }
 
-// versionWarnings say which programs could not tell their version: their
+// unversioned are the programs that could not tell their version: their
 // signatures cannot be checked.
-func versionWarnings(benches []bench) []string {
-	var w []string
+func unversioned(benches []bench) []judge.Unversioned {
+	var u []judge.Unversioned
 	for _, b := range benches {
 		if b.versionErr != nil {
-			w = append(w, fmt.Sprintf("%s: %v: its signatures cannot be checked", b.name, b.versionErr))
+			u = append(u, judge.Unversioned{Name: b.name, Why: b.versionErr.Error()})
 		}
 	}
-	return w
+	return u
 }
 
 // measureOf is what a suite command is judged by: its metric, nil for its

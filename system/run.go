@@ -73,21 +73,6 @@ func (t *Tuned) Undo() error {
 	return err
 }
 
-// FrequencyMoved returns a warning when telemetry saw the target's
-// frequency away from the one it was locked at: a thermal limit or a
-// vendor's daemon undid the lock. "" when it held (within 2%, the
-// granularity of frequency read-outs) or when nothing was locked.
-func FrequencyMoved(lockedKHz int64, minMHz, maxMHz *float64) string {
-	if lockedKHz == 0 || minMHz == nil || maxMHz == nil {
-		return ""
-	}
-	want := float64(lockedKHz) / 1000
-	if *minMHz >= want*0.98 && *maxMHz <= want*1.02 {
-		return ""
-	}
-	return fmt.Sprintf("the target's frequency moved between %.0f and %.0f MHz while it was locked at %.0f MHz: thermal throttling, or a daemon undid the lock", *minMHz, *maxMHz, want)
-}
-
 // WritePlan writes what a tune would change, for --dry-run.
 func WritePlan(w io.Writer, changes []Change) {
 	if len(changes) == 0 {

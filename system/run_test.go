@@ -9,27 +9,6 @@ import (
 	"corepin.dev/corepin/results/evidence"
 )
 
-func TestFrequencyMoved(t *testing.T) {
-	f := func(v float64) *float64 { return &v }
-	for _, tc := range []struct {
-		locked   int64
-		min, max *float64
-		warn     bool
-	}{
-		{2419200, f(2419), f(2419), false},
-		{2419200, f(2390), f(2440), false}, // read-out granularity
-		{2419200, f(1555), f(2419), true},  // throttled
-		{2419200, f(2419), f(2841), true},  // a daemon raised it
-		{0, f(300), f(2841), false},        // nothing was locked
-		{2419200, nil, nil, false},         // no frequency source
-	} {
-		got := FrequencyMoved(tc.locked, tc.min, tc.max)
-		if (got != "") != tc.warn {
-			t.Errorf("locked %d, seen %v–%v: %q", tc.locked, tc.min, tc.max, got)
-		}
-	}
-}
-
 func TestLockedAndLines(t *testing.T) {
 	root := copyTree(t, "phone-4-3-1")
 	target := cpuset.Of(7)

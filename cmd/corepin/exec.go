@@ -3,17 +3,19 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/runner"
+	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/watch"
 )
@@ -159,15 +161,7 @@ executable, 127 when it is not found).`,
 			// Judged as corepin run judges each run; exec keeps its
 			// command's exit status: a shared target is said, not made
 			// an exit code.
-			v := runner.Judge(rep, runner.Rules{Mode: req.ModeOrDefault(), AllowSharing: true})
-			for _, w := range v.Warnings {
-				if w.Kind == results.KindTooShort {
-					// What could not be judged, and why: no claim.
-					fmt.Fprintln(in.Stderr, "corepin: note:", termsafe.Text(w.Text))
-					continue
-				}
-				fmt.Fprintln(in.Stderr, "corepin: warning:", termsafe.Text(w.Text)) // names the processes that shared the target
-			}
+			sayFindings(in.Stderr, judge.Words{Flags: judgeFlags(cmd)}, judge.Exec(&rep.Scheduling, execRules(rep, req)))
 		}
 		if rep.NoLongerHeld() != "" {
 			status := "ended by a signal"
@@ -246,4 +240,29 @@ func execFailure(rep *launch.Report, args []string) error {
 		return &exitError{code: rep.ExitCode(), err: fmt.Errorf("cannot run %s: %s", args[0], rep.ExecError)}
 	}
 	return nil
+}
+
+// execRules are what exec judges its command by: its mode, the realtime
+// throttle where the command ran realtime, and sharing allowed (exec has
+// no --max-others: the default share is warned of).
+func execRules(rep *launch.Report, req session.Request) judge.Rules {
+	r := judge.Rules{Mode: req.ModeOrDefault(), AllowSharing: true}
+	if rep.Readback.Policy.Realtime() {
+		if t, err := sched.ReadRTThrottle(fsroot.Host); err == nil {
+			r.Throttle = t.Warning()
+		}
+	}
+	return r
+}
+
+// sayFindings says exec's findings, a line each: a note is what could not
+// be judged, and why (no claim).
+func sayFindings(w io.Writer, words judge.Words, fs []judge.Finding) {
+	for _, f := range fs {
+		what := "warning:"
+		if f.Severity == judge.Note {
+			what = "note:"
+		}
+		fmt.Fprintln(w, "corepin:", what, termsafe.Text(words.Text(f))) // names the processes that shared the target
+	}
 }

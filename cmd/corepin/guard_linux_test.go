@@ -171,8 +171,8 @@ func TestGuardSIGKILLOfARun(t *testing.T) {
 			continue
 		}
 		for _, w := range run.Warnings {
-			if strings.Contains(w, "ended without finishing") {
-				line = w
+			if strings.Contains(w.Text, "ended without finishing") {
+				line = w.Text
 			}
 		}
 	}

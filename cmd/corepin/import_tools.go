@@ -7,6 +7,7 @@ import (
 
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/importers"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 )
 
@@ -36,7 +37,7 @@ func newImportToolCmd(tool, use, short, long, example string) *cli.Command {
 			if err != nil {
 				return err
 			}
-			run.WriteSummary(in.Stdout)
+			run.WriteSummary(in.Stdout, judge.Words{}.Phrases()) // import has none of the flags they may advise
 			if err := writePage(folder.Path, run); err != nil {
 				fmt.Fprintln(in.Stderr, "corepin: writing the HTML report:", err)
 			}

@@ -111,7 +111,7 @@ func (f *remoteFlags) host(in *cli.Invocation, binaries bool) *remote.Host {
 func (f *remoteFlags) each(in *cli.Invocation, req remote.Request, do func(context.Context, string, remote.Request) (remote.Outcome, error)) error {
 	req.KeepRemote = f.keep
 	fleet := remote.Fleet{Specs: f.on, Stdout: in.Stdout, Stderr: in.Stderr, Pulled: func(p string, log io.Writer) {
-		if run, err := results.Load(p); err == nil {
+		if run, err := loadRun(p); err == nil {
 			if err := writePage(p, run); err != nil {
 				fmt.Fprintf(log, "corepin: writing the HTML report of %s: %v\n", p, err)
 			}

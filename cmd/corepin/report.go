@@ -107,7 +107,7 @@ trace (read-only, full), they go to $TMPDIR, said.`,
 			// a crashed run is settled from its journal in memory alone
 			// (results.Load), so that a read-only or archived folder shows
 			// as it is and is left as it was.
-			run, err := results.Load(args[0])
+			run, err := loadRun(args[0])
 			if err != nil {
 				return err
 			}

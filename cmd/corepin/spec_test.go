@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
 }
 `
 	// Some 100 ms of CPU time each: long enough for corepin to judge
-	// whether the target was shared (runner.MinWorkCPU), and for the few
+	// whether the target was shared (judge.MinWorkCPU), and for the few
 	// milliseconds of a command's start, when others may run, to stay far
 	// below a tenth of it; short enough for a test.
 	fibN, sumTerms = 36, 40000000

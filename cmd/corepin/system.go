@@ -11,6 +11,7 @@ import (
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/system"
 )
 
@@ -260,6 +261,20 @@ func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*sy
 		fmt.Fprintln(in.Stderr, "corepin: warning: not moved off the target, which still gets it:", u) // the tune's record in run.json has it too
 	}
 	return t, nil
+}
+
+// forRun is the tune a run asks for on cpus, nil when none: the run makes
+// it as it opens and puts it back as it ends (runner.Tune), and says, a
+// line each, what a person must know of it. The guard is told first, so
+// that it puts the machine back should corepin be killed.
+func (f *tuneFlags) forRun(in *cli.Invocation, cpus cpuset.Set, what string) *runner.Tune {
+	if !f.wanted(in) {
+		return nil
+	}
+	launch.GuardTune(cpus, fsroot.Root(f.root), f.journal)
+	asked := f.asked(in, cpus)
+	return &runner.Tune{Machine: f.machine(in), Request: asked.Request(), Who: what + " " + strings.Join(asked.Words(), " "),
+		Say: func(s string) { fmt.Fprintln(in.Stderr, "corepin: "+s) }}
 }
 
 // finish puts the machine back after a run and says what could not be.

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"time"
 
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 )
@@ -75,6 +76,7 @@ func Parse(tool string, data []byte) (*results.Run, map[string]results.RawJSON, 
 	total := 0
 	for i := range run.Benchmarks {
 		run.Benchmarks[i].Summarize()
+		words.Benchmark(&run.Benchmarks[i])
 		total += len(run.Benchmarks[i].Runs)
 	}
 	if total > MaxRuns {
@@ -83,6 +85,10 @@ func Parse(tool string, data []byte) (*results.Run, map[string]results.RawJSON, 
 	run.ComputeScore()
 	return run, meta, nil
 }
+
+// words are the texts of the judge's findings on an imported run:
+// corepin import has none of the flags they may advise.
+var words = judge.Words{}
 
 // MaxRuns bounds the runs of one import (pyperformance's whole suite is
 // some 5,000 values): each adds a small record to run.json, which stays
@@ -166,9 +172,11 @@ func Import(tool string, paths []string, outDir string, now time.Time) (*results
 func settle(run *results.Run) {
 	for i := range run.Benchmarks {
 		run.Benchmarks[i].Summarize()
+		words.Benchmark(&run.Benchmarks[i])
 	}
 	run.ComputeScore()
-	run.Warnings = append(run.Warnings, fmt.Sprintf("%s: corepin did not watch this run, so it has no read-back, residency or telemetry; where it ran: not recorded; started is the file's modification time", run.Source.Describe()))
+	run.Warnings = append(run.Warnings, results.Warning{Run: results.NoRun, Kind: results.KindImported,
+		Text: fmt.Sprintf("%s: corepin did not watch this run, so it has no read-back, residency or telemetry; where it ran: not recorded; started is the file's modification time", run.Source.Describe())})
 }
 
 // addRuns adds the runs of another export (the k-th file) to run's
@@ -196,7 +204,7 @@ func newRun() *results.Run {
 	return &results.Run{
 		Schema: results.Schema, State: results.StateFinished,
 		Target:     results.Target{ExactCPU: -1},
-		Benchmarks: []results.Benchmark{}, Warnings: []string{},
+		Benchmarks: []results.Benchmark{}, Warnings: []results.Warning{},
 	}
 }
 

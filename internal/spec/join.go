@@ -120,7 +120,7 @@ func newImportRun(im *Import, keep Keep) *importRun {
 		}
 	}
 	run := &results.Run{Schema: results.Schema, State: results.StateFinished, Host: im.host(), Options: results.Options{Isolation: "process"},
-		Benchmarks: []results.Benchmark{}, Warnings: []string{}, Source: &im.Source, Spec: sr}
+		Benchmarks: []results.Benchmark{}, Warnings: []results.Warning{}, Source: &im.Source, Spec: sr}
 	ir := &importRun{im: im, keep: keep, run: run, joined: map[Key]bool{}, unread: map[Key]bool{}, refused: map[string]string{},
 		copies: map[int]evidence.TargetReport{}, vouched: map[iterationKey]bool{}}
 	if reps := im.Reports; reps != nil && reps.Lognum != "" && !sameRun(reps.Lognum, r.Lognum) {
@@ -318,6 +318,6 @@ func (ir *importRun) finish() *results.Run {
 		run.Options.Ladder = ir.ladder
 	}
 	run.Warnings = ir.runWarnings(notJoined)
-	run.Settle()
+	words.Settle(run)
 	return run
 }

@@ -192,7 +192,7 @@ func TestJoinRefusesAnotherRunsReports(t *testing.T) {
 	if r.Spec.NotRecorded == "" || r.Scheduling != nil || len(r.Spec.Commands) != 0 || run.Spec.Reports != 0 || len(run.Spec.Unjoined) != 2 || len(files) != 0 {
 		t.Errorf("another run's folder: not recorded %q, commands %d, joined %d, unjoined %q, kept %d", r.Spec.NotRecorded, len(r.Spec.Commands), run.Spec.Reports, run.Spec.Unjoined, len(files))
 	}
-	if !hasWarning(run.Warnings, "2 of corepin's reports in ", "not joined: the folder is corepin.002, run 002's, not this result's run 042") {
+	if !hasWarning(results.WarningTexts(run.Warnings), "2 of corepin's reports in ", "not joined: the folder is corepin.002, run 002's, not this result's run 042") {
 		t.Errorf("warnings %q", run.Warnings)
 	}
 
@@ -205,7 +205,7 @@ func TestJoinRefusesAnotherRunsReports(t *testing.T) {
 		len(r.Spec.Commands) != 0 || run.Spec.Reports != 0 {
 		t.Errorf("a copy outside the iteration: not recorded %q, commands %d, joined %d", r.Spec.NotRecorded, len(r.Spec.Commands), run.Spec.Reports)
 	}
-	if !hasWarning(run.Warnings, "2 of corepin's reports in ", "not joined: another run's, by their commands' times (outside SPEC's of their iterations)") ||
+	if !hasWarning(results.WarningTexts(run.Warnings), "2 of corepin's reports in ", "not joined: another run's, by their commands' times (outside SPEC's of their iterations)") ||
 		!hasWarning(results.WarningTexts(run.Benchmarks[1].Warnings), "iteration 0: where it ran: not recorded") {
 		t.Errorf("warnings %q, %q", run.Warnings, results.WarningTexts(run.Benchmarks[1].Warnings))
 	}
@@ -300,7 +300,7 @@ func TestUnjoinedBounded(t *testing.T) {
 	if sr := run.Spec; len(sr.Unjoined) != results.MaxUnjoined || sr.UnjoinedOmitted != 10 {
 		t.Errorf("unjoined %d listed, %d omitted", len(sr.Unjoined), sr.UnjoinedOmitted)
 	}
-	if !hasWarning(run.Warnings, "74 of corepin's reports in ", "not joined: no iteration of this result has them") {
+	if !hasWarning(results.WarningTexts(run.Warnings), "74 of corepin's reports in ", "not joined: no iteration of this result has them") {
 		t.Errorf("warnings %q", run.Warnings)
 	}
 }

@@ -93,22 +93,25 @@ func (ir *importRun) target() results.Target {
 
 // runWarnings are the run's own: SPEC's verdict on the whole result, the
 // means that differ, the reports no iteration joined and why.
-func (ir *importRun) runWarnings(notJoined []string) []string {
+func (ir *importRun) runWarnings(notJoined []string) []results.Warning {
 	sr := ir.run.Spec
-	w := []string{}
+	w := []results.Warning{}
+	add := func(kind, text string) { w = append(w, results.Warning{Run: results.NoRun, Kind: kind, Text: text}) }
 	if sr.Invalid {
 		msg := "SPEC marked the result invalid"
 		if len(sr.Errors) > 0 {
 			msg += ": " + evidence.Clip(strings.Join(sr.Errors, "; "), 512)
 		}
-		w = append(w, msg)
+		add(results.KindSpecVerdict, msg)
 	}
 	if sr.MeanNote != "" {
-		w = append(w, sr.MeanNote)
+		add(results.KindSpecMean, sr.MeanNote)
 	}
-	w = append(w, notJoined...)
+	for _, u := range notJoined {
+		add(results.KindSpecUnjoined, u)
+	}
 	if len(ir.joined) == 0 {
-		w = append(w, "where it ran: not recorded (no report of corepin exec was joined)")
+		add(results.KindNotRecorded, "where it ran: not recorded (no report of corepin exec was joined)")
 	}
 	return w
 }

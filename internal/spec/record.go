@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 )
@@ -95,8 +96,10 @@ func (ir *importRun) commands(rec *results.RunRecord, j *joined, w warner) (map[
 		if sc.Invalid != "" {
 			sp.InvalidByEvidence = append(sp.InvalidByEvidence, where+sc.Invalid)
 		}
-		for _, vw := range v.Warnings {
-			w.add(vw.Kind, vw.Value, where+vw.Text)
+		for _, f := range v.Findings {
+			if f.Severity != judge.Invalid {
+				w.add(f.Kind, f.Value, where+words.Text(f))
+			}
 		}
 		s := c.Scheduling
 		perCopy[c.Key.Copy] += s.Child.WallS

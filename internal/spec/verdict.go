@@ -4,25 +4,23 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/runner"
 )
 
-// importRules are what an imported command is judged against: run's and
-// exec's own, whose threshold an import, which has no --max-others, names
-// as what it is.
-var importRules = runner.Rules{MaxOthersName: "corepin's warning threshold"}
+// words are the texts of the judge's findings: corepin import spec has
+// none of the flags they may advise.
+var words = judge.Words{}
 
 // command is one command's report as an iteration keeps it, and corepin's
-// verdict on it: the one run and exec use (runner.Judge), and what makes
+// verdict on it: the one run and exec use (judge.Report), and what makes
 // it invalid. The report is kept, byte for byte, and its bytes let go.
-func (ir *importRun) command(c *Report) (results.SpecCommand, runner.Verdict, error) {
+func (ir *importRun) command(c *Report) (results.SpecCommand, judge.Verdict, error) {
 	s := c.Scheduling
 	name := filepath.Join("reports", c.Name)
 	if err := ir.keep(name, c.Data); err != nil {
-		return results.SpecCommand{}, runner.Verdict{}, err
+		return results.SpecCommand{}, judge.Verdict{}, err
 	}
 	c.Data = nil
 	ir.note(c)
@@ -45,9 +43,9 @@ func (ir *importRun) command(c *Report) (results.SpecCommand, runner.Verdict, er
 	if s.Coverage != nil {
 		sc.Residency = s.Coverage.Residency
 	}
-	rules := importRules
-	rules.Mode = s.Target.Mode
-	v := runner.Judge(&launch.Report{Scheduling: *s}, rules)
+	// The realtime throttle of this machine says nothing of the one that
+	// ran SPEC: none is given.
+	v := judge.Report(s, judge.Rules{Mode: s.Target.Mode})
 	sc.Sharing = v.Sharing
 	if s.Sharing != nil && s.Sharing.Others != nil {
 		share := s.Sharing.Others.Share
@@ -79,7 +77,11 @@ func boundCommands(all []results.SpecCommand) ([]results.SpecCommand, int) {
 // start corepin refused or could not make, an acceptance rule that failed
 // or stopped holding, a shared target, work off the target, a watcher
 // that cannot vouch for where it ran. "" when none.
-func invalidity(s *evidence.Scheduling, v runner.Verdict) string {
+func invalidity(s *evidence.Scheduling, v judge.Verdict) string {
+	var shared string
+	if f, ok := v.Invalid(); ok {
+		shared = words.Text(f)
+	}
 	switch {
 	case s.Refused != "":
 		return "corepin refused to start it: " + s.Refused
@@ -89,8 +91,8 @@ func invalidity(s *evidence.Scheduling, v runner.Verdict) string {
 		return "the acceptance rule failed: " + s.Accept.Why
 	case s.Broken != "":
 		return "the acceptance rule stopped holding: " + s.Broken
-	case v.Invalid != "":
-		return v.Invalid
+	case shared != "":
+		return shared
 	}
 	return offTarget(s)
 }
@@ -99,10 +101,10 @@ func invalidity(s *evidence.Scheduling, v runner.Verdict) string {
 // watcher that cannot vouch for where it ran; "" when neither.
 func offTarget(s *evidence.Scheduling) string {
 	switch {
-	case s.Coverage != nil && s.Coverage.Residency != nil && *s.Coverage.Residency < results.ResidencyWarn:
+	case s.Coverage != nil && s.Coverage.Residency != nil && *s.Coverage.Residency < judge.ResidencyWarn:
 		return fmt.Sprintf("the work ran off the target: %.1f%% of its CPU time on it (%s), %d migrations",
 			100**s.Coverage.Residency, s.Coverage.ResidencySource, migrations(s))
-	case (s.Coverage == nil || s.Coverage.Residency == nil) && s.Watch != nil && s.Watch.OnTargetRatio != nil && *s.Watch.OnTargetRatio < results.ResidencyWarn:
+	case (s.Coverage == nil || s.Coverage.Residency == nil) && s.Watch != nil && s.Watch.OnTargetRatio != nil && *s.Watch.OnTargetRatio < judge.ResidencyWarn:
 		return fmt.Sprintf("the work ran off the target: %.1f%% of its run time on it (the watcher's samples), %d migrations",
 			100**s.Watch.OnTargetRatio, migrations(s))
 	case s.Watch != nil && s.Watch.KeepUp.Unvouched && s.Target.Mode != evidence.Soft:

@@ -86,6 +86,23 @@ func (l LadderResult) Held() *StepResult {
 	return nil
 }
 
+// AboveUnsupported reports whether every step tried above the accepted
+// one failed because the kernel lacks what it asks (uclamp on a kernel
+// built without it): nothing a person can do on that machine.
+func (l LadderResult) AboveUnsupported() bool {
+	tried := 0
+	for _, st := range l.Steps {
+		if st.Step >= l.AcceptedStep || st.Skipped != "" {
+			continue
+		}
+		tried++
+		if st.Errno != "EOPNOTSUPP" && st.Errno != "ENOSYS" {
+			return false
+		}
+	}
+	return tried > 0 && l.AcceptedStep > 0
+}
+
 // StepResult is one step: what it asked, what the kernel answered, whether
 // the read-back matched.
 type StepResult struct {

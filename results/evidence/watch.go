@@ -159,19 +159,6 @@ func (res *Watch) WriteText(w io.Writer, target cpuset.Set) error {
 	return nil
 }
 
-// Warnings says, in sentences, where the watcher fell short.
-func (k *KeepUp) Warnings() []string {
-	var w []string
-	if k.Unvouched {
-		w = append(w, fmt.Sprintf("the watcher missed %d of %d ticks (%.0f%%, at %s): residency cannot be vouched for",
-			k.Missed, k.Expected, 100*k.MissedShare, k.Priority))
-	}
-	if k.TooExpensive {
-		w = append(w, fmt.Sprintf("the watcher used %.1f%% of a CPU (above %.0f%%): use a longer --watch period", 100*k.CPUShare, 100*CPUShareWarn))
-	}
-	return w
-}
-
 // String says what happened in one sentence, with the residency:
 // "CPU 3 went offline at 1.2 s; the work ran elsewhere from then on (on
 // target 100.0% of 10 running samples before, 0.0% of 23 after; CPU 3 was
