@@ -4,8 +4,8 @@ import "fmt"
 
 // WhyInvalid says why a benchmark is invalid, from the first counted run
 // that failed: its error, its first failed check, or that it is not valid.
-// It is "" for a valid
-// benchmark. An imported SPEC iteration is named by its number.
+// It is "" for a valid benchmark. An imported SPEC iteration is named by
+// its number.
 func (b *Benchmark) WhyInvalid() string {
 	if b.Valid {
 		return ""
