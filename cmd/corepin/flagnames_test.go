@@ -24,7 +24,7 @@ import (
 var flagNamesLeft = []string{
 	// Command-only packages, to move under cmd/corepin/internal/.
 	"experiment/config.go", "experiment/partition.go", "experiment/slow.go", "experiment/work.go",
-	"internal/spec/config.go", "internal/spec/load.go",
+	"internal/spec/config.go", "internal/spec/runfolders.go", "internal/spec/telemetry.go",
 	"remote/binary.go", "remote/job.go", "remote/remote.go", "remote/run.go", "remote/status.go", "remote/views.go",
 	"system/checks.go", "system/journal.go", "system/plan.go",
 	"telemetry/capture.go",
