@@ -7,12 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/internal/testcpu"
-	"golang.org/x/sys/unix"
 )
 
 // TestStaleCgroupsAreSwept: a run cgroup left by a corepin that was
@@ -22,12 +23,16 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("makes cgroups: needs root")
 	}
-	probe, why := newCgroup(fsroot.Host, cpuset.Of(testcpu.Target(t)))
+	h, err := cgroupfs.Find(fsroot.Host)
+	if err != nil {
+		t.Skipf("no cgroup hierarchies: %v", err)
+	}
+	probe, why := newCgroup(h, cpuset.Of(testcpu.Target(t)))
 	if probe == nil {
 		t.Skipf("no cgroup for a run here: %s", why)
 	}
-	homes := probe.Dirs()
-	probe.remove()
+	homes := probe.SortedDirs()
+	probe.Remove()
 	ns := cgroupfs.SelfMark().Namespace
 	parent, err := cgroupfs.MarkOf(fsroot.Host, os.Getppid())
 	if err != nil || ns == 0 {
@@ -57,11 +62,11 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 	swept.Lock()
 	swept.dirs = nil // as in a new process
 	swept.Unlock()
-	cg, why := newCgroup(fsroot.Host, cpuset.Of(testcpu.Target(t)))
+	cg, why := newCgroup(h, cpuset.Of(testcpu.Target(t)))
 	if cg == nil {
 		t.Fatalf("no cgroup: %s", why)
 	}
-	cg.remove()
+	cg.Remove()
 	for _, p := range stale {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("the stale %s is still there", p)

@@ -21,6 +21,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
@@ -141,10 +142,10 @@ func writeGuard(m guardMsg) {
 // guardCgroupOf is what the guard needs of cg.
 func guardCgroupOf(cg *cgroup) guardMsg {
 	dirs := map[string]string{}
-	for k, v := range cg.dirs {
+	for k, v := range cg.Dirs {
 		dirs[k] = v
 	}
-	return guardMsg{Cgroup: &guardCgroup{Version: cg.version, Name: cg.name, Dirs: dirs}}
+	return guardMsg{Cgroup: &guardCgroup{Version: cg.Version, Name: cg.Name, Dirs: dirs}}
 }
 
 // guardNice is the guard's nice value until corepin dies, where it may go
@@ -327,11 +328,11 @@ func (g *guardState) cleanUp(w io.Writer) {
 	var names []string
 	for _, name := range sortedKeys(g.cgroups) {
 		c := g.cgroups[name]
-		cg := &cgroup{version: c.Version, name: c.Name, dirs: c.Dirs, fd: -1}
-		if !cg.exists() {
+		cg := cgroupfs.Found(c.Version, c.Name, c.Dirs)
+		if !cg.Exists() {
 			continue // corepin removed it
 		}
-		n, err := cg.end()
+		n, err := cg.End()
 		ended += n
 		names = append(names, name)
 		if err != nil {
@@ -397,16 +398,6 @@ func endedRun(ended int, cgroups []string) string {
 		parts = append(parts, "removed its run's cgroups ("+strings.Join(cgroups, ", ")+")")
 	}
 	return strings.Join(parts, " and ")
-}
-
-// exists says whether any of the cgroup's directories is still there.
-func (cg *cgroup) exists() bool {
-	for _, d := range cg.dirs {
-		if _, err := os.Stat(d); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // endGroup kills what is left of a run's process group and returns how

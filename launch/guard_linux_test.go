@@ -27,30 +27,15 @@ import (
 func init() { treeHelpers["frozenkill"] = frozenKill }
 
 // frozenKill runs, guarded, a command whose child leaves the process
-// group and ignores SIGTERM, and ends it once the child runs: the kill
-// freezes the run's cgroup and stops there for good (holdFrozen), having
-// written COREPIN_FROZEN, until the test kills this process.
+// group and ignores SIGTERM, until the test kills this process.
 func frozenKill() int {
 	EnableGuard()
-	holdFrozen(func() { os.WriteFile(os.Getenv("COREPIN_FROZEN"), nil, 0o644) })
-	ready := os.Getenv("COREPIN_READY")
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for {
-			if _, err := os.Stat(ready); err == nil {
-				cancel()
-				return
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}()
 	cpu, _ := strconv.Atoi(os.Getenv("COREPIN_CPU"))
-	_, err := Run(ctx, Config{
+	_, err := Run(context.Background(), Config{
 		Request: session.Request{CPU: cpu},
 		Args:    []string{"sh", "-c", `trap "" TERM; setsid sleep 300 & echo > "$COREPIN_READY"; wait`},
-		Grace:   time.Millisecond,
 	})
-	fmt.Println("the kill did not stop at its freeze:", err)
+	fmt.Println("the run ended before the test killed corepin:", err)
 	return 1
 }
 
@@ -61,12 +46,16 @@ func requireV1Freezer(t *testing.T, cpu int) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for a run's cgroup")
 	}
-	cg, why := newCgroup(fsroot.Host, cpuset.Of(cpu))
+	h, err := cgroupfs.Find(fsroot.Host)
+	if err != nil {
+		t.Skipf("no cgroup hierarchies: %v", err)
+	}
+	cg, why := newCgroup(h, cpuset.Of(cpu))
 	if cg == nil {
 		t.Skipf("no run cgroup: %s", why)
 	}
-	defer cg.remove()
-	if cg.version != 1 || cg.dirs["freezer"] == "" {
+	defer cg.Remove()
+	if cg.Version != 1 || cg.Dirs["freezer"] == "" {
 		t.Skip("needs a cgroup v1 freezer (runs end through cgroup.kill on v2)")
 	}
 }
@@ -92,8 +81,10 @@ func tagged(tag string) []int {
 }
 
 // TestGuardThawsATreeLeftFrozen: a corepin killed between the freezer's
-// FROZEN and THAWED would leave its tree frozen for good; the guard thaws
-// it, ends it and removes the cgroups.
+// FROZEN and THAWED, as it ends a tree, would leave the tree frozen for
+// good; the guard thaws it, ends it and removes the cgroups. The test
+// freezes the run's cgroup itself and kills corepin there: the window,
+// held open.
 func TestGuardThawsATreeLeftFrozen(t *testing.T) {
 	cpu := testcpu.Target(t)
 	requireV1Freezer(t, cpu)
@@ -103,29 +94,25 @@ func TestGuardThawsATreeLeftFrozen(t *testing.T) {
 		t.Fatal(err)
 	}
 	tag := fmt.Sprintf("COREPIN_GUARD_TAG=%d-%s", os.Getpid(), t.Name())
-	frozen := filepath.Join(dir, "frozen")
+	ready := filepath.Join(dir, "ready")
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=frozenkill", tag, "COREPIN_CPU="+strconv.Itoa(cpu),
-		"COREPIN_READY="+filepath.Join(dir, "ready"), "COREPIN_FROZEN="+frozen)
+	cmd.Env = append(os.Environ(), "COREPIN_LAUNCH_HELPER=frozenkill", tag, "COREPIN_CPU="+strconv.Itoa(cpu), "COREPIN_READY="+ready)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFile(t, cmd, frozen, &stderr)
-	// FREEZING counts too: Freeze waits a second for FROZEN, and on a
-	// busy target a task may take longer to reach the freezer. Either
-	// way the tree stays stopped until someone writes THAWED.
-	var state string
+	waitFile(t, cmd, ready, &stderr)
+	var freezer string
 	for _, d := range runCgroups(cmd.Process.Pid) {
-		if data, err := os.ReadFile(filepath.Join(d, "freezer.state")); err == nil {
-			state = strings.TrimSpace(string(data))
+		if _, err := os.Stat(filepath.Join(d, "freezer.state")); err == nil {
+			freezer = d
 		}
 	}
-	if state != "FROZEN" && state != "FREEZING" {
+	if freezer == "" || !cgroupfs.Freeze(freezer) {
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatalf("the run's cgroup is not frozen at the hold (%q in %v):\n%s", state, runCgroups(cmd.Process.Pid), &stderr)
+		t.Fatalf("cannot freeze the run's cgroup (%v):\n%s", runCgroups(cmd.Process.Pid), &stderr)
 	}
 	cmd.Process.Kill()
 	cmd.Wait() // and the guard, which holds its stderr until it is done
@@ -181,8 +168,12 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
+	h, err := cgroupfs.Find(fsroot.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
 	runCgroup := func(owner cgroupfs.RunMark) (*cgroup, *exec.Cmd) {
-		cg, why := newCgroup(fsroot.Host, cpuset.Of(cpu))
+		cg, why := newCgroup(h, cpuset.Of(cpu))
 		if cg == nil {
 			t.Fatal(why)
 		}
@@ -193,22 +184,22 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 		if err := sleep.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait(); cg.remove() })
-		for _, d := range cg.Dirs() {
+		t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait(); cg.Remove() })
+		for _, d := range cg.SortedDirs() {
 			if err := cgroupfs.Write(filepath.Join(d, "cgroup.procs"), strconv.Itoa(sleep.Process.Pid)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// Renamed for its owner: a directory of each hierarchy.
 		name := cgroupfs.RunName(owner)
-		for ctl, d := range cg.dirs {
+		for ctl, d := range cg.Dirs {
 			to := filepath.Join(filepath.Dir(d), name)
 			if err := os.Rename(d, to); err != nil {
 				t.Skipf("cannot rename a cgroup: %v", err)
 			}
-			cg.dirs[ctl] = to
+			cg.Dirs[ctl] = to
 		}
-		cg.name = name
+		cg.Name = name
 		return cg, sleep
 	}
 	self := cgroupfs.SelfMark()
@@ -222,8 +213,8 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 	// and their corepins sweep too.
 	skipIfSwept := func() {
 		t.Helper()
-		if !stale.exists() {
-			t.Skipf("another corepin on this machine swept %s first", stale.name)
+		if !stale.Exists() {
+			t.Skipf("another corepin on this machine swept %s first", stale.Name)
 		}
 	}
 	sweptFirst := func(err error) {
@@ -233,14 +224,14 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	sub := filepath.Join(stale.dirs["freezer"], "own")
+	sub := filepath.Join(stale.Dirs["freezer"], "own")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		sweptFirst(err)
 	}
 	if err := cgroupfs.Write(filepath.Join(sub, "cgroup.procs"), strconv.Itoa(strayProc.Process.Pid)); err != nil {
 		sweptFirst(err)
 	}
-	if err := cgroupfs.Write(filepath.Join(stale.dirs["freezer"], "freezer.state"), "FROZEN"); err != nil {
+	if err := cgroupfs.Write(filepath.Join(stale.Dirs["freezer"], "freezer.state"), "FROZEN"); err != nil {
 		sweptFirst(err)
 	}
 	live, liveProc := runCgroup(self)
@@ -248,35 +239,35 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 	// (its PID names nobody here), and one without the mark.
 	elsewhere, elsewhereProc := runCgroup(cgroupfs.RunMark{Owner: gone.Owner, Namespace: self.Namespace + 1})
 	unmarked, unmarkedProc := runCgroup(cgroupfs.RunMark{})
-	for ctl, d := range unmarked.dirs {
+	for ctl, d := range unmarked.Dirs {
 		to := filepath.Join(filepath.Dir(d), fmt.Sprintf("corepin-%d-1", dead.Process.Pid))
 		if err := os.Rename(d, to); err != nil {
 			t.Fatal(err)
 		}
-		unmarked.dirs[ctl] = to
+		unmarked.Dirs[ctl] = to
 	}
 
 	// A command that only reads says what it found and ends nothing.
 	var found *Stray
 	for _, s := range SweepStale(fsroot.Host, false) {
-		if s.Cgroup == stale.name {
+		if s.Cgroup == stale.Name {
 			found = &s
 		}
 	}
 	if found == nil {
 		skipIfSwept()
 	}
-	if found == nil || found.Left != 1 || found.Ended != 0 || unix.Kill(strayProc.Process.Pid, 0) != nil || !stale.exists() {
-		t.Fatalf("a sweep that only reads: %+v; want %s with 1 process left running, and left", found, stale.name)
+	if found == nil || found.Left != 1 || found.Ended != 0 || unix.Kill(strayProc.Process.Pid, 0) != nil || !stale.Exists() {
+		t.Fatalf("a sweep that only reads: %+v; want %s with 1 process left running, and left", found, stale.Name)
 	}
-	if got := found.String(); !strings.Contains(got, "1 process left by a corepin that was killed still runs in cgroup "+stale.name) {
+	if got := found.String(); !strings.Contains(got, "1 process left by a corepin that was killed still runs in cgroup "+stale.Name) {
 		t.Errorf("said %q", got)
 	}
 
 	strays := SweepStale(fsroot.Host, true)
 	found = nil
 	for i := range strays {
-		if strays[i].Cgroup == stale.name {
+		if strays[i].Cgroup == stale.Name {
 			found = &strays[i]
 		}
 	}
@@ -284,22 +275,22 @@ func TestSweepEndsADeadRunsTree(t *testing.T) {
 		skipIfSwept()
 	}
 	if found == nil || found.Ended != 1 || found.Err != "" {
-		t.Fatalf("sweep = %+v, want %s with 1 process ended", strays, stale.name)
+		t.Fatalf("sweep = %+v, want %s with 1 process ended", strays, stale.Name)
 	}
-	if want := "ended 1 process left by a corepin that was killed (cgroup " + stale.name + ")"; found.String() != want {
+	if want := "ended 1 process left by a corepin that was killed (cgroup " + stale.Name + ")"; found.String() != want {
 		t.Errorf("said %q, want %q", found.String(), want)
 	}
 	strayProc.Wait() // the sweep killed it; this test binary is its parent
-	if stale.exists() {
-		t.Errorf("the dead run's cgroups are still there: %v", stale.Dirs())
+	if stale.Exists() {
+		t.Errorf("the dead run's cgroups are still there: %v", stale.SortedDirs())
 	}
 	for _, c := range []struct {
 		cg   *cgroup
 		proc *exec.Cmd
 		what string
 	}{{live, liveProc, "the living corepin's"}, {elsewhere, elsewhereProc, "another PID namespace's"}, {unmarked, unmarkedProc, "an unmarked"}} {
-		if !c.cg.exists() || unix.Kill(c.proc.Process.Pid, 0) != nil {
-			t.Errorf("the sweep touched %s cgroup %s", c.what, c.cg.name)
+		if !c.cg.Exists() || unix.Kill(c.proc.Process.Pid, 0) != nil {
+			t.Errorf("the sweep touched %s cgroup %s", c.what, c.cg.Name)
 		}
 	}
 }

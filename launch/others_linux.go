@@ -2,7 +2,6 @@ package launch
 
 import (
 	"path/filepath"
-	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -32,13 +31,13 @@ type busyMeter struct {
 	cpuacct string // the root account's file; "" for /proc/stat alone
 }
 
-func newBusyMeter(root fsroot.Root, cpus cpuset.Set) *busyMeter {
+func newBusyMeter(root fsroot.Root, h *cgroupfs.Hierarchies, cpus cpuset.Set) *busyMeter {
 	b := &busyMeter{root: root, cpus: cpus}
-	if mounts, err := cgroupfs.ReadMounts(root); err == nil {
-		i := slices.IndexFunc(mounts, func(m cgroupfs.Mount) bool { return m.Root == "/" && m.Has("cpuacct") })
-		if i >= 0 {
-			b.cpuacct = root.Path(filepath.Join(mounts[i].Dir, "cpuacct.usage_percpu"))
-		}
+	if h == nil {
+		return b
+	}
+	if m, ok := h.Whole("cpuacct"); ok {
+		b.cpuacct = root.Path(filepath.Join(m.Dir, "cpuacct.usage_percpu"))
 	}
 	return b
 }

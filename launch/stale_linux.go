@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
@@ -34,7 +32,7 @@ func SweepStale(root fsroot.Root, end bool) []Stray {
 	}
 	ns := cgroupfs.SelfMark().Namespace
 	// One dead run has a directory of the same name in each hierarchy.
-	stale := map[string]*cgroup{}
+	stale := map[string]*cgroupfs.Group{}
 	for ctl, home := range homes {
 		version := 1
 		if ctl == "" {
@@ -45,10 +43,10 @@ func SweepStale(root fsroot.Root, end bool) []Stray {
 			key := strconv.Itoa(version) + "/" + name
 			cg := stale[key]
 			if cg == nil {
-				cg = &cgroup{version: version, name: name, dirs: map[string]string{}, fd: -1}
+				cg = cgroupfs.Found(version, name, nil)
 				stale[key] = cg
 			}
-			cg.dirs[ctl] = dir
+			cg.Dirs[ctl] = dir
 		}
 	}
 	if end {
@@ -65,17 +63,17 @@ func SweepStale(root fsroot.Root, end bool) []Stray {
 	for _, key := range sortedKeys(stale) {
 		cg := stale[key]
 		if !end {
-			if n := len(cg.allProcs()); n > 0 {
-				out = append(out, Stray{Cgroup: cg.name, Left: n})
+			if n := len(cg.AllProcs()); n > 0 {
+				out = append(out, Stray{Cgroup: cg.Name, Left: n})
 			}
 			continue
 		}
-		cg.noteSwept()
-		ended, err := cg.end()
+		noteSwept(cg)
+		ended, err := cg.End()
 		if ended == 0 && err == nil {
 			continue // an empty one, as corepin's own sweep always removed
 		}
-		s := Stray{Cgroup: cg.name, Ended: ended}
+		s := Stray{Cgroup: cg.Name, Ended: ended}
 		if err != nil {
 			s.Err = err.Error()
 		}
@@ -95,31 +93,9 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // noteSwept tells the run, should its corepin be alive after all, who
 // ended it and why (see cgroupfs.NoteSwept).
-func (cg *cgroup) noteSwept() {
-	note := fmt.Sprintf("corepin (pid %d) ended its processes and removed it at %s, taking pid %s for a dead corepin of this PID namespace",
-		os.Getpid(), time.Now().Format(time.RFC3339), strings.SplitN(strings.TrimPrefix(cg.name, "corepin-"), "-", 2)[0])
-	for _, d := range cg.dirs {
-		cgroupfs.NoteSwept(d, note)
-	}
-}
-
-// end ends a run cgroup whose corepin is gone: it thaws it (the corepin
-// may have died between its freeze and its thaw), ends every process in
-// it and in the cgroups nested in it, waits until they are gone, and
-// removes it, nested cgroups first. It returns how many processes it
-// found to end.
-func (cg *cgroup) end() (int, error) {
-	if dir := cg.dirs["freezer"]; dir != "" && cg.version == 1 {
-		cgroupfs.Thaw(dir)
-	}
-	live := len(cg.allProcs())
-	if live > 0 {
-		cg.kill()
-		for deadline := time.Now().Add(5 * time.Second); len(cg.allProcs()) > 0 && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-			cg.signal(unix.SIGKILL) // what forked between the listing and the kill
-		}
-	}
-	return live, cg.remove()
+func noteSwept(cg *cgroupfs.Group) {
+	cg.NoteSwept(fmt.Sprintf("corepin (pid %d) ended its processes and removed it at %s, taking pid %s for a dead corepin of this PID namespace",
+		os.Getpid(), time.Now().Format(time.RFC3339), strings.SplitN(strings.TrimPrefix(cg.Name, "corepin-"), "-", 2)[0]))
 }
 
 // readTaskStat reads /proc/PID/stat under root.

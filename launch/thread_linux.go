@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
@@ -55,7 +56,8 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		// target, just before and after the work: the thread's CPU clock
 		// between the readings is the work's part of it, the rest went to
 		// others.
-		meter := newBusyMeter(cfg.Root, target)
+		h, _ := cgroupfs.Find(cfg.Root)
+		meter := newBusyMeter(cfg.Root, h, target)
 		trace := startTrace(cfg.OnCPU)
 		busyBefore, haveBusy := meter.read()
 		before, _ := threadUsage()

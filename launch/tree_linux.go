@@ -18,6 +18,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/oncpu/timeline"
@@ -112,7 +113,8 @@ type outsider struct {
 // confines it to cpus (the target, or for a run that is only observed the
 // CPUs corepin was allowed); useCgroup false keeps to the process group.
 func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
-	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, lastIn: map[int]uint64{}, exited: make(chan struct{}), meter: newBusyMeter(root, target)}
+	h, herr := cgroupfs.Find(root) // the hierarchies, for the busy meter and the run's cgroup
+	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, lastIn: map[int]uint64{}, exited: make(chan struct{}), meter: newBusyMeter(root, h, target)}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -124,14 +126,18 @@ func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, rep *Tre
 		return t
 	}
 	guardSend(target, guardMsg{}) // started before the first change that would outlive corepin
-	cg, why := newCgroup(root, cpus)
+	if herr != nil {
+		rep.NoCgroup = herr.Error()
+		return t
+	}
+	cg, why := newCgroup(h, cpus)
 	if cg == nil {
 		rep.NoCgroup = why
 		return t
 	}
 	t.cg = cg
 	guardSend(target, guardCgroupOf(cg))
-	rep.Mechanism, rep.Cgroup, rep.CgroupCPUs = cg.Mechanism(), cg.Dirs(), cg.cpus
+	rep.Mechanism, rep.Cgroup, rep.CgroupCPUs = cg.Mechanism(), cg.SortedDirs(), cg.CPUs
 	return t
 }
 
@@ -144,8 +150,9 @@ func (t *tree) prepare(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Setpgid = true
 	t.launched = len(cmd.Args) > 1 && cmd.Args[1] == Arg
 	t.takeBack = foreground(cmd, cmd.Stdin)
-	if t.cg != nil && t.cg.version == 2 {
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, t.cg.fd
+	if t.cg != nil && t.cg.Version == 2 {
+		fd, _ := t.cg.FD() // opened as the cgroup was made
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
 	}
 	// An orphan may hold the command's output pipes open; the tree is
 	// ended before the wait, and Wait does not wait long for what escaped.
@@ -183,7 +190,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	// threads are kept, as it would after its restore (waitOffTarget),
 	// before it leaves the command's cpu cgroup (see cgroup.leave).
 	off := func() { waitOffTarget(t.meter.cpus); t.leftTarget() }
-	t.ownInWork = t.cg.version == 1 && t.cg.dirs["cpuacct"] != ""
+	t.ownInWork = t.cg.Version == 1 && t.cg.Dirs["cpuacct"] != ""
 	// Entering a v1 cgroup takes milliseconds (the kernel waits for an
 	// RCU grace period); the command's time starts after it.
 	if err := t.cg.enter(); err != nil {
@@ -295,7 +302,7 @@ func (t *tree) weigh(a sched.Attr, move func() error) {
 		t.rep.PriorityNote = "no cpu cgroup: " + err.Error()
 		return
 	}
-	t.rep.PriorityScope, t.rep.Cgroup = scopeWeight(w), t.cg.Dirs()
+	t.rep.PriorityScope, t.rep.Cgroup = scopeWeight(w), t.cg.SortedDirs()
 	guardSend(t.meter.cpus, guardCgroupOf(t.cg)) // with the cpu hierarchy's directory
 }
 
@@ -486,9 +493,9 @@ func (t *tree) signalLocked(sig unix.Signal, pids []int) {
 	}
 	if t.cg != nil {
 		if sig == unix.SIGKILL {
-			t.cg.kill()
+			t.cg.Kill()
 		} else {
-			t.cg.signal(sig)
+			t.cg.Signal(sig)
 		}
 	}
 	for _, pid := range pids {
@@ -591,11 +598,11 @@ func (t *tree) account() {
 	if t.cg == nil {
 		return
 	}
-	if u, ok := t.cg.usage(); ok {
+	if u, ok := t.cg.Usage(); ok {
 		s := u.Seconds()
 		t.rep.CPUSeconds = &s
 	}
-	if per := t.cg.usagePerCPU(); per != nil {
+	if per := t.cg.UsagePerCPU(); per != nil {
 		t.rep.PerCPUSeconds = map[int]float64{}
 		for cpu, d := range per {
 			if d > 0 {
@@ -619,7 +626,7 @@ func (t *tree) close() {
 		return
 	}
 	t.rep.Swept = t.cg.swept()
-	err := t.cg.remove()
+	err := t.cg.Remove()
 	if err != nil {
 		t.addError(err.Error())
 	}
@@ -658,8 +665,8 @@ func (t *tree) readBefore() {
 	// The cgroup's account just before the target's: the starting
 	// thread's time between them is a file read.
 	if t.cg != nil {
-		t.cgBefore = &cgroupReading{perCPU: t.cg.usagePerCPU()}
-		t.cgBefore.total, t.cgBefore.ok = t.cg.usage()
+		t.cgBefore = &cgroupReading{perCPU: t.cg.UsagePerCPU()}
+		t.cgBefore.total, t.cgBefore.ok = t.cg.Usage()
 	}
 	t.before, t.haveBusy = t.meter.read()
 	t.ownFrom = t.before.self // this thread's CPU time at the reading

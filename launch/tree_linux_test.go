@@ -627,18 +627,18 @@ func TestRunSweptFromOutsideSaysSo(t *testing.T) {
 		}
 		return
 	}
-	sweep := &cgroup{version: 2, name: filepath.Base(ours[0]), dirs: map[string]string{}, fd: -1}
+	sweep := cgroupfs.Found(2, filepath.Base(ours[0]), nil)
 	for i, d := range ours {
 		if _, err := os.Stat(filepath.Join(d, "tasks")); err == nil {
-			sweep.version = 1
+			sweep.Version = 1
 		}
-		sweep.dirs[strconv.Itoa(i)] = d
+		sweep.Dirs[strconv.Itoa(i)] = d
 	}
-	if sweep.version == 2 {
-		sweep.dirs = map[string]string{"": ours[0]}
+	if sweep.Version == 2 {
+		sweep.Dirs = map[string]string{"": ours[0]}
 	}
-	sweep.noteSwept()
-	if n, err := sweep.end(); n == 0 || err != nil {
+	noteSwept(sweep)
+	if n, err := sweep.End(); n == 0 || err != nil {
 		t.Fatalf("the stand-in sweep ended %d processes: %v", n, err)
 	}
 	rep := <-done

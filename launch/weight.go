@@ -53,13 +53,10 @@ var niceWeights = [40]int{
 	36, 29, 23, 18, 15,
 }
 
-// The bounds of cgroup v1 cpu.shares (MIN_SHARES, MAX_SHARES) and of
-// cgroup v2 cpu.weight (CGROUP_WEIGHT_MIN, CGROUP_WEIGHT_MAX).
+// The bounds of cgroup v1 cpu.shares (MIN_SHARES, MAX_SHARES).
 const (
 	minShares = 2
 	maxShares = 1 << 18
-	minWeight = 1
-	maxWeight = 10000
 )
 
 // NiceWeight is the load weight the kernel gives a task at nice n, as
@@ -69,19 +66,6 @@ func NiceWeight(n int) int {
 	n = min(max(n, -20), 19)
 	return min(max(niceWeights[n+20], minShares), maxShares)
 }
-
-// weightV2 is the cgroup v2 cpu.weight of a kernel weight: the kernel keeps
-// cpu.weight 100 as 1024 (sched_weight_from_cgroup), so the weight is
-// scaled, rounded and clamped as cpu.weight's own read-back rounds it. The
-// linear map of shares 2..262144 onto weight 1..10000 that container
-// runtimes use would make nice 0 a weight of 39, not 100, and would not
-// carry the priority.
-func weightV2(shares int) int {
-	return min(max((shares*100+512)/1024, minWeight), maxWeight)
-}
-
-// sharesOfV2 is the kernel weight of a cgroup v2 cpu.weight.
-func sharesOfV2(w int) int { return (w*1024 + 50) / 100 }
 
 // autogroupFile is the kernel's switch for autogroup; it is missing where
 // the kernel was built without CONFIG_SCHED_AUTOGROUP.

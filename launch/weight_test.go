@@ -26,27 +26,6 @@ func TestNiceWeight(t *testing.T) {
 	}
 }
 
-func TestWeightV2(t *testing.T) {
-	// cpu.weight 100 is the kernel's 1024; nice -20 is 8668, which the
-	// kernel keeps as 88760; the bounds clamp.
-	for shares, want := range map[int]int{1024: 100, 88761: 8668, 15: 1, 2: 1, 262144: 10000, 1 << 30: 10000} {
-		if got := weightV2(shares); got != want {
-			t.Errorf("weightV2(%d) = %d, want %d", shares, got, want)
-		}
-	}
-	if got := sharesOfV2(8668); got != 88760 {
-		t.Errorf("sharesOfV2(8668) = %d, want 88760", got)
-	}
-	// One cpu.weight is 10.24 of the kernel's weight: the round trip is off
-	// by at most half of that, and rounding the way back adds one.
-	for n := -20; n <= 19; n++ {
-		w := NiceWeight(n)
-		if back := sharesOfV2(weightV2(w)); w > 10 && (back < w-6 || back > w+6) {
-			t.Errorf("nice %d: weight %d comes back from cpu.weight as %d", n, w, back)
-		}
-	}
-}
-
 func TestPriorityScope(t *testing.T) {
 	for _, c := range []struct {
 		attr      sched.Attr

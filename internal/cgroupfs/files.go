@@ -47,23 +47,24 @@ func WriteReadInt(path string, v int) (int, error) {
 	return got, nil
 }
 
-// Confine writes the CPUs to a cpuset cgroup's file (cpuset.cpus) and
+// confine writes the CPUs to a cpuset cgroup's file (cpuset.cpus) and
 // reads back the ones in force (cpuset.cpus.effective on v2,
-// cpuset.effective_cpus on v1), which must be exactly cpus.
-func Confine(dir, file, effective string, cpus cpuset.Set) (cpuset.Set, error) {
+// cpuset.effective_cpus on v1), which must be exactly cpus. what names
+// the cgroup in an error ("the run's").
+func confine(dir, file, effective string, cpus cpuset.Set, what string) (cpuset.Set, error) {
 	if err := Write(filepath.Join(dir, file), cpus.String()); err != nil {
-		return cpuset.Set{}, fmt.Errorf("confining the run's cgroup to %s: %w", cpus, err)
+		return cpuset.Set{}, fmt.Errorf("confining %s cgroup to %s: %w", what, cpus, err)
 	}
 	data, err := fsroot.ReadFile(filepath.Join(dir, effective))
 	if err != nil {
-		return cpuset.Set{}, fmt.Errorf("reading back the run's cgroup CPUs: %w", err)
+		return cpuset.Set{}, fmt.Errorf("reading back %s cgroup CPUs: %w", what, err)
 	}
 	got, err := cpuset.Parse(strings.TrimSpace(string(data)))
 	if err != nil {
-		return cpuset.Set{}, fmt.Errorf("reading back the run's cgroup CPUs: %w", err)
+		return cpuset.Set{}, fmt.Errorf("reading back %s cgroup CPUs: %w", what, err)
 	}
 	if !got.Equal(cpus) {
-		return cpuset.Set{}, fmt.Errorf("the run's cgroup reads back CPUs %s, not %s", got, cpus)
+		return cpuset.Set{}, fmt.Errorf("%s cgroup reads back CPUs %s, not %s", what, got, cpus)
 	}
 	return got, nil
 }
