@@ -107,7 +107,10 @@ func prepare(cfg Config) (*run, error) {
 	restoreParent := keepOff(cfg.Root, r.target, &r.rep.Parent)
 	r.onClose(func() { r.rep.Parent.Restored = restoreParent() == nil })
 	r.rep.Tree = &TreeReport{}
-	r.tr = newTree(cfg.Root, r.target, confine, !cfg.NoCgroup, r.rep.Tree)
+	if cfg.Guard == nil {
+		cfg.Guard = noGuard{}
+	}
+	r.tr = newTree(cfg.Root, r.target, confine, !cfg.NoCgroup, cfg.Guard, r.rep.Tree)
 	r.tr.tracer = cfg.OnCPU
 	r.onClose(r.tr.close)
 	r.listen()

@@ -11,7 +11,6 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
-	"corepin.dev/corepin/internal/procfs"
 )
 
 // SweepStale finds what a corepin that was killed left behind when its
@@ -96,10 +95,4 @@ func sortedKeys[V any](m map[string]V) []string {
 func noteSwept(cg *cgroupfs.Group) {
 	cg.NoteSwept(fmt.Sprintf("corepin (pid %d) ended its processes and removed it at %s, taking pid %s for a dead corepin of this PID namespace",
 		os.Getpid(), time.Now().Format(time.RFC3339), strings.SplitN(strings.TrimPrefix(cg.Name, "corepin-"), "-", 2)[0]))
-}
-
-// readTaskStat reads /proc/PID/stat under root.
-func readTaskStat(root fsroot.Root, pid int) (procfs.TaskStat, bool) {
-	st, err := procfs.ReadTaskStat(root, pid)
-	return st, err == nil
 }

@@ -31,11 +31,12 @@ import (
 // allows one. It finds every live process of the run, ends them all, and
 // reaps the orphans corepin inherited.
 type tree struct {
-	root fsroot.Root
-	cg   *cgroup
-	rep  *TreeReport
-	pid  int // the command; pid is also the process group's id
-	mu   sync.Mutex
+	root  fsroot.Root
+	cg    *cgroup
+	rep   *TreeReport
+	guard Guard // told of every cgroup and process group that would outlive corepin
+	pid   int   // the command; pid is also the process group's id
+	mu    sync.Mutex
 	// seen remembers every live process of the run found so far by its
 	// start time, so that one that left the group (setsid) is still
 	// ended, and a reused PID is not. A process that has gone is dropped
@@ -112,9 +113,9 @@ type outsider struct {
 // newTree prepares the containment of a run on target whose cgroup
 // confines it to cpus (the target, or for a run that is only observed the
 // CPUs corepin was allowed); useCgroup false keeps to the process group.
-func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, rep *TreeReport) *tree {
+func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, guard Guard, rep *TreeReport) *tree {
 	h, herr := cgroupfs.Find(root) // the hierarchies, for the busy meter and the run's cgroup
-	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, lastIn: map[int]uint64{}, exited: make(chan struct{}), meter: newBusyMeter(root, h, target)}
+	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, lastIn: map[int]uint64{}, exited: make(chan struct{}), meter: newBusyMeter(root, h, target), guard: guard}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -125,7 +126,7 @@ func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, rep *Tre
 		rep.NoCgroup = "not asked for"
 		return t
 	}
-	guardSend(target, guardMsg{}) // started before the first change that would outlive corepin
+	guard.Start(target) // started before the first change that would outlive corepin
 	if herr != nil {
 		rep.NoCgroup = herr.Error()
 		return t
@@ -136,7 +137,7 @@ func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, rep *Tre
 		return t
 	}
 	t.cg = cg
-	guardSend(target, guardCgroupOf(cg))
+	guard.Cgroup(cg.Version, cg.Name, cg.Dirs)
 	rep.Mechanism, rep.Cgroup, rep.CgroupCPUs = cg.Mechanism(), cg.SortedDirs(), cg.CPUs
 	return t
 }
@@ -179,7 +180,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	}
 	if t.cg == nil {
 		weigh(nil)
-		guardReady() // nothing of the run is left to itself should corepin die
+		t.guard.Ready() // nothing of the run is left to itself should corepin die
 		t.readBefore()
 		*at = monotonic()
 		err := cmd.Start()
@@ -197,7 +198,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 		return t.cg.leave(off) == nil, err
 	}
 	weigh(t.cg.enterWeighted)
-	guardReady()
+	t.guard.Ready()
 	t.readBefore()
 	*at = monotonic()
 	err = cmd.Start()
@@ -237,7 +238,8 @@ func (t *tree) started(pid int) {
 	defer t.mu.Unlock()
 	t.pid, t.rep.PGID = pid, pid
 	if st, ok := t.stat(pid); ok {
-		guardSend(t.meter.cpus, guardMsg{Group: &guardGroup{PGID: pid, Start: st.StartTime}})
+		t.guard.Start(t.meter.cpus)
+		t.guard.Group(pid, st.StartTime)
 	}
 	if t.launched {
 		// The launcher has set up its thread and become the command; what
@@ -303,7 +305,7 @@ func (t *tree) weigh(a sched.Attr, move func() error) {
 		return
 	}
 	t.rep.PriorityScope, t.rep.Cgroup = scopeWeight(w), t.cg.SortedDirs()
-	guardSend(t.meter.cpus, guardCgroupOf(t.cg)) // with the cpu hierarchy's directory
+	t.guard.Cgroup(t.cg.Version, t.cg.Name, t.cg.Dirs) // with the cpu hierarchy's directory
 }
 
 // Members lists the run's live processes other than the command itself:
@@ -620,7 +622,7 @@ func (t *tree) close() {
 	}
 	if t.pid > 0 {
 		// The command is reaped: the group's ID may go to another process.
-		guardSend(t.meter.cpus, guardMsg{Ungroup: t.pid})
+		t.guard.Ungroup(t.pid)
 	}
 	if t.cg == nil {
 		return

@@ -126,7 +126,7 @@ func (cfg *Config) runWorkloadProcess(ctx context.Context, b bench, rec *results
 			Request: cfg.request(b), Self: cfg.Self,
 			Args:   append([]string{cfg.Self}, workloads.ChildArgs(b.name, cfg.size())...),
 			Env:    append(os.Environ(), "GOMAXPROCS=1"),
-			Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+			Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: cfg.onCPU, Guard: cfg.Guard,
 		})
 	})
 	if !cfg.record(rec, rep, err, stderr.Bytes()) {
@@ -231,6 +231,7 @@ func (cfg *Config) runCommand(ctx context.Context, folder *results.Folder, b ben
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: cfg.request(b), Self: cfg.Self, Args: append([]string{cmdPath}, c.Args...), Dir: dir, Env: env, Stdin: stdin,
 			Stdout: stdout, Stderr: io.MultiWriter(stderrFile, stderr), Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: cfg.onCPU,
+			Guard: cfg.Guard,
 		})
 	})
 	if rep != nil {

@@ -20,6 +20,7 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/termsafe"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
@@ -85,6 +86,9 @@ type Config struct {
 	// Tuned is the machine's tune for this run, if the caller made one;
 	// the run records it beside the machine's condition.
 	Tuned *system.Tuned
+	// Guard, when set, ends each process run's tree should this process
+	// be killed (launch.Config.Guard).
+	Guard launch.Guard
 	// onCPU traces who runs on the target for the whole run, where BPF is
 	// allowed: each run's snapshots name the others that took its time.
 	onCPU *oncpu.Tracer

@@ -9,6 +9,7 @@ import (
 
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
@@ -23,7 +24,7 @@ import (
 // launch.Own).
 var began = time.Now()
 
-func newExecCmd() *cli.Command {
+func newExecCmd(g *guard.Guard) *cli.Command {
 	var (
 		tf         targetFlags
 		sf         schedFlags
@@ -34,7 +35,7 @@ func newExecCmd() *cli.Command {
 		launcher   bool
 		replace    bool
 		observe    bool
-		tune       tuneFlags
+		tune       = tuneFlags{guard: g}
 		tel        execTelemetry
 	)
 	cmd := &cli.Command{
@@ -133,6 +134,7 @@ executable, 127 when it is not found).`,
 			Request: req, Args: args, Node: target.Node,
 			Stdin: in.Stdin, Stdout: in.Stdout, Stderr: in.Stderr,
 			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Signals: signals, Launcher: launcher, Observe: observe,
+			Guard: g,
 		})
 		if err != nil {
 			if sampler != nil {

@@ -8,6 +8,7 @@ import (
 
 	"corepin.dev/corepin/internal/buildinfo"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
@@ -16,7 +17,7 @@ import (
 	"corepin.dev/corepin/workloads"
 )
 
-func newRunCmd() *cli.Command {
+func newRunCmd(g *guard.Guard) *cli.Command {
 	var (
 		tf                    targetFlags
 		sf                    schedFlags
@@ -29,7 +30,7 @@ func newRunCmd() *cli.Command {
 		isolation, out        string
 		only                  cli.ListValue
 		telemetryP, watchP    time.Duration
-		tune                  tuneFlags
+		tune                  = tuneFlags{guard: g}
 		waitOnline            time.Duration
 	)
 	cmd := &cli.Command{
@@ -93,7 +94,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			return err
 		}
 		events := runner.Progress(in.Stderr, quiet, isTerminal(in.Stderr))
-		launch.GuardResults(req.Mask(), out) // where a guard says what it did, should corepin be killed
+		g.Results(req.Mask(), out) // where a guard says what it did, should corepin be killed
 		tuned, err := tune.start(in, req.Mask(), "corepin run")
 		if err != nil {
 			return err
@@ -113,7 +114,7 @@ stops the current run, keeps what finished and marks the run interrupted.`,
 			Topology: topo, Target: target, Request: req,
 			MaxOthers: maxOthers, AllowSharing: shf.allow, RealtimeFirst: realtimeFirst, Launcher: launcher,
 			SpeedGate: speedGate,
-			OutDir:    out, Version: buildinfo.Read().Version, Events: events, Tuned: tuned,
+			OutDir:    out, Version: buildinfo.Read().Version, Events: events, Tuned: tuned, Guard: g,
 		})
 		if err != nil {
 			if folder != nil {

@@ -3,16 +3,7 @@ package launch
 import (
 	"fmt"
 	"strings"
-
-	"corepin.dev/corepin/system"
 )
-
-// GuardArg makes corepin the guard of another corepin (see guardMain): a
-// small process that finishes the cleanup when the corepin that started
-// it ends without saying it is done. Its command line names the guarded
-// corepin, and a shield knows a running corepin by it: the name is
-// system's.
-const GuardArg = system.GuardArg
 
 // Stray is a dead corepin's run cgroup that a sweep found still holding
 // processes: its name, how many processes were ended (or, by a sweep

@@ -1,4 +1,4 @@
-package launch
+package guard
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// guardMsg is one line on the guard's pipe. The line is words: a verb,
+// msg is one line on the guard's pipe. The line is words: a verb,
 // numbers as they are, strings Go-quoted, so that a path with spaces or
 // newlines stays one word of one line. (JSON would do, but encoding/json
 // builds its encoders on first use, 0.2 ms on a corepin exec's way and as
@@ -20,38 +20,38 @@ import (
 //	journal "ROOT" "JOURNAL"
 //	results "DIR"
 //	done
-type guardMsg struct {
-	Cgroup  *guardCgroup
-	Group   *guardGroup
+type msg struct {
+	Cgroup  *cgroupMsg
+	Group   *groupMsg
 	Ungroup int
-	Journal *guardTune
+	Journal *tuneMsg
 	Results string
 	Done    bool
 }
 
-// guardCgroup is a run cgroup: its directories, by the keys cgroup.dirs
-// uses.
-type guardCgroup struct {
+// cgroupMsg is a run cgroup: its directories, by controller as
+// cgroupfs.Group.Dirs keys them.
+type cgroupMsg struct {
 	Version int
 	Name    string
 	Dirs    map[string]string
 }
 
-// guardGroup is a run's process group: its ID is its leader's PID, with
+// groupMsg is a run's process group: its ID is its leader's PID, with
 // the leader's start time.
-type guardGroup struct {
+type groupMsg struct {
 	PGID  int
 	Start uint64
 }
 
-// guardTune is the machine whose journal holds corepin's tune.
-type guardTune struct {
+// tuneMsg is the machine whose journal holds corepin's tune.
+type tuneMsg struct {
 	Root    string
 	Journal string
 }
 
 // line is m as the guard reads it: a line for each part that is set.
-func (m guardMsg) line() []byte {
+func (m msg) line() []byte {
 	var b []byte
 	if c := m.Cgroup; c != nil {
 		b = fmt.Appendf(b, "cgroup %d %q", c.Version, c.Name)
@@ -83,12 +83,12 @@ func (m guardMsg) line() []byte {
 	return b
 }
 
-// parseGuardLine reads one line that line wrote.
-func parseGuardLine(s string) (guardMsg, error) {
+// parseLine reads one line that line wrote.
+func parseLine(s string) (msg, error) {
 	unread := fmt.Errorf("a line it cannot read: %q", s)
-	w, err := guardWords(s)
+	w, err := words(s)
 	if err != nil || len(w) == 0 {
-		return guardMsg{}, unread
+		return msg{}, unread
 	}
 	bad := fmt.Errorf("a %s line it cannot read: %q", w[0], s)
 	n := func(i int) int {
@@ -98,10 +98,10 @@ func parseGuardLine(s string) (guardMsg, error) {
 		}
 		return v
 	}
-	var m guardMsg
+	var m msg
 	switch {
 	case w[0] == "cgroup" && len(w) >= 3 && len(w)%2 == 1:
-		c := &guardCgroup{Version: n(1), Name: w[2], Dirs: map[string]string{}}
+		c := &cgroupMsg{Version: n(1), Name: w[2], Dirs: map[string]string{}}
 		for i := 3; i < len(w); i += 2 {
 			c.Dirs[w[i]] = w[i+1]
 		}
@@ -111,31 +111,31 @@ func parseGuardLine(s string) (guardMsg, error) {
 		if e != nil {
 			err = bad
 		}
-		m.Group = &guardGroup{PGID: n(1), Start: start}
+		m.Group = &groupMsg{PGID: n(1), Start: start}
 	case w[0] == "ungroup" && len(w) == 2:
 		if m.Ungroup = n(1); m.Ungroup <= 0 {
 			err = bad
 		}
 	case w[0] == "journal" && len(w) == 3:
-		m.Journal = &guardTune{Root: w[1], Journal: w[2]}
+		m.Journal = &tuneMsg{Root: w[1], Journal: w[2]}
 	case w[0] == "results" && len(w) == 2 && w[1] != "":
 		m.Results = w[1]
 	case w[0] == "done" && len(w) == 1:
 		m.Done = true
 	case slices.Contains([]string{"cgroup", "group", "ungroup", "journal", "results", "done"}, w[0]):
-		return guardMsg{}, bad
+		return msg{}, bad
 	default:
-		return guardMsg{}, unread
+		return msg{}, unread
 	}
 	if err != nil {
-		return guardMsg{}, err
+		return msg{}, err
 	}
 	return m, nil
 }
 
-// guardWords splits a line into its words, one space apart, unquoting
+// words splits a line into its words, one space apart, unquoting
 // the quoted ones.
-func guardWords(s string) ([]string, error) {
+func words(s string) ([]string, error) {
 	var words []string
 	for s != "" {
 		word := s

@@ -1,4 +1,4 @@
-package launch
+package guard
 
 import (
 	"reflect"
@@ -8,14 +8,14 @@ import (
 
 // Every message the guard is sent reads back as it was, a path with
 // spaces, quotes or a newline included, one line each.
-func TestGuardLinesRoundTrip(t *testing.T) {
-	for _, m := range []guardMsg{
-		{Cgroup: &guardCgroup{Version: 1, Name: "corepin-42-1", Dirs: map[string]string{"cpu": "/sys/fs/cgroup/cpu/corepin-42-1", "cpuset": "/sys/fs/cgroup/a b\\040c/corepin-42-1"}}},
-		{Cgroup: &guardCgroup{Version: 2, Name: "corepin-7-3", Dirs: map[string]string{"": "/sys/fs/cgroup/user.slice/corepin-7-3"}}},
-		{Group: &guardGroup{PGID: 1234, Start: 18446744073709551615}},
+func TestLinesRoundTrip(t *testing.T) {
+	for _, m := range []msg{
+		{Cgroup: &cgroupMsg{Version: 1, Name: "corepin-42-1", Dirs: map[string]string{"cpu": "/sys/fs/cgroup/cpu/corepin-42-1", "cpuset": "/sys/fs/cgroup/a b\\040c/corepin-42-1"}}},
+		{Cgroup: &cgroupMsg{Version: 2, Name: "corepin-7-3", Dirs: map[string]string{"": "/sys/fs/cgroup/user.slice/corepin-7-3"}}},
+		{Group: &groupMsg{PGID: 1234, Start: 18446744073709551615}},
 		{Ungroup: 1234},
-		{Journal: &guardTune{Root: "/", Journal: "/tmp/a \"journal\"\n.json"}},
-		{Journal: &guardTune{Root: "/tmp/fixture", Journal: ""}},
+		{Journal: &tuneMsg{Root: "/", Journal: "/tmp/a \"journal\"\n.json"}},
+		{Journal: &tuneMsg{Root: "/tmp/fixture", Journal: ""}},
 		{Results: "/home/me/corepin results"},
 		{Done: true},
 	} {
@@ -24,17 +24,17 @@ func TestGuardLinesRoundTrip(t *testing.T) {
 			t.Errorf("%+v is not one line: %q", m, line)
 			continue
 		}
-		got, err := parseGuardLine(strings.TrimSuffix(line, "\n"))
+		got, err := parseLine(strings.TrimSuffix(line, "\n"))
 		if err != nil || !reflect.DeepEqual(got, m) {
 			t.Errorf("%q read back as %+v, %v; want %+v", line, got, err, m)
 		}
 	}
 }
 
-func TestGuardLinesRefused(t *testing.T) {
+func TestLinesRefused(t *testing.T) {
 	for _, s := range []string{"", "cgroup", "cgroup x \"n\"", "cgroup 1 \"n\" \"cpu\"", "group 1", "group a 2", "group 1 -2",
 		"ungroup", "journal \"/\"", "results \"a", "results  \"a\"", "done now", "launch \"rm\"", "results \"a\" ", "ungroup 0", "results \"\"", "group  1 2", " done"} {
-		if m, err := parseGuardLine(s); err == nil {
+		if m, err := parseLine(s); err == nil {
 			t.Errorf("%q read as %+v", s, m)
 		}
 	}
@@ -48,11 +48,11 @@ func FuzzGuardLine(f *testing.F) {
 	f.Add(`journal "/" "/run/corepin/system.json"`)
 	f.Add("done")
 	f.Fuzz(func(t *testing.T, s string) {
-		m, err := parseGuardLine(s)
+		m, err := parseLine(s)
 		if err != nil {
 			return
 		}
-		again, err := parseGuardLine(strings.TrimSuffix(string(m.line()), "\n"))
+		again, err := parseLine(strings.TrimSuffix(string(m.line()), "\n"))
 		if err != nil || !reflect.DeepEqual(again, m) {
 			t.Errorf("%q read as %+v, which reads back as %+v, %v", s, m, again, err)
 		}
