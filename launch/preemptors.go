@@ -1,45 +1,17 @@
 package launch
 
 import (
-	"cmp"
-	"slices"
-	"time"
-
-	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results/evidence"
 )
 
-// topPreemptors groups the account's threads on target by process, leaves
-// out the work's own (ours), and keeps the MaxPreemptors that took the
-// most time; below a tenth of a millisecond a process is not named.
-func topPreemptors(a oncpu.Account, target cpuset.Set, ours func(pid, tid int) bool) []Preemptor {
-	byPID := map[int]*Preemptor{}
-	for _, t := range a.Tasks {
-		if !target.Contains(t.CPU) || ours(t.PID, t.TID) {
-			continue
-		}
-		p := byPID[t.PID]
-		if p == nil {
-			p = &Preemptor{PID: t.PID, Comm: t.Comm}
-			byPID[t.PID] = p
-		}
-		if t.TID == t.PID {
-			p.Comm = t.Comm // the process's own name, where its main thread ran
-		}
-		p.OnCPUS += t.OnCPU.Seconds()
-	}
-	out := []Preemptor{}
-	for _, p := range byPID {
-		if p.OnCPUS >= (100 * time.Microsecond).Seconds() {
-			out = append(out, *p)
-		}
-	}
-	slices.SortFunc(out, func(a, b Preemptor) int {
-		return cmp.Or(cmp.Compare(b.OnCPUS, a.OnCPUS), cmp.Compare(a.PID, b.PID))
-	})
-	if len(out) > MaxPreemptors {
-		out = out[:MaxPreemptors]
+// ran is the tracer's account as the judge reads it: each thread's time
+// on each CPU.
+func ran(a oncpu.Account) []judge.Ran {
+	out := make([]judge.Ran, len(a.Tasks))
+	for i, t := range a.Tasks {
+		out[i] = judge.Ran{PID: t.PID, TID: t.TID, CPU: t.CPU, Comm: t.Comm, OnCPU: t.OnCPU}
 	}
 	return out
 }

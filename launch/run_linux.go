@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/kacct"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
@@ -279,8 +280,8 @@ func (r *run) end(cmd *exec.Cmd) error {
 	if r.haveRec {
 		r.rep.Child.MaxRSSKB, r.rep.Child.MaxRSSSource = r.exitRec.HiwaterKB, "taskstats"
 	}
-	r.rep.account(r.target)
-	r.rep.Sharing.Others = r.tr.othersOnTarget(r.rep, r.target)
+	judge.Account(&r.rep.Scheduling, r.target)
+	r.rep.Sharing.Others = r.tr.othersOnTarget(&r.rep.Scheduling, r.target)
 	r.rep.Sharing.Preemptors, r.rep.Sharing.PreemptorsError = r.tr.preemptors(r.target)
 	r.rep.Slices, r.rep.Sharing.Switches = r.tr.switches()
 	var exitErr *exec.ExitError

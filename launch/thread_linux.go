@@ -8,7 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
@@ -57,9 +59,9 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		// between the readings is the work's part of it, the rest went to
 		// others.
 		h, _ := cgroupfs.Find(cfg.Root)
-		meter := newBusyMeter(cfg.Root, h, target)
+		meter := busy.NewMeter(cfg.Root, h, target)
 		trace := startTrace(cfg.OnCPU)
-		busyBefore, haveBusy := meter.read()
+		busyBefore, haveBusy := meter.Read()
 		before, _ := threadUsage()
 		started := time.Now()
 		workErr := work(s)
@@ -68,13 +70,13 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		// startTrace (see tree.account); it runs on the work's thread,
 		// inside the window, and what corepin does there is not others'.
 		trace.end()
-		busyAfter, ok := meter.read()
+		busyAfter, ok := meter.Read()
 		if ok && haveBusy {
-			othersTime = others(busyBefore, busyAfter, busyAfter.self-busyBefore.self, 0, "thread", true)
+			othersTime = judge.OthersBetween(busyBefore, busyAfter, busyAfter.Self-busyBefore.Self, 0, "thread", true)
 		}
 		preemptors, preemptorsErr = trace.preemptors(target, s.TID())
 		if ok && haveBusy {
-			slices, sw = trace.switches(busyBefore.at, busyAfter.at, s.TID())
+			slices, sw = trace.switches(busyBefore.At, busyAfter.At, s.TID())
 		}
 		if after, err := threadUsage(); err == nil {
 			rep.Child.UserS = after.user - before.user
@@ -94,7 +96,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		rep.Refused = rep.Accept.Why
 		return rep, err
 	}
-	rep.account(target)
+	judge.Account(&rep.Scheduling, target)
 	rep.Sharing.Others = othersTime
 	rep.Sharing.Preemptors, rep.Sharing.PreemptorsError = preemptors, preemptorsErr
 	rep.Slices, rep.Sharing.Switches = slices, sw
@@ -135,7 +137,7 @@ func (t *trace) preemptors(target cpuset.Set, tid int) ([]Preemptor, string) {
 	if t.err != nil {
 		return nil, t.err.Error()
 	}
-	return topPreemptors(t.after.Since(t.before), target, func(_, t int) bool { return t == tid }), ""
+	return judge.Preemptors(ran(t.after.Since(t.before)), target, func(_, t int) bool { return t == tid }), ""
 }
 
 // switches is who ran on the target between the readings from and to,

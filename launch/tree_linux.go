@@ -18,10 +18,13 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/oncpu/timeline"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/watch"
 )
@@ -60,13 +63,13 @@ type tree struct {
 	launched bool
 	// meter reads the target's busy time just before the fork (before)
 	// and once the tree has ended (after), for the others' time on it.
-	meter         *busyMeter
-	before, after busyReading
+	meter         *busy.Meter
+	before, after busy.Reading
 	haveBusy      bool
 	// cgBefore is the run cgroup's account at the first reading: the
 	// starting thread's time in it before the window, which is not the
 	// work's time in the window (nil without a cgroup account).
-	cgBefore *cgroupReading
+	cgBefore *judge.CgroupAccount
 	// tracer, when set, is snapshot with the busy readings: who ran on
 	// the target between them.
 	tracer                  *oncpu.Tracer
@@ -115,7 +118,7 @@ type outsider struct {
 // CPUs corepin was allowed); useCgroup false keeps to the process group.
 func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, guard Guard, rep *TreeReport) *tree {
 	h, herr := cgroupfs.Find(root) // the hierarchies, for the busy meter and the run's cgroup
-	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, lastIn: map[int]uint64{}, exited: make(chan struct{}), meter: newBusyMeter(root, h, target), guard: guard}
+	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, lastIn: map[int]uint64{}, exited: make(chan struct{}), meter: busy.NewMeter(root, h, target), guard: guard}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -190,7 +193,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	// Out of the run's cpuset, the thread moves to where corepin's other
 	// threads are kept, as it would after its restore (waitOffTarget),
 	// before it leaves the command's cpu cgroup (see cgroup.leave).
-	off := func() { waitOffTarget(t.meter.cpus); t.leftTarget() }
+	off := func() { waitOffTarget(t.meter.CPUs()); t.leftTarget() }
 	t.ownInWork = t.cg.Version == 1 && t.cg.Dirs["cpuacct"] != ""
 	// Entering a v1 cgroup takes milliseconds (the kernel waits for an
 	// RCU grace period); the command's time starts after it.
@@ -238,7 +241,7 @@ func (t *tree) started(pid int) {
 	defer t.mu.Unlock()
 	t.pid, t.rep.PGID = pid, pid
 	if st, ok := t.stat(pid); ok {
-		t.guard.Start(t.meter.cpus)
+		t.guard.Start(t.meter.CPUs())
 		t.guard.Group(pid, st.StartTime)
 	}
 	if t.launched {
@@ -584,7 +587,7 @@ func (t *tree) account() {
 		t.traceAfter, t.traceErr = t.tracer.Snapshot()
 	}
 	if t.haveBusy {
-		t.after, t.haveBusy = t.meter.read()
+		t.after, t.haveBusy = t.meter.Read()
 	}
 	t.mu.Lock()
 	for _, o := range append(slices.Collect(maps.Values(t.outside)), t.outsideGone...) {
@@ -592,7 +595,7 @@ func (t *tree) account() {
 		s := float64(o.last-o.first) / procfs.UserHZ
 		t.rep.LeftCgroupCPUS += s
 		t.rep.LeftCgroupCPUMaxS += float64(o.last-o.from) / procfs.UserHZ
-		if t.meter.cpus.Contains(o.cpu) {
+		if t.meter.CPUs().Contains(o.cpu) {
 			t.rep.LeftCgroupOnTargetS += s
 		}
 	}
@@ -643,7 +646,7 @@ func (t *tree) addError(e string) {
 // the target: its time there since the first reading was corepin's own.
 func (t *tree) leftTarget() {
 	if !t.wentOff {
-		t.ownTo, t.wentOff = threadCPU(), true
+		t.ownTo, t.wentOff = busy.ThreadCPU(), true
 	}
 }
 
@@ -667,11 +670,11 @@ func (t *tree) readBefore() {
 	// The cgroup's account just before the target's: the starting
 	// thread's time between them is a file read.
 	if t.cg != nil {
-		t.cgBefore = &cgroupReading{perCPU: t.cg.UsagePerCPU()}
-		t.cgBefore.total, t.cgBefore.ok = t.cg.Usage()
+		t.cgBefore = &judge.CgroupAccount{PerCPU: t.cg.UsagePerCPU()}
+		t.cgBefore.Total, t.cgBefore.OK = t.cg.Usage()
 	}
-	t.before, t.haveBusy = t.meter.read()
-	t.ownFrom = t.before.self // this thread's CPU time at the reading
+	t.before, t.haveBusy = t.meter.Read()
+	t.ownFrom = t.before.Self // this thread's CPU time at the reading
 }
 
 // preemptors names who else ran on the target during the run: the
@@ -685,7 +688,7 @@ func (t *tree) preemptors(target cpuset.Set) ([]Preemptor, string) {
 		return nil, t.traceErr.Error()
 	}
 	ours := t.ours()
-	return topPreemptors(t.traceAfter.Since(t.traceBefore), target, func(pid, _ int) bool { return ours[pid] }), ""
+	return judge.Preemptors(ran(t.traceAfter.Since(t.traceBefore)), target, func(pid, _ int) bool { return ours[pid] }), ""
 }
 
 // ours is the run's processes: the command and every process seen in its
@@ -709,5 +712,14 @@ func (t *tree) switches() ([]timeline.Slice, *Switches) {
 		return nil, nil
 	}
 	ours := t.ours()
-	return switches(t.tracer, t.traceBefore, t.traceAfter, t.before.at, t.after.at, func(pid, tid int) bool { return ours[pid] || tid == t.forker })
+	return switches(t.tracer, t.traceBefore, t.traceAfter, t.before.At, t.after.At, func(pid, tid int) bool { return ours[pid] || tid == t.forker })
+}
+
+// othersOnTarget is the others' time on the target during the run of a
+// command: the tree's readings, less the tree's own time there.
+func (t *tree) othersOnTarget(s *evidence.Scheduling, cpus cpuset.Set) *Others {
+	if !t.haveBusy {
+		return nil
+	}
+	return judge.OthersOfTree(s, cpus, judge.TreeWindow{Before: t.before, After: t.after, CgroupBefore: t.cgBefore, Own: t.ownOnTarget()})
 }

@@ -18,7 +18,9 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/sched"
@@ -46,7 +48,7 @@ var treeHelpers = map[string]func() int{
 func escaper() int {
 	runtime.LockOSThread()
 	if d, err := time.ParseDuration(os.Getenv("COREPIN_ESCAPE_AFTER")); err == nil {
-		for start := threadCPU(); threadCPU()-start < d; {
+		for start := busy.ThreadCPU(); busy.ThreadCPU()-start < d; {
 		}
 	}
 	mounts, err := cgroupfs.ReadMounts(fsroot.Host)
@@ -71,7 +73,7 @@ func escaper() int {
 	if moved == 0 {
 		return 3
 	}
-	for start := threadCPU(); threadCPU()-start < 300*time.Millisecond; {
+	for start := busy.ThreadCPU(); busy.ThreadCPU()-start < 300*time.Millisecond; {
 	}
 	return 0
 }
@@ -86,7 +88,7 @@ func escaper() int {
 func unseen() int {
 	if os.Getenv("COREPIN_UNSEEN_CHILD") != "" {
 		runtime.LockOSThread()
-		for start := threadCPU(); threadCPU()-start < unseenWork; {
+		for start := busy.ThreadCPU(); busy.ThreadCPU()-start < unseenWork; {
 		}
 		return 0
 	}
@@ -583,12 +585,12 @@ func TestObserveKeepsTheProgramsOwnAffinity(t *testing.T) {
 		if !strings.HasPrefix(rep.Tree.Mechanism, "cgroup") {
 			t.Skipf("no run cgroup here (%s)", rep.Tree.NoCgroup)
 		}
-		t.Logf("observe %v: exit %d, %s", observe, rep.ExitCode(), rep.Summary())
+		t.Logf("observe %v: exit %d, %s", observe, rep.ExitCode(), judge.ReportLine(&rep.Scheduling))
 		switch {
 		case observe && (rep.ExitCode() != 0 || treeSeconds(rep) == 0 || rep.Tree.PerCPUSeconds[other] < 0.8*treeSeconds(rep) || rep.Coverage.Residency == nil || *rep.Coverage.Residency > 0.5):
 			t.Errorf("observed: exit %d, per CPU %v, residency %s: want the loop on CPU %d", rep.ExitCode(), rep.Tree.PerCPUSeconds, fmtPtr(rep.Coverage.Residency), other)
-		case observe && !strings.Contains(rep.Summary(), fmt.Sprintf("CPU %d ", other)):
-			t.Errorf("the summary does not say where the time went: %s", rep.Summary())
+		case observe && !strings.Contains(judge.ReportLine(&rep.Scheduling), fmt.Sprintf("CPU %d ", other)):
+			t.Errorf("the summary does not say where the time went: %s", judge.ReportLine(&rep.Scheduling))
 		case !observe && rep.ExitCode() == 0:
 			t.Errorf("exact mode: taskset to CPU %d outside the run's cpuset exited 0", other)
 		}
@@ -645,7 +647,7 @@ func TestRunSweptFromOutsideSaysSo(t *testing.T) {
 	if rep == nil {
 		return
 	}
-	if rep.Tree.Swept == "" || !strings.Contains(rep.Summary(), "was ended while the run went on, by another process") {
-		t.Errorf("a run whose cgroup was swept says nothing of it: tree %+v\nsummary %s", rep.Tree, rep.Summary())
+	if rep.Tree.Swept == "" || !strings.Contains(judge.ReportLine(&rep.Scheduling), "was ended while the run went on, by another process") {
+		t.Errorf("a run whose cgroup was swept says nothing of it: tree %+v\nsummary %s", rep.Tree, judge.ReportLine(&rep.Scheduling))
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
@@ -117,7 +118,7 @@ func busyAt(t *testing.T, cpu int, launcher, noCgroup bool) (*Report, string) {
 // emulated guest).
 func busyThird() int {
 	runtime.LockOSThread()
-	for start := threadCPU(); threadCPU()-start < time.Second/3; {
+	for start := busy.ThreadCPU(); busy.ThreadCPU()-start < time.Second/3; {
 	}
 	data, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {

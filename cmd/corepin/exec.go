@@ -11,6 +11,7 @@ import (
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
+	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
@@ -157,7 +158,7 @@ executable, 127 when it is not found).`,
 			return err
 		}
 		if !quiet {
-			fmt.Fprintln(in.Stderr, "corepin:", termsafe.Message(rep.Summary()))
+			fmt.Fprintln(in.Stderr, "corepin:", termsafe.Message(judge.ReportLine(&rep.Scheduling)))
 			// Judged as corepin run judges each run; exec keeps its
 			// command's exit status: a shared target is said, not made
 			// an exit code.
@@ -220,7 +221,7 @@ func replaceWith(in *cli.Invocation, req session.Request, args []string, reportF
 			}
 		}
 		if !quiet {
-			fmt.Fprintf(in.Stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), rep.SchedulingSummary())
+			fmt.Fprintf(in.Stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), judge.SchedulingLine(&rep.Scheduling))
 		}
 		return nil
 	})

@@ -144,7 +144,7 @@ type Coverage struct {
 	SampledResidency *float64 `json:"sampled_residency"`
 	// TooShort says why a sampled coverage says nothing of the work: the
 	// tree used less CPU time than MinSampledPeriods of the watcher's
-	// period (see launch.MinSampledCPU), or the watcher took fewer samples than
+	// period (see judge.MinSampledCPU), or the watcher took fewer samples than
 	// that. "" when it may be judged.
 	TooShort string `json:"too_short_to_judge,omitempty"`
 }

@@ -1,4 +1,4 @@
-package launch
+package judge
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"corepin.dev/corepin/watch"
+	"corepin.dev/corepin/results/evidence"
 )
 
-// SchedulingSummary is where and how the session's thread read back:
+// SchedulingLine is where and how the session's thread read back:
 // "CPU 1 (exact, mask 1), other nice -20 (ladder geekbench step 2)".
-func (rep *Report) SchedulingSummary() string {
+func SchedulingLine(rep *evidence.Scheduling) string {
 	rb := rep.Readback
 	var b strings.Builder
 	fmt.Fprintf(&b, "CPU %d (%s, mask %s), %s", rb.CPU, rep.Target.Mode, rb.CPUs, rb.PolicyText())
@@ -24,44 +24,54 @@ func (rep *Report) SchedulingSummary() string {
 	return b.String()
 }
 
-// Summary is the run in one line: where the command ran, its share on
+// ReportLine is the run in one line: where the command ran, its share on
 // target, its times and how it ended, then the watcher's warnings.
-func (rep *Report) Summary() string {
+func ReportLine(rep *evidence.Scheduling) string {
 	var b strings.Builder
-	rep.summarizePlace(&b)
-	rep.summarizeResidency(&b)
-	if why := rep.NoLongerHeld(); why != "" {
+	summarizePlace(&b, rep)
+	summarizeResidency(&b, rep)
+	if why := NoLongerHeld(rep); why != "" {
 		b.WriteString("; " + why)
 	}
-	rep.summarizeTimes(&b)
-	rep.summarizeTree(&b)
-	rep.summarizeEnd(&b)
-	rep.summarizeConfined(&b)
-	rep.summarizeWarnings(&b)
+	summarizeTimes(&b, rep)
+	summarizeTree(&b, rep)
+	summarizeEnd(&b, rep)
+	summarizeConfined(&b, rep)
+	summarizeWarnings(&b, rep)
 	return b.String()
+}
+
+// NoLongerHeld says why the acceptance rule stopped holding during the
+// run ("CPU 3 went offline at 1.2 s; the work ran elsewhere from then on
+// (…)"), or "" when it held.
+func NoLongerHeld(rep *evidence.Scheduling) string {
+	if rep.Watch != nil && rep.Watch.TargetOffline != nil {
+		return rep.Watch.TargetOffline.String()
+	}
+	return ""
 }
 
 // summarizePlace says where the command ran. Without a watcher (or with
 // only the one reading at the end), what corepin set is all that is
 // known: the command may have changed its own threads since, and the
 // summary does not say it held.
-func (rep *Report) summarizePlace(b *strings.Builder) {
+func summarizePlace(b *strings.Builder, rep *evidence.Scheduling) {
 	if rep.Watch == nil || rep.Watch.PeriodMs == 0 {
-		fmt.Fprintf(b, "%s started (not watched) with %s set", filepath.Base(rep.Command[0]), rep.SchedulingSummary())
+		fmt.Fprintf(b, "%s started (not watched) with %s set", filepath.Base(rep.Command[0]), SchedulingLine(rep))
 		return
 	}
-	fmt.Fprintf(b, "%s ran on %s", filepath.Base(rep.Command[0]), rep.SchedulingSummary())
+	fmt.Fprintf(b, "%s ran on %s", filepath.Base(rep.Command[0]), SchedulingLine(rep))
 }
 
 // summarizeResidency says what the watcher's samples saw: the share on
 // target, and when the samples are the residency, how much of the work
 // they describe.
-func (rep *Report) summarizeResidency(b *strings.Builder) {
+func summarizeResidency(b *strings.Builder, rep *evidence.Scheduling) {
 	wr := rep.Watch
 	if wr == nil || wr.OnTargetRatio == nil {
 		return
 	}
-	fmt.Fprintf(b, "; on target %.1f%% of %d running samples", 100**wr.OnTargetRatio, runningSamples(wr.Threads))
+	fmt.Fprintf(b, "; on target %.1f%% of %d running samples", 100**wr.OnTargetRatio, runningSampleCount(wr.Threads))
 	if c := rep.Coverage; c != nil && c.ResidencySource == "sampled" {
 		switch {
 		case c.TooShort != "":
@@ -77,7 +87,7 @@ func (rep *Report) summarizeResidency(b *strings.Builder) {
 // where the cgroup counted it, and where that time went when the work
 // left the target (its own affinity under --observe, or something that
 // escaped).
-func (rep *Report) summarizeTimes(b *strings.Builder) {
+func summarizeTimes(b *strings.Builder, rep *evidence.Scheduling) {
 	c, cov := rep.Child, rep.Coverage
 	fmt.Fprintf(b, "; %.3fs wall, %.3fs user, %.3fs sys", c.WallS, c.UserS, c.SysS)
 	if cov == nil {
@@ -87,13 +97,13 @@ func (rep *Report) summarizeTimes(b *strings.Builder) {
 		fmt.Fprintf(b, " (the whole tree %.3fs CPU)", cov.TreeCPUS)
 	}
 	if cov.Residency != nil && *cov.Residency < 0.99 && rep.Tree != nil && len(rep.Tree.PerCPUSeconds) > 0 {
-		fmt.Fprintf(b, "; %.0f%% of the tree's CPU time on the target (%s)", 100**cov.Residency, perCPU(rep.Tree.PerCPUSeconds))
+		fmt.Fprintf(b, "; %.0f%% of the tree's CPU time on the target (%s)", 100**cov.Residency, perCPULine(rep.Tree.PerCPUSeconds))
 	}
 }
 
 // summarizeTree says how priority reached the tree and who else ran on
 // the target.
-func (rep *Report) summarizeTree(b *strings.Builder) {
+func summarizeTree(b *strings.Builder, rep *evidence.Scheduling) {
 	if t := rep.Tree; t != nil && t.PriorityScope != "" {
 		fmt.Fprintf(b, "; priority acts through %s", t.PriorityScope)
 	}
@@ -104,7 +114,7 @@ func (rep *Report) summarizeTree(b *strings.Builder) {
 
 // summarizeEnd says what corepin had to end: what the command left
 // running, the command at its timeout, the thread it could not put back.
-func (rep *Report) summarizeEnd(b *strings.Builder) {
+func summarizeEnd(b *strings.Builder, rep *evidence.Scheduling) {
 	if t := rep.Tree; t != nil {
 		// The command itself, ended at its timeout or Ctrl-C, is not
 		// among what it left running.
@@ -133,7 +143,7 @@ func (rep *Report) summarizeEnd(b *strings.Builder) {
 // threads itself may have failed on that, and nothing else tells it. The
 // kernel keeps no record of a refused call, so it is said as what the
 // cpuset does, not as what the program did.
-func (rep *Report) summarizeConfined(b *strings.Builder) {
+func summarizeConfined(b *strings.Builder, rep *evidence.Scheduling) {
 	t := rep.Tree
 	if t == nil || t.CgroupCPUs.Len() != 1 || rep.Refused != "" || rep.ExecError != "" || rep.Child.TimedOut {
 		return
@@ -148,7 +158,7 @@ func (rep *Report) summarizeConfined(b *strings.Builder) {
 // summarizeWarnings adds the watcher's warnings, a line each. A run too
 // short to judge claims its sampled residency neither way, so missed
 // ticks put nothing in doubt.
-func (rep *Report) summarizeWarnings(b *strings.Builder) {
+func summarizeWarnings(b *strings.Builder, rep *evidence.Scheduling) {
 	wr := rep.Watch
 	if wr == nil {
 		return
@@ -162,7 +172,7 @@ func (rep *Report) summarizeWarnings(b *strings.Builder) {
 	}
 }
 
-func runningSamples(threads []watch.ThreadStat) int {
+func runningSampleCount(threads []evidence.ThreadStat) int {
 	n := 0
 	for _, t := range threads {
 		n += t.Running
@@ -170,8 +180,8 @@ func runningSamples(threads []watch.ThreadStat) int {
 	return n
 }
 
-// perCPU lists a per-CPU account: "CPU 0 0.241s, CPU 1 0.002s".
-func perCPU(secs map[int]float64) string {
+// perCPULine lists a per-CPU account: "CPU 0 0.241s, CPU 1 0.002s".
+func perCPULine(secs map[int]float64) string {
 	cpus := slices.Sorted(maps.Keys(secs))
 	parts := make([]string, len(cpus))
 	for i, cpu := range cpus {

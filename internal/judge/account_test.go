@@ -1,4 +1,4 @@
-package launch
+package judge
 
 import (
 	"strings"
@@ -6,7 +6,6 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/watch"
 )
 
 // A sampled coverage is judged only for a tree that used at least five of
@@ -31,12 +30,12 @@ func TestCoverageTooShortToJudge(t *testing.T) {
 		// exec --watch 0 without a cgroup: no samples, and none missed.
 		{"the watcher off", 1, 0, 0, nil, true},
 	} {
-		r := &Report{Scheduling: evidence.Scheduling{
-			Child: ChildReport{WallS: 1, UserS: c.treeCPU},
-			Watch: &watch.Result{PeriodMs: c.periodMs, Samples: c.samples, OnTargetRatio: &one, Threads: []watch.ThreadStat{{CPUSeconds: c.treeCPU / 10}}},
-			Tree:  &TreeReport{PerCPUSeconds: c.perCPU},
-		}}
-		r.account(cpuset.Of(3))
+		r := &evidence.Scheduling{
+			Child: evidence.ChildReport{WallS: 1, UserS: c.treeCPU},
+			Watch: &evidence.Watch{PeriodMs: c.periodMs, Samples: c.samples, OnTargetRatio: &one, Threads: []evidence.ThreadStat{{CPUSeconds: c.treeCPU / 10}}},
+			Tree:  &evidence.TreeReport{PerCPUSeconds: c.perCPU},
+		}
+		Account(r, cpuset.Of(3))
 		cov := r.Coverage
 		want := "under 5"
 		if c.periodMs == 0 {
@@ -53,15 +52,15 @@ func TestCoverageTooShortToJudge(t *testing.T) {
 func TestSummaryOfARunTooShortToJudge(t *testing.T) {
 	one := 1.0
 	for _, treeCPU := range []float64{0.03, 1} {
-		r := &Report{Scheduling: evidence.Scheduling{
+		r := &evidence.Scheduling{
 			Command: []string{"true"},
-			Child:   ChildReport{WallS: 1, UserS: treeCPU},
-			Watch: &watch.Result{PeriodMs: 100, Samples: 12, OnTargetRatio: &one, Threads: []watch.ThreadStat{{CPUSeconds: treeCPU, Running: 3}},
-				KeepUp: watch.KeepUp{Unvouched: true, Missed: 8, Expected: 10, MissedShare: 0.8, Priority: "fifo:1"}},
-			Tree: &TreeReport{Mechanism: MechanismProcessGroup},
-		}}
-		r.account(cpuset.Of(3))
-		s := r.Summary()
+			Child:   evidence.ChildReport{WallS: 1, UserS: treeCPU},
+			Watch: &evidence.Watch{PeriodMs: 100, Samples: 12, OnTargetRatio: &one, Threads: []evidence.ThreadStat{{CPUSeconds: treeCPU, Running: 3}},
+				KeepUp: evidence.KeepUp{Unvouched: true, Missed: 8, Expected: 10, MissedShare: 0.8, Priority: "fifo:1"}},
+			Tree: &evidence.TreeReport{Mechanism: "process-group"},
+		}
+		Account(r, cpuset.Of(3))
+		s := ReportLine(r)
 		short := r.Coverage.TooShort != ""
 		if short != (treeCPU < 0.5) || short == strings.Contains(s, "residency cannot be vouched for") {
 			t.Errorf("%.2f s of CPU time: too short %v, summary %q", treeCPU, short, s)

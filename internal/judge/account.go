@@ -1,4 +1,5 @@
-package launch
+// Package judge turns a run's evidence into findings.
+package judge
 
 import (
 	"fmt"
@@ -6,18 +7,6 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/watch"
-)
-
-// What the run's accounting finds is the run's evidence as results keeps
-// it (package evidence): one declaration, which a reader of run.json
-// links without the launcher.
-type (
-	// Sharing says whether the target CPUs were the work's own.
-	Sharing = evidence.Sharing
-	// Coverage says how much of the tree's CPU time the residency figure
-	// accounts for.
-	Coverage = evidence.Coverage
 )
 
 // MinSampledPeriods is how many of the watcher's periods of CPU time a
@@ -33,24 +22,24 @@ const MinSampledPeriods = 5
 // too short to judge, for a watcher of period p.
 func MinSampledCPU(p time.Duration) time.Duration { return MinSampledPeriods * p }
 
-// account works out the run's sharing and coverage from the watcher's
-// result, the tree's account and the command's wall time.
-func (r *Report) account(target cpuset.Set) {
-	seen := r.accountSharing(target)
-	tree := r.Tree
+// Account works out a run's sharing and coverage from the watcher's
+// result, the tree's account and the command's wall time, on target.
+func Account(s *evidence.Scheduling, target cpuset.Set) {
+	seen := accountSharing(s, target)
+	tree := s.Tree
 	if tree == nil {
-		tree = &TreeReport{}
+		tree = &evidence.TreeReport{}
 	}
-	c := treeCoverage(tree, r.Child, r.Watch, seen)
-	coverResidency(c, tree, target, r.Watch)
-	r.Coverage = c
+	c := treeCoverage(tree, s.Child, s.Watch, seen)
+	coverResidency(c, tree, target, s.Watch)
+	s.Coverage = c
 }
 
 // accountSharing fills in Sharing from the followed threads' run and wait
 // times, and returns the CPU time of the threads the watcher saw.
-func (r *Report) accountSharing(target cpuset.Set) (seen float64) {
-	r.Sharing = &Sharing{UsableCPUs: target.Len()}
-	w, wall := r.Watch, r.Child.WallS
+func accountSharing(s *evidence.Scheduling, target cpuset.Set) (seen float64) {
+	s.Sharing = &evidence.Sharing{UsableCPUs: target.Len()}
+	w, wall := s.Watch, s.Child.WallS
 	if w == nil {
 		return 0
 	}
@@ -68,15 +57,15 @@ func (r *Report) accountSharing(target cpuset.Set) (seen float64) {
 			wanted += *t.WaitS
 		}
 		if wall > 0 && wanted >= wall/2 {
-			r.Sharing.BusyThreads++
+			s.Sharing.BusyThreads++
 		}
 	}
 	if w.RunS != nil && w.WaitS != nil && wall > 0 {
 		perWall, wait, ofWall := *w.RunS/wall, *w.WaitS, *w.WaitS/wall
-		r.Sharing.CPUPerWall, r.Sharing.WaitS, r.Sharing.WaitOfWall = &perWall, &wait, &ofWall
+		s.Sharing.CPUPerWall, s.Sharing.WaitS, s.Sharing.WaitOfWall = &perWall, &wait, &ofWall
 		if wanted := *w.RunS + *w.WaitS; wanted > 0 {
 			share := wait / wanted
-			r.Sharing.WaitShare = &share
+			s.Sharing.WaitShare = &share
 		}
 	}
 	return seen
@@ -85,8 +74,8 @@ func (r *Report) accountSharing(target cpuset.Set) (seen float64) {
 // treeCoverage is the tree's CPU time, from the cgroup where it counted
 // it, else from the command's rusage, and what part of it the watcher's
 // samples saw.
-func treeCoverage(tree *TreeReport, child ChildReport, w *watch.Result, seen float64) *Coverage {
-	c := &Coverage{SeenCPUS: seen, TreeCPUS: child.UserS + child.SysS + tree.ReapedCPUS, TreeSource: "rusage"}
+func treeCoverage(tree *evidence.TreeReport, child evidence.ChildReport, w *evidence.Watch, seen float64) *evidence.Coverage {
+	c := &evidence.Coverage{SeenCPUS: seen, TreeCPUS: child.UserS + child.SysS + tree.ReapedCPUS, TreeSource: "rusage"}
 	if tree.CPUSeconds != nil {
 		c.TreeCPUS, c.TreeSource = *tree.CPUSeconds+tree.LeftCgroupCPUS, "cgroup"
 		if tree.LeftCgroup > 0 {
@@ -104,11 +93,11 @@ func treeCoverage(tree *TreeReport, child ChildReport, w *watch.Result, seen flo
 	return c
 }
 
-// coverResidency fills in c's share of the tree's CPU time on the target: exact from
-// the per-CPU account where the kernel keeps one, with what left the
-// cgroup counted where it was last seen; else the samples', with how
-// little they may cover.
-func coverResidency(c *Coverage, tree *TreeReport, target cpuset.Set, w *watch.Result) {
+// coverResidency fills in c's share of the tree's CPU time on the target:
+// exact from the per-CPU account where the kernel keeps one, with what
+// left the cgroup counted where it was last seen; else the samples', with
+// how little they may cover.
+func coverResidency(c *evidence.Coverage, tree *evidence.TreeReport, target cpuset.Set, w *evidence.Watch) {
 	var total, onTarget float64
 	for cpu, s := range tree.PerCPUSeconds {
 		total += s
@@ -127,13 +116,13 @@ func coverResidency(c *Coverage, tree *TreeReport, target cpuset.Set, w *watch.R
 		// The samples' residency (null when no sample saw the work run)
 		// and their coverage, which says how little that may be.
 		c.Residency, c.ResidencySource, c.Coverage = c.SampledResidency, "sampled", c.SampledCoverage
-		c.TooShort = tooShort(c.TreeCPUS, w)
+		c.TooShort = sampledTooShort(c.TreeCPUS, w)
 	}
 }
 
-// tooShort says why a sampled coverage says nothing of the work, or ""
+// sampledTooShort says why a sampled coverage says nothing of the work, or ""
 // when it may be judged (see Coverage.TooShort).
-func tooShort(treeCPUS float64, w *watch.Result) string {
+func sampledTooShort(treeCPUS float64, w *evidence.Watch) string {
 	period := time.Duration(w.PeriodMs) * time.Millisecond
 	switch floor := MinSampledCPU(period); {
 	case period == 0:
