@@ -83,15 +83,6 @@ type Guard interface {
 	Ungroup(pgid int)
 }
 
-// noGuard is the guard of a run that has none.
-type noGuard struct{}
-
-func (noGuard) Start(cpuset.Set)                      {}
-func (noGuard) Ready()                                {}
-func (noGuard) Cgroup(int, string, map[string]string) {}
-func (noGuard) Group(int, uint64)                     {}
-func (noGuard) Ungroup(int)                           {}
-
 // ThreadConfig is work to run on a thread of corepin itself (RunThread).
 type ThreadConfig struct {
 	// Request is where and how the work runs.

@@ -639,7 +639,7 @@ func TestRunSweptFromOutsideSaysSo(t *testing.T) {
 	if sweep.Version == 2 {
 		sweep.Dirs = map[string]string{"": ours[0]}
 	}
-	noteSwept(sweep)
+	sweep.NoteSwept("a stand-in sweep ended it")
 	if n, err := sweep.End(); n == 0 || err != nil {
 		t.Fatalf("the stand-in sweep ended %d processes: %v", n, err)
 	}

@@ -13,7 +13,7 @@ import (
 	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/termsafe"
-	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/system"
 )
 
@@ -103,7 +103,7 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 // a shield, off the shielded CPUs; see system.JournalState), except to
 // system reset, the remedy, and removes the temporary files of a save
 // that a killed tune left; and it finds what a killed corepin, whose guard
-// was killed too, left running (launch.SweepStale), so that nothing runs
+// was killed too, left running (tree.SweepStale), so that nothing runs
 // unseen beside the next measurement: a command that runs work or changes
 // the machine (endsStrays) ends it, one that only reads says so. Then it waits until c (nil for none)
 // catches the signals, so that no command is ended by a signal's default
@@ -119,7 +119,7 @@ func beforeEach(c *interrupt.Catcher, stderr io.Writer, intercept func(*cli.Invo
 					fmt.Fprintln(stderr, "corepin: warning:", msg)
 				}
 			}
-			for _, s := range launch.SweepStale(fsroot.Host, endsStrays(in.Cmd.Path())) {
+			for _, s := range tree.SweepStale(fsroot.Host, endsStrays(in.Cmd.Path())) {
 				fmt.Fprintln(stderr, "corepin:", s)
 			}
 		}

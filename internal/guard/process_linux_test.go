@@ -18,6 +18,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/session"
 )
@@ -58,7 +59,7 @@ func requireV1Freezer(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for a run's cgroup")
 	}
-	if m, why := launch.Containment(fsroot.Host); m != launch.MechanismCgroupV1 {
+	if m, why := tree.Containment(fsroot.Host); m != launch.MechanismCgroupV1 {
 		t.Skipf("needs a run cgroup of cgroup v1 (runs end through cgroup.kill on v2): %s", why)
 	}
 	if h, err := cgroupfs.Find(fsroot.Host); err != nil {

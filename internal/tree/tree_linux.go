@@ -1,4 +1,4 @@
-package launch
+package tree
 
 import (
 	"errors"
@@ -26,17 +26,16 @@ import (
 	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/watch"
 )
 
-// tree holds one run's processes: the command in its own process group,
+// Tree holds one run's processes: the command in its own process group,
 // corepin the subreaper of its orphans, and a cgroup where the kernel
 // allows one. It finds every live process of the run, ends them all, and
 // reaps the orphans corepin inherited.
-type tree struct {
+type Tree struct {
 	root  fsroot.Root
 	cg    *cgroup
-	rep   *TreeReport
+	rep   *evidence.TreeReport
 	guard Guard // told of every cgroup and process group that would outlive corepin
 	pid   int   // the command; pid is also the process group's id
 	mu    sync.Mutex
@@ -71,10 +70,9 @@ type tree struct {
 	// work's time in the window (nil without a cgroup account).
 	cgBefore *judge.CgroupAccount
 	// tracer, when set, is snapshot with the busy readings: who ran on
-	// the target between them.
-	tracer                  *oncpu.Tracer
-	traceBefore, traceAfter oncpu.Account
-	traceErr                error
+	// the target between them (trace).
+	tracer *oncpu.Tracer
+	trace  *Trace
 	// forker is the thread that read the target before the fork and
 	// forked the command: corepin's, in the run's cgroups meanwhile, so
 	// that its time on the target is the work's in their account.
@@ -113,46 +111,75 @@ type outsider struct {
 	cpu  int // where it last ran
 }
 
-// newTree prepares the containment of a run on target whose cgroup
-// confines it to cpus (the target, or for a run that is only observed the
-// CPUs corepin was allowed); useCgroup false keeps to the process group.
-func newTree(root fsroot.Root, target, cpus cpuset.Set, useCgroup bool, guard Guard, rep *TreeReport) *tree {
-	h, herr := cgroupfs.Find(root) // the hierarchies, for the busy meter and the run's cgroup
-	t := &tree{root: root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, lastIn: map[int]uint64{}, exited: make(chan struct{}), meter: busy.NewMeter(root, h, target), guard: guard}
+// Config is how one run's tree is to be held.
+type Config struct {
+	// Root is the folder holding proc/ where the run's processes are
+	// read; the live system by default.
+	Root fsroot.Root
+	// Target are the CPUs the work runs on; CPUs are those its cgroup
+	// confines it to (the target, or for a run that is only observed the
+	// CPUs corepin was allowed).
+	Target, CPUs cpuset.Set
+	// NoCgroup keeps the run to its process group and corepin's
+	// subreaping.
+	NoCgroup bool
+	// Guard is told of every cgroup and process group that would outlive
+	// corepin; nil for none.
+	Guard Guard
+	// Tracer, when set, is snapshot with the busy readings: who ran on
+	// the target between them.
+	Tracer *oncpu.Tracer
+	// Report is filled in as the tree is held and ended.
+	Report *evidence.TreeReport
+}
+
+// New prepares the containment of a run: corepin the subreaper, the
+// hierarchies read once for the busy meter and the run's cgroup, the
+// guard started and the cgroup made where the kernel allows one (the
+// report says why not, where not).
+func New(c Config) *Tree {
+	if c.Guard == nil {
+		c.Guard = noGuard{}
+	}
+	rep := c.Report
+	h, herr := cgroupfs.Find(c.Root) // the hierarchies, for the busy meter and the run's cgroup
+	t := &Tree{root: c.Root, rep: rep, seen: map[int]uint64{}, ever: map[int]bool{}, ended: map[int]bool{}, lastIn: map[int]uint64{},
+		exited: make(chan struct{}), meter: busy.NewMeter(c.Root, h, c.Target), guard: c.Guard, tracer: c.Tracer}
 	rep.Mechanism = MechanismProcessGroup
 	if err := becomeSubreaper(); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
 	} else {
 		rep.Subreaper = true
 	}
-	if !useCgroup {
+	if c.NoCgroup {
 		rep.NoCgroup = "not asked for"
 		return t
 	}
-	guard.Start(target) // started before the first change that would outlive corepin
+	t.guard.Start(c.Target) // started before the first change that would outlive corepin
 	if herr != nil {
 		rep.NoCgroup = herr.Error()
 		return t
 	}
-	cg, why := newCgroup(h, cpus)
+	cg, why := newCgroup(h, c.CPUs)
 	if cg == nil {
 		rep.NoCgroup = why
 		return t
 	}
 	t.cg = cg
-	guard.Cgroup(cg.Version, cg.Name, cg.Dirs)
+	t.guard.Cgroup(cg.Version, cg.Name, cg.Dirs)
 	rep.Mechanism, rep.Cgroup, rep.CgroupCPUs = cg.Mechanism(), cg.SortedDirs(), cg.CPUs
 	return t
 }
 
-// prepare puts the command in a process group of its own and, on cgroup
-// v2, into the run's cgroup at fork.
-func (t *tree) prepare(cmd *exec.Cmd) {
+// Prepare puts the command in a process group of its own and, on cgroup
+// v2, into the run's cgroup at fork; launched says the command is the
+// launcher, which chooses its scheduling after the fork.
+func (t *Tree) Prepare(cmd *exec.Cmd, launched bool) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	t.launched = len(cmd.Args) > 1 && cmd.Args[1] == Arg
+	t.launched = launched
 	t.takeBack = foreground(cmd, cmd.Stdin)
 	if t.cg != nil && t.cg.Version == 2 {
 		fd, _ := t.cg.FD() // opened as the cgroup was made
@@ -163,11 +190,13 @@ func (t *tree) prepare(cmd *exec.Cmd) {
 	cmd.WaitDelay = 500 * time.Millisecond
 }
 
-// start starts cmd from the calling thread, which must be locked to its
+// Start starts cmd from the calling thread, which must be locked to its
 // goroutine, inside the run's cgroup, and sets *at to the time just
-// before the fork and exec. left is false when the thread could not go
-// back to its own cgroups: it must then end with its goroutine.
-func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
+// before the fork and exec. Out of the run's cpuset the thread calls
+// off, which moves it where corepin's other threads are kept. left is
+// false when the thread could not go back to its own cgroups: it must
+// then end with its goroutine.
+func (t *Tree) Start(cmd *exec.Cmd, at *time.Duration, off func()) (left bool, err error) {
 	// The command copies this thread's scheduling at the fork: what it
 	// reads back now is what the command's priority will be.
 	weigh := func(move func() error) {
@@ -191,14 +220,14 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 		return true, err
 	}
 	// Out of the run's cpuset, the thread moves to where corepin's other
-	// threads are kept, as it would after its restore (waitOffTarget),
-	// before it leaves the command's cpu cgroup (see cgroup.leave).
-	off := func() { waitOffTarget(t.meter.CPUs()); t.leftTarget() }
+	// threads are kept, as it would after its restore, before it leaves
+	// the command's cpu cgroup (see cgroup.leave).
+	leave := func() { off(); t.LeftTarget() }
 	t.ownInWork = t.cg.Version == 1 && t.cg.Dirs["cpuacct"] != ""
 	// Entering a v1 cgroup takes milliseconds (the kernel waits for an
 	// RCU grace period); the command's time starts after it.
 	if err := t.cg.enter(); err != nil {
-		return t.cg.leave(off) == nil, err
+		return t.cg.leave(leave) == nil, err
 	}
 	weigh(t.cg.enterWeighted)
 	t.guard.Ready()
@@ -206,7 +235,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 	*at = monotonic()
 	err = cmd.Start()
 	t.waitExit(cmd, err)
-	if lerr := t.cg.leave(off); lerr != nil {
+	if lerr := t.cg.leave(leave); lerr != nil {
 		t.addError(lerr.Error())
 		return false, err
 	}
@@ -217,7 +246,7 @@ func (t *tree) start(cmd *exec.Cmd, at *time.Duration) (left bool, err error) {
 // own started at once, so that the time does not include what corepin
 // does after the start (putting its thread back, leaving the cgroup). It
 // waits without reaping: the PID stays the command's until Wait.
-func (t *tree) waitExit(cmd *exec.Cmd, startErr error) {
+func (t *Tree) waitExit(cmd *exec.Cmd, startErr error) {
 	if startErr != nil {
 		return
 	}
@@ -235,8 +264,8 @@ func (t *tree) waitExit(cmd *exec.Cmd, startErr error) {
 	}()
 }
 
-// started records the command's PID, the process group's id.
-func (t *tree) started(pid int) {
+// Started records the command's PID, the process group's id.
+func (t *Tree) Started(pid int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pid, t.rep.PGID = pid, pid
@@ -259,7 +288,7 @@ func (t *tree) started(pid int) {
 // moveWeighted moves the launched command and every process of the run it
 // has started so far into the weighted cgroup, until a listing finds none
 // left out: what a moved process forks is born inside.
-func (t *tree) moveWeighted() error {
+func (t *Tree) moveWeighted() error {
 	if err := t.cg.moveWeighted(t.pid); err != nil {
 		return err
 	}
@@ -287,7 +316,7 @@ func (t *tree) moveWeighted() error {
 // nice value to its session; move puts the work into the weighted cgroup
 // (nil without a cgroup). A failure is no error of the run: the report
 // says the priority acts only within its session, and why.
-func (t *tree) weigh(a sched.Attr, move func() error) {
+func (t *Tree) weigh(a sched.Attr, move func() error) {
 	enabled, _ := Autogroup(t.root)
 	weighted, scope := priorityScope(a, enabled)
 	t.rep.PriorityScope = scope
@@ -314,7 +343,7 @@ func (t *tree) weigh(a sched.Attr, move func() error) {
 // Members lists the run's live processes other than the command itself:
 // the cgroup's, the command's descendants, and the orphans corepin
 // inherited from it. The watcher follows them.
-func (t *tree) Members() []int {
+func (t *Tree) Members() []int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.members(false)
@@ -323,7 +352,7 @@ func (t *tree) Members() []int {
 // members lists the live processes of the run; withRoot includes the
 // command when it still runs. It walks down from every process known to
 // be the run's (see roots), through the children of each.
-func (t *tree) members(withRoot bool) []int {
+func (t *Tree) members(withRoot bool) []int {
 	queue, inside, before := t.roots()
 	var out []int
 	done := map[int]bool{}
@@ -353,7 +382,7 @@ func (t *tree) members(withRoot bool) []int {
 // nil without a cgroup; before is the CPU time (ticks) of each process
 // seen before, read before that listing, so that one the listing finds
 // inside was inside at that reading.
-func (t *tree) roots() (queue []int, inside map[int]bool, before map[int]uint64) {
+func (t *Tree) roots() (queue []int, inside map[int]bool, before map[int]uint64) {
 	before = map[int]uint64{}
 	for pid, start := range t.seen {
 		if st, ok := t.stat(pid); ok && st.StartTime == start {
@@ -382,7 +411,7 @@ func (t *tree) roots() (queue []int, inside map[int]bool, before map[int]uint64)
 
 // admit says whether pid is a live process of the run, and records it:
 // seen with its start time, and followed where it left the cgroup.
-func (t *tree) admit(pid int, inside map[int]bool, before map[int]uint64) bool {
+func (t *Tree) admit(pid int, inside map[int]bool, before map[int]uint64) bool {
 	if pid == os.Getpid() {
 		return false // corepin's starting thread is in the cgroup while it forks the command
 	}
@@ -419,7 +448,7 @@ func (t *tree) admit(pid int, inside map[int]bool, before map[int]uint64) bool {
 
 // noteExited reads once more a process of the run that left its cgroup
 // and has exited, before it is reaped: its CPU time since the last look.
-func (t *tree) noteExited(pid int, st watch.TaskStat) {
+func (t *Tree) noteExited(pid int, st procfs.TaskStat) {
 	if o, known := t.outside[pid]; known && o.start == st.StartTime {
 		t.noteOutside(pid, st)
 	}
@@ -428,7 +457,7 @@ func (t *tree) noteExited(pid int, st watch.TaskStat) {
 // noteOutside keeps the CPU time of a process of the run outside its
 // cgroup, from its first sight there and from its last sight inside, and
 // where it ran last.
-func (t *tree) noteOutside(pid int, st watch.TaskStat) {
+func (t *Tree) noteOutside(pid int, st procfs.TaskStat) {
 	if t.outside == nil {
 		t.outside = map[int]outsider{}
 	}
@@ -444,17 +473,13 @@ func (t *tree) noteOutside(pid int, st watch.TaskStat) {
 	t.outside[pid] = o
 }
 
-func (t *tree) stat(pid int) (watch.TaskStat, bool) {
-	data, err := fsroot.ReadFile(t.root.Path("proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return watch.TaskStat{}, false
-	}
-	st, err := watch.ParseTaskStat(data)
+func (t *Tree) stat(pid int) (procfs.TaskStat, bool) {
+	st, err := procfs.ReadTaskStat(t.root, pid)
 	return st, err == nil
 }
 
 // children lists the children of every thread of pid.
-func (t *tree) children(pid int) []int {
+func (t *Tree) children(pid int) []int {
 	dir := t.root.Path("proc", strconv.Itoa(pid), "task")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -475,23 +500,23 @@ func (t *tree) children(pid int) []int {
 	return out
 }
 
-// signal sends sig to the process group, the cgroup and every process of
+// Signal sends sig to the process group, the cgroup and every process of
 // the run found.
-func (t *tree) signal(sig unix.Signal) {
+func (t *Tree) Signal(sig unix.Signal) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.signalLocked(sig, t.members(true))
 }
 
-// lastSent is the last signal corepin sent the tree (a kill timer may
+// LastSent is the last signal corepin sent the tree (a kill timer may
 // still be sending one).
-func (t *tree) lastSent() unix.Signal {
+func (t *Tree) LastSent() unix.Signal {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.sent
 }
 
-func (t *tree) signalLocked(sig unix.Signal, pids []int) {
+func (t *Tree) signalLocked(sig unix.Signal, pids []int) {
 	t.sent = sig
 	if t.pid > 0 {
 		unix.Kill(-t.pid, sig)
@@ -508,11 +533,11 @@ func (t *tree) signalLocked(sig unix.Signal, pids []int) {
 	}
 }
 
-// end ends whatever of the run still runs, the command included: SIGTERM,
+// End ends whatever of the run still runs, the command included: SIGTERM,
 // then SIGKILL for what is left after grace. It returns once nothing of
 // the run runs (or, for what escaped, after a last second), reaping the
 // orphans corepin inherited as they go.
-func (t *tree) end(grace time.Duration) {
+func (t *Tree) End(grace time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	live := t.members(true)
@@ -535,7 +560,7 @@ func (t *tree) end(grace time.Duration) {
 }
 
 // waitGone polls until nothing of the run runs, for at most d.
-func (t *tree) waitGone(d time.Duration) bool {
+func (t *Tree) waitGone(d time.Duration) bool {
 	for deadline := time.Now().Add(d); ; time.Sleep(2 * time.Millisecond) {
 		t.reapOrphans()
 		live := t.members(true)
@@ -556,7 +581,7 @@ func (t *tree) waitGone(d time.Duration) bool {
 
 // reapOrphans collects the orphans of the run that corepin inherited and
 // that have ended. The command itself is left to its exec.Cmd.
-func (t *tree) reapOrphans() {
+func (t *Tree) reapOrphans() {
 	for _, c := range t.children(os.Getpid()) {
 		if c == t.pid {
 			continue
@@ -574,7 +599,7 @@ func (t *tree) reapOrphans() {
 	}
 }
 
-// account fills in the cgroup's CPU account of the whole tree, and reads
+// Account fills in the cgroup's CPU account of the whole tree, and reads
 // the target's busy time once more: the tree has ended, so the window
 // between the two readings holds all of its time.
 //
@@ -582,10 +607,8 @@ func (t *tree) reapOrphans() {
 // run time of the task on each target CPU, which brings the kernel's
 // account of it up to date (the cpuacct figures of a running task lag up
 // to a tick), so that the reading after it holds that task's time too.
-func (t *tree) account() {
-	if t.tracer != nil && t.traceErr == nil {
-		t.traceAfter, t.traceErr = t.tracer.Snapshot()
-	}
+func (t *Tree) Account() {
+	t.trace.End()
 	if t.haveBusy {
 		t.after, t.haveBusy = t.meter.Read()
 	}
@@ -617,9 +640,9 @@ func (t *tree) account() {
 	}
 }
 
-// close takes the terminal back and removes the run's cgroup; the tree
+// Close takes the terminal back and removes the run's cgroup; the tree
 // must have been ended.
-func (t *tree) close() {
+func (t *Tree) Close() {
 	if t.takeBack != nil {
 		t.takeBack()
 	}
@@ -638,13 +661,14 @@ func (t *tree) close() {
 	t.rep.CgroupRemoved = err == nil
 }
 
-func (t *tree) addError(e string) {
+func (t *Tree) addError(e string) {
 	t.rep.Errors = append(t.rep.Errors, e)
 }
 
-// leftTarget notes, on the thread that forks the command, that it has left
-// the target: its time there since the first reading was corepin's own.
-func (t *tree) leftTarget() {
+// LeftTarget notes, on the thread that forks the command, that it has
+// left the target: its time there since the first reading was corepin's
+// own.
+func (t *Tree) LeftTarget() {
 	if !t.wentOff {
 		t.ownTo, t.wentOff = busy.ThreadCPU(), true
 	}
@@ -653,7 +677,7 @@ func (t *tree) leftTarget() {
 // ownOnTarget is the forking thread's time on the target after the first
 // reading, outside the work's account; 0 where it is the work's or the
 // thread never said it left.
-func (t *tree) ownOnTarget() time.Duration {
+func (t *Tree) ownOnTarget() time.Duration {
 	if t.ownInWork || !t.wentOff {
 		return 0
 	}
@@ -662,11 +686,9 @@ func (t *tree) ownOnTarget() time.Duration {
 
 // readBefore takes the readings of the target just before the fork, on
 // the thread that forks.
-func (t *tree) readBefore() {
+func (t *Tree) readBefore() {
 	t.forker = unix.Gettid()
-	if t.tracer != nil {
-		t.traceBefore, t.traceErr = t.tracer.Snapshot()
-	}
+	t.trace = StartTrace(t.tracer)
 	// The cgroup's account just before the target's: the starting
 	// thread's time between them is a file read.
 	if t.cg != nil {
@@ -677,23 +699,17 @@ func (t *tree) readBefore() {
 	t.ownFrom = t.before.Self // this thread's CPU time at the reading
 }
 
-// preemptors names who else ran on the target during the run: the
+// Preemptors names who else ran on the target during the run: the
 // tracer's account between the two snapshots, less the run's own
-// processes.
-func (t *tree) preemptors(target cpuset.Set) ([]Preemptor, string) {
-	if t.tracer == nil {
-		return nil, ""
-	}
-	if t.traceErr != nil {
-		return nil, t.traceErr.Error()
-	}
+// processes; or says why it cannot ("" without a tracer).
+func (t *Tree) Preemptors(target cpuset.Set) ([]evidence.Preemptor, string) {
 	ours := t.ours()
-	return judge.Preemptors(ran(t.traceAfter.Since(t.traceBefore)), target, func(pid, _ int) bool { return ours[pid] }), ""
+	return t.trace.Preemptors(target, func(pid, _ int) bool { return ours[pid] })
 }
 
 // ours is the run's processes: the command and every process seen in its
 // tree.
-func (t *tree) ours() map[int]bool {
+func (t *Tree) ours() map[int]bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ours := map[int]bool{t.pid: true}
@@ -703,23 +719,38 @@ func (t *tree) ours() map[int]bool {
 	return ours
 }
 
-// switches is who ran on the target during the run, slice by slice: the
+// Switches is who ran on the target during the run, slice by slice: the
 // run's processes and the thread that forked the command are the work's,
 // as in the cgroup's account of the others' time. nil without the tracer
 // or the readings of the target, whose window the slices are of.
-func (t *tree) switches() ([]timeline.Slice, *Switches) {
-	if t.tracer == nil || t.traceErr != nil || !t.haveBusy {
+func (t *Tree) Switches() ([]timeline.Slice, *evidence.Switches) {
+	if !t.haveBusy {
 		return nil, nil
 	}
 	ours := t.ours()
-	return switches(t.tracer, t.traceBefore, t.traceAfter, t.before.At, t.after.At, func(pid, tid int) bool { return ours[pid] || tid == t.forker })
+	return t.trace.Switches(t.before.At, t.after.At, func(pid, tid int) bool { return ours[pid] || tid == t.forker })
 }
 
-// othersOnTarget is the others' time on the target during the run of a
-// command: the tree's readings, less the tree's own time there.
-func (t *tree) othersOnTarget(s *evidence.Scheduling, cpus cpuset.Set) *Others {
+// Others is the others' time on the target during the run of a command:
+// the tree's readings, less the tree's own time there (the judge's
+// OthersOfTree); nil without both readings.
+func (t *Tree) Others(s *evidence.Scheduling, cpus cpuset.Set) *evidence.Others {
 	if !t.haveBusy {
 		return nil
 	}
 	return judge.OthersOfTree(s, cpus, judge.TreeWindow{Before: t.before, After: t.after, CgroupBefore: t.cgBefore, Own: t.ownOnTarget()})
+}
+
+// Exited is closed when the command has exited, not yet reaped.
+func (t *Tree) Exited() <-chan struct{} { return t.exited }
+
+// ExitAt is when the command exited (CLOCK_MONOTONIC), once Exited is
+// closed.
+func (t *Tree) ExitAt() time.Duration { return t.exitAt }
+
+// monotonic is CLOCK_MONOTONIC, which the launcher and the tracer share.
+func monotonic() time.Duration {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return time.Duration(ts.Nano())
 }

@@ -1,4 +1,4 @@
-package launch
+package tree
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 // The forking thread's time counts as corepin's own only once it said it
 // left the target, and never where the run's CPU account held it.
 func TestOwnOnTarget(t *testing.T) {
-	tr := &tree{ownFrom: time.Millisecond, ownTo: 9 * time.Millisecond}
+	tr := &Tree{ownFrom: time.Millisecond, ownTo: 9 * time.Millisecond}
 	if got := tr.ownOnTarget(); got != 0 {
 		t.Errorf("before it left: %v, want 0", got)
 	}

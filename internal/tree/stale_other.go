@@ -1,6 +1,6 @@
 //go:build !linux
 
-package launch
+package tree
 
 import "corepin.dev/corepin/fsroot"
 
