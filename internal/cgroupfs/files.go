@@ -69,6 +69,28 @@ func confine(dir, file, effective string, cpus cpuset.Set, what string) (cpuset.
 	return got, nil
 }
 
+// Subtree lists the controllers the v2 cgroup dir under root lets its
+// children have (cgroup.subtree_control).
+func Subtree(root fsroot.Root, dir string) ([]string, error) {
+	data, err := root.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(data)), nil
+}
+
+// Enable lets the children of the v2 cgroup dir have the controller ctl;
+// Disable takes it back.
+func Enable(dir, ctl string) error {
+	return Write(filepath.Join(dir, "cgroup.subtree_control"), "+"+ctl)
+}
+
+// Disable takes the controller ctl from the children of the v2 cgroup
+// dir.
+func Disable(dir, ctl string) error {
+	return Write(filepath.Join(dir, "cgroup.subtree_control"), "-"+ctl)
+}
+
 // IDs reads a list of task or process IDs (tasks, cgroup.procs,
 // cgroup.threads).
 func IDs(path string) ([]int, error) {

@@ -1,6 +1,7 @@
 package cgroupfs
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -51,6 +52,22 @@ func (h *Hierarchies) Whole(ctl string) (Mount, bool) {
 	return h.Mounts[i], true
 }
 
+// Cpuset finds the hierarchy that holds the cpuset controller: a cgroup
+// v1 mount with cpuset, else the cgroup v2 mount if its root cgroup offers
+// cpuset.
+func (h *Hierarchies) Cpuset() (Mount, error) {
+	if m, ok := h.V1("cpuset"); ok {
+		return m, nil
+	}
+	if m, ok := h.V2(); ok {
+		ctl, _ := h.Root.ReadFile(filepath.Join(m.Dir, "cgroup.controllers"))
+		if slices.Contains(strings.Fields(string(ctl)), "cpuset") {
+			return m, nil
+		}
+	}
+	return Mount{}, fmt.Errorf("no cpuset controller: neither a cgroup v1 cpuset mount nor cgroup v2 with cpuset (%w)", errors.ErrUnsupported)
+}
+
 // OwnDir is this process's cgroup directory in the hierarchy m, or ""
 // when the mount does not show it.
 func (h *Hierarchies) OwnDir(m Mount) string {
@@ -82,11 +99,10 @@ func (h *Hierarchies) TaskDir(m Mount, task string) (string, error) {
 // Delegated says whether the v2 cgroup dir lets its children have each
 // of the controllers ctls (cgroup.subtree_control).
 func (h *Hierarchies) Delegated(dir string, ctls ...string) (bool, error) {
-	data, err := h.Root.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+	f, err := Subtree(h.Root, dir)
 	if err != nil {
 		return false, err
 	}
-	f := strings.Fields(string(data))
 	for _, c := range ctls {
 		if !slices.Contains(f, c) {
 			return false, nil

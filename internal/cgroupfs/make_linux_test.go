@@ -7,9 +7,10 @@ import (
 	"slices"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
-	"corepin.dev/corepin/sched"
 )
 
 // makeCpuset makes a group in this process's cgroup of the cpuset
@@ -34,11 +35,15 @@ func makeCpuset(t *testing.T) (*Group, cpuset.Set) {
 			t.Skip("cpuset is not delegated to this process's cgroup v2")
 		}
 	}
-	allowed, err := sched.GetAffinity(0)
-	if err != nil {
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
 		t.Fatal(err)
 	}
-	cpus := cpuset.Of(allowed.CPUs()[0])
+	first := 0
+	for !allowed.IsSet(first) {
+		first++
+	}
+	cpus := cpuset.Of(first)
 	g, err := Make(Parent{Version: m.Version, Dirs: map[string]string{ctl: h.OwnDir(m)}}, NewRunName(), Limits{CPUs: cpus})
 	if err != nil {
 		t.Fatal(err)
