@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 
 	"corepin.dev/corepin/fsroot"
-	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
@@ -86,12 +86,12 @@ func Read(root fsroot.Root) (Capabilities, error) {
 	c.Evidence["priority"] = sched.PriorityFacts(root)
 	c.Affinity, c.Evidence["affinity"] = affinity(root)
 	c.UclampRaise, c.Evidence["uclamp_raise"] = uclampRaise(root, c.Uclamp, c.Evidence["uclamp"])
-	c.Containment, c.Evidence["containment"] = launch.Containment(root)
+	c.Containment, c.Evidence["containment"] = tree.Containment(root)
 	if t, err := sched.ReadRTThrottle(root); err == nil {
 		c.RTThrottle = t.Warning()
 	}
-	c.Autogroup, c.Evidence["autogroup"] = launch.Autogroup(root)
-	c.CPUWeight, c.Evidence["cpu_weight"] = launch.CPUWeightPlan(root)
+	c.Autogroup, c.Evidence["autogroup"] = tree.Autogroup(root)
+	c.CPUWeight, c.Evidence["cpu_weight"] = tree.CPUWeightPlan(root)
 	if root.IsHost() {
 		ev, err := oncpu.Supported()
 		c.Preemptors, c.Evidence["preemptors"] = err == nil, ev

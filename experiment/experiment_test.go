@@ -12,6 +12,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
@@ -98,7 +99,7 @@ func TestLoadApartHasItsOwnSessions(t *testing.T) {
 // level must still differ: the high level's key thread (nice -10) gets a
 // cpu cgroup of its weight, about 80% of the CPU beside two busy sessions;
 // the low one (nice 10) stays in corepin's session (see
-// launch.WeighThread), a third of it. Without the weight both got a third
+// tree.WeighThread), a third of it. Without the weight both got a third
 // (0.93× here).
 func TestQoSRatioHoldsWithLoadApart(t *testing.T) {
 	if testing.Short() {
@@ -117,7 +118,7 @@ func TestQoSRatioHoldsWithLoadApart(t *testing.T) {
 	}
 	high := res.Levels[1]
 	t.Logf("%s: ratio %s here, %s apart; scope %q %v %v", res.Work, fmtTimes(res.RatioLoaded), fmtTimes(res.RatioLoadedApart), high.PriorityScope, high.Notes, res.Notes)
-	if high.PriorityScope == launch.ScopeAutogroup && len(high.Notes) > 0 {
+	if high.PriorityScope == tree.ScopeAutogroup && len(high.Notes) > 0 {
 		t.Skipf("no cpu cgroup for the key thread here: %v", high.Notes)
 	}
 	if res.RatioLoaded == nil || res.RatioLoadedApart == nil || *res.RatioLoadedApart < 1.5 || *res.RatioLoaded < 1.5 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/session"
@@ -194,7 +195,7 @@ func (res *QoSResult) measure(lv *QoSLevel, cfg QoSConfig, level qos.Level) (flo
 		// As a command's tree is, the key thread is given the weight of its
 		// nice value where autogroup would keep the nice to corepin's
 		// session; a thread that cannot be put back fails the experiment.
-		scope, note, back := launch.WeighThread("")
+		scope, note, back := tree.WeighThread("")
 		lv.PriorityScope = scope
 		if note != "" && !slices.Contains(lv.Notes, note) {
 			lv.Notes = append(lv.Notes, note)

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/speed"
@@ -69,8 +71,18 @@ func ownCPUCgroup(t *testing.T) string {
 // ownBandwidthCgroups are the bandwidth cgroups this process made that
 // are still there.
 func ownBandwidthCgroups() []string {
-	m, _ := filepath.Glob(filepath.Join(bandwidth.V1Root, fmt.Sprintf("corepin-bandwidth-%d-*", os.Getpid())))
-	return m
+	h, err := cgroupfs.Find(fsroot.Host)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range h.Mounts {
+		if m.Has("cpu") || m.Version == 2 {
+			found, _ := filepath.Glob(filepath.Join(m.Dir, fmt.Sprintf("corepin-bandwidth-%d-*", os.Getpid())))
+			out = append(out, found...)
+		}
+	}
+	return out
 }
 
 // A worker of a CPU slowed by CFS bandwidth to 1/3 runs the speed probe

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/session"
@@ -56,6 +57,30 @@ type Config struct {
 	// OnCPU, when set, is a tracer of the target CPUs whose snapshots
 	// around the run name who else ran there (see Sharing.Preemptors).
 	OnCPU *oncpu.Tracer
+	// Guard, when set, finishes the run's end should this process be
+	// killed first (corepin's command hands it its guard process, see
+	// Guard); without one, a killed process leaves its run to the next
+	// corepin's sweep.
+	Guard Guard
+}
+
+// Guard is told of what a run makes that would outlive this process, as
+// it makes it, by a process that ends it should this one be killed
+// before it has (corepin's guard, internal/guard). Start comes first; the
+// others are said to a guard that runs.
+type Guard interface {
+	// Start starts the guard, off the CPUs avoid, unless it runs.
+	Start(avoid cpuset.Set)
+	// Ready waits until it has started, or failed to: the command starts
+	// only then.
+	Ready()
+	// Cgroup names a run cgroup of that version by its directories,
+	// keyed by controller ("" for v2).
+	Cgroup(version int, name string, dirs map[string]string)
+	// Group names a run's process group by its leader's PID and start
+	// time; Ungroup says the leader was reaped.
+	Group(pgid int, start uint64)
+	Ungroup(pgid int)
 }
 
 // ThreadConfig is work to run on a thread of corepin itself (RunThread).

@@ -4,6 +4,7 @@ import (
 	"syscall"
 	"time"
 
+	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 )
@@ -68,12 +69,7 @@ func (r *Report) ExitCode() int {
 // NoLongerHeld says why the acceptance rule stopped holding during the
 // run ("CPU 3 went offline at 1.2 s; the work ran elsewhere from then on
 // (…)"), or "" when it held.
-func (r *Report) NoLongerHeld() string {
-	if r.Watch != nil && r.Watch.TargetOffline != nil {
-		return r.Watch.TargetOffline.String()
-	}
-	return ""
-}
+func (r *Report) NoLongerHeld() string { return account.NoLongerHeld(&r.Scheduling) }
 
 // AcceptedStepInfo returns the accepted ladder step, the first step that
 // was tried (not skipped), and the ladder's name; 0 means none.

@@ -14,7 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/kacct"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
@@ -66,7 +68,7 @@ type run struct {
 	cfg    Config
 	target cpuset.Set
 	rep    *Report
-	tr     *tree
+	tr     *tree.Tree
 	// exits and events are nil where the kernel gives corepin no exit
 	// statistics or process events (see internal/kacct).
 	exits  *kacct.Exits
@@ -107,9 +109,8 @@ func prepare(cfg Config) (*run, error) {
 	restoreParent := keepOff(cfg.Root, r.target, &r.rep.Parent)
 	r.onClose(func() { r.rep.Parent.Restored = restoreParent() == nil })
 	r.rep.Tree = &TreeReport{}
-	r.tr = newTree(cfg.Root, r.target, confine, !cfg.NoCgroup, r.rep.Tree)
-	r.tr.tracer = cfg.OnCPU
-	r.onClose(r.tr.close)
+	r.tr = tree.New(tree.Config{Root: cfg.Root, Target: r.target, CPUs: confine, NoCgroup: cfg.NoCgroup, Guard: cfg.Guard, Tracer: cfg.OnCPU, Report: r.rep.Tree})
+	r.onClose(r.tr.Close)
 	r.listen()
 	r.subscribe()
 	r.onClose(r.releaseThread)
@@ -195,7 +196,7 @@ func (r *run) start() (*exec.Cmd, error) {
 // timeout, the process events narrowed to it, and the signals passed on.
 func (r *run) contain(cmd *exec.Cmd) {
 	r.rep.Child.PID = cmd.Process.Pid
-	r.tr.started(cmd.Process.Pid)
+	r.tr.Started(cmd.Process.Pid)
 	// The timeout counts from the command's exec, not from when corepin
 	// is done setting up around it (the watcher's start takes seconds in
 	// an emulated guest).
@@ -203,7 +204,7 @@ func (r *run) contain(cmd *exec.Cmd) {
 		left := max(0, r.cfg.Timeout-(monotonic()-r.rep.execAt))
 		t := time.AfterFunc(left, func() {
 			r.timedOut <- true
-			r.tr.end(r.cfg.Grace)
+			r.tr.End(r.cfg.Grace)
 		})
 		r.onClose(func() { t.Stop() })
 	}
@@ -233,10 +234,10 @@ func (r *run) watch(ctx context.Context, cmd *exec.Cmd) {
 	}
 	// A cancelled context ends the tree as a timeout does. (corepin exec
 	// passes a context that is never cancelled and forwards signals.)
-	stopCancel := context.AfterFunc(ctx, func() { r.tr.end(r.cfg.Grace) })
+	stopCancel := context.AfterFunc(ctx, func() { r.tr.End(r.cfg.Grace) })
 	r.onClose(func() { stopCancel() })
-	<-r.tr.exited
-	r.exited = r.tr.exitAt
+	<-r.tr.Exited()
+	r.exited = r.tr.ExitAt()
 	if r.exits != nil {
 		r.exitRec, r.haveRec = r.exits.Record(cmd.Process.Pid)
 	}
@@ -260,8 +261,8 @@ func (r *run) watch(ctx context.Context, cmd *exec.Cmd) {
 // the target was its own. The error is set only when waiting for the
 // command failed for another reason than its own end.
 func (r *run) end(cmd *exec.Cmd) error {
-	r.tr.end(r.cfg.Grace)
-	r.tr.account()
+	r.tr.End(r.cfg.Grace)
+	r.tr.Account()
 	r.rep.Broken = r.rep.NoLongerHeld()
 	waitErr := cmd.Wait()
 	r.releaseThread()
@@ -272,14 +273,14 @@ func (r *run) end(cmd *exec.Cmd) error {
 	}
 	r.rep.Child.WallS, r.rep.Child.WallSource = r.wall()
 	r.rep.Child.Times = r.times()
-	fillChild(&r.rep.Child, cmd.ProcessState, r.tr.lastSent())
+	fillChild(&r.rep.Child, cmd.ProcessState, r.tr.LastSent())
 	if r.haveRec {
 		r.rep.Child.MaxRSSKB, r.rep.Child.MaxRSSSource = r.exitRec.HiwaterKB, "taskstats"
 	}
-	r.rep.account(r.target)
-	r.rep.Sharing.Others = r.tr.othersOnTarget(r.rep, r.target)
-	r.rep.Sharing.Preemptors, r.rep.Sharing.PreemptorsError = r.tr.preemptors(r.target)
-	r.rep.Slices, r.rep.Sharing.Switches = r.tr.switches()
+	account.Account(&r.rep.Scheduling, r.target)
+	r.rep.Sharing.Others = r.tr.Others(&r.rep.Scheduling, r.target)
+	r.rep.Sharing.Preemptors, r.rep.Sharing.PreemptorsError = r.tr.Preemptors(r.target)
+	r.rep.Slices, r.rep.Sharing.Switches = r.tr.Switches()
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return fmt.Errorf("waiting for %s: %w", r.cfg.Args[0], waitErr)
@@ -350,7 +351,7 @@ func watchOptions(sr *session.Report, pid int, target cpuset.Set, period time.Du
 
 // forwardSignals passes what arrives on signals on to the whole tree until
 // stop is called. What still runs grace after the first is killed.
-func forwardSignals(signals <-chan os.Signal, tr *tree, grace time.Duration) (stop func()) {
+func forwardSignals(signals <-chan os.Signal, tr *tree.Tree, grace time.Duration) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	var kill *time.Timer // the forwarding goroutine's until finished is closed
 	go func() {
@@ -358,9 +359,9 @@ func forwardSignals(signals <-chan os.Signal, tr *tree, grace time.Duration) (st
 		for {
 			select {
 			case s := <-signals:
-				tr.signal(s.(syscall.Signal))
+				tr.Signal(s.(syscall.Signal))
 				if kill == nil {
-					kill = time.AfterFunc(grace, func() { tr.signal(unix.SIGKILL) })
+					kill = time.AfterFunc(grace, func() { tr.Signal(unix.SIGKILL) })
 				}
 			case <-done:
 				return

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
@@ -32,10 +33,10 @@ import (
 // rest of a launch. The thread is then put back, or destroyed where that
 // fails, as session.Run decides. The command starts inside the run's tree
 // (see tree.start).
-func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, releaseThread func()) (*exec.Cmd, func(), error) {
+func startForked(cfg Config, rep *Report, tr *tree.Tree, release chan struct{}, releaseThread func()) (*exec.Cmd, func(), error) {
 	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
-	tr.prepare(cmd)
-	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1), wentOff: tr.leftTarget}
+	tr.Prepare(cmd, false)
+	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1), wentOff: tr.LeftTarget}
 	type outcome struct {
 		rep           *session.Report
 		startErr, err error
@@ -43,7 +44,7 @@ func startForked(cfg Config, rep *Report, tr *tree, release chan struct{}, relea
 	done := make(chan outcome, 1)
 	go func() {
 		sr, startErr, err := forkOnTarget(cfg.Request, func() error {
-			_, err := tr.start(cmd, &rep.execAt)
+			_, err := tr.Start(cmd, &rep.execAt, offTarget(cfg.Request.Mask()))
 			return err
 		}, hold)
 		done <- outcome{sr, startErr, err}
@@ -145,6 +146,10 @@ func waitOffTarget(target cpuset.Set) error {
 	return nil
 }
 
+// offTarget moves the calling thread off target (waitOffTarget), where
+// the run's tree asks for it once the thread has left the run's cpuset.
+func offTarget(target cpuset.Set) func() { return func() { waitOffTarget(target) } }
+
 // moveThread is sched.SetAffinity, which a test makes fail.
 var moveThread = sched.SetAffinity
 
@@ -167,7 +172,7 @@ type holder struct {
 // the way when the request has a part that fork does not copy, such as a
 // HarmonyOS QoS level, and the way to have the read-back taken by the
 // process that becomes the command.
-func startLauncher(cfg Config, rep *Report, tr *tree, release <-chan struct{}) (*exec.Cmd, error) {
+func startLauncher(cfg Config, rep *Report, tr *tree.Tree, release <-chan struct{}) (*exec.Cmd, error) {
 	if cfg.Self == "" {
 		self, err := os.Executable()
 		if err != nil {
@@ -187,8 +192,8 @@ func startLauncher(cfg Config, rep *Report, tr *tree, release <-chan struct{}) (
 	cmd := command(cfg, cfg.Self, append([]string{Arg}, cfg.Args...)...)
 	cmd.Env = append(append([]string{}, envOr(cfg.Env)...), specEnv+"="+string(specJSON))
 	cmd.ExtraFiles = []*os.File{w}
-	tr.prepare(cmd)
-	if err := startHeld(tr, cmd, release); err != nil {
+	tr.Prepare(cmd, true)
+	if err := startHeld(tr, cmd, release, offTarget(cfg.Request.Mask())); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("starting the launcher %s: %w", cfg.Self, err)
 	}
@@ -268,12 +273,12 @@ func readMessages(r io.Reader, rep *Report) error {
 // an unrelated session that could not restore its thread may do to the
 // thread cmd was started from. A thread that could not leave the run's
 // cgroup ends with its goroutine.
-func startHeld(tr *tree, cmd *exec.Cmd, release <-chan struct{}) error {
+func startHeld(tr *tree.Tree, cmd *exec.Cmd, release <-chan struct{}, off func()) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		var at time.Duration // the launcher reports the exec's own time
-		left, err := tr.start(cmd, &at)
+		left, err := tr.Start(cmd, &at, off)
 		errc <- err
 		if err == nil {
 			<-release

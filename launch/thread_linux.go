@@ -7,8 +7,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/oncpu"
+	"corepin.dev/corepin/internal/busy"
+	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/account"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
@@ -38,7 +40,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	var preemptors []Preemptor
 	var preemptorsErr string
 	var slices []timeline.Slice
-	var sw *Switches
+	var sw *evidence.Switches
 	sr, err := session.Run(cfg.Request, func(s *session.Session) error {
 		rep.Child.PID, rep.Child.Started = os.Getpid(), true
 		var watcher *watch.Watcher
@@ -55,24 +57,25 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		// target, just before and after the work: the thread's CPU clock
 		// between the readings is the work's part of it, the rest went to
 		// others.
-		meter := newBusyMeter(cfg.Root, target)
-		trace := startTrace(cfg.OnCPU)
-		busyBefore, haveBusy := meter.read()
+		h, _ := cgroupfs.Find(cfg.Root)
+		meter := busy.NewMeter(cfg.Root, h, target)
+		trace := tree.StartTrace(cfg.OnCPU)
+		busyBefore, haveBusy := meter.Read()
 		before, _ := threadUsage()
 		started := time.Now()
 		workErr := work(s)
 		rep.Child.WallS = time.Since(started).Seconds()
 		// The tracer's snapshot comes before the reading, as in
-		// startTrace (see tree.account); it runs on the work's thread,
+		// tree.StartTrace; it runs on the work's thread,
 		// inside the window, and what corepin does there is not others'.
-		trace.end()
-		busyAfter, ok := meter.read()
+		trace.End()
+		busyAfter, ok := meter.Read()
 		if ok && haveBusy {
-			othersTime = others(busyBefore, busyAfter, busyAfter.self-busyBefore.self, 0, "thread", true)
+			othersTime = account.OthersBetween(busyBefore, busyAfter, busyAfter.Self-busyBefore.Self, 0, "thread", true)
 		}
-		preemptors, preemptorsErr = trace.preemptors(target, s.TID())
+		preemptors, preemptorsErr = trace.Preemptors(target, func(_, t int) bool { return t == s.TID() })
 		if ok && haveBusy {
-			slices, sw = trace.switches(busyBefore.at, busyAfter.at, s.TID())
+			slices, sw = trace.Switches(busyBefore.At, busyAfter.At, func(_, t int) bool { return t == s.TID() })
 		}
 		if after, err := threadUsage(); err == nil {
 			rep.Child.UserS = after.user - before.user
@@ -92,58 +95,11 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		rep.Refused = rep.Accept.Why
 		return rep, err
 	}
-	rep.account(target)
+	account.Account(&rep.Scheduling, target)
 	rep.Sharing.Others = othersTime
 	rep.Sharing.Preemptors, rep.Sharing.PreemptorsError = preemptors, preemptorsErr
 	rep.Slices, rep.Sharing.Switches = slices, sw
 	return rep, err
-}
-
-// trace is the on-CPU tracer's account of the target from just before
-// the work; err says why there is none.
-type trace struct {
-	tracer        *oncpu.Tracer
-	before, after oncpu.Account
-	err           error
-}
-
-// startTrace snapshots the tracer, if any, before the work.
-func startTrace(tracer *oncpu.Tracer) *trace {
-	t := &trace{tracer: tracer}
-	if tracer != nil {
-		t.before, t.err = tracer.Snapshot()
-	}
-	return t
-}
-
-// end snapshots the tracer, if any, after the work.
-func (t *trace) end() {
-	if t.tracer != nil && t.err == nil {
-		t.after, t.err = t.tracer.Snapshot()
-	}
-}
-
-// preemptors names who else took time on the target between startTrace
-// and end, the work's own thread tid aside, or says why it cannot (""
-// without a tracer).
-func (t *trace) preemptors(target cpuset.Set, tid int) ([]Preemptor, string) {
-	if t.tracer == nil {
-		return nil, ""
-	}
-	if t.err != nil {
-		return nil, t.err.Error()
-	}
-	return topPreemptors(t.after.Since(t.before), target, func(_, t int) bool { return t == tid }), ""
-}
-
-// switches is who ran on the target between the readings from and to,
-// slice by slice: the thread tid's are the work's. nil without the
-// tracer.
-func (t *trace) switches(from, to time.Duration, tid int) ([]timeline.Slice, *Switches) {
-	if t.tracer == nil || t.err != nil {
-		return nil, nil
-	}
-	return switches(t.tracer, t.before, t.after, from, to, func(_, t int) bool { return t == tid })
 }
 
 type usage struct{ user, sys float64 }

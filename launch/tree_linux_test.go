@@ -18,7 +18,9 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/sched"
@@ -46,7 +48,7 @@ var treeHelpers = map[string]func() int{
 func escaper() int {
 	runtime.LockOSThread()
 	if d, err := time.ParseDuration(os.Getenv("COREPIN_ESCAPE_AFTER")); err == nil {
-		for start := threadCPU(); threadCPU()-start < d; {
+		for start := busy.ThreadCPU(); busy.ThreadCPU()-start < d; {
 		}
 	}
 	mounts, err := cgroupfs.ReadMounts(fsroot.Host)
@@ -71,7 +73,7 @@ func escaper() int {
 	if moved == 0 {
 		return 3
 	}
-	for start := threadCPU(); threadCPU()-start < 300*time.Millisecond; {
+	for start := busy.ThreadCPU(); busy.ThreadCPU()-start < 300*time.Millisecond; {
 	}
 	return 0
 }
@@ -86,7 +88,7 @@ func escaper() int {
 func unseen() int {
 	if os.Getenv("COREPIN_UNSEEN_CHILD") != "" {
 		runtime.LockOSThread()
-		for start := threadCPU(); threadCPU()-start < unseenWork; {
+		for start := busy.ThreadCPU(); busy.ThreadCPU()-start < unseenWork; {
 		}
 		return 0
 	}
@@ -583,12 +585,12 @@ func TestObserveKeepsTheProgramsOwnAffinity(t *testing.T) {
 		if !strings.HasPrefix(rep.Tree.Mechanism, "cgroup") {
 			t.Skipf("no run cgroup here (%s)", rep.Tree.NoCgroup)
 		}
-		t.Logf("observe %v: exit %d, %s", observe, rep.ExitCode(), rep.Summary())
+		t.Logf("observe %v: exit %d, %s", observe, rep.ExitCode(), account.ReportLine(&rep.Scheduling, "--observe"))
 		switch {
 		case observe && (rep.ExitCode() != 0 || treeSeconds(rep) == 0 || rep.Tree.PerCPUSeconds[other] < 0.8*treeSeconds(rep) || rep.Coverage.Residency == nil || *rep.Coverage.Residency > 0.5):
 			t.Errorf("observed: exit %d, per CPU %v, residency %s: want the loop on CPU %d", rep.ExitCode(), rep.Tree.PerCPUSeconds, fmtPtr(rep.Coverage.Residency), other)
-		case observe && !strings.Contains(rep.Summary(), fmt.Sprintf("CPU %d ", other)):
-			t.Errorf("the summary does not say where the time went: %s", rep.Summary())
+		case observe && !strings.Contains(account.ReportLine(&rep.Scheduling, "--observe"), fmt.Sprintf("CPU %d ", other)):
+			t.Errorf("the summary does not say where the time went: %s", account.ReportLine(&rep.Scheduling, "--observe"))
 		case !observe && rep.ExitCode() == 0:
 			t.Errorf("exact mode: taskset to CPU %d outside the run's cpuset exited 0", other)
 		}
@@ -627,25 +629,25 @@ func TestRunSweptFromOutsideSaysSo(t *testing.T) {
 		}
 		return
 	}
-	sweep := &cgroup{version: 2, name: filepath.Base(ours[0]), dirs: map[string]string{}, fd: -1}
+	sweep := cgroupfs.Found(2, filepath.Base(ours[0]), nil)
 	for i, d := range ours {
 		if _, err := os.Stat(filepath.Join(d, "tasks")); err == nil {
-			sweep.version = 1
+			sweep.Version = 1
 		}
-		sweep.dirs[strconv.Itoa(i)] = d
+		sweep.Dirs[strconv.Itoa(i)] = d
 	}
-	if sweep.version == 2 {
-		sweep.dirs = map[string]string{"": ours[0]}
+	if sweep.Version == 2 {
+		sweep.Dirs = map[string]string{"": ours[0]}
 	}
-	sweep.noteSwept()
-	if n, err := sweep.end(); n == 0 || err != nil {
+	sweep.NoteSwept("a stand-in sweep ended it")
+	if n, err := sweep.End(); n == 0 || err != nil {
 		t.Fatalf("the stand-in sweep ended %d processes: %v", n, err)
 	}
 	rep := <-done
 	if rep == nil {
 		return
 	}
-	if rep.Tree.Swept == "" || !strings.Contains(rep.Summary(), "was ended while the run went on, by another process") {
-		t.Errorf("a run whose cgroup was swept says nothing of it: tree %+v\nsummary %s", rep.Tree, rep.Summary())
+	if rep.Tree.Swept == "" || !strings.Contains(account.ReportLine(&rep.Scheduling, "--observe"), "was ended while the run went on, by another process") {
+		t.Errorf("a run whose cgroup was swept says nothing of it: tree %+v\nsummary %s", rep.Tree, account.ReportLine(&rep.Scheduling, "--observe"))
 	}
 }

@@ -23,15 +23,14 @@ type Verb struct {
 	Main func(args []string) int
 }
 
-// Verbs are the helper processes that launch itself starts: the launcher,
-// a competing process and the guard. A program adds its own to them when
-// it dispatches (corepin adds a built-in workload's child; see
+// Verbs are the helper processes that launch itself starts: the launcher
+// and a competing process. A program adds its own to them when it
+// dispatches (corepin adds its guard and a built-in workload's child; see
 // runner.Dispatch), so that launch needs to know nothing of what they run.
 func Verbs() []Verb {
 	return []Verb{
 		{Arg, func([]string) int { Main(); return 1 }},
 		{SpinArg, func([]string) int { Spin(); return 1 }},
-		{GuardArg, guardMain},
 	}
 }
 

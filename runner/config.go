@@ -16,6 +16,7 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/system"
@@ -82,6 +83,9 @@ type Config struct {
 	Flags judge.Flags
 	// Tune is the machine's tune for the run; nil for none.
 	Tune *Tune
+	// Guard, when set, ends each process run's tree should this process
+	// be killed (launch.Config.Guard).
+	Guard launch.Guard
 
 	// Root is the folder holding proc/ and sys/ for the host facts and
 	// corepin's own threads; the live system by default.

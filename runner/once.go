@@ -114,7 +114,7 @@ func (r *suiteRun) runWorkloadProcess(ctx context.Context, b bench, rec *results
 			Request: request(cfg, b), Self: cfg.Self,
 			Args:   append([]string{cfg.Self}, workloads.ChildArgs(b.name, size(cfg))...),
 			Env:    append(os.Environ(), "GOMAXPROCS=1"),
-			Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: r.tracer,
+			Stdout: stdout, Stderr: stderr, WatchPeriod: cfg.WatchPeriod, Launcher: cfg.Launcher, OnCPU: r.tracer, Guard: cfg.Guard,
 		})
 	})
 	if !record(rec, rep, err, stderr.Bytes()) {
@@ -196,7 +196,7 @@ func (r *suiteRun) runCommand(ctx context.Context, b bench, j job, rec *results.
 	r.witness.afterProcess(rec, func() {
 		rep, err = launch.Run(ctx, launch.Config{
 			Request: request(cfg, b), Self: cfg.Self, Args: append([]string{s.CommandPath(*c)}, c.Args...), Dir: o.Dir, Env: s.Env(*c), Stdin: stdin,
-			Stdout: o.stdout, Stderr: io.MultiWriter(o.stderr, o.tail), Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: r.tracer,
+			Stdout: o.stdout, Stderr: io.MultiWriter(o.stderr, o.tail), Timeout: timeout, WatchPeriod: cfg.WatchPeriod, Root: cfg.Root, Launcher: cfg.Launcher, OnCPU: r.tracer, Guard: cfg.Guard,
 		})
 	})
 	if rep != nil {

@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 )
 
 // onThrowawayThread runs f on a new locked thread that is destroyed when f
@@ -172,23 +174,23 @@ func rlimitFact(resource int, name string) string {
 // CONFIG_RT_GROUP_SCHED) under root; a 0 there refuses realtime even to
 // root. It is "" where there is none.
 func RTRuntimeFact(root fsroot.Root) string {
-	data, err := root.ReadFile("/proc/self/cgroup")
+	h, err := cgroupfs.Find(root)
 	if err != nil {
 		return ""
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		parts := strings.SplitN(line, ":", 3)
-		if len(parts) != 3 || !strings.Contains(","+parts[1]+",", ",cpu,") {
-			continue
-		}
-		for _, mount := range []string{"/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"} {
-			v, err := root.ReadFile(mount + parts[2] + "/cpu.rt_runtime_us")
-			if err == nil {
-				return "cgroup " + parts[2] + " cpu.rt_runtime_us=" + strings.TrimSpace(string(v))
-			}
-		}
+	m, ok := h.V1("cpu")
+	if !ok {
+		return ""
 	}
-	return ""
+	dir := h.OwnDir(m)
+	if dir == "" {
+		return ""
+	}
+	v, err := root.ReadFile(filepath.Join(dir, "cpu.rt_runtime_us"))
+	if err != nil {
+		return ""
+	}
+	return "cgroup " + h.Own["cpu"] + " cpu.rt_runtime_us=" + strings.TrimSpace(string(v))
 }
 
 // errnoName returns the errno's symbolic name ("EPERM") where there is one.

@@ -42,8 +42,9 @@ func TestProbeFactsOnFixtures(t *testing.T) {
 	}
 
 	held := fixture(t, map[string]string{
-		"proc/self/status": "Name:\tcorepin\nCapEff:\t000001ffffffffff\n",
-		"proc/self/cgroup": "4:cpu,cpuacct:/user.slice\n0::/user.slice\n",
+		"proc/self/status":    "Name:\tcorepin\nCapEff:\t000001ffffffffff\n",
+		"proc/self/cgroup":    "4:cpu,cpuacct:/user.slice\n0::/user.slice\n",
+		"proc/self/mountinfo": "35 31 0:32 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n",
 		"sys/fs/cgroup/cpu,cpuacct/user.slice/cpu.rt_runtime_us": "0\n",
 	})
 	none := fixture(t, map[string]string{"proc/self/status": "CapEff:\t0000000000000000\n"})

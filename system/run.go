@@ -24,6 +24,9 @@ type Tuned struct {
 // (ctx ending) before TuneFor returns is an error too: what was changed is
 // put back, so that a Ctrl-C during a tune leaves the machine as it was.
 func TuneFor(ctx context.Context, m *Machine, req Request, command string) (*Tuned, error) {
+	if m.Guard != nil {
+		m.Guard.Tune(req.CPUs, m.Root, m.Journal)
+	}
 	t := &Tuned{Tuned: evidence.Tuned{Request: req}, session: m.Session(command)}
 	f, res, err := t.session.tune(ctx, req)
 	if err != nil {

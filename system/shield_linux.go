@@ -103,7 +103,7 @@ func insideCgroup(root fsroot.Root, dir string) bool {
 	return own != "" && (own == dir || strings.HasPrefix(own, dir+"/"))
 }
 
-// shieldAround is the shield cgroup (named corepin-shield-PID) this
+// shieldAround is the shield cgroup (named as cgroupfs names a shield) this
 // process runs in, found by its name alone, or "": a shield whose
 // journal cannot be read (another user's, one kept elsewhere with
 // --journal) is known all the same.
@@ -124,14 +124,14 @@ func shieldAround(root fsroot.Root) string {
 // hierarchy, passes through a directory named like a shield.
 func namesShield(paths map[string]string) bool {
 	for _, p := range paths {
-		if strings.Contains(p, "/"+shieldPrefix) {
+		if slices.ContainsFunc(strings.Split(p, "/"), cgroupfs.IsShield) {
 			return true
 		}
 	}
 	return false
 }
 
-// shieldOf is the outermost directory named corepin-shield-PID between
+// shieldOf is the outermost directory named as a shield between
 // the hierarchy's mount and the cgroup own, or "".
 func shieldOf(own, mount string) string {
 	rel, ok := strings.CutPrefix(own, mount+"/")
@@ -140,7 +140,7 @@ func shieldOf(own, mount string) string {
 	}
 	parts := strings.Split(rel, "/")
 	for i, p := range parts {
-		if strings.HasPrefix(p, shieldPrefix) {
+		if cgroupfs.IsShield(p) {
 			return filepath.Join(mount, filepath.Join(parts[:i+1]...))
 		}
 	}
@@ -169,8 +169,6 @@ func ownCpuset(root fsroot.Root) string {
 	return ""
 }
 
-func shieldName() string { return fmt.Sprintf("%s%d", shieldPrefix, os.Getpid()) }
-
 // shieldV1 makes the complementary cpuset beside the root one, narrows
 // the child cpusets that include the target (deepest first, as a parent
 // cannot lose CPUs a child still has), and moves every task of the root
@@ -179,7 +177,7 @@ func shieldName() string { return fmt.Sprintf("%s%d", shieldPrefix, os.Getpid())
 func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
 	rep.Hierarchy = "cgroup v1 cpuset"
 	rel := strings.TrimPrefix(mount, "/")
-	name := shieldName()
+	name := cgroupfs.NewName(cgroupfs.Shield)
 	rep.Cgroup = rel + "/" + name
 	var narrow []Change
 	var dirs []string
@@ -203,26 +201,19 @@ func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]
 	if err := s.record(Entry{Op: OpMkdir, Path: rep.Cgroup, Old: rel + "/tasks"}); err != nil {
 		return err
 	}
-	dir := filepath.Join(mount, name)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return fmt.Errorf("creating the cpuset %s: %w", dir, err)
-	}
-	mems, err := os.ReadFile(filepath.Join(mount, "cpuset.mems"))
+	// The root cpuset's memory nodes are copied (a v1 cpuset takes no task
+	// without), and its CPUs read back.
+	g, err := cgroupfs.Make(cgroupfs.Parent{Version: 1, Dirs: map[string]string{"cpuset": mount}}, name, cgroupfs.Limits{CPUs: others})
 	if err != nil {
-		return fmt.Errorf("reading the root cpuset's memory nodes: %w", err)
-	}
-	if err := writeFile(filepath.Join(dir, "cpuset.cpus"), []byte(others.String())); err != nil {
-		return fmt.Errorf("setting the CPUs of %s: %w", dir, err)
-	}
-	if err := writeFile(filepath.Join(dir, "cpuset.mems"), mems); err != nil {
-		return fmt.Errorf("setting the memory nodes of %s: %w", dir, err)
+		return err
 	}
 	if len(narrow) > 0 {
 		if _, err := s.Apply(context.Background(), narrow); err != nil {
 			return err
 		}
 	}
-	return moveTasks(s.m.Root, s, filepath.Join(mount, "tasks"), rel+"/tasks", rep.Cgroup+"/tasks", keep, runs, rep)
+	move := func(tid int) error { return g.AddThread("cpuset", tid) }
+	return moveTasks(s.m.Root, s, filepath.Join(mount, "tasks"), rel+"/tasks", rep.Cgroup+"/tasks", move, keep, runs, rep)
 }
 
 // shieldV2 makes the complementary cgroup under the v2 root, with the
@@ -232,48 +223,44 @@ func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]
 func shieldV2(s *Session, mount string, others cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
 	rep.Hierarchy = "cgroup v2"
 	rel := strings.TrimPrefix(mount, "/")
-	name := shieldName()
+	name := cgroupfs.NewName(cgroupfs.Shield)
 	rep.Cgroup = rel + "/" + name
-	ctl, err := os.ReadFile(filepath.Join(mount, "cgroup.subtree_control"))
+	ctl, err := cgroupfs.Subtree(fsroot.Host, mount)
 	if err != nil {
 		return fmt.Errorf("reading the root cgroup's controllers: %w", err)
 	}
-	if !slices.Contains(strings.Fields(string(ctl)), "cpuset") {
+	if !slices.Contains(ctl, "cpuset") {
 		if err := s.record(Entry{Op: OpControl, Path: rel + "/cgroup.subtree_control", New: "cpuset"}); err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(mount, "cgroup.subtree_control"), []byte("+cpuset")); err != nil {
+		if err := cgroupfs.Enable(mount, "cpuset"); err != nil {
 			return fmt.Errorf("enabling cpuset for the root cgroup's children: %w", err)
 		}
 	}
 	if err := s.record(Entry{Op: OpMkdir, Path: rep.Cgroup, Old: rel + "/cgroup.procs"}); err != nil {
 		return err
 	}
-	dir := filepath.Join(mount, name)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return fmt.Errorf("creating the cgroup %s: %w", dir, err)
+	g, err := cgroupfs.Make(cgroupfs.Parent{Version: 2, Dirs: map[string]string{"": mount}}, name, cgroupfs.Limits{CPUs: others})
+	if err != nil {
+		return err
 	}
-	if err := writeFile(filepath.Join(dir, "cpuset.cpus"), []byte(others.String())); err != nil {
-		return fmt.Errorf("setting the CPUs of %s: %w", dir, err)
-	}
-	return moveTasks(s.m.Root, s, filepath.Join(mount, "cgroup.procs"), rel+"/cgroup.procs", rep.Cgroup+"/cgroup.procs", keep, runs, rep)
+	move := func(pid int) error { return g.AddProcess("", pid) }
+	return moveTasks(s.m.Root, s, filepath.Join(mount, "cgroup.procs"), rel+"/cgroup.procs", rep.Cgroup+"/cgroup.procs", move, keep, runs, rep)
 }
 
 // moveTasks moves the IDs listed in from (a tasks or cgroup.procs file)
-// to the file to, except corepin's own and those of the corepin runs left
-// in place. All moves are journaled first, in one durable write; those the
-// kernel refuses (kernel threads) leave the journal again.
-func moveTasks(root fsroot.Root, s *Session, from, oldRel, newRel string, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
-	data, err := os.ReadFile(from)
+// into the shield with move, except corepin's own and those of the
+// corepin runs left in place. All moves are journaled first, in one
+// durable write, the shield's file newRel beside the one they left,
+// oldRel; those the kernel refuses (kernel threads) leave the journal
+// again.
+func moveTasks(root fsroot.Root, s *Session, from, oldRel, newRel string, move func(id int) error, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
+	ids, err := cgroupfs.IDs(from)
 	if err != nil {
 		return fmt.Errorf("listing the tasks to move: %w", err)
 	}
 	var entries []Entry
-	for _, f := range strings.Fields(string(data)) {
-		id, err := strconv.Atoi(f)
-		if err != nil {
-			continue
-		}
+	for _, id := range ids {
 		st, err := readStatus(root, id)
 		if err != nil || keep[st.tgid] || runs.run(st.tgid) != nil || st.kernel {
 			continue
@@ -285,9 +272,8 @@ func moveTasks(root fsroot.Root, s *Session, from, oldRel, newRel string, keep m
 		return err
 	}
 	refused := map[int]bool{}
-	to := filepath.Join("/", newRel)
 	for _, e := range entries {
-		if err := writeFile(to, []byte(e.New)); err != nil {
+		if err := move(e.TID); err != nil {
 			refused[e.TID] = true
 			continue
 		}
@@ -474,12 +460,12 @@ func (m *Machine) undoAffinity(e Entry) error {
 func (m *Machine) undoMkdir(e Entry) error {
 	dir := m.path(e.Path)
 	if e.Old != "" {
-		data, err := os.ReadFile(filepath.Join(dir, filepath.Base(e.Old)))
+		ids, err := cgroupfs.IDs(filepath.Join(dir, filepath.Base(e.Old)))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
-		for _, id := range strings.Fields(string(data)) {
-			writeFile(m.path(e.Old), []byte(id)) // one that ended needs no move
+		for _, id := range ids {
+			cgroupfs.Write(m.path(e.Old), strconv.Itoa(id)) // one that ended needs no move
 		}
 	}
 	var err error
@@ -498,15 +484,15 @@ func (m *Machine) undoMkdir(e Entry) error {
 
 // undoControl disables the controller corepin enabled.
 func (m *Machine) undoControl(e Entry) error {
-	path := m.path(e.Path)
-	ctl, err := os.ReadFile(path)
+	dir := filepath.Dir(m.path(e.Path))
+	ctl, err := cgroupfs.Subtree(fsroot.Host, dir)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(strings.Fields(string(ctl)), e.New) {
+	if !slices.Contains(ctl, e.New) {
 		return nil
 	}
-	if err := writeFile(path, []byte("-"+e.New)); err != nil {
+	if err := cgroupfs.Disable(dir, e.New); err != nil {
 		return fmt.Errorf("disabling %s in %s: %w", e.New, e.Path, err)
 	}
 	return nil

@@ -7,20 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 )
-
-// shieldPrefix begins the name of a shield's cgroup (shieldName).
-const shieldPrefix = "corepin-shield-"
 
 // ReadJournalState reads the journal at path (DefaultJournal under root
 // when path is "") as a reset would, and what it says of the machine now.
 // On the live machine it also looks at the cgroup this process runs in: a
-// shield's, named corepin-shield-PID, is reported even when the journal
+// shield's, named as cgroupfs names one, is reported even when the journal
 // cannot tell of it. Nil when there is nothing to say.
 func ReadJournalState(root fsroot.Root, path string) *JournalState {
 	m := &Machine{Root: root, Journal: path}
@@ -41,7 +38,7 @@ func ReadJournalState(root fsroot.Root, path string) *JournalState {
 			for _, l := range j.Layers {
 				st.Tunes = append(st.Tunes, tuneLayer(l))
 				for _, e := range l.Entries {
-					if e.Op != OpMkdir || !strings.HasPrefix(filepath.Base(e.Path), shieldPrefix) {
+					if e.Op != OpMkdir || !cgroupfs.IsShield(filepath.Base(e.Path)) {
 						continue
 					}
 					others, ok := r.list(e.Path + "/cpuset.cpus")
@@ -58,8 +55,8 @@ func ReadJournalState(root fsroot.Root, path string) *JournalState {
 		if dir := shieldAround(root); dir != "" {
 			rel := strings.TrimPrefix(dir, "/")
 			others, _ := r.list(rel + "/cpuset.cpus")
-			pid, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), shieldPrefix))
-			st.Shields = append(st.Shields, ShieldUp{Cgroup: rel, CPUs: online().Difference(others), Others: others, TuneLayer: TuneLayer{PID: pid}, Inside: true})
+			mark, _ := cgroupfs.ParseShieldName(filepath.Base(dir))
+			st.Shields = append(st.Shields, ShieldUp{Cgroup: rel, CPUs: online().Difference(others), Others: others, TuneLayer: TuneLayer{PID: mark.Owner.PID}, Inside: true})
 		}
 	}
 	if st.Error == "" && len(st.Tunes) == 0 && len(st.Shields) == 0 {

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 )
 
@@ -31,10 +32,21 @@ type Machine struct {
 	// boot, which is otherwise refused: the user says the machine has not
 	// restarted since.
 	ThisBoot bool
+	// Guard, when set, puts the machine back should this process be
+	// killed before its tune is undone (corepin's guard process): TuneFor
+	// tells it before the first value changes.
+	Guard Guard
 
 	// write writes a kernel file; nil means writeFile. Tests replace it to
 	// model a kernel's refusals or to end the process between writes.
 	write func(path string, data []byte) error
+}
+
+// Guard is told, before a tune, of the machine and journal whose layer of
+// this process's it is to put back should this process be killed.
+type Guard interface {
+	// Tune starts the guard, off the CPUs avoid, and waits until it runs.
+	Tune(avoid cpuset.Set, root fsroot.Root, journal string)
 }
 
 // JournalPath returns where the journal is kept.

@@ -3,6 +3,7 @@ package topology
 import (
 	"bufio"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/cgroupfs"
 )
 
 const (
@@ -60,21 +62,26 @@ func (t *Topology) readGlobal(f *reader) error {
 	return nil
 }
 
-// readCpuset reads the effective CPUs of this process's cpuset: the path
-// from proc/self/cpuset, under cgroup v2 (cpuset.cpus.effective, also in
-// the hybrid layout's unified/) or v1 (cpuset.effective_cpus, then
+// readCpuset reads the effective CPUs of this process's cpuset: its
+// cgroup in the hierarchy with the cpuset controller (cgroupfs), under
+// cgroup v2 (cpuset.cpus.effective) or v1 (cpuset.effective_cpus, then
 // cpuset.cpus). Nothing found is no error: the cpuset is unknown.
 func readCpuset(f *reader) (*cpuset.Set, string, error) {
-	path, ok, err := f.readString("proc/self/cpuset")
-	if !ok || err != nil || !strings.HasPrefix(path, "/") {
-		return nil, "", err
+	h, err := cgroupfs.Find(f.FS)
+	if err != nil {
+		return nil, "", nil
 	}
-	for _, p := range []string{
-		"sys/fs/cgroup" + path + "/cpuset.cpus.effective",
-		"sys/fs/cgroup/unified" + path + "/cpuset.cpus.effective",
-		"sys/fs/cgroup/cpuset" + path + "/cpuset.effective_cpus",
-		"sys/fs/cgroup/cpuset" + path + "/cpuset.cpus",
-	} {
+	m, err := h.Cpuset()
+	dir := h.OwnDir(m)
+	if err != nil || dir == "" {
+		return nil, "", nil
+	}
+	files := []string{"cpuset.effective_cpus", "cpuset.cpus"}
+	if m.Version == 2 {
+		files = []string{"cpuset.cpus.effective"}
+	}
+	for _, file := range files {
+		p := strings.TrimPrefix(filepath.Join(dir, file), "/")
 		s, ok, err := f.readList(p)
 		if err != nil {
 			return nil, "", err

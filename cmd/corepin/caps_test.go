@@ -14,15 +14,14 @@ import (
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/internal/spec/standin"
-	"corepin.dev/corepin/runner"
 )
 
 // TestMain lets the test binary be corepin itself: with COREPIN_AS_CLI set
 // it runs the command line it was given. Tests use this to run corepin as
 // another user.
 func TestMain(m *testing.M) {
-	fakedevice.Dispatch()    // the test binary as a fake adb or hdc (remote_fake_linux_test.go)
-	runner.Dispatch(os.Args) // the helper verbs, as main answers them
+	fakedevice.Dispatch() // the test binary as a fake adb or hdc (remote_fake_linux_test.go)
+	dispatch(os.Args)     // the helper verbs, as main answers them
 	if os.Getenv("COREPIN_EXEC_HELPER") == "widen" {
 		widenHelper()
 	}

@@ -14,7 +14,7 @@ import (
 
 // check parses a command line as corepin would, without running it.
 func check(args []string) error {
-	_, err := newRootCmd().Parse(args)
+	_, err := newRootCmd(nil).Parse(args)
 	return err
 }
 
@@ -81,7 +81,7 @@ func allCommands(root *cli.Command) []*cli.Command {
 // argument, or a shell character that would not reach corepin.
 func TestExamplesParse(t *testing.T) {
 	n := 0
-	for _, c := range allCommands(newRootCmd()) {
+	for _, c := range allCommands(newRootCmd(nil)) {
 		for _, line := range strings.Split(c.Example, "\n") {
 			line = strings.TrimSpace(line)
 			if line == "" {
@@ -169,7 +169,7 @@ func TestREADMECommandLinesParse(t *testing.T) {
 // checkSynopsis checks that a synopsis names a command and only its flags.
 func checkSynopsis(line string) error {
 	words := strings.Fields(line)
-	root := newRootCmd()
+	root := newRootCmd(nil)
 	for len(words) > 1 && root.PersistentFlags().Lookup(strings.TrimLeft(words[0], "-")) != nil { // the global --on flags
 		words = words[1:]
 		if words[0] == "TARGET" || words[0] == "FILE" {
@@ -252,7 +252,7 @@ func TestParse(t *testing.T) {
 // took it, and waited for nothing).
 func TestDurationFlagsRefuseNegative(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range allCommands(newRootCmd()) {
+	for _, c := range allCommands(newRootCmd(nil)) {
 		if c.Run == nil {
 			continue
 		}
@@ -282,7 +282,7 @@ func TestDurationFlagsRefuseNegative(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, c := range allCommands(newRootCmd()) {
+	for _, c := range allCommands(newRootCmd(nil)) {
 		if c.Hidden || c.Parent() == nil {
 			continue
 		}

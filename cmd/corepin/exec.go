@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/termsafe"
@@ -25,7 +27,7 @@ import (
 // launch.Own).
 var began = time.Now()
 
-func newExecCmd() *cli.Command {
+func newExecCmd(g *guard.Guard) *cli.Command {
 	var (
 		tf         targetFlags
 		sf         schedFlags
@@ -36,7 +38,7 @@ func newExecCmd() *cli.Command {
 		launcher   bool
 		replace    bool
 		observe    bool
-		tune       tuneFlags
+		tune       = tuneFlags{guard: g}
 		tel        execTelemetry
 	)
 	cmd := &cli.Command{
@@ -135,6 +137,7 @@ executable, 127 when it is not found).`,
 			Request: req, Args: args, Node: target.Node,
 			Stdin: in.Stdin, Stdout: in.Stdout, Stderr: in.Stderr,
 			Timeout: timeout, WatchPeriod: watchEvery, ForwardSignals: true, Signals: signals, Launcher: launcher, Observe: observe,
+			Guard: g,
 		})
 		if err != nil {
 			if sampler != nil {
@@ -157,7 +160,7 @@ executable, 127 when it is not found).`,
 			return err
 		}
 		if !quiet {
-			fmt.Fprintln(in.Stderr, "corepin:", termsafe.Message(rep.Summary()))
+			fmt.Fprintln(in.Stderr, "corepin:", termsafe.Message(account.ReportLine(&rep.Scheduling, "--observe")))
 			// Judged as corepin run judges each run; exec keeps its
 			// command's exit status: a shared target is said, not made
 			// an exit code.
@@ -212,7 +215,7 @@ func replaceWith(in *cli.Invocation, req session.Request, args []string, reportF
 			}
 		}
 		if !quiet {
-			fmt.Fprintf(in.Stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), rep.SchedulingSummary())
+			fmt.Fprintf(in.Stderr, "corepin: becoming %s on %s\n", filepath.Base(args[0]), account.SchedulingLine(&rep.Scheduling))
 		}
 		return nil
 	})

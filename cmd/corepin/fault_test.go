@@ -22,7 +22,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
@@ -269,7 +270,7 @@ func TestFaultExperimentsEndOnSignals(t *testing.T) {
 				if by == "" {
 					by = "load"
 				}
-				if _, err := os.Stat(filepath.Join(bandwidth.V1Root, "cpu.cfs_quota_us")); by == "bandwidth" && (err != nil || os.Geteuid() != 0) {
+				if _, err := os.Stat(filepath.Join(cpuV1(), "cpu.cfs_quota_us")); by == "bandwidth" && (err != nil || os.Geteuid() != 0) {
 					t.Skipf("--slow-by bandwidth needs root and cgroup v1's cpu controller: %v", err)
 				}
 				args = append(args, "--slow-cpus", strconv.Itoa(usable.Last()), "--slow-by", by)
@@ -280,7 +281,7 @@ func TestFaultExperimentsEndOnSignals(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			cgroups := filepath.Join(bandwidth.V1Root, fmt.Sprintf("corepin-bandwidth-%d-*", cmd.Process.Pid))
+			cgroups := filepath.Join(cpuV1(), fmt.Sprintf("corepin-bandwidth-%d-*", cmd.Process.Pid))
 			emulating := func() bool {
 				if by == "bandwidth" {
 					m, _ := filepath.Glob(cgroups)
@@ -554,4 +555,15 @@ func unvouchedInGuest(dir string) bool {
 		}
 	}
 	return seen
+}
+
+// cpuV1 is where the cgroup v1 cpu hierarchy is mounted, "" where it is
+// not: where a bandwidth limit's cgroup is made.
+func cpuV1() string {
+	h, err := cgroupfs.Find(fsroot.Host)
+	if err != nil {
+		return ""
+	}
+	m, _ := h.V1("cpu")
+	return m.Dir
 }

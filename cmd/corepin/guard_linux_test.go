@@ -17,6 +17,7 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
@@ -74,7 +75,7 @@ func startGuardedCommand(t *testing.T, args ...string) (cmd *processUnderTest) {
 // guest): the process group holds the tree there.
 func needsRunCgroup(t *testing.T) {
 	t.Helper()
-	if m, why := launch.Containment(fsroot.Host); m == launch.MechanismProcessGroup {
+	if m, why := tree.Containment(fsroot.Host); m == launch.MechanismProcessGroup {
 		t.Skipf("a run here has no cgroup for the guard to remove or name: %s", why)
 	}
 }

@@ -32,7 +32,7 @@ func judgeFlags(c *cli.Command) judge.Flags {
 func loadRun(path string) (*results.Run, error) {
 	run, err := results.Load(path)
 	if err == nil {
-		judge.Words{Flags: judgeFlags(newRunCmd())}.Unfinished(run)
+		judge.Words{Flags: judgeFlags(newRunCmd(nil))}.Unfinished(run)
 	}
 	return run, err
 }

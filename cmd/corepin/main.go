@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime"
 
+	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/runner"
@@ -34,9 +35,17 @@ func main() {
 	// workload) are dispatched before anything else, so that starting a
 	// command costs as little as possible, and they keep the signals'
 	// default dispositions. corepin catches them from here on.
-	runner.Dispatch(os.Args)
+	dispatch(os.Args)
 	catcher = interrupt.Catch()
 	os.Exit(runWithSignals(os.Args[1:]))
+}
+
+// dispatch runs the helper verb args[1] names, if any, and exits with its
+// status: launch's (the launcher, a competing process), the guard, and a
+// built-in workload's child.
+func dispatch(args []string) {
+	launch.Dispatch(args, launch.Verb{Name: guard.Arg, Main: guard.Main})
+	runner.Dispatch(args)
 }
 
 // runWithSignals runs the command line with a context that SIGINT,
@@ -46,12 +55,12 @@ func main() {
 //
 // What a signal cannot reach (SIGKILL, the OOM killer, a crash) a guard
 // process finishes: a command that makes a run's cgroups or tunes the
-// machine starts it first (see launch.EnableGuard), and dismisses it
-// here, at the normal end.
+// machine starts it first (it is handed the guard), and the guard is
+// dismissed here, at the normal end.
 func runWithSignals(args []string) int {
-	launch.EnableGuard()
-	code := runCommandLine(context.Background(), os.Stdout, os.Stderr, args, true)
-	if err := launch.DismissGuard(); err != nil {
+	g := guard.New()
+	code := runCommandLine(context.Background(), os.Stdout, os.Stderr, args, true, g)
+	if err := g.Dismiss(); err != nil {
 		fmt.Fprintf(os.Stderr, "corepin: warning: nothing would have cleaned up had corepin been killed: %v\n", err)
 	}
 	return code

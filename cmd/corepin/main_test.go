@@ -137,7 +137,7 @@ func TestCompletion(t *testing.T) {
 func TestCommandsRunWithSignalsCaught(t *testing.T) {
 	c := interrupt.Catch()
 	defer c.Stop()
-	root := newRootCmd()
+	root := newRootCmd(nil)
 	caught := false
 	root.Intercept = beforeEach(c, io.Discard, func(*cli.Invocation) (bool, error) {
 		select {

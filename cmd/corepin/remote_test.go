@@ -20,7 +20,7 @@ import (
 func TestRemoteFlags(t *testing.T) {
 	targets := filepath.Join(t.TempDir(), "lab.txt")
 	os.WriteFile(targets, []byte("# the phone lab\nadb:R58M1\n\nhdc:7001 # the tablet\n"), 0o644)
-	root := newRootCmd()
+	root := newRootCmd(nil)
 	in, err := root.Parse([]string{"--on", "ssh://pi@board", "exec", "--on=adb", "--keep-remote", "--cpu", "1", "--on", "@" + targets,
 		"--binary", "/tmp/corepin-arm64", "--", "sh", "--on", "x"})
 	if err != nil {
@@ -33,10 +33,10 @@ func TestRemoteFlags(t *testing.T) {
 	if want := []string{"exec", "--cpu", "1", "--", "sh", "--on", "x"}; !reflect.DeepEqual(in.Words(nil), want) {
 		t.Errorf("the command's words %q, want %q", in.Words(nil), want)
 	}
-	if _, err := newRootCmd().Parse([]string{"run", "--on"}); err == nil {
+	if _, err := newRootCmd(nil).Parse([]string{"run", "--on"}); err == nil {
 		t.Error("--on without a value: no error")
 	}
-	if _, err := newRootCmd().Parse([]string{"--on", "@/no/such/file", "topo"}); err == nil {
+	if _, err := newRootCmd(nil).Parse([]string{"--on", "@/no/such/file", "topo"}); err == nil {
 		t.Error("--on @missing: no error")
 	}
 }
@@ -112,7 +112,7 @@ dir = "bin/run/505"
 
 // deviceRequestOf is what a command line runs on a device.
 func deviceRequestOf(args []string) (remote.Request, error) {
-	in, err := newRootCmd().Parse(args)
+	in, err := newRootCmd(nil).Parse(args)
 	if err != nil {
 		return remote.Request{}, err
 	}

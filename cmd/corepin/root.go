@@ -9,10 +9,11 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/termsafe"
-	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/system"
 )
 
@@ -42,13 +43,15 @@ func (e *exitError) Error() string {
 // runWith runs the command line in this process, as the tests do: signals
 // are left alone.
 func runWith(ctx context.Context, stdout, stderr io.Writer, args []string) int {
-	return runCommandLine(ctx, stdout, stderr, args, false)
+	return runCommandLine(ctx, stdout, stderr, args, false, nil)
 }
 
 // runCommandLine runs the command line; with signals, SIGINT, SIGTERM and
-// SIGHUP cancel its context (exec passes them on to its command).
-func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool) int {
-	root := newRootCmd()
+// SIGHUP cancel its context (exec passes them on to its command). g, when
+// not nil, is the guard handed to the commands that run work or tune the
+// machine.
+func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string, signals bool, g *guard.Guard) int {
+	root := newRootCmd(g)
 	var c *interrupt.Catcher
 	if signals {
 		// One catcher for every command (internal/interrupt): the context
@@ -100,7 +103,7 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 // a shield, off the shielded CPUs; see system.JournalState), except to
 // system reset, the remedy, and removes the temporary files of a save
 // that a killed tune left; and it finds what a killed corepin, whose guard
-// was killed too, left running (launch.SweepStale), so that nothing runs
+// was killed too, left running (tree.SweepStale), so that nothing runs
 // unseen beside the next measurement: a command that runs work or changes
 // the machine (endsStrays) ends it, one that only reads says so. Then it waits until c (nil for none)
 // catches the signals, so that no command is ended by a signal's default
@@ -116,7 +119,7 @@ func beforeEach(c *interrupt.Catcher, stderr io.Writer, intercept func(*cli.Invo
 					fmt.Fprintln(stderr, "corepin: warning:", msg)
 				}
 			}
-			for _, s := range launch.SweepStale(fsroot.Host, endsStrays(in.Cmd.Path())) {
+			for _, s := range tree.SweepStale(fsroot.Host, endsStrays(in.Cmd.Path())) {
 				fmt.Fprintln(stderr, "corepin:", s)
 			}
 		}
@@ -141,7 +144,10 @@ func endsStrays(path string) bool {
 }
 
 // newRootCmd is the command table.
-func newRootCmd() *cli.Command {
+// newRootCmd is corepin's command table; g, when not nil, is the guard of
+// the commands that run work (run, exec) or tune the machine (system
+// tune).
+func newRootCmd(g *guard.Guard) *cli.Command {
 	root := &cli.Command{
 		Use:   "corepin",
 		Short: "Run work on the CPU core you choose, and prove it",
@@ -155,7 +161,7 @@ restores everything afterwards.
 	rf.register(root)
 	// Each command is built only when it runs or a help lists it.
 	root.AddCommand(
-		cli.Lazy("run", newRunCmd),
+		cli.Lazy("run", func() *cli.Command { return newRunCmd(g) }),
 		cli.Lazy("compare", newCompareCmd),
 		cli.Lazy("merge", newMergeCmd),
 		cli.Lazy("report", newReportCmd),
@@ -165,9 +171,9 @@ restores everything afterwards.
 		cli.Lazy("topo", newTopoCmd),
 		cli.Lazy("caps", newCapsCmd),
 		cli.Lazy("telemetry", newTelemetryCmd),
-		cli.Lazy("exec", newExecCmd),
+		cli.Lazy("exec", func() *cli.Command { return newExecCmd(g) }),
 		cli.Lazy("watch", newWatchCmd),
-		cli.Lazy("system", newSystemCmd),
+		cli.Lazy("system", func() *cli.Command { return newSystemCmd(g) }),
 		cli.Lazy("version", newVersionCmd),
 	)
 	root.AddCommand(rf.aboutDeviceCmds()...)

@@ -8,6 +8,7 @@ import (
 
 	"corepin.dev/corepin/internal/buildinfo"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/launch"
@@ -32,10 +33,13 @@ type runFlags struct {
 	only                  cli.ListValue
 	telemetryP, watchP    time.Duration
 	waitOnline            time.Duration
+	// guard ends what the run started and puts the machine back should
+	// corepin be killed.
+	guard *guard.Guard
 }
 
-func newRunCmd() *cli.Command {
-	var f runFlags
+func newRunCmd(g *guard.Guard) *cli.Command {
+	f := runFlags{guard: g, tune: tuneFlags{guard: g}}
 	cmd := &cli.Command{
 		Use:    "run [SUITE.toml]",
 		Device: cli.OnDevice,
@@ -145,7 +149,8 @@ func (f *runFlags) config(in *cli.Invocation, cmd *cli.Command, args []string) (
 	if cfg.MaxOthers, err = f.shf.share(); err != nil {
 		return cfg, err
 	}
-	launch.GuardResults(cfg.Request.Mask(), f.out) // where a guard says what it did, should corepin be killed
+	f.guard.Results(cfg.Request.Mask(), f.out) // where a guard says what it did, should corepin be killed
+	cfg.Guard = f.guard
 	cfg.Tune = f.tune.forRun(in, cfg.Request.Mask(), "corepin run")
 	return cfg, nil
 }

@@ -9,13 +9,13 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/termsafe"
-	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/system"
 )
 
-func newSystemCmd() *cli.Command {
+func newSystemCmd(g *guard.Guard) *cli.Command {
 	c := &cli.Command{
 		Use:    "system",
 		Device: cli.OnDevice,
@@ -25,7 +25,7 @@ back exactly what was there. Every change is recorded in a journal before it
 is made (/run/corepin/system.json), so that reset restores it even after a
 crash.`,
 	}
-	c.AddCommand(newSystemShowCmd(), newSystemTuneCmd(), newSystemResetCmd())
+	c.AddCommand(newSystemShowCmd(), newSystemTuneCmd(g), newSystemResetCmd())
 	return c
 }
 
@@ -76,10 +76,10 @@ target and why. Exit status 0 when tuned, 2 when an important check fails,
 	return c
 }
 
-func newSystemTuneCmd() *cli.Command {
+func newSystemTuneCmd(g *guard.Guard) *cli.Command {
 	var (
 		tf     targetFlags
-		tune   tuneFlags
+		tune   = tuneFlags{guard: g}
 		dryRun bool
 	)
 	c := &cli.Command{
@@ -114,9 +114,6 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 			}
 			return nil
 		}
-		// Until the tune is whole, the guard puts back what it did should
-		// corepin be killed halfway; once whole, it stands until reset.
-		launch.GuardTune(cpus, fsroot.Root(tune.root), tune.journal)
 		t, err := system.TuneFor(in.Ctx, m, asked.Request(), "corepin system tune --cpus "+cpus.String()+" "+strings.Join(asked.Words(), " "))
 		if err != nil {
 			if in.Ctx.Err() != nil {
@@ -183,6 +180,7 @@ written and the reason is given.`,
 
 // tuneFlags are the flags of a tune, shared by system tune, run and exec.
 type tuneFlags struct {
+	guard                                  *guard.Guard
 	tune, all, noBoost, irqs, idle, shield bool
 	freq, governor, journal, root          string
 	lockTimeout                            time.Duration
@@ -236,8 +234,15 @@ func (f *tuneFlags) asked(in *cli.Invocation, cpus cpuset.Set) system.Asked {
 // machine is the machine the flags name; a wait for the journal's lock is
 // announced on stderr, so that a person knows why nothing happens.
 func (f *tuneFlags) machine(in *cli.Invocation) *system.Machine {
-	return &system.Machine{Root: fsroot.Root(f.root), Journal: f.journal, LockTimeout: f.lockTimeout, ThisBoot: f.thisBoot,
+	m := &system.Machine{Root: fsroot.Root(f.root), Journal: f.journal, LockTimeout: f.lockTimeout, ThisBoot: f.thisBoot,
 		Waiting: system.SayWaiting(in.Stderr)}
+	if f.guard != nil {
+		// The guard puts the machine back should corepin be killed
+		// before its tune is undone (a system tune, once whole, stands
+		// until reset): the tune tells it before the first value changes.
+		m.Guard = f.guard
+	}
+	return m
 }
 
 // start tunes for a run or an exec, when asked; the caller defers finish.
@@ -245,9 +250,6 @@ func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*sy
 	if !f.wanted(in) {
 		return nil, nil
 	}
-	// The guard puts the machine back should corepin be killed: it is
-	// told before the first value changes.
-	launch.GuardTune(cpus, fsroot.Root(f.root), f.journal)
 	asked := f.asked(in, cpus)
 	t, err := system.TuneFor(in.Ctx, f.machine(in), asked.Request(), what+" "+strings.Join(asked.Words(), " "))
 	if err != nil {
@@ -265,13 +267,13 @@ func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*sy
 
 // forRun is the tune a run asks for on cpus, nil when none: the run makes
 // it as it opens and puts it back as it ends (runner.Tune), and says, a
-// line each, what a person must know of it. The guard is told first, so
-// that it puts the machine back should corepin be killed.
+// line each, what a person must know of it. The machine carries the
+// guard, which the tune tells before its first change, so that it puts
+// the machine back should corepin be killed.
 func (f *tuneFlags) forRun(in *cli.Invocation, cpus cpuset.Set, what string) *runner.Tune {
 	if !f.wanted(in) {
 		return nil
 	}
-	launch.GuardTune(cpus, fsroot.Root(f.root), f.journal)
 	asked := f.asked(in, cpus)
 	return &runner.Tune{Machine: f.machine(in), Request: asked.Request(), Who: what + " " + strings.Join(asked.Words(), " "),
 		Say: func(s string) { fmt.Fprintln(in.Stderr, "corepin: "+s) }}

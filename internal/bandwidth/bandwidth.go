@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -25,23 +24,21 @@ import (
 	"corepin.dev/corepin/internal/cgroupfs"
 )
 
-// V1Root and V2Root are where the cpu controller is mounted on the
-// machines corepin knows.
-const (
-	V1Root = "/sys/fs/cgroup/cpu"
-	V2Root = "/sys/fs/cgroup"
-)
-
 // ErrUnavailable is returned where there is no cpu controller corepin can
 // use.
-var ErrUnavailable = errors.New("no CFS bandwidth control: no cgroup v1 cpu controller at " + V1Root + " and no cgroup v2 cpu controller at " + V2Root)
+var ErrUnavailable = errors.New("no CFS bandwidth control: no cgroup v1 cpu hierarchy with cpu.cfs_quota_us, and no cgroup v2 root that offers cpu")
 
 // Limit is a cgroup with a CPU bandwidth limit and the threads moved into
 // it. Remove moves them back and removes the cgroup.
 type Limit struct {
-	dir    string
-	v2     bool
-	period int // microseconds
+	g     *cgroupfs.Group
+	h     *cgroupfs.Hierarchies
+	mount cgroupfs.Mount // the cpu controller's hierarchy
+	ctl   string         // the group's directory's key: "cpu" (v1) or "" (v2)
+	dir   string
+	v2    bool
+	// period is the limit's period, in microseconds.
+	period int
 	mu     sync.Mutex
 	moved  []moved
 }
@@ -51,46 +48,38 @@ type moved struct {
 	back string // the cgroup file that puts it back
 }
 
-// New makes a cgroup whose members may use quota of every period
-// microseconds of CPU time (quota < 0: no limit), the whole of it
+// New makes a cgroup at the top of the cpu controller's hierarchy (v1's,
+// or v2's root where it offers cpu) whose members may use quota of every
+// period microseconds of CPU time (quota < 0: no limit), the whole of it
 // shared by all members. It first removes the empty bandwidth cgroups
 // that corepins killed before their Remove left behind.
 func New(quota, period int) (*Limit, error) {
-	name := cgroupfs.NewBandwidthName()
-	l := &Limit{period: period}
-	switch {
-	case exists(filepath.Join(V1Root, "cpu.cfs_quota_us")):
-		l.dir = filepath.Join(V1Root, name)
-	case hasV2CPU():
-		l.dir, l.v2 = filepath.Join(V2Root, name), true
-	default:
+	h, err := cgroupfs.Find(fsroot.Host)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%v)", ErrUnavailable, err)
+	}
+	l := &Limit{h: h, period: period}
+	parent := cgroupfs.Parent{Version: 1}
+	if m, ok := h.V1("cpu"); ok && exists(filepath.Join(m.Dir, "cpu.cfs_quota_us")) {
+		l.mount, l.ctl = m, "cpu"
+	} else if m, ok := h.V2(); ok && hasCPU(h, m.Dir) {
+		l.mount, l.ctl, l.v2, parent.Version = m, "", true, 2
+	} else {
 		return nil, ErrUnavailable
 	}
-	sweep(filepath.Dir(l.dir))
-	if err := os.Mkdir(l.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("making the bandwidth cgroup: %w", err)
-	}
-	if err := l.Set(quota); err != nil {
-		os.Remove(l.dir)
+	parent.Dirs = map[string]string{l.ctl: l.mount.Dir}
+	cgroupfs.SweepEmpty(fsroot.Host, l.mount.Dir, cgroupfs.SelfMark().Namespace)
+	l.g, err = cgroupfs.Make(parent, cgroupfs.NewName(cgroupfs.Bandwidth), cgroupfs.Limits{Quota: &cgroupfs.Quota{US: quota, PeriodUS: period}})
+	if err != nil {
 		return nil, err
 	}
+	l.dir = l.g.Dirs[l.ctl]
 	return l, nil
 }
 
 // Set changes the quota (microseconds per period; < 0: no limit).
 func (l *Limit) Set(quota int) error {
-	if l.v2 {
-		q := "max"
-		if quota >= 0 {
-			q = strconv.Itoa(quota)
-		}
-		return write(filepath.Join(l.dir, "cpu.max"), q+" "+strconv.Itoa(l.period))
-	}
-	// The period first: a quota is checked against the period in force.
-	if err := write(filepath.Join(l.dir, "cpu.cfs_period_us"), strconv.Itoa(l.period)); err != nil {
-		return err
-	}
-	return write(filepath.Join(l.dir, "cpu.cfs_quota_us"), strconv.Itoa(quota))
+	return l.g.SetQuota(cgroupfs.Quota{US: quota, PeriodUS: l.period})
 }
 
 // MaxWeight gives the cgroup the largest CPU weight the kernel allows
@@ -98,10 +87,8 @@ func (l *Limit) Set(quota int) error {
 // elsewhere it then has nearly all of a CPU it is on, so that what limits
 // it is its quota and not whoever else runs there.
 func (l *Limit) MaxWeight() error {
-	if l.v2 {
-		return write(filepath.Join(l.dir, "cpu.weight"), "10000")
-	}
-	return write(filepath.Join(l.dir, "cpu.shares"), "262144")
+	_, err := l.g.SetWeight(1 << 18)
+	return err
 }
 
 // AddThread moves the thread tid of this process into the cgroup (on
@@ -110,14 +97,14 @@ func (l *Limit) AddThread(tid int) error {
 	if l.v2 {
 		return l.AddProcess(os.Getpid())
 	}
-	back, err := ownCgroup(fmt.Sprintf("self/task/%d", tid), false)
+	back, err := l.h.TaskDir(l.mount, fmt.Sprintf("self/task/%d", tid))
 	if err != nil {
 		return err
 	}
-	if err := write(filepath.Join(l.dir, "tasks"), strconv.Itoa(tid)); err != nil {
-		return err
+	if err := l.g.AddThread(l.ctl, tid); err != nil {
+		return fmt.Errorf("moving thread %d into the bandwidth cgroup: %w", tid, err)
 	}
-	l.remember(moved{id: tid, back: filepath.Join(V1Root, back, "tasks")})
+	l.remember(moved{id: tid, back: filepath.Join(back, "tasks")})
 	return nil
 }
 
@@ -129,18 +116,14 @@ func (l *Limit) remember(m moved) {
 
 // AddProcess moves every thread of process pid into the cgroup.
 func (l *Limit) AddProcess(pid int) error {
-	back, err := ownCgroup(strconv.Itoa(pid), l.v2)
+	back, err := l.h.TaskDir(l.mount, strconv.Itoa(pid))
 	if err != nil {
 		return err
 	}
-	root := V1Root
-	if l.v2 {
-		root = V2Root
+	if err := l.g.AddProcess(l.ctl, pid); err != nil {
+		return fmt.Errorf("moving process %d into the bandwidth cgroup: %w", pid, err)
 	}
-	if err := write(filepath.Join(l.dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
-		return err
-	}
-	l.remember(moved{id: pid, back: filepath.Join(root, back, "cgroup.procs")})
+	l.remember(moved{id: pid, back: filepath.Join(back, "cgroup.procs")})
 	return nil
 }
 
@@ -162,95 +145,35 @@ func (l *Limit) Remove() error {
 			continue
 		}
 		// ESRCH: it ended since it was listed.
-		err := write(m.back, strconv.Itoa(m.id))
+		err := cgroupfs.Write(m.back, strconv.Itoa(m.id))
 		if err != nil && first == nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ESRCH) {
-			first = err
+			first = fmt.Errorf("moving %d back to %s: %w", m.id, m.back, err)
 		}
 	}
 	l.moved = nil
-	if err := os.Remove(l.dir); err != nil && first == nil {
-		first = fmt.Errorf("removing the bandwidth cgroup: %w", err)
+	if err := l.g.Remove(); err != nil && first == nil {
+		first = err
 	}
 	return first
 }
 
 // members are the TIDs and PIDs the cgroup lists now.
 func (l *Limit) members() (map[int]bool, error) {
-	threads := "tasks"
-	if l.v2 {
-		threads = "cgroup.threads"
-	}
-	in := map[int]bool{}
-	for _, f := range []string{threads, "cgroup.procs"} {
-		ids, err := cgroupfs.IDs(filepath.Join(l.dir, f))
-		if err != nil {
-			return nil, fmt.Errorf("reading the bandwidth cgroup's members: %w", err)
-		}
-		for _, id := range ids {
-			in[id] = true
-		}
+	in, err := l.g.Members(l.ctl)
+	if err != nil {
+		return nil, fmt.Errorf("reading the bandwidth cgroup's members: %w", err)
 	}
 	return in, nil
 }
 
-// sweep removes the bandwidth cgroups in parent whose corepin no longer
-// runs: it was killed before its Remove. Only a cgroup marked for a
-// corepin of this PID namespace that is certainly gone is removed
-// (cgroupfs.OwnerGone), and rmdir refuses a cgroup that still has a task,
-// so nothing that runs is touched.
-func sweep(parent string) {
-	entries, err := os.ReadDir(parent)
-	if err != nil {
-		return
-	}
-	ns := cgroupfs.SelfMark().Namespace
-	for _, e := range entries {
-		if m, ok := cgroupfs.ParseBandwidthName(e.Name()); ok && e.IsDir() && cgroupfs.OwnerGone(fsroot.Host, m, ns) {
-			os.Remove(filepath.Join(parent, e.Name()))
-		}
-	}
-}
-
-// ownCgroup reads the cpu controller's path (v1) or the unified path
-// (v2) from a /proc cgroup file (self/task/TID or PID).
-func ownCgroup(task string, v2 bool) (string, error) {
-	own, err := cgroupfs.ReadProcCgroup(fsroot.Host, task)
-	if err != nil {
-		return "", err
-	}
-	ctl := "cpu"
-	if v2 {
-		ctl = ""
-	}
-	path, ok := own[ctl]
-	if !ok {
-		return "", fmt.Errorf("/proc/%s/cgroup: no cpu controller line", task)
-	}
-	return path, nil
-}
-
-func containsCPU(controllers string) bool {
-	for c := range strings.SplitSeq(controllers, ",") {
-		if c == "cpu" {
-			return true
-		}
-	}
-	return false
-}
-
-func hasV2CPU() bool {
-	data, err := os.ReadFile(filepath.Join(V2Root, "cgroup.subtree_control"))
-	return err == nil && containsCPU(strings.ReplaceAll(strings.TrimSpace(string(data)), " ", ","))
+// hasCPU says whether the v2 cgroup dir offers its children the cpu
+// controller.
+func hasCPU(h *cgroupfs.Hierarchies, dir string) bool {
+	ok, err := h.Delegated(dir, "cpu")
+	return err == nil && ok
 }
 
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-func write(path, value string) error {
-	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
-		return fmt.Errorf("writing %q to %s: %w", value, path, err)
-	}
-	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/internal/testcpu"
@@ -69,7 +70,11 @@ func onThread(cpu int, f func() error) error {
 
 // cpuCgroup is the cpu controller's path of a thread of this process.
 func cpuCgroup(tid int) (string, error) {
-	return ownCgroup(fmt.Sprintf("self/task/%d", tid), false)
+	own, err := cgroupfs.ReadProcCgroup(fsroot.Host, fmt.Sprintf("self/task/%d", tid))
+	if err != nil {
+		return "", err
+	}
+	return own["cpu"], nil
 }
 
 // waitGone waits until the cgroup no longer lists id: a thread that

@@ -47,25 +47,48 @@ func WriteReadInt(path string, v int) (int, error) {
 	return got, nil
 }
 
-// Confine writes the CPUs to a cpuset cgroup's file (cpuset.cpus) and
+// confine writes the CPUs to a cpuset cgroup's file (cpuset.cpus) and
 // reads back the ones in force (cpuset.cpus.effective on v2,
-// cpuset.effective_cpus on v1), which must be exactly cpus.
-func Confine(dir, file, effective string, cpus cpuset.Set) (cpuset.Set, error) {
+// cpuset.effective_cpus on v1), which must be exactly cpus. what names
+// the cgroup in an error ("the run's").
+func confine(dir, file, effective string, cpus cpuset.Set, what string) (cpuset.Set, error) {
 	if err := Write(filepath.Join(dir, file), cpus.String()); err != nil {
-		return cpuset.Set{}, fmt.Errorf("confining the run's cgroup to %s: %w", cpus, err)
+		return cpuset.Set{}, fmt.Errorf("confining %s cgroup to %s: %w", what, cpus, err)
 	}
 	data, err := fsroot.ReadFile(filepath.Join(dir, effective))
 	if err != nil {
-		return cpuset.Set{}, fmt.Errorf("reading back the run's cgroup CPUs: %w", err)
+		return cpuset.Set{}, fmt.Errorf("reading back %s cgroup CPUs: %w", what, err)
 	}
 	got, err := cpuset.Parse(strings.TrimSpace(string(data)))
 	if err != nil {
-		return cpuset.Set{}, fmt.Errorf("reading back the run's cgroup CPUs: %w", err)
+		return cpuset.Set{}, fmt.Errorf("reading back %s cgroup CPUs: %w", what, err)
 	}
 	if !got.Equal(cpus) {
-		return cpuset.Set{}, fmt.Errorf("the run's cgroup reads back CPUs %s, not %s", got, cpus)
+		return cpuset.Set{}, fmt.Errorf("%s cgroup reads back CPUs %s, not %s", what, got, cpus)
 	}
 	return got, nil
+}
+
+// Subtree lists the controllers the v2 cgroup dir under root lets its
+// children have (cgroup.subtree_control).
+func Subtree(root fsroot.Root, dir string) ([]string, error) {
+	data, err := root.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(data)), nil
+}
+
+// Enable lets the children of the v2 cgroup dir have the controller ctl;
+// Disable takes it back.
+func Enable(dir, ctl string) error {
+	return Write(filepath.Join(dir, "cgroup.subtree_control"), "+"+ctl)
+}
+
+// Disable takes the controller ctl from the children of the v2 cgroup
+// dir.
+func Disable(dir, ctl string) error {
+	return Write(filepath.Join(dir, "cgroup.subtree_control"), "-"+ctl)
 }
 
 // IDs reads a list of task or process IDs (tasks, cgroup.procs,

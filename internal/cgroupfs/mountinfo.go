@@ -1,9 +1,7 @@
 package cgroupfs
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,14 +111,5 @@ func CpusetHierarchy(root fsroot.Root) (Mount, error) {
 	if err != nil {
 		return Mount{}, fmt.Errorf("finding the cpuset hierarchy: %w", err)
 	}
-	if m, ok := V1(mounts, "cpuset"); ok {
-		return m, nil
-	}
-	if m, ok := V2(mounts); ok {
-		ctl, _ := root.ReadFile(filepath.Join(m.Dir, "cgroup.controllers"))
-		if slices.Contains(strings.Fields(string(ctl)), "cpuset") {
-			return m, nil
-		}
-	}
-	return Mount{}, fmt.Errorf("no cpuset controller: neither a cgroup v1 cpuset mount nor cgroup v2 with cpuset (%w)", errors.ErrUnsupported)
+	return (&Hierarchies{Root: root, Mounts: mounts}).Cpuset()
 }

@@ -192,6 +192,26 @@ func TestNames(t *testing.T) {
 	if _, ok := ParseBandwidthName(a); ok {
 		t.Errorf("%q read as a bandwidth cgroup", a)
 	}
+	sh := NewName(Shield)
+	if m, ok := ParseShieldName(sh); !ok || m != self || !IsShield(sh) {
+		t.Errorf("ParseShieldName(%q) = %+v, %v", sh, m, ok)
+	}
+	if k, m, ok := ParseName(sh); !ok || k != Shield || m != self {
+		t.Errorf("ParseName(%q) = %v, %+v, %v", sh, k, m, ok)
+	}
+	if _, ok := ParseRunName(sh); ok {
+		t.Errorf("%q read as a run cgroup", sh)
+	}
+	// An older corepin's shield names its maker by PID alone: a mark that
+	// no sweep takes for gone.
+	if m, ok := ParseShieldName("corepin-shield-77"); !ok || m.Owner.PID != 77 || m.Owner.Start != 0 || m.Namespace != 0 {
+		t.Errorf("corepin-shield-77: %+v, %v", m, ok)
+	}
+	for _, name := range []string{"corepin-shield-077", "corepin-shield-x", "corepin-shield-", a, bw} {
+		if m, ok := ParseShieldName(name); ok {
+			t.Errorf("%q read as a shield of %+v", name, m)
+		}
+	}
 }
 
 func TestParseUsagePerCPU(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -47,15 +48,30 @@ func processExists(pid int) bool {
 // and whose corepin is gone as seen from the PID namespace ns (OwnerGone),
 // as directories. The cgroup directories are the machine's own, as
 // mountinfo names them; root is where /proc is read.
-func Stale(root fsroot.Root, home string, ns uint64) []string {
+func Stale(root fsroot.Root, home string, ns uint64) []string { return stale(root, home, ns, Run) }
+
+// SweepEmpty removes the cgroups directly in dir that a corepin made for
+// itself alone (its runs', its bandwidth limits') and whose corepin is
+// gone (OwnerGone), where they hold no task: rmdir refuses a cgroup with
+// a task in it, so nothing that runs is touched. A shield is never
+// swept: it outlives its corepin on purpose.
+func SweepEmpty(root fsroot.Root, dir string, ns uint64) {
+	for _, d := range stale(root, dir, ns, Run, Bandwidth) {
+		RemoveTree(d, 0)
+	}
+}
+
+// stale lists the cgroups of the kinds directly in home whose corepin is
+// gone as seen from ns.
+func stale(root fsroot.Root, home string, ns uint64, kinds ...Kind) []string {
 	entries, err := os.ReadDir(home)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range entries {
-		m, ok := ParseRunName(e.Name())
-		if !ok || !e.IsDir() {
+		k, m, ok := ParseName(e.Name())
+		if !ok || !e.IsDir() || !slices.Contains(kinds, k) {
 			continue // most entries are the cgroup's own files
 		}
 		if OwnerGone(root, m, ns) {

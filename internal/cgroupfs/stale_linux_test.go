@@ -82,3 +82,32 @@ func TestOwnerGoneLive(t *testing.T) {
 		t.Error("this PID with another start time is not taken for gone")
 	}
 }
+
+// SweepEmpty removes the empty cgroups of a gone corepin's runs and
+// bandwidth limits, never a shield's (it outlives its corepin), a living
+// corepin's or one that still holds a task.
+func TestSweepEmpty(t *testing.T) {
+	const ns = 4026531836
+	root, dir := t.TempDir(), t.TempDir()
+	gone := RunMark{Owner: procfs.Process{PID: 4242, Start: 1800}, Namespace: ns}
+	alive := RunMark{Owner: procfs.Process{PID: 4243, Start: 1800}, Namespace: ns}
+	stat(t, root, 4243, "S", 1800)
+	swept := []string{name(Run, gone), name(Bandwidth, gone)}
+	kept := []string{name(Shield, gone), name(Run, alive), name(Bandwidth, alive), "unrelated"}
+	busy := name(Run, gone) // a task in it: rmdir refuses, as the file in it stands for
+	for _, d := range append(append(append([]string{}, swept...), kept...), busy) {
+		os.Mkdir(filepath.Join(dir, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(dir, busy, "tasks"), []byte("1\n"), 0o644)
+	SweepEmpty(fsroot.Root(root), dir, ns)
+	for _, d := range swept {
+		if _, err := os.Stat(filepath.Join(dir, d)); err == nil {
+			t.Errorf("%s is still there", d)
+		}
+	}
+	for _, d := range append(kept, busy) {
+		if _, err := os.Stat(filepath.Join(dir, d)); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
+		}
+	}
+}

@@ -50,12 +50,12 @@ func (r work) report() *evidence.Scheduling {
 	}
 }
 
-// busy is a run of work that had one CPU to itself for 1 s.
-func busy() work {
+// alone is a run of work that had one CPU to itself for 1 s.
+func alone() work {
 	return work{workCPU: 1, wait: 0, busy: 1, usable: 1, others: 0, source: "cpuacct", coverage: 1, residencySource: "cpuacct"}
 }
 
-func with(f func(*work)) work { r := busy(); f(&r); return r }
+func with(f func(*work)) work { r := alone(); f(&r); return r }
 
 // reportCases are runs' reports and the rules they are judged by, each
 // with what it proves.
@@ -64,7 +64,7 @@ var reportCases = []struct {
 	rules Rules
 	rep   *evidence.Scheduling
 }{
-	{"own CPU", Rules{}, busy().report()},
+	{"own CPU", Rules{}, alone().report()},
 	// The work's own threads waited for each other while nothing else
 	// ran: advice, never sharing (a Go program's runtime threads, an
 	// OpenMP team on one CPU).
@@ -124,21 +124,21 @@ var reportCases = []struct {
 	// says how much more it may have used, from when it was last seen
 	// inside; seen for nearly all of it, the two counts say the same.
 	{"a process left, seen late", Rules{}, func() *evidence.Scheduling {
-		rep := busy().report()
+		rep := alone().report()
 		rep.Tree = &evidence.TreeReport{LeftCgroup: 1, LeftCgroupCPUS: 0.07, LeftCgroupCPUMaxS: 0.3}
 		return rep
 	}()},
 	{"a process left, seen all along", Rules{}, func() *evidence.Scheduling {
-		rep := busy().report()
+		rep := alone().report()
 		rep.Tree = &evidence.TreeReport{LeftCgroup: 1, LeftCgroupCPUS: 0.29, LeftCgroupCPUMaxS: 0.3}
 		return rep
 	}()},
 	{"realtime, throttled", Rules{Throttle: "realtime is throttled: …"}, func() *evidence.Scheduling {
-		rep := busy().report()
+		rep := alone().report()
 		rep.Readback.Policy = "fifo"
 		return rep
 	}()},
-	{"not realtime, a throttle", Rules{Throttle: "realtime is throttled: …"}, busy().report()},
+	{"not realtime, a throttle", Rules{Throttle: "realtime is throttled: …"}, alone().report()},
 }
 
 // TestReport judges every case and holds what it says, whole, in a golden
@@ -237,7 +237,7 @@ func TestExecSaysWhereTheWatcherFellShort(t *testing.T) {
 		{"long, watcher on the target", "", "1", []string{"the watcher missed 8 of 10 ticks (80%, at fifo:1): residency cannot be vouched for", "the watcher used 5.0% of a CPU (above 2%): use a longer --watch period"}},
 		{"too short, watcher off the target", "the tree used 0.030s of CPU time", "0", nil},
 	} {
-		rep := busy().report()
+		rep := alone().report()
 		rep.Coverage.TooShort = c.tooShort
 		rep.Readback.CPUs = mustSet(t, "1")
 		rep.Watch = &evidence.Watch{KeepUp: missed, WatcherCPUs: mustSet(t, c.watcherOn)}

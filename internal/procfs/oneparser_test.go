@@ -7,26 +7,32 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// The packages that may parse the kernel's per-process files and the
-// mount table. test/machines is the guests' witness: it reads the kernel
-// on its own, without corepin's packages, so that a bug in them cannot
-// hide itself.
-var parsers = map[string]string{
-	"internal/procfs":   "/proc/PID/stat",
-	"internal/cgroupfs": "mountinfo",
+// The packages that may parse the kernel's per-process files, the mount
+// table and the cgroup hierarchies: internal/procfs /proc/PID/stat,
+// internal/cgroupfs mountinfo, /proc/PID/cgroup and the paths where the
+// cgroup file systems are mounted. test/machines is the guests' witness:
+// it reads the kernel on its own, without corepin's packages, so that a
+// bug in them cannot hide itself.
+var parsers = map[string][]string{
+	"internal/procfs":   {"/proc/PID/stat"},
+	"internal/cgroupfs": {"mountinfo", "/proc/PID/cgroup", "a cgroup mount path"},
 }
 
 const witness = "test/machines"
 
 // TestOneParser fails where a package other than internal/procfs parses
-// a /proc/PID/stat line (the fields after the command name's last ')')
+// a /proc/PID/stat line (the fields after the command name's last ')'),
 // or other than internal/cgroupfs reads the mount table (a string that
-// names mountinfo), in the module's non-test Go files.
+// names mountinfo), a process's cgroups (a path that ends in a /proc
+// entry's cgroup) or a cgroup hierarchy at a path of its own choosing
+// (a string with sys/fs/cgroup in it, where the mount table says where
+// they are), in the module's non-test Go files.
 func TestOneParser(t *testing.T) {
 	module := moduleRoot(t)
 	var found []string
@@ -47,7 +53,7 @@ func TestOneParser(t *testing.T) {
 		}
 		pkg := filepath.ToSlash(filepath.Dir(rel))
 		for _, what := range offences(t, path) {
-			if parsers[pkg] == what {
+			if slices.Contains(parsers[pkg], what) {
 				continue
 			}
 			found = append(found, rel+": "+what)
@@ -55,13 +61,16 @@ func TestOneParser(t *testing.T) {
 		return nil
 	})
 	for _, f := range found {
-		t.Errorf("%s is parsed outside internal/procfs and internal/cgroupfs", f)
+		t.Errorf("%s is read outside internal/procfs and internal/cgroupfs", f)
 	}
 }
 
-// offences lists what a file parses of the two: "/proc/PID/stat" for a
+// offences lists what a file reads of these: "/proc/PID/stat" for a
 // LastIndexByte(…, ')') or LastIndex(…, ")"), "mountinfo" for a string
-// literal that names it.
+// literal that names it, "/proc/PID/cgroup" for a string that ends in a
+// proc path's cgroup ("/proc/self/cgroup", "/cgroup") or a Join of "proc"
+// and "cgroup", and "a cgroup mount path" for a string with
+// sys/fs/cgroup in it.
 func offences(t *testing.T, path string) []string {
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 	if err != nil {
@@ -72,20 +81,52 @@ func offences(t *testing.T, path string) []string {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			sel, ok := n.Fun.(*ast.SelectorExpr)
-			if !ok || len(n.Args) != 2 || (sel.Sel.Name != "LastIndexByte" && sel.Sel.Name != "LastIndex") {
+			if !ok {
+				return true
+			}
+			if sel.Sel.Name == "Join" && joinsProcCgroup(n.Args) {
+				out = append(out, "/proc/PID/cgroup")
+			}
+			if len(n.Args) != 2 || (sel.Sel.Name != "LastIndexByte" && sel.Sel.Name != "LastIndex") {
 				return true
 			}
 			if lit, ok := n.Args[1].(*ast.BasicLit); ok && (lit.Value == `')'` || lit.Value == `")"`) {
 				out = append(out, "/proc/PID/stat")
 			}
 		case *ast.BasicLit:
-			if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && strings.Contains(s, "mountinfo") {
+			s, err := strconv.Unquote(n.Value)
+			if err != nil || n.Kind != token.STRING {
+				return true
+			}
+			if strings.Contains(s, "mountinfo") {
 				out = append(out, "mountinfo")
+			}
+			if s == "/cgroup" || strings.HasSuffix(s, "/cgroup") && strings.Contains(s, "proc/") {
+				out = append(out, "/proc/PID/cgroup")
+			}
+			if strings.Contains(s, "sys/fs/cgroup") {
+				out = append(out, "a cgroup mount path")
 			}
 		}
 		return true
 	})
 	return out
+}
+
+// joinsProcCgroup says whether a Join's arguments are a /proc path and
+// "cgroup": filepath.Join("/proc", pid, "cgroup").
+func joinsProcCgroup(args []ast.Expr) bool {
+	var proc, cgroup bool
+	for _, a := range args {
+		lit, ok := a.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			continue
+		}
+		s, _ := strconv.Unquote(lit.Value)
+		proc = proc || s == "/proc" || s == "proc"
+		cgroup = cgroup || s == "cgroup"
+	}
+	return proc && cgroup
 }
 
 // moduleRoot is the folder of the go.mod above this package.
@@ -106,20 +147,25 @@ func moduleRoot(t *testing.T) string {
 	}
 }
 
-// TestOffences: the heuristic sees both ways of parsing, and not a
-// comment that names mountinfo.
+// TestOffences: the heuristic sees every way of reading, and not a
+// comment that names mountinfo or /sys/fs/cgroup.
 func TestOffences(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "x.go")
 	os.WriteFile(src, []byte(`package x
 
-import ("os"; "strings")
+import ("os"; "path/filepath"; "strings")
 
-// mountinfo in a comment is no read.
+// mountinfo and /sys/fs/cgroup in a comment are no read.
 func start(s string) string { return s[strings.LastIndexByte(s, ')')+1:] }
 func mounts() ([]byte, error) { return os.ReadFile("/proc/self/mountinfo") }
+func own() ([]byte, error) { return os.ReadFile("/proc/self/cgroup") }
+func of(pid string) ([]byte, error) { return os.ReadFile(filepath.Join("/proc", pid, "cgroup")) }
+func cpu() ([]byte, error) { return os.ReadFile("/sys/fs/cgroup/cpu/cpu.shares") }
+func fine() string { return "cgroup.procs" }
 `), 0o644)
 	got := offences(t, src)
-	if len(got) != 2 || got[0] != "/proc/PID/stat" || got[1] != "mountinfo" {
-		t.Errorf("offences = %v, want the stat parse and the mountinfo read", got)
+	want := []string{"/proc/PID/stat", "mountinfo", "/proc/PID/cgroup", "/proc/PID/cgroup", "a cgroup mount path"}
+	if !slices.Equal(got, want) {
+		t.Errorf("offences = %v, want %v", got, want)
 	}
 }

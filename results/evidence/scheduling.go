@@ -144,7 +144,7 @@ type Coverage struct {
 	SampledResidency *float64 `json:"sampled_residency"`
 	// TooShort says why a sampled coverage says nothing of the work: the
 	// tree used less CPU time than MinSampledPeriods of the watcher's
-	// period (see launch.MinSampledCPU), or the watcher took fewer samples than
+	// period (see account.MinSampledCPU), or the watcher took fewer samples than
 	// that. "" when it may be judged.
 	TooShort string `json:"too_short_to_judge,omitempty"`
 }
@@ -355,8 +355,8 @@ type TreeReport struct {
 	// PriorityScope says what makes the priority the command's thread
 	// read back act against the rest of the machine: "cpu cgroup weight
 	// N" (the tree ran in a cpu cgroup of kernel weight N, read back),
-	// launch.ScopeAutogroup, ScopeNoAutogroup or ScopeRealtime; empty where
-	// nothing was raised or lowered. PriorityNote says why a nice value
+	// or internal/tree's ScopeAutogroup, ScopeNoAutogroup or
+	// ScopeRealtime; empty where nothing was raised or lowered. PriorityNote says why a nice value
 	// that acts only within its session got no cpu cgroup.
 	PriorityScope string   `json:"priority_scope,omitempty"`
 	PriorityNote  string   `json:"priority_note,omitempty"`
