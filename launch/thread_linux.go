@@ -7,9 +7,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
-	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"

@@ -18,9 +18,9 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
-	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/sched"
