@@ -44,7 +44,19 @@ func TestMain(m *testing.M) {
 		spinOwnCPU()
 	}
 	Dispatch(os.Args)
+	quietRaceExit()
 	os.Exit(m.Run())
+}
+
+// quietRaceExit keeps the helper processes of a race-instrumented test
+// binary from sleeping at exit: the race runtime waits a second before a
+// process ends (GORACE's atexit_sleep_ms, 1000 by default), which the
+// judge rightly reads as work that slept beside a competitor. A GORACE
+// the caller set is left alone.
+func quietRaceExit() {
+	if _, ok := os.LookupEnv("GORACE"); !ok {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 }
 
 func config(t *testing.T) Config {
