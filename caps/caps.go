@@ -15,8 +15,8 @@ import (
 	"text/tabwriter"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/oncpu"
 	"corepin.dev/corepin/internal/tree"
-	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"

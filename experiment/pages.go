@@ -5,7 +5,7 @@ import (
 	"html/template"
 	"sort"
 
-	"corepin.dev/corepin/page"
+	"corepin.dev/corepin/internal/page"
 )
 
 // QoSPage is the QoS experiment as an HTML page: a bar chart of the median

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/speed"
 	"corepin.dev/corepin/partition"
-	"corepin.dev/corepin/speed"
 	"corepin.dev/corepin/topology"
 )
 

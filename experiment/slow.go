@@ -8,8 +8,8 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/bandwidth"
+	"corepin.dev/corepin/internal/speed"
 	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/speed"
 )
 
 // The ways to emulate a slow CPU (PartitionConfig.SlowBy).

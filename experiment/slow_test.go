@@ -15,9 +15,9 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/bandwidth"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/speed"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/speed"
 )
 
 // twoCPUs is a fast and a slow CPU for the emulation, or a skip.

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"corepin.dev/corepin/internal/atomicfile"
+	"corepin.dev/corepin/internal/page"
 	"corepin.dev/corepin/internal/termsafe"
-	"corepin.dev/corepin/page"
 )
 
 // A Result is an experiment's result with its views.

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/account"
-	"corepin.dev/corepin/oncpu/timeline"
+	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 )
 

@@ -17,10 +17,10 @@ import (
 	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/kacct"
 	"corepin.dev/corepin/internal/tree"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
 )
 
 // signalNumber returns the number of a signal named like "SIGTERM".

@@ -10,11 +10,11 @@ import (
 	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/internal/tree"
-	"corepin.dev/corepin/oncpu/timeline"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
 )
 
 // RunThread runs work on a session thread of this process, placed as the

@@ -23,10 +23,10 @@ import (
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
-	"corepin.dev/corepin/watch"
 )
 
 // The helpers of these tests, run as the test binary with

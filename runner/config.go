@@ -16,13 +16,13 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/internal/suite"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/system"
 	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
-	"corepin.dev/corepin/watch"
 )
 
 // Isolation says how a run is separated from corepin itself.

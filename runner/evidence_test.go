@@ -9,6 +9,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
@@ -17,7 +18,6 @@ import (
 	"corepin.dev/corepin/system"
 	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
-	"corepin.dev/corepin/watch"
 )
 
 // fill sets every exported field reachable from v to a value that JSON

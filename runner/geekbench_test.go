@@ -11,8 +11,8 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/importers"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/suite"
 )
 
 // standInGeekbench is a stand-in for Geekbench's CLI, which is not

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/suite"
 )
 
 func TestLongRunsTryNiceFirst(t *testing.T) {

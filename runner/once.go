@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/inputfile"
+	"corepin.dev/corepin/internal/oncpu/timeline"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/workloads"
 )

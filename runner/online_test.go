@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/watch"
 )
 
 // offlineRoot returns a root whose online list lacks the target, and a

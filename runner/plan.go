@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/judge"
-	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/workloads"
 )
 

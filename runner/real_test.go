@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"corepin.dev/corepin/page"
+	"corepin.dev/corepin/internal/page"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/suite"
 )
 
 // realPrograms are the programs of suites/real.toml at small sizes, each

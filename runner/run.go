@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/internal/oncpu"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/internal/termsafe"
-	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/system"
 )
 

@@ -17,13 +17,13 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/internal/oncpu"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/oncpu"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/suite"
 )
 
 // sharedPrefix starts the error of a run whose target was shared.

@@ -8,8 +8,8 @@ import (
 	"corepin.dev/corepin/internal/bandwidth"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/internal/speed"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/speed"
 )
 
 // Where the speed probes run (results.RunRecord.SpeedSource).

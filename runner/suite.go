@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/suite"
 )
 
 // withoutSkipped leaves out the benchmarks the suite skips (a program

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 
-	"corepin.dev/corepin/telemetry/samples"
+	"corepin.dev/corepin/internal/samples"
 )
 
 // WriteCSV writes the samples in long format, one row per sample per CPU:

@@ -19,7 +19,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/observer"
 	"corepin.dev/corepin/internal/procfs"
-	"corepin.dev/corepin/telemetry/samples"
+	"corepin.dev/corepin/internal/samples"
 )
 
 // MinPeriod is the shortest sampling period.

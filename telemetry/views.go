@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"corepin.dev/corepin/telemetry/samples"
+	"corepin.dev/corepin/internal/samples"
 )
 
 // ReadCSV reads the samples of a CSV that WriteCSV wrote (see

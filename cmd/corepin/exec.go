@@ -16,10 +16,10 @@ import (
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/termsafe"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
 )
 
 // began is when corepin's program began: the start of an exec report's

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"corepin.dev/corepin/watch"
+	"corepin.dev/corepin/internal/watch"
 )
 
 // skipUnvouchedWatch skips a test of what the watcher saw when, in a

@@ -11,10 +11,10 @@ import (
 
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/remote"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
-	"corepin.dev/corepin/suite"
 )
 
 // remoteUsage is the help of the flags that send a command to devices.

@@ -11,10 +11,10 @@ import (
 	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
-	"corepin.dev/corepin/suite"
 	"corepin.dev/corepin/workloads"
 )
 

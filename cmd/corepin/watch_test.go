@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/watch"
 )
 
 func TestWatchObservesThenMaintains(t *testing.T) {

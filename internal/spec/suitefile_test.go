@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"corepin.dev/corepin/suite"
+	"corepin.dev/corepin/internal/suite"
 )
 
 // specTree lays out a set-up run folder of 505.mcf_r under a new SPEC

@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/samples"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/runner"
 	"corepin.dev/corepin/telemetry"
-	"corepin.dev/corepin/telemetry/samples"
 )
 
 // maxTelemetryFile bounds corepin telemetry's JSON around a whole run, as

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"time"
 
-	"corepin.dev/corepin/oncpu/timeline"
+	"corepin.dev/corepin/internal/oncpu/timeline"
+	"corepin.dev/corepin/internal/samples"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/telemetry/samples"
 )
 
 // builder collects a run's events and what had to be left out.

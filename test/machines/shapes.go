@@ -138,7 +138,7 @@ const shellUID = 2000
 // (smt8 runs them, and under TCG they take minutes of 9p reads); its
 // reading of the live machine is in every corepin command the checks and
 // these tests run.
-var kernelFacing = []string{"./cpuset", "./sched", "./session", "./launch", "./watch", "./telemetry",
+var kernelFacing = []string{"./cpuset", "./sched", "./session", "./launch", "./internal/watch", "./telemetry",
 	"./internal/observer", "./caps", "./runner", "./cmd/corepin"}
 
 // shortInGuests run with -test.short in the shapes of kernelFacing: under

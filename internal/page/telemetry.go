@@ -5,8 +5,8 @@ import (
 	"math"
 	"sort"
 
+	"corepin.dev/corepin/internal/samples"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/telemetry/samples"
 )
 
 // sample is one row of a telemetry CSV.

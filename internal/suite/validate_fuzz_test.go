@@ -11,7 +11,7 @@ import (
 func FuzzValidate(f *testing.F) {
 	f.Add("[[benchmark]]\nname = \"a\"\ncmd = \"true\"\nreference_seconds = nan\n")
 	f.Add("[settings]\nruns = 99999999\n[[benchmark]]\nname = \"a\"\ncmd = \"x\"\nenv = { \"A=B\" = \"1\" }\ntimeout = \"-5s\"\n")
-	real, err := os.ReadFile("../suites/real.toml")
+	real, err := os.ReadFile("../../suites/real.toml")
 	if err != nil {
 		f.Fatal(err)
 	}

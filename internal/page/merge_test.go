@@ -18,7 +18,7 @@ func mergeOfFixtures(t *testing.T) results.Merge {
 	var runs []*results.Run
 	names := []string{"cpu0", "cpu1"}
 	for _, n := range names {
-		r, err := results.Load(filepath.Join("..", "results", "testdata", "merge", n))
+		r, err := results.Load(filepath.Join("..", "..", "results", "testdata", "merge", n))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestMergePageInChromium(t *testing.T) {
 func TestMergePageWithholds(t *testing.T) {
 	var runs []*results.Run
 	for _, n := range []string{"cpu0", "cpu1"} {
-		r, err := results.Load(filepath.Join("..", "results", "testdata", "merge", n))
+		r, err := results.Load(filepath.Join("..", "..", "results", "testdata", "merge", n))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -188,7 +188,7 @@ func FuzzParse(f *testing.F) {
 
 // The example in docs/examples parses, and its commands exist here.
 func TestExampleSuite(t *testing.T) {
-	s, err := Load("../docs/examples/suite.toml")
+	s, err := Load("../../docs/examples/suite.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ install = "build it from its source"
 // says where its programs come from, so that a machine without them
 // skips rather than refuses it.
 func TestShippedRealSuite(t *testing.T) {
-	s, err := Load("../suites/real.toml")
+	s, err := Load("../../suites/real.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

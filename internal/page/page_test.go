@@ -26,7 +26,7 @@ const evil = "<script>alert(1)</script>"
 // a frequency source, one whose name is a script tag and whose machine
 // reported no frequency, a run with one sample and a run with none.
 func smallRun(t *testing.T) *results.Run {
-	topo, err := topology.Read("../topology/testdata/machines/sgu-al10")
+	topo, err := topology.Read("../../topology/testdata/machines/sgu-al10")
 	if err != nil {
 		t.Fatal(err)
 	}

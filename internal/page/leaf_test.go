@@ -21,10 +21,10 @@ func TestPageLinksNoLauncher(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	allowed := map[string]bool{
-		"corepin.dev/corepin/page":                true,
+		"corepin.dev/corepin/internal/page":       true,
 		"corepin.dev/corepin/results":             true,
 		"corepin.dev/corepin/results/evidence":    true,
-		"corepin.dev/corepin/telemetry/samples":   true,
+		"corepin.dev/corepin/internal/samples":    true,
 		"corepin.dev/corepin/cpuset":              true,
 		"corepin.dev/corepin/internal/atomicfile": true,
 		"corepin.dev/corepin/internal/inputfile":  true,
