@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/guard"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/termsafe"

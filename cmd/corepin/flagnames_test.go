@@ -22,17 +22,9 @@ import (
 // the judge do now (the command hands the names). The list only shrinks:
 // a file on it that names none fails the test too.
 var flagNamesLeft = []string{
-	// Command-only packages, to move under cmd/corepin/internal/.
-	"experiment/config.go", "experiment/partition.go", "experiment/slow.go", "experiment/work.go",
-	"internal/spec/config.go", "internal/spec/runfolders.go", "internal/spec/telemetry.go",
-	"remote/binary.go", "remote/job.go", "remote/remote.go", "remote/run.go", "remote/status.go", "remote/views.go",
-	"system/checks.go", "system/journal.go", "system/plan.go",
-	"telemetry/capture.go",
 	// Library packages' texts that advise a flag: their commands' words.
 	"session/asked.go",
 	"topology/choice.go", "topology/target.go",
-	// The workload child's own argument (corepin workload NAME --size).
-	"workloads/child.go",
 }
 
 // flagName is a flag as a text names it: "--max-others".

@@ -7,14 +7,14 @@ import (
 	"io"
 	"os"
 
+	"corepin.dev/corepin/cmd/corepin/internal/guard"
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/internal/tree"
-	"corepin.dev/corepin/system"
 )
 
 // Exit codes shared by every subcommand.

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/guard"
+	"corepin.dev/corepin/cmd/corepin/internal/runner"
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/termsafe"
-	"corepin.dev/corepin/runner"
-	"corepin.dev/corepin/system"
 )
 
 func newSystemCmd(g *guard.Guard) *cli.Command {

@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"testing"
 
-	"corepin.dev/corepin/system"
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 )
 
-const acpiRoot = "../../system/testdata/machines/acpi-cpufreq"
+const acpiRoot = "internal/system/testdata/machines/acpi-cpufreq"
 
 const governor = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
 

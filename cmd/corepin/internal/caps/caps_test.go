@@ -20,7 +20,7 @@ import (
 func fixture(t *testing.T, files map[string]string) fsroot.Root {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("../topology/testdata/machines/sgu-al10")); err != nil {
+	if err := os.CopyFS(dir, os.DirFS("../../../../topology/testdata/machines/sgu-al10")); err != nil {
 		t.Fatal(err)
 	}
 	for name, text := range files {

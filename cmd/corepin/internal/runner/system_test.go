@@ -2,7 +2,7 @@ package runner
 
 import (
 	"context"
-	"corepin.dev/corepin/system"
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/workloads"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/suite"
-	"corepin.dev/corepin/workloads"
 )
 
 // bench is a benchmark to run: a built-in workload or a suite command.

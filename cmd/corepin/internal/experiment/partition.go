@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/partition"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/speed"
-	"corepin.dev/corepin/partition"
 	"corepin.dev/corepin/topology"
 )
 

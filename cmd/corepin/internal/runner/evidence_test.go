@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/system"
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/watch"
@@ -15,8 +17,6 @@ import (
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/system"
-	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
 )
 

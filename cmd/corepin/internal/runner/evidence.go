@@ -1,9 +1,9 @@
 package runner
 
 import (
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/system"
 	"corepin.dev/corepin/topology"
 )
 

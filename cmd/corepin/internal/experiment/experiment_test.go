@@ -35,7 +35,7 @@ func TestFibAnswer(t *testing.T) {
 }
 
 func TestChooseSlow(t *testing.T) {
-	hybrid, err := topology.Read("../topology/testdata/machines/intel-hybrid-4p8e")
+	hybrid, err := topology.Read("../../../../topology/testdata/machines/intel-hybrid-4p8e")
 	if err != nil {
 		t.Fatal(err)
 	}

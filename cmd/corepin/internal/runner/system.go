@@ -3,8 +3,8 @@ package runner
 import (
 	"context"
 
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/system"
 )
 
 // tune makes the machine's tune for the run, where the config asks for

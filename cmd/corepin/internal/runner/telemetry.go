@@ -1,9 +1,9 @@
 package runner
 
 import (
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/telemetry"
 )
 
 // SummarizeTelemetry condenses the samples of the target CPUs as a run's

@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strings"
 
+	"corepin.dev/corepin/cmd/corepin/internal/runner"
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/samples"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/runner"
-	"corepin.dev/corepin/telemetry"
 )
 
 // maxTelemetryFile bounds corepin telemetry's JSON around a whole run, as

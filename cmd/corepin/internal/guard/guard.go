@@ -21,7 +21,7 @@ import (
 	"os"
 	"sync"
 
-	"corepin.dev/corepin/system"
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 )
 
 // Arg makes corepin the guard of another corepin (see Main): its command

@@ -5,8 +5,8 @@ import (
 	"os/exec"
 	"testing"
 
+	"corepin.dev/corepin/cmd/corepin/internal/workloads"
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/workloads"
 )
 
 // The test binary, as corepin, answers the workload child's verb with a

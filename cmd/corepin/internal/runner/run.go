@@ -6,12 +6,12 @@ import (
 	"os"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/oncpu"
 	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/system"
 )
 
 // Run runs the benchmarks and returns the results and their folder. The

@@ -14,14 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/system"
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/system"
-	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
 )
 

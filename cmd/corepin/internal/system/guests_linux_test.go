@@ -53,7 +53,7 @@ func TestGuests(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"go", "test", "-c", "-o", filepath.Join(dir, "system.test"), "."},
-		{"go", "build", "-o", filepath.Join(dir, "corepin"), "../cmd/corepin"},
+		{"go", "build", "-o", filepath.Join(dir, "corepin"), "../.."},
 	} {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Env = env
@@ -93,7 +93,7 @@ func TestGuests(t *testing.T) {
 // limit; the log is shown as it comes, so that a guest that hangs still
 // shows how far it got.
 func bootGuest(shape, dir, run string) (string, error) {
-	cmd := exec.Command("go", "run", "../test/machines", "run", "-shape", shape, "-timeout", guestLimit.String(), "--",
+	cmd := exec.Command("go", "run", "../../../../test/machines", "run", "-shape", shape, "-timeout", guestLimit.String(), "--",
 		"env", "COREPIN_BIN="+filepath.Join(dir, "corepin"), filepath.Join(dir, "system.test"),
 		"-test.run", run, "-test.v", "-test.timeout", guestTestLimit.String())
 	var out bytes.Buffer

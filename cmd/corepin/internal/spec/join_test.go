@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/telemetry"
 )
 
 // report is an exec report of a command on cpu that took wall seconds

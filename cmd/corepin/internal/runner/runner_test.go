@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
+	"corepin.dev/corepin/cmd/corepin/internal/workloads"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/suite"
@@ -22,9 +24,7 @@ import (
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/telemetry"
 	"corepin.dev/corepin/topology"
-	"corepin.dev/corepin/workloads"
 )
 
 // The launcher runs on the process's main thread (see launch.Main): the

@@ -3,8 +3,8 @@ package runner
 import (
 	"os"
 
+	"corepin.dev/corepin/cmd/corepin/internal/workloads"
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/workloads"
 )
 
 // WorkloadCommand is the reserved first argument that makes corepin run one

@@ -16,11 +16,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/system"
 )
 
 // Main is the guard, which corepin runs when its first argument is Arg:

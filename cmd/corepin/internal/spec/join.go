@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/telemetry"
 )
 
 // Import is a SPEC result and what is joined with it: corepin exec's

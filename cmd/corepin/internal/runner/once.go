@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
+	"corepin.dev/corepin/cmd/corepin/internal/workloads"
 	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/internal/suite"
@@ -17,8 +19,6 @@ import (
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/telemetry"
-	"corepin.dev/corepin/workloads"
 )
 
 // once runs one job with the sampler around it, and judges it.
