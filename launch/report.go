@@ -38,14 +38,6 @@ const (
 	StartThread = "thread"
 )
 
-type (
-	// ChildReport is the command's end and resource use.
-	ChildReport = evidence.ChildReport
-	// ParentReport says where corepin's own threads were kept during the
-	// run.
-	ParentReport = evidence.ParentReport
-)
-
 // ExitCode is the code a shell would report for the command: its exit
 // status, 128+N for a signal, 125/126/127 when it did not run.
 func (r *Report) ExitCode() int {

@@ -36,8 +36,8 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	rep := &Report{Scheduling: evidence.Scheduling{Start: StartThread}}
 	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
-	var othersTime *Others
-	var preemptors []Preemptor
+	var othersTime *evidence.Others
+	var preemptors []evidence.Preemptor
 	var preemptorsErr string
 	var slices []timeline.Slice
 	var sw *evidence.Switches

@@ -10,6 +10,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/sysfstest"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // TestRealDumps reads every real machine's dump and checks, CPU by CPU, the
@@ -77,7 +78,7 @@ func parseLscpuP(t *testing.T, text string) []lscpuRow {
 	return rows
 }
 
-func checkRow(t *testing.T, c *CPU, row lscpuRow) {
+func checkRow(t *testing.T, c *evidence.CPU, row lscpuRow) {
 	t.Helper()
 	if c.Online != row.online {
 		t.Errorf("CPU %d online = %v, lscpu says %v", c.ID, c.Online, row.online)
@@ -101,7 +102,7 @@ func checkRow(t *testing.T, c *CPU, row lscpuRow) {
 }
 
 // checkSiblings compares the CPU's siblings with the dump's own file.
-func checkSiblings(t *testing.T, root string, c *CPU) {
+func checkSiblings(t *testing.T, root string, c *evidence.CPU) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(root, fmt.Sprintf("sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c.ID)))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // CoreSiblings returns cpus with every hardware thread of their physical
@@ -16,7 +17,7 @@ func CoreSiblings(root string, cpus cpuset.Set) (cpuset.Set, error) {
 	if root == "" {
 		root = "/"
 	}
-	f := &reader{FS: FS(root)}
+	f := &reader{Root: fsroot.Root(root)}
 	out := cpus
 	for _, id := range cpus.CPUs() {
 		dir := fmt.Sprintf("%s/cpu%d/topology", cpuDir, id)

@@ -13,6 +13,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/results/evidence"
 )
 
 const (
@@ -49,7 +50,7 @@ func (t *Topology) readGlobal(f *reader) error {
 	if err != nil {
 		return err
 	}
-	if f.FS == "/" {
+	if f.Root == "/" {
 		allowed, err := readAllowed(f)
 		if err != nil {
 			return err
@@ -67,7 +68,7 @@ func (t *Topology) readGlobal(f *reader) error {
 // cgroup v2 (cpuset.cpus.effective) or v1 (cpuset.effective_cpus, then
 // cpuset.cpus). Nothing found is no error: the cpuset is unknown.
 func readCpuset(f *reader) (*cpuset.Set, string, error) {
-	h, err := cgroupfs.Find(f.FS)
+	h, err := cgroupfs.Find(f.Root)
 	if err != nil {
 		return nil, "", nil
 	}
@@ -193,8 +194,8 @@ func (t *Topology) isOnline(f *reader, id int) bool {
 }
 
 // readCPU reads one CPU's topology, frequency limits, capacity and caches.
-func readCPU(f *reader, id int) (CPU, error) {
-	c := CPU{ID: id}
+func readCPU(f *reader, id int) (evidence.CPU, error) {
+	c := evidence.CPU{ID: id}
 	dir := fmt.Sprintf("%s/cpu%d", cpuDir, id)
 	var err error
 	if c.Package, err = readID(f, dir+"/topology/physical_package_id"); err != nil {
@@ -253,8 +254,8 @@ const parallelFrom = 16
 // readCPUsOf reads the cpuN directories of ids, in that order. On machines
 // with many CPUs the reads are spread over a few goroutines; the first
 // error, by CPU order, is returned.
-func readCPUsOf(f *reader, ids []int) ([]CPU, error) {
-	cpus := make([]CPU, len(ids))
+func readCPUsOf(f *reader, ids []int) ([]evidence.CPU, error) {
+	cpus := make([]evidence.CPU, len(ids))
 	if len(ids) < parallelFrom { // on the caller's goroutine: no thread to wake
 		for i, id := range ids {
 			var err error

@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -25,9 +26,6 @@ type Topology struct {
 	evidence.Topology
 }
 
-// CPU is one logical CPU (one hardware thread).
-type CPU = evidence.CPU
-
 // Kinds of CPU. Intel hybrid parts name their cores through the cpu_core and
 // cpu_atom PMUs; elsewhere the kind is inferred from capacity classes on a
 // heterogeneous machine, and KindBalanced names the classes in between.
@@ -36,9 +34,6 @@ const (
 	KindBalanced    = "balanced"
 	KindEfficiency  = "efficiency"
 )
-
-// Group is a performance class of online CPUs; rank 0 is the fastest.
-type Group = evidence.Group
 
 // ErrNotSysfs is returned by Read when the root has no CPU directory.
 var ErrNotSysfs = errors.New("not a sysfs tree")
@@ -55,14 +50,14 @@ func read(root string, full bool) (*Topology, error) {
 	if root == "" {
 		root = "/"
 	}
-	fsys := FS(root) // corepin's one root type
+	fsys := fsroot.Root(root) // corepin's one root type
 	if st, err := os.Stat(fsys.Path(cpuDir)); err != nil || !st.IsDir() {
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("reading topology under %s: %w: %s is missing", root, ErrNotSysfs, fsys.Path(cpuDir))
 		}
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
-	r := &reader{FS: fsys, full: full}
+	r := &reader{Root: fsys, full: full}
 	t := &Topology{Topology: evidence.Topology{Root: root}}
 	if err := t.readGlobal(r); err != nil {
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
@@ -77,7 +72,7 @@ func read(root string, full bool) (*Topology, error) {
 }
 
 // GroupOf returns the group that holds cpu, or nil for an offline CPU.
-func (t *Topology) GroupOf(cpu int) *Group {
+func (t *Topology) GroupOf(cpu int) *evidence.Group {
 	for i := range t.Groups {
 		if t.Groups[i].CPUs.Contains(cpu) {
 			return &t.Groups[i]

@@ -8,6 +8,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
@@ -123,7 +124,7 @@ func (f *schedFlags) requestFor(in *cli.Invocation, tf *targetFlags, target topo
 	if err != nil || req.Accept.Base() == "any" {
 		return req, err
 	}
-	if why := tf.choice().Unmet("/", target, req.ModeOrDefault() == session.Exact); why != "" {
+	if why := tf.choice().Unmet("/", target, req.ModeOrDefault() == evidence.Exact); why != "" {
 		return req, &exitError{code: exitRefused, err: errors.New(why)}
 	}
 	return req, nil

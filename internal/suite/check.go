@@ -16,9 +16,6 @@ import (
 	"corepin.dev/corepin/results/evidence"
 )
 
-// Outcome is the result of one check, as the run's evidence keeps it.
-type Outcome = evidence.Outcome
-
 // MaxCompared bounds the outputs a number-by-number comparison reads into
 // memory; hashes and regular expressions read any size as a stream.
 const MaxCompared = 64 << 20
@@ -33,7 +30,7 @@ const maxLine = 16 << 20
 const MaxOutcomeText = 160
 
 // bounded clips the outcome's texts to MaxOutcomeText.
-func bounded(o Outcome) Outcome {
+func bounded(o evidence.Outcome) evidence.Outcome {
 	o.What, o.Detail = evidence.Clip(o.What, MaxOutcomeText), evidence.Clip(o.Detail, MaxOutcomeText)
 	return o
 }
@@ -43,18 +40,18 @@ func bounded(o Outcome) Outcome {
 // where the check allows, so that the memory it takes does not grow with
 // the output. A signature or a recorded digest needs what earlier runs
 // showed and the records: a Checker applies those.
-func (c Check) RunFile(s *Suite, out Output) Outcome {
+func (c Check) RunFile(s *Suite, out Output) evidence.Outcome {
 	return bounded(c.runFile(s, out))
 }
 
-func (c Check) runFile(s *Suite, out Output) Outcome {
+func (c Check) runFile(s *Suite, out Output) evidence.Outcome {
 	subject := c.subject()
 	streams := out.streams(c.Stdout, c.Stderr, c.File)
 	switch {
 	case c.SHA256 != "" && c.SHA256 != Recorded:
 		sum, err := digest(streams)
 		if err != nil {
-			return Outcome{What: subject, Detail: err.Error()}
+			return evidence.Outcome{What: subject, Detail: err.Error()}
 		}
 		return c.sha(subject, sum)
 	case c.SHA256Of != "":
@@ -64,19 +61,19 @@ func (c Check) runFile(s *Suite, out Output) Outcome {
 	case c.Expected != "":
 		r, err := openStreams(streams)
 		if err != nil {
-			return Outcome{What: subject, Detail: err.Error()}
+			return evidence.Outcome{What: subject, Detail: err.Error()}
 		}
 		defer r.Close()
 		data, err := io.ReadAll(io.LimitReader(r, MaxCompared+1))
 		if err != nil {
-			return Outcome{What: subject, Detail: err.Error()}
+			return evidence.Outcome{What: subject, Detail: err.Error()}
 		}
 		if len(data) > MaxCompared {
-			return Outcome{What: subject, Detail: fmt.Sprintf("larger than %d MiB, too large to compare number by number; use sha256 or regex", MaxCompared>>20)}
+			return evidence.Outcome{What: subject, Detail: fmt.Sprintf("larger than %d MiB, too large to compare number by number; use sha256 or regex", MaxCompared>>20)}
 		}
 		return c.expected(s, subject, data)
 	}
-	return Outcome{What: subject, Detail: "a signature or a recorded digest is checked by a Checker"}
+	return evidence.Outcome{What: subject, Detail: "a signature or a recorded digest is checked by a Checker"}
 }
 
 // subject names what the check reads.
@@ -98,8 +95,8 @@ func digest(streams []stream) ([]byte, error) {
 
 // sameDigest passes when the output's SHA-256 is the file's: a round
 // trip's decompressed bytes against its input's.
-func (c Check) sameDigest(subject string, streams []stream, file string) Outcome {
-	o := Outcome{What: fmt.Sprintf("%s has the SHA-256 of %s", clip(subject), clip(c.SHA256Of))}
+func (c Check) sameDigest(subject string, streams []stream, file string) evidence.Outcome {
+	o := evidence.Outcome{What: fmt.Sprintf("%s has the SHA-256 of %s", clip(subject), clip(c.SHA256Of))}
 	got, err := digest(streams)
 	if err != nil {
 		o.Detail = err.Error()
@@ -118,8 +115,8 @@ func (c Check) sameDigest(subject string, streams []stream, file string) Outcome
 }
 
 // match passes when a line of the streams matches the regular expression.
-func (c Check) match(subject string, streams []stream) Outcome {
-	o := Outcome{What: fmt.Sprintf("%s matches /%s/", clip(subject), clip(c.Regex))}
+func (c Check) match(subject string, streams []stream) evidence.Outcome {
+	o := evidence.Outcome{What: fmt.Sprintf("%s matches /%s/", clip(subject), clip(c.Regex))}
 	re := regexp.MustCompile(c.Regex)
 	for _, s := range streams {
 		f, err := inputfile.Open(s.path)
@@ -147,21 +144,21 @@ func (c Check) match(subject string, streams []stream) Outcome {
 	return o
 }
 
-func (c Check) sha(subject string, sum []byte) Outcome {
+func (c Check) sha(subject string, sum []byte) evidence.Outcome {
 	got := hex.EncodeToString(sum)
-	o := Outcome{What: subject + " has SHA-256 " + c.SHA256[:12] + "…", Passed: strings.EqualFold(got, c.SHA256)}
+	o := evidence.Outcome{What: subject + " has SHA-256 " + c.SHA256[:12] + "…", Passed: strings.EqualFold(got, c.SHA256)}
 	if !o.Passed {
 		o.Detail = "SHA-256 is " + got
 	}
 	return o
 }
 
-func (c Check) expected(s *Suite, subject string, data []byte) Outcome {
+func (c Check) expected(s *Suite, subject string, data []byte) evidence.Outcome {
 	want, err := readAtMost(s.Resolve(c.Expected), MaxCompared)
 	if err != nil {
-		return Outcome{What: subject, Detail: "reading the expected output: " + err.Error()}
+		return evidence.Outcome{What: subject, Detail: "reading the expected output: " + err.Error()}
 	}
-	o := Outcome{What: fmt.Sprintf("%s matches %s (abstol %g, reltol %g)", clip(subject), clip(c.Expected), c.AbsTol, c.RelTol)}
+	o := evidence.Outcome{What: fmt.Sprintf("%s matches %s (abstol %g, reltol %g)", clip(subject), clip(c.Expected), c.AbsTol, c.RelTol)}
 	o.Detail = c.Compare(string(want), string(data))
 	o.Passed = o.Detail == ""
 	return o

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Checker applies one benchmark's checks and reads its metric, run after
@@ -33,8 +35,8 @@ func (s *Suite) NewChecker(b Benchmark, version string, versionErr error) *Check
 }
 
 // Check applies every check of the benchmark to one run's output.
-func (k *Checker) Check(out Output) []Outcome {
-	var outcomes []Outcome
+func (k *Checker) Check(out Output) []evidence.Outcome {
+	var outcomes []evidence.Outcome
 	for _, c := range k.bench.Checks {
 		if c.records() {
 			outcomes = append(outcomes, bounded(k.signature(c, out)))
@@ -51,9 +53,9 @@ func (k *Checker) Value(out Output) (float64, error) { return k.bench.Metric.Val
 // signature checks a value that must stay what it was for the program's
 // version: the known value for the version where the suite has one, else
 // the recorded one, which the first run of a new version records.
-func (k *Checker) signature(c Check, out Output) Outcome {
+func (k *Checker) signature(c Check, out Output) evidence.Outcome {
 	streams := out.streams(c.Stdout, c.Stderr, c.File)
-	o := Outcome{What: fmt.Sprintf("%s's SHA-256 for the program's version", c.subject())}
+	o := evidence.Outcome{What: fmt.Sprintf("%s's SHA-256 for the program's version", c.subject())}
 	var value string
 	if c.Signature != "" {
 		o.What = fmt.Sprintf("%s's signature /%s/ for the program's version", c.subject(), clip(c.Signature))

@@ -26,9 +26,6 @@ const (
 	// with it 0.12 off. So a watcher that missed more than a quarter no
 	// longer vouches for what it saw.
 	MissedTicksWarn = 0.25
-	// CPUShareWarn is the share of one CPU the watcher's own thread may
-	// use before a run says so.
-	CPUShareWarn = evidence.CPUShareWarn
 )
 
 // watcherPriorities are the watcher's requests: a realtime FIFO
@@ -76,11 +73,8 @@ func (t *ticks) tick(now time.Time) {
 	}
 }
 
-// KeepUp is how well the watcher kept to its period.
-type KeepUp = evidence.KeepUp
-
-func (t *ticks) result(end time.Time, cpu time.Duration, priority string) KeepUp {
-	k := KeepUp{Priority: priority, Late: t.late, Missed: t.missed, MaxLateMs: float64(t.maxLatency) / 1e6}
+func (t *ticks) result(end time.Time, cpu time.Duration, priority string) evidence.KeepUp {
+	k := evidence.KeepUp{Priority: priority, Late: t.late, Missed: t.missed, MaxLateMs: float64(t.maxLatency) / 1e6}
 	watched := end.Sub(t.start)
 	k.WatchedS = watched.Seconds()
 	if t.period > 0 {
@@ -95,6 +89,6 @@ func (t *ticks) result(end time.Time, cpu time.Duration, priority string) KeepUp
 		k.CPUShare = cpu.Seconds() / watched.Seconds()
 	}
 	k.Unvouched = k.Expected >= 10 && k.MissedShare > MissedTicksWarn
-	k.TooExpensive = k.WatchedS >= 1 && k.CPUShare > CPUShareWarn
+	k.TooExpensive = k.WatchedS >= 1 && k.CPUShare > evidence.CPUShareWarn
 	return k
 }

@@ -22,6 +22,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -92,7 +93,7 @@ func escapeChild() {
 // -20, and watches it with the given watcher priority. It returns the
 // watcher's result and the share of the child's spinning on the target
 // as the child saw it.
-func escape(t *testing.T, threads int, period time.Duration, priority string) (Result, float64) {
+func escape(t *testing.T, threads int, period time.Duration, priority string) (evidence.Watch, float64) {
 	t.Helper()
 	mask, err := sched.GetAffinity(0)
 	if err != nil || mask.Len() < 2 {

@@ -4,19 +4,12 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results/evidence"
 )
 
-type (
-	// Offline records that the target went offline during the run (see
-	// evidence.Offline).
-	Offline = evidence.Offline
-	// Residency is how much of the running samples were on the target.
-	Residency = evidence.Residency
-)
-
-func residency(running, onTarget int) Residency {
-	r := Residency{Running: running, OnTarget: onTarget}
+func residency(running, onTarget int) evidence.Residency {
+	r := evidence.Residency{Running: running, OnTarget: onTarget}
 	if running > 0 {
 		ratio := float64(onTarget) / float64(running)
 		r.Ratio = &ratio
@@ -56,7 +49,7 @@ func (w *Watcher) checkOnline(now uint64) {
 	switch {
 	case gone && w.offline == nil:
 		running, onTarget := w.totals()
-		w.offline = &Offline{CPUs: w.opts.Mask, AtS: at, Seen: online, Before: residency(running, onTarget)}
+		w.offline = &evidence.Offline{CPUs: w.opts.Mask, AtS: at, Seen: online, Before: residency(running, onTarget)}
 	case !gone && w.offline != nil && w.offline.OnlineAgainS == nil:
 		w.offline.OnlineAgainS = &at
 	}
@@ -66,7 +59,7 @@ func (w *Watcher) secondsSinceStart(now uint64) float64 {
 	if w.firstTicks == 0 || now < w.firstTicks {
 		return 0
 	}
-	return float64(now-w.firstTicks) / clockTick
+	return float64(now-w.firstTicks) / procfs.UserHZ
 }
 
 // totals sums the running and on-target samples of every thread so far.
@@ -79,7 +72,7 @@ func (w *Watcher) totals() (running, onTarget int) {
 }
 
 // offlineResult completes the event with the samples after it.
-func (w *Watcher) offlineResult() *Offline {
+func (w *Watcher) offlineResult() *evidence.Offline {
 	if w.offline == nil {
 		return nil
 	}
@@ -93,10 +86,10 @@ func (w *Watcher) offlineResult() *Offline {
 // threads are and whether the target is still online. corepin exec with
 // --watch 0 calls it when the command has ended (before it is reaped), so
 // that even an unwatched run says when its target went away.
-func ReadOnce(opts Options) Result {
+func ReadOnce(opts Options) evidence.Watch {
 	opts.Maintain = false
 	w := newWatcher(opts)
-	w.res.Threads = []ThreadStat{}
+	w.res.Threads = []evidence.ThreadStat{}
 	w.sample()
 	w.closeAll() // the files sample kept open for the next sample
 	if w.offline != nil {

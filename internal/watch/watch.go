@@ -69,23 +69,13 @@ type Options struct {
 	Root fsroot.Root
 }
 
-// What a watcher saw and did is the run's evidence as results keeps it
-// (package evidence): one declaration, which a reader of run.json links
-// without the watcher.
-type (
-	// Result is what a watcher saw and did.
-	Result = evidence.Watch
-	// ThreadStat is one thread's record.
-	ThreadStat = evidence.ThreadStat
-)
-
 type key struct {
 	tid   int
 	start uint64
 }
 
 type thread struct {
-	ThreadStat
+	evidence.ThreadStat
 	baseTicks, lastTicks uint64
 	seen                 bool // still listed at the last sample
 	files                *taskFiles
@@ -115,12 +105,12 @@ type Watcher struct {
 	order     []key
 	byTID     map[int]*thread // the thread now known at each TID
 	buf       []byte
-	res       Result
+	res       evidence.Watch
 	// lastTicks is the time of the previous sample in clock ticks since
 	// boot (from /proc/uptime), to recognise threads born since then;
 	// firstTicks that of the first sample.
 	lastTicks, firstTicks uint64
-	offline               *Offline
+	offline               *evidence.Offline
 	last                  bool // the last sample: read every thread's sched file
 	// statOnly samples the way the watcher did before it read the
 	// scheduler's account: stat alone, opened afresh each time. The
@@ -149,7 +139,7 @@ func Start(ctx context.Context, opts Options) (*Watcher, error) {
 	w := newWatcher(opts)
 	w.raisesAll = opts.Priority != PriorityAsIs && opts.PID != os.Getpid()
 	w.res.PeriodMs = int(opts.Period / time.Millisecond)
-	w.res.Threads = []ThreadStat{}
+	w.res.Threads = []evidence.ThreadStat{}
 	var err error
 	// The clock starts now: a watcher whose thread is starved before its
 	// first sample has missed those ticks too.
@@ -201,7 +191,7 @@ func newWatcher(opts Options) *Watcher {
 
 // Stop ends watching, takes a last sample, puts back what it changed when
 // asked to (Options.Restore), and returns the result.
-func (w *Watcher) Stop() Result {
+func (w *Watcher) Stop() evidence.Watch {
 	w.loop.Stop()
 	if w.raisesAll {
 		w.stopOnce.Do(lowerProcess)
@@ -215,9 +205,9 @@ func (w *Watcher) Stop() Result {
 	return w.result()
 }
 
-func (w *Watcher) result() Result {
+func (w *Watcher) result() evidence.Watch {
 	res := w.res
-	res.Threads = make([]ThreadStat, 0, len(w.order))
+	res.Threads = make([]evidence.ThreadStat, 0, len(w.order))
 	var running, onTarget, migrations int
 	var run, wait, runTime, onTargetTime time.Duration
 	byTime := true
@@ -226,7 +216,7 @@ func (w *Watcher) result() Result {
 	for _, k := range w.order {
 		t := w.threads[k]
 		st := t.ThreadStat
-		st.CPUSeconds = float64(t.lastTicks-t.baseTicks) / clockTick
+		st.CPUSeconds = float64(t.lastTicks-t.baseTicks) / procfs.UserHZ
 		if t.haveSched {
 			r, wt := (t.lastSched.Run - t.baseSched.Run).Seconds(), (t.lastSched.Wait - t.baseSched.Wait).Seconds()
 			st.RunS, st.WaitS = &r, &wt
@@ -342,7 +332,7 @@ func (w *Watcher) uptimeTicks() uint64 {
 	if err != nil {
 		return 0
 	}
-	return uint64(s * clockTick)
+	return uint64(s * procfs.UserHZ)
 }
 
 func (w *Watcher) procPath(parts ...string) string {
@@ -396,10 +386,10 @@ func (w *Watcher) tasks(pid int) []int {
 	return tids
 }
 
-func (w *Watcher) readStat(pid, tid int) (TaskStat, error) {
+func (w *Watcher) readStat(pid, tid int) (procfs.TaskStat, error) {
 	data, err := fsroot.ReadFile(w.procPath(strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat"))
 	if err != nil {
-		return TaskStat{}, err
+		return procfs.TaskStat{}, err
 	}
 	return ParseTaskStat(data)
 }
@@ -407,7 +397,7 @@ func (w *Watcher) readStat(pid, tid int) (TaskStat, error) {
 // files returns the open files of the thread at tid and its stat now. A
 // thread whose files no longer read is gone; its TID may be another
 // thread's now, whose files are opened.
-func (w *Watcher) files(pid, tid int) (*taskFiles, TaskStat, error) {
+func (w *Watcher) files(pid, tid int) (*taskFiles, procfs.TaskStat, error) {
 	if w.statOnly {
 		st, err := w.readStat(pid, tid)
 		return &taskFiles{-1, -1, -1}, st, err
@@ -424,7 +414,7 @@ func (w *Watcher) files(pid, tid int) (*taskFiles, TaskStat, error) {
 	data, err := f.read(f.stat, w.buf)
 	if err != nil {
 		f.close()
-		return nil, TaskStat{}, err // the thread ended between the listing and the read
+		return nil, procfs.TaskStat{}, err // the thread ended between the listing and the read
 	}
 	st, err := ParseTaskStat(data)
 	if err != nil {
@@ -443,7 +433,7 @@ func (w *Watcher) sampleThread(pid, tid int) {
 	born := false
 	if !ok {
 		// A new thread, or a reused TID: (tid, start time) is new either way.
-		t = &thread{ThreadStat: ThreadStat{PID: pid, TID: tid, Start: st.StartTime, Name: st.Comm, LastCPU: st.Processor},
+		t = &thread{ThreadStat: evidence.ThreadStat{PID: pid, TID: tid, Start: st.StartTime, Name: st.Comm, LastCPU: st.Processor},
 			baseTicks: st.CPUTicks(), lastTicks: st.CPUTicks()}
 		w.threads[k] = t
 		w.order = append(w.order, k)

@@ -15,6 +15,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -194,7 +195,7 @@ func TestThreadBornBetweenSamplesCounts(t *testing.T) {
 	uptime("10.10")
 	w.sample()
 	res := w.result()
-	var born *ThreadStat
+	var born *evidence.ThreadStat
 	for i := range res.Threads {
 		if res.Threads[i].TID == 107 {
 			born = &res.Threads[i]

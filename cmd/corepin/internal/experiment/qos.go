@@ -51,7 +51,7 @@ type QoSLevel struct {
 	LoadedApartMs       []float64 `json:"loaded_apart_ms"`
 	MedianMsLoadedApart *float64  `json:"median_ms_loaded_apart"`
 	// PriorityScope is what made the key thread's priority act (see
-	// launch.TreeReport).
+	// evidence.TreeReport).
 	PriorityScope string `json:"priority_scope,omitempty"`
 	// What the key thread read back at this level, and whether the ladder
 	// found a step that held.

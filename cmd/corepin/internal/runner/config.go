@@ -21,6 +21,7 @@ import (
 	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/launch"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
@@ -101,7 +102,7 @@ type Config struct {
 // as it ends, and recorded in run.json, its reset included.
 type Tune struct {
 	Machine *system.Machine
-	Request system.Request
+	Request evidence.TuneRequest
 	// Who says, in the journal, what asked for it ("corepin run --tune").
 	Who string
 	// Say is told, a line each, what a person must know of the tune as it

@@ -11,12 +11,10 @@ import (
 	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/judge"
-	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
 
@@ -119,9 +117,9 @@ func TestEvidenceNamesAsProducersDo(t *testing.T) {
 		{evidence.StartFork, launch.StartFork},
 		{evidence.StartLauncher, launch.StartLauncher},
 		{evidence.StartThread, launch.StartThread},
-		{string(evidence.Exact), string(session.Exact)},
-		{string(evidence.Soft), string(session.Soft)},
-		{judge.WatcherCostWarn, watch.CPUShareWarn},
+		{string(evidence.Exact), string(evidence.Exact)},
+		{string(evidence.Soft), string(evidence.Soft)},
+		{judge.WatcherCostWarn, evidence.CPUShareWarn},
 		{results.FreqSourceCpuinfo, telemetry.SourceProcCpuinfo},
 		{results.FreqSourceNone, telemetry.SourceNone},
 	} {
@@ -140,10 +138,10 @@ func TestEvidenceNamesAsProducersDo(t *testing.T) {
 // makes as the run ends (untune, before the results are saved) is in
 // run.json.
 func TestTuneRecordHoldsTheReset(t *testing.T) {
-	tuned := &system.Tuned{Tuned: evidence.Tuned{Result: &system.Result{}}}
+	tuned := &system.Tuned{Tuned: evidence.Tuned{Result: &evidence.TuneResult{}}}
 	r := &suiteRun{cfg: Config{Tune: &Tune{}}, tuned: tuned, res: &results.Run{}}
 	r.res.System = &evidence.RunFacts{Tuned: tunedEvidence(r.tuned)}
-	tuned.Reset = &system.ResetReport{Journal: "/run/corepin/journal", Failed: []system.RestoreError{{Err: "EBUSY"}}} // as Undo leaves it
+	tuned.Reset = &evidence.ResetReport{Journal: "/run/corepin/journal", Failed: []evidence.RestoreError{{Err: "EBUSY"}}} // as Undo leaves it
 	r.untune()
 	if rec := r.res.System.Tuned; rec == nil || rec.Reset == nil || rec.Reset.Journal != "/run/corepin/journal" || len(rec.Reset.Failed) != 1 || rec.Reset.Failed[0].Err != "EBUSY" {
 		t.Errorf("recorded tune %+v", r.res.System.Tuned)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
 )
 
@@ -19,7 +20,7 @@ func request(cfg Config, b bench) session.Request {
 	if b.command != nil && b.command.CPUs == "group" {
 		// Work of several threads (a multi-core run) gets the target's
 		// performance group, as --mode soft gives every run.
-		req.Mode = session.Soft
+		req.Mode = evidence.Soft
 		if req.Group.IsEmpty() {
 			req.Group = cfg.Target.SoftCPUs
 		}

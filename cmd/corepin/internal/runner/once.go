@@ -284,7 +284,7 @@ func (r *suiteRun) check(b bench, j job, out suite.Output, rec *results.RunRecor
 	}
 	v, err := b.checker.Value(out)
 	if err != nil {
-		rec.Checks = append(rec.Checks, suite.Outcome{What: "the metric " + m.Name, Detail: evidence.Clip(err.Error(), suite.MaxOutcomeText)})
+		rec.Checks = append(rec.Checks, evidence.Outcome{What: "the metric " + m.Name, Detail: evidence.Clip(err.Error(), suite.MaxOutcomeText)})
 		rec.Valid = false
 	} else {
 		rec.Value = &v

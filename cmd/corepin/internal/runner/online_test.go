@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
@@ -69,7 +68,7 @@ func TestRunWhoseTargetWentOfflineSaysSo(t *testing.T) {
 	zero := 0
 	rep := &launch.Report{}
 	rep.Child.ExitCode = &zero
-	rep.Watch = &watch.Result{TargetOffline: &evidence.Offline{CPUs: cpuset.Of(3), AtS: 0.4}}
+	rep.Watch = &evidence.Watch{TargetOffline: &evidence.Offline{CPUs: cpuset.Of(3), AtS: 0.4}}
 	var rec results.RunRecord
 	if record(&rec, rep, nil, []byte("")) {
 		t.Fatal("a run whose target went offline recorded as complete")

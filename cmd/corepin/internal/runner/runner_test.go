@@ -22,6 +22,7 @@ import (
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
@@ -60,7 +61,7 @@ func config(t *testing.T) Config {
 	}
 	return Config{
 		Topology: topo, Target: target,
-		Request: session.Request{CPU: target.ExactCPU, Group: target.SoftCPUs, Mode: session.Exact, Ladder: session.GeekbenchLadder()},
+		Request: session.Request{CPU: target.ExactCPU, Group: target.SoftCPUs, Mode: evidence.Exact, Ladder: session.GeekbenchLadder()},
 		Quick:   true, Runs: 2, Warmup: 0, WatchPeriod: 20 * time.Millisecond, OutDir: t.TempDir(),
 		// go test runs other packages' tests beside these: the target is
 		// shared for real, which only the sharing tests are about.

@@ -168,9 +168,9 @@ func sharedRun(t *testing.T, isolation string) {
 		t.Logf("preemptors: %+v", sh.Preemptors)
 		switch {
 		case named:
-		case len(sh.Preemptors) == launch.MaxPreemptors:
+		case len(sh.Preemptors) == evidence.MaxPreemptors:
 			// go test's other packages on the target took more than it.
-			t.Logf("the competitor (PID %d) was outranked by %d busier processes", competitor, launch.MaxPreemptors)
+			t.Logf("the competitor (PID %d) was outranked by %d busier processes", competitor, evidence.MaxPreemptors)
 		default:
 			t.Errorf("the competitor (PID %d) is not among the preemptors %+v (%s)", competitor, sh.Preemptors, sh.PreemptorsError)
 		}

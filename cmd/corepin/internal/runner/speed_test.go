@@ -15,8 +15,8 @@ import (
 	"corepin.dev/corepin/internal/bandwidth"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/testcpu"
-	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
@@ -106,7 +106,7 @@ func TestCompetitorHalfwayIsSaidToSlowTheRun(t *testing.T) {
 	// Where corepin traced the target, the competitor is named, unless
 	// busier processes of the machine's filled the list.
 	named := strings.Contains(rec.SlowedBy, fmt.Sprintf("(%d)", competitor.Process.Pid))
-	if ps := rec.Scheduling.Sharing.Preemptors; len(ps) > 0 && len(ps) < launch.MaxPreemptors && !named {
+	if ps := rec.Scheduling.Sharing.Preemptors; len(ps) > 0 && len(ps) < evidence.MaxPreemptors && !named {
 		t.Errorf("the competitor (PID %d) is traced %v but not named: %q", competitor.Process.Pid, ps, rec.SlowedBy)
 	}
 	for _, w := range b.Warnings {

@@ -2,12 +2,14 @@ package runner
 
 import (
 	"context"
-	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"corepin.dev/corepin/cmd/corepin/internal/system"
+	"corepin.dev/corepin/results/evidence"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
@@ -69,7 +71,7 @@ func TestTuneIsMadeAndRecordedInsideTheRun(t *testing.T) {
 	}
 	var said []string
 	cfg.Tune = &Tune{Machine: &system.Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")},
-		Request: system.Request{CPUs: cpuset.Of(7), Freq: "90%"}, Who: "corepin run --tune", Say: func(s string) { said = append(said, s) }}
+		Request: evidence.TuneRequest{CPUs: cpuset.Of(7), Freq: "90%"}, Who: "corepin run --tune", Say: func(s string) { said = append(said, s) }}
 	_, folder, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/samples"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 )
@@ -353,10 +354,10 @@ func TestJoinCurves(t *testing.T) {
 	key := Key{"872.marian_s", "base", 0, 0, 0}
 	dir := writeReports(t, "corepin.007", map[Key]*evidence.Scheduling{key: rep})
 	util := func(v float64) *float64 { return &v }
-	var whole []telemetry.Sample
+	var whole []samples.Sample
 	for i := 1; i <= 15; i++ {
 		for _, cpu := range []int{2, 3} {
-			whole = append(whole, telemetry.Sample{T: float64(i), CPU: cpu, UtilPct: util(float64(10 * cpu)), FreqSource: "none"})
+			whole = append(whole, samples.Sample{T: float64(i), CPU: cpu, UtilPct: util(float64(10 * cpu)), FreqSource: "none"})
 		}
 	}
 	im := &Import{Result: parseRSF(t, "speed2026.rsf"), Telemetry: &telemetry.Series{Started: start, Period: 1, Samples: whole}, TelemetryFile: "run.json"}

@@ -55,7 +55,7 @@ func (ir *importRun) curves(rec *results.RunRecord, it Iteration, cmds []*Report
 	if !ok {
 		return nil
 	}
-	var got []telemetry.Sample
+	var got []samples.Sample
 	var period float64
 	if tel := ir.im.Telemetry; tel != nil {
 		period = tel.Period
@@ -66,7 +66,7 @@ func (ir *importRun) curves(rec *results.RunRecord, it Iteration, cmds []*Report
 	if len(got) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(got, func(a, b telemetry.Sample) int { return cmp.Compare(a.T, b.T) })
+	slices.SortStableFunc(got, func(a, b samples.Sample) int { return cmp.Compare(a.T, b.T) })
 	series := &telemetry.Series{Samples: got, Period: period}
 	var b strings.Builder
 	series.WriteCSV(&b)
@@ -89,7 +89,7 @@ func (ir *importRun) curves(rec *results.RunRecord, it Iteration, cmds []*Report
 
 // execCurves are the samples of exec --telemetry's CSVs of copy 0's
 // commands that describe from..to, read from beside their reports.
-func (ir *importRun) execCurves(cmds []*Report, from, to int64, w warner) (got []telemetry.Sample, period float64) {
+func (ir *importRun) execCurves(cmds []*Report, from, to int64, w warner) (got []samples.Sample, period float64) {
 	for _, c := range cmds {
 		tf := c.Scheduling.Telemetry
 		if tf == nil || c.Key.Copy != 0 {
@@ -108,7 +108,7 @@ func (ir *importRun) execCurves(cmds []*Report, from, to int64, w warner) (got [
 
 // curves reads the CSV exec --telemetry wrote beside the reports, by its
 // name; a CSV that is not there has no samples.
-func (r *Reports) curves(file string) ([]telemetry.Sample, error) {
+func (r *Reports) curves(file string) ([]samples.Sample, error) {
 	path := filepath.Join(r.Dir, filepath.Base(file))
 	data, err := readRegular(path, maxReportFile*4)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -146,8 +146,8 @@ func window(it Iteration, cmds []*Report) (from, to int64, ok bool) {
 // describe the time from..to: a sample is the utilisation of the period
 // that ends at it, so the one just after the end is kept. Their t_s
 // becomes seconds since from.
-func cut(all []telemetry.Sample, origin, from, to int64, period float64) []telemetry.Sample {
-	var out []telemetry.Sample
+func cut(all []samples.Sample, origin, from, to int64, period float64) []samples.Sample {
+	var out []samples.Sample
 	last := to + int64(period*1e9)
 	for _, s := range all {
 		at := origin + int64(s.T*1e9)

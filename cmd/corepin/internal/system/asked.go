@@ -8,6 +8,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Asked is a tune as a command line asks for it: the target, and each
@@ -23,8 +24,8 @@ type Asked struct {
 // with the performance governor where the machine has cpufreq, and skips
 // both, saying so, where it has none; one that asks for them there is
 // refused.
-func (a Asked) Request() Request {
-	r := Request{CPUs: a.CPUs, AllPolicies: a.AllPolicies, NoBoost: a.NoBoost, IRQs: a.IRQs, Idle: a.Idle, Shield: a.Shield}
+func (a Asked) Request() evidence.TuneRequest {
+	r := evidence.TuneRequest{CPUs: a.CPUs, AllPolicies: a.AllPolicies, NoBoost: a.NoBoost, IRQs: a.IRQs, Idle: a.Idle, Shield: a.Shield}
 	if a.Freq != nil {
 		r.Freq = *a.Freq
 	}
@@ -60,7 +61,7 @@ func (a Asked) Words() []string {
 // IRQWarning is what to tell a person whose tune moves IRQs off the
 // target while irqbalance runs, which moves them back; "" when nothing
 // need be said, or the machine cannot be read.
-func IRQWarning(root fsroot.Root, req Request) string {
+func IRQWarning(root fsroot.Root, req evidence.TuneRequest) string {
 	if !req.IRQs {
 		return ""
 	}
@@ -73,7 +74,7 @@ func IRQWarning(root fsroot.Root, req Request) string {
 // WriteDryRun writes what a tune of req would do to the machine f
 // describes, changing nothing: each change, what it would not set, and
 // the shield. The error is a request the machine cannot meet.
-func WriteDryRun(w io.Writer, f *Facts, req Request) error {
+func WriteDryRun(w io.Writer, f *evidence.Facts, req evidence.TuneRequest) error {
 	changes, err := Plan(f, req)
 	if err != nil {
 		return err

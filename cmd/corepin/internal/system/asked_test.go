@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // A frequency or governor not given stays out of the request, so that a
@@ -43,7 +44,7 @@ func TestSayWaitingNamesTheHolder(t *testing.T) {
 
 func TestWriteDryRunNamesTheShield(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteDryRun(&b, &Facts{}, Request{CPUs: cpuset.Of(3), Shield: true}); err != nil {
+	if err := WriteDryRun(&b, &evidence.Facts{}, evidence.TuneRequest{CPUs: cpuset.Of(3), Shield: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "shield: every other movable task off CPUs 3 with a cpuset\n") {

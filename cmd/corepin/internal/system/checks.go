@@ -9,10 +9,10 @@ import (
 
 // judge judges the facts for measuring on the target, line by line, in
 // the spirit of pyperf's "system show".
-func judge(f *Facts) []Check {
-	var cs []Check
+func judge(f *evidence.Facts) []evidence.Check {
+	var cs []evidence.Check
 	add := func(item, value string, good, important bool, why string) {
-		cs = append(cs, Check{Item: item, Value: value, Good: good, Important: important, Why: why})
+		cs = append(cs, evidence.Check{Item: item, Value: value, Good: good, Important: important, Why: why})
 	}
 	for _, c := range f.CPUs {
 		if !c.Online {
@@ -57,10 +57,10 @@ func judge(f *Facts) []Check {
 	return cs
 }
 
-func freqChecks(f *Facts) []Check {
-	var cs []Check
+func freqChecks(f *evidence.Facts) []evidence.Check {
+	var cs []evidence.Check
 	add := func(item, value string, good, important bool, why string) {
-		cs = append(cs, Check{Item: item, Value: value, Good: good, Important: important, Why: why})
+		cs = append(cs, evidence.Check{Item: item, Value: value, Good: good, Important: important, Why: why})
 	}
 	for _, p := range f.TargetPolicies() {
 		name := p.Name + " (CPUs " + p.CPUs.String() + ")"
@@ -106,8 +106,8 @@ func boostWhy(on bool) string {
 	return "no boost: the frequency does not depend on temperature or the other cores"
 }
 
-func idleChecks(f *Facts) []Check {
-	var cs []Check
+func idleChecks(f *evidence.Facts) []evidence.Check {
+	var cs []evidence.Check
 	for _, c := range f.CPUs {
 		var deep []string
 		for _, s := range c.Idle {
@@ -123,14 +123,14 @@ func idleChecks(f *Facts) []Check {
 		if !good {
 			why = "waking from a deep idle state adds its exit latency to the first work after a pause"
 		}
-		cs = append(cs, Check{Item: fmt.Sprintf("cpu%d idle (%s)", c.ID, f.IdleDriver), Value: "deep enabled: " + evidence.OrNone(strings.Join(deep, ", ")), Good: good, Why: why})
+		cs = append(cs, evidence.Check{Item: fmt.Sprintf("cpu%d idle (%s)", c.ID, f.IdleDriver), Value: "deep enabled: " + evidence.OrNone(strings.Join(deep, ", ")), Good: good, Why: why})
 	}
 	return cs
 }
 
 // shallowIdle returns the index of the last state kept by --idle: the first
 // state that really idles (POLL, which spins, is kept as well).
-func shallowIdle(states []IdleState) int {
+func shallowIdle(states []evidence.IdleState) int {
 	for _, s := range states {
 		if s.Name != "POLL" {
 			return s.Index
@@ -139,8 +139,8 @@ func shallowIdle(states []IdleState) int {
 	return len(states)
 }
 
-func irqChecks(f *Facts) []Check {
-	var cs []Check
+func irqChecks(f *evidence.Facts) []evidence.Check {
+	var cs []evidence.Check
 	// An IRQ that has fired on the target lands there; one that only may
 	// (its affinity includes the target) is advice: some cannot move at
 	// all (the x86 timer and cascade IRQs refuse). A per-CPU interrupt
@@ -165,32 +165,32 @@ func irqChecks(f *Facts) []Check {
 	if len(landed) > 0 {
 		why = "interrupts on the target preempt the measured thread; corepin system tune --irqs moves them"
 	}
-	cs = append(cs, Check{Item: "IRQs firing on target", Value: fmt.Sprintf("%d: %s", len(landed), evidence.OrNone(strings.Join(landed, ", "))), Good: len(landed) == 0, Important: true, Why: why})
+	cs = append(cs, evidence.Check{Item: "IRQs firing on target", Value: fmt.Sprintf("%d: %s", len(landed), evidence.OrNone(strings.Join(landed, ", "))), Good: len(landed) == 0, Important: true, Why: why})
 	if len(own) > 0 {
-		cs = append(cs, Check{Item: "per-CPU IRQs on target", Value: strings.Join(own, ", "), Good: true,
+		cs = append(cs, evidence.Check{Item: "per-CPU IRQs on target", Value: strings.Join(own, ", "), Good: true,
 			Why: "every CPU has its own (a per-CPU timer or counter): they fire on any target, and no affinity moves them"})
 	}
 	why = "no IRQ may be routed to the target"
 	if len(may) > 0 {
 		why = "these may be routed to the target (they have not fired there yet)"
 	}
-	cs = append(cs, Check{Item: "IRQs allowed on target", Value: fmt.Sprintf("%d of %d: %s", len(may), f.IRQs.Total, evidence.OrNone(strings.Join(may, ", "))), Good: len(may) == 0, Why: why})
+	cs = append(cs, evidence.Check{Item: "IRQs allowed on target", Value: fmt.Sprintf("%d of %d: %s", len(may), f.IRQs.Total, evidence.OrNone(strings.Join(may, ", "))), Good: len(may) == 0, Why: why})
 	if d := f.IRQs.Default; d != nil {
 		good := d.Intersect(f.Target).IsEmpty()
 		why := "new IRQs avoid the target"
 		if !good {
 			why = "new IRQs may land on the target"
 		}
-		cs = append(cs, Check{Item: "default IRQ affinity", Value: d.String(), Good: good, Why: why})
+		cs = append(cs, evidence.Check{Item: "default IRQ affinity", Value: d.String(), Good: good, Why: why})
 	}
 	if f.Irqbalance != nil && *f.Irqbalance {
-		cs = append(cs, Check{Item: "irqbalance", Value: "running", Good: false, Why: "irqbalance moves IRQs back onto the target; stop it for the measurement"})
+		cs = append(cs, evidence.Check{Item: "irqbalance", Value: "running", Good: false, Why: "irqbalance moves IRQs back onto the target; stop it for the measurement"})
 	}
 	return cs
 }
 
-func thermalChecks(f *Facts) []Check {
-	var cs []Check
+func thermalChecks(f *evidence.Facts) []evidence.Check {
+	var cs []evidence.Check
 	var busy []string
 	for _, d := range f.Cooling {
 		if d.CurState > 0 {
@@ -202,7 +202,7 @@ func thermalChecks(f *Facts) []Check {
 		if len(busy) > 0 {
 			why = "a cooling device is throttling now: the frequency is held down by temperature"
 		}
-		cs = append(cs, Check{Item: "cooling devices", Value: evidence.OrNone(strings.Join(busy, ", ")), Good: len(busy) == 0, Why: why})
+		cs = append(cs, evidence.Check{Item: "cooling devices", Value: evidence.OrNone(strings.Join(busy, ", ")), Good: len(busy) == 0, Why: why})
 	}
 	return cs
 }

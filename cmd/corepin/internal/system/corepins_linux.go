@@ -11,6 +11,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // A shield must not pull the ground from under another corepin's
@@ -23,10 +24,10 @@ import (
 // corepinRuns are the corepin processes that run now, each with the
 // processes of its run, and the run cgroups they made.
 type corepinRuns struct {
-	runs []*CorepinRun
-	of   map[int]*CorepinRun   // every process left in place -> its run
-	pids map[*CorepinRun][]int // a run's processes, sorted once found
-	dirs []string              // the live run cgroups' directories
+	runs []*evidence.CorepinRun
+	of   map[int]*evidence.CorepinRun   // every process left in place -> its run
+	pids map[*evidence.CorepinRun][]int // a run's processes, sorted once found
+	dirs []string                       // the live run cgroups' directories
 }
 
 // procEntry is what corepinRuns needs of one process.
@@ -46,9 +47,9 @@ type procEntry struct {
 // their subreaper), its guard, and the processes of its run cgroups and
 // the cgroups nested in them.
 func findCorepins(root fsroot.Root, mount string, j *Journal) *corepinRuns {
-	c := &corepinRuns{of: map[int]*CorepinRun{}, pids: map[*CorepinRun][]int{}}
+	c := &corepinRuns{of: map[int]*evidence.CorepinRun{}, pids: map[*evidence.CorepinRun][]int{}}
 	procs := readProcs(root)
-	owner := func(pid int, start uint64, how string) *CorepinRun {
+	owner := func(pid int, start uint64, how string) *evidence.CorepinRun {
 		p, ok := procs[pid]
 		if !ok || p.dead || p.start != start {
 			return nil
@@ -59,7 +60,7 @@ func findCorepins(root fsroot.Root, mount string, j *Journal) *corepinRuns {
 			}
 			return r
 		}
-		r := &CorepinRun{PID: pid, Command: commandLine(root, pid), How: []string{how}}
+		r := &evidence.CorepinRun{PID: pid, Command: commandLine(root, pid), How: []string{how}}
 		c.runs = append(c.runs, r)
 		c.join(pid, r)
 		return r
@@ -103,8 +104,8 @@ func findCorepins(root fsroot.Root, mount string, j *Journal) *corepinRuns {
 	for pid, p := range procs {
 		children[p.ppid] = append(children[p.ppid], pid)
 	}
-	var walk func(pid int, r *CorepinRun)
-	walk = func(pid int, r *CorepinRun) {
+	var walk func(pid int, r *evidence.CorepinRun)
+	walk = func(pid int, r *evidence.CorepinRun) {
 		for _, k := range children[pid] {
 			if c.of[k] == nil {
 				c.join(k, r)
@@ -112,7 +113,7 @@ func findCorepins(root fsroot.Root, mount string, j *Journal) *corepinRuns {
 			}
 		}
 	}
-	roots := map[int]*CorepinRun{}
+	roots := map[int]*evidence.CorepinRun{}
 	for pid, r := range c.of {
 		roots[pid] = r
 	}
@@ -123,12 +124,12 @@ func findCorepins(root fsroot.Root, mount string, j *Journal) *corepinRuns {
 		slices.Sort(c.pids[r])
 		r.Processes = len(c.pids[r])
 	}
-	slices.SortFunc(c.runs, func(a, b *CorepinRun) int { return a.PID - b.PID })
+	slices.SortFunc(c.runs, func(a, b *evidence.CorepinRun) int { return a.PID - b.PID })
 	return c
 }
 
 // join adds a process to a run, unless it is already in one.
-func (c *corepinRuns) join(pid int, r *CorepinRun) {
+func (c *corepinRuns) join(pid int, r *evidence.CorepinRun) {
 	if c.of[pid] != nil && c.of[pid] != r {
 		return
 	}
@@ -141,14 +142,14 @@ func (c *corepinRuns) join(pid int, r *CorepinRun) {
 }
 
 // drop forgets a run: its processes are no longer left in place for it.
-func (c *corepinRuns) drop(r *CorepinRun) {
+func (c *corepinRuns) drop(r *evidence.CorepinRun) {
 	for _, pid := range c.pids[r] {
 		if c.of[pid] == r {
 			delete(c.of, pid)
 		}
 	}
 	delete(c.pids, r)
-	c.runs = slices.DeleteFunc(c.runs, func(x *CorepinRun) bool { return x == r })
+	c.runs = slices.DeleteFunc(c.runs, func(x *evidence.CorepinRun) bool { return x == r })
 	c.dirs = slices.DeleteFunc(c.dirs, func(d string) bool {
 		mark, _ := cgroupfs.ParseRunName(filepath.Base(d))
 		return mark.Owner.PID == r.PID
@@ -156,7 +157,7 @@ func (c *corepinRuns) drop(r *CorepinRun) {
 }
 
 // run returns the run a process belongs to, nil when none.
-func (c *corepinRuns) run(pid int) *CorepinRun {
+func (c *corepinRuns) run(pid int) *evidence.CorepinRun {
 	if c == nil {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/results/evidence"
 )
 
 func init() {
@@ -119,7 +120,7 @@ func TestFindCorepins(t *testing.T) {
 	os.Mkdir(filepath.Join(mount, "corepin-shield-"+strconv.Itoa(other.Process.Pid)), 0o755)
 
 	runs := findCorepins(fsroot.Host, mount, j)
-	byPID := map[int]*CorepinRun{}
+	byPID := map[int]*evidence.CorepinRun{}
 	for _, r := range runs.runs {
 		byPID[r.PID] = r
 	}
@@ -160,7 +161,7 @@ func TestFindCorepins(t *testing.T) {
 	// descendants leave the target as everything does.
 	runs.drop(byPID[cg.Process.Pid])
 	if runs.run(inside.Process.Pid) != nil || runs.run(cg.Process.Pid) != nil || runs.holds(nestedDir) ||
-		slices.ContainsFunc(runs.runs, func(r *CorepinRun) bool { return r.PID == cg.Process.Pid }) {
+		slices.ContainsFunc(runs.runs, func(r *evidence.CorepinRun) bool { return r.PID == cg.Process.Pid }) {
 		t.Errorf("a dropped run is still there: %v, %v", runs.runs, runs.dirs)
 	}
 }

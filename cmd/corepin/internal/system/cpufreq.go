@@ -3,16 +3,18 @@ package system
 import (
 	"strconv"
 	"strings"
+
+	"corepin.dev/corepin/results/evidence"
 )
 
 // cpufreq reads the cpufreq policies under sys/devices/system/cpu/cpufreq,
 // or returns nil where there are none.
-func (r *reader) cpufreq() *CPUFreq {
+func (r *reader) cpufreq() *evidence.CPUFreq {
 	names := r.names(cpufreqDir, "policy")
 	if len(names) == 0 {
 		return nil
 	}
-	c := &CPUFreq{}
+	c := &evidence.CPUFreq{}
 	for _, name := range names {
 		p := r.policy(name)
 		if c.Driver == "" {
@@ -26,19 +28,19 @@ func (r *reader) cpufreq() *CPUFreq {
 	case c.IntelPstate == "active" || c.IntelPstate == "passive":
 		// intel_pstate's switch says the opposite: 1 means turbo off.
 		if noTurbo := r.bool(cpuDir + "/intel_pstate/no_turbo"); noTurbo != nil {
-			c.Boost = &Boost{File: cpuDir + "/intel_pstate/no_turbo", On: !*noTurbo}
+			c.Boost = &evidence.Boost{File: cpuDir + "/intel_pstate/no_turbo", On: !*noTurbo}
 		}
 	default:
 		if on := r.bool(cpufreqDir + "/boost"); on != nil {
-			c.Boost = &Boost{File: cpufreqDir + "/boost", On: *on}
+			c.Boost = &evidence.Boost{File: cpufreqDir + "/boost", On: *on}
 		}
 	}
 	return c
 }
 
-func (r *reader) policy(name string) Policy {
+func (r *reader) policy(name string) evidence.FreqPolicy {
 	dir := cpufreqDir + "/" + name
-	p := Policy{Name: name, Dir: dir}
+	p := evidence.FreqPolicy{Name: name, Dir: dir}
 	p.CPUs, _ = r.list(dir + "/related_cpus")
 	p.Affected, _ = r.list(dir + "/affected_cpus")
 	p.Driver, _ = r.str(dir + "/scaling_driver")

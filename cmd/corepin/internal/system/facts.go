@@ -10,62 +10,9 @@
 // which Reset restores the old values byte for byte. Files are read and
 // written under a root folder (normally "/"), so tests run on fixture
 // trees copied to a temporary folder.
+//
+// What it reads, changes, shields and resets is recorded in run.json as
+// it is read here, in package evidence's types (Facts, TuneResult,
+// ResetReport, ShieldReport, JournalState), which carry their views
+// (WriteText, Warnings, Lines).
 package system
-
-import "corepin.dev/corepin/results/evidence"
-
-// The machine's condition, a tune and a reset are recorded in run.json as
-// they are read here: system fills in evidence's types, which carry their
-// views (WriteText, Warnings, Lines), and adds what only the live machine
-// has (reading, judging, tuning, shielding, resetting).
-type (
-	// Facts is what corepin read about the machine's performance
-	// condition, for a target set of CPUs.
-	Facts         = evidence.Facts
-	CPUFreq       = evidence.CPUFreq
-	Policy        = evidence.FreqPolicy
-	Boost         = evidence.Boost
-	CPU           = evidence.TargetCPU
-	IdleState     = evidence.IdleState
-	IRQs          = evidence.IRQs
-	IRQ           = evidence.IRQ
-	ThermalZone   = evidence.ThermalZone
-	CoolingDevice = evidence.CoolingDevice
-	Load          = evidence.Load
-	Check         = evidence.Check
-
-	// Request says what a tune changes; Change is one write of it, Done
-	// one made and read back, Refusal one the kernel refused, Result
-	// all that a tune did.
-	Request = evidence.TuneRequest
-	Kind    = evidence.ChangeKind
-	Change  = evidence.Change
-	Done    = evidence.Done
-	Refusal = evidence.Refusal
-	Result  = evidence.TuneResult
-
-	// Entry is one change in the journal and what it replaced; a reset
-	// reports the entries it put back and those it could not.
-	Op           = evidence.Op
-	Entry        = evidence.Entry
-	ResetReport  = evidence.ResetReport
-	RestoreError = evidence.RestoreError
-
-	// ShieldReport says what a shield did; JournalState what the journal
-	// holds when corepin looks.
-	ShieldReport = evidence.ShieldReport
-	Task         = evidence.Task
-	CorepinRun   = evidence.CorepinRun
-	JournalState = evidence.JournalState
-	TuneLayer    = evidence.TuneLayer
-	ShieldUp     = evidence.ShieldUp
-)
-
-// What a journal entry undoes.
-const (
-	OpWrite    = evidence.OpWrite
-	OpMkdir    = evidence.OpMkdir
-	OpMove     = evidence.OpMove
-	OpAffinity = evidence.OpAffinity
-	OpControl  = evidence.OpControl
-)

@@ -27,6 +27,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/results/evidence"
 	"golang.org/x/sys/unix"
 )
 
@@ -70,7 +71,7 @@ func TestGuestIRQsMoveAndComeBack(t *testing.T) {
 	before := irqTable(t)
 	m := &Machine{Root: "/", Journal: filepath.Join(t.TempDir(), "j.json")}
 	target := cpuset.Of(cpu)
-	changes, err := Plan(mustRead(t, "/", target), Request{CPUs: target, IRQs: true})
+	changes, err := Plan(mustRead(t, "/", target), evidence.TuneRequest{CPUs: target, IRQs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func asNobody(cpu int) int {
 		return 1
 	}
 	fmt.Println("show ok:", len(f.Checks), "checks")
-	_, err = TuneFor(context.Background(), &Machine{Root: "/", Journal: filepath.Join(os.TempDir(), "nobody-journal.json")}, Request{CPUs: target, IRQs: true}, "nobody")
+	_, err = TuneFor(context.Background(), &Machine{Root: "/", Journal: filepath.Join(os.TempDir(), "nobody-journal.json")}, evidence.TuneRequest{CPUs: target, IRQs: true}, "nobody")
 	var pe *PermissionError
 	if !errors.As(err, &pe) {
 		fmt.Println("tune as nobody:", err)
@@ -404,7 +405,7 @@ func testShield(t *testing.T, cpu int, mount string) {
 	beforeTasks := taskState(t)
 	beforeTree := cgroupTree(t, mount)
 	m := &Machine{Root: "/", Journal: filepath.Join(t.TempDir(), "j.json")}
-	tuned, err := TuneFor(t.Context(), m, Request{CPUs: cpuset.Of(cpu), Shield: true}, "guest shield test")
+	tuned, err := TuneFor(t.Context(), m, evidence.TuneRequest{CPUs: cpuset.Of(cpu), Shield: true}, "guest shield test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -992,12 +993,12 @@ func stackedRunHeld(t *testing.T, i int, out string, cpu int) bool {
 	var doc struct {
 		Warnings []string `json:"warnings"`
 		System   struct {
-			End   Facts `json:"end"`
+			End   evidence.Facts `json:"end"`
 			Tuned struct {
 				Result struct {
-					Done    []Done    `json:"done"`
-					Refused []Refusal `json:"refused"`
-					Relied  []Done    `json:"relied"`
+					Done    []evidence.Done    `json:"done"`
+					Refused []evidence.Refusal `json:"refused"`
+					Relied  []evidence.Done    `json:"relied"`
 				} `json:"result"`
 			} `json:"tuned"`
 		} `json:"system"`

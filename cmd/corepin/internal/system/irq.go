@@ -13,8 +13,8 @@ import (
 
 // irqs reads /proc/irq/*/smp_affinity_list and /proc/interrupts and keeps
 // the IRQs whose affinity includes a target CPU.
-func (r *reader) irqs(target cpuset.Set) IRQs {
-	var out IRQs
+func (r *reader) irqs(target cpuset.Set) evidence.IRQs {
+	var out evidence.IRQs
 	if s, ok := r.str(irqDir + "/default_smp_affinity"); ok {
 		if m, err := cpuset.ParseMask(s); err == nil {
 			out.Default = &m
@@ -33,7 +33,7 @@ func (r *reader) irqs(target cpuset.Set) IRQs {
 		if aff.Intersect(target).IsEmpty() {
 			continue
 		}
-		irq := IRQ{Number: n, Affinity: aff}
+		irq := evidence.IRQ{Number: n, Affinity: aff}
 		if l, ok := counts[n]; ok {
 			irq.Name = l.name
 			irq.PerCPU = perCPU(l.name)

@@ -28,7 +28,7 @@ func TestPerCPUInterrupts(t *testing.T) {
 // fact, not advice: the machine is not called untuned for it, and no tune
 // tries to move it.
 func TestPerCPUInterruptsAdviseNothing(t *testing.T) {
-	f := &Facts{Target: cpuset.Of(1), Online: cpuset.Of(0, 1, 2, 3)}
+	f := &evidence.Facts{Target: cpuset.Of(1), Online: cpuset.Of(0, 1, 2, 3)}
 	f.IRQs.Total = 2
 	f.IRQs.OnTarget = []evidence.IRQ{
 		{Number: "11", Affinity: cpuset.Of(0, 1, 2, 3), Name: "GICv3  27 Level     arch_timer", TargetCount: 900, PerCPU: perCPU("GICv3  27 Level     arch_timer")},
@@ -38,7 +38,7 @@ func TestPerCPUInterruptsAdviseNothing(t *testing.T) {
 			t.Errorf("check %+v: advice or an untuned machine for a per-CPU interrupt", c)
 		}
 	}
-	changes, err := Plan(f, Request{CPUs: cpuset.Of(1), IRQs: true})
+	changes, err := Plan(f, evidence.TuneRequest{CPUs: cpuset.Of(1), IRQs: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,10 +50,10 @@ type Journal struct {
 // layer keeps the values it found, so the first old values are never lost
 // and one run can undo its own changes alone.
 type Layer struct {
-	Owner   Owner     `json:"owner"`
-	Command string    `json:"command"`
-	Started time.Time `json:"started"`
-	Entries []Entry   `json:"entries"`
+	Owner   Owner            `json:"owner"`
+	Command string           `json:"command"`
+	Started time.Time        `json:"started"`
+	Entries []evidence.Entry `json:"entries"`
 	// Kept marks the layer of a system tune that completed: it stands
 	// until `corepin system reset`, and its process's guard, which puts
 	// back a tune cut short, leaves it.
@@ -267,7 +267,7 @@ func (j *Journal) Stale() string {
 	if j == nil {
 		return ""
 	}
-	var tunes []TuneLayer
+	var tunes []evidence.TuneLayer
 	for _, l := range j.Layers {
 		tunes = append(tunes, tuneLayer(l))
 	}

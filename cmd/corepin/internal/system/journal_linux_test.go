@@ -17,6 +17,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/results/evidence"
 )
 
 const governor = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
@@ -60,7 +61,7 @@ func TestJournalRefusedWritesNothing(t *testing.T) {
 	attack := func(paths ...string) Journal {
 		j := Journal{Schema: JournalSchema, Layers: []Layer{{Owner: gone, Command: "attack"}}}
 		for _, p := range paths {
-			j.Layers[0].Entries = append(j.Layers[0].Entries, Entry{Op: OpWrite, Path: p, Old: "attacker\n"})
+			j.Layers[0].Entries = append(j.Layers[0].Entries, evidence.Entry{Op: evidence.OpWrite, Path: p, Old: "attacker\n"})
 		}
 		return j
 	}
@@ -202,7 +203,7 @@ func TestJournalRefusedWritesNothing(t *testing.T) {
 func TestJournalWithoutBootAcceptedWithThisBoot(t *testing.T) {
 	root := copyTree(t, "acpi-cpufreq")
 	journal := filepath.Join(t.TempDir(), "j.json")
-	j := Journal{Schema: journalSchema1, Layers: []Layer{{Owner: gone, Command: "old", Entries: []Entry{{Op: OpWrite, Path: governor, Old: "powersave\n"}}}}}
+	j := Journal{Schema: journalSchema1, Layers: []Layer{{Owner: gone, Command: "old", Entries: []evidence.Entry{{Op: evidence.OpWrite, Path: governor, Old: "powersave\n"}}}}}
 	writeJournal(t, journal, j, os.Geteuid(), 0o600)
 	m := &Machine{Root: fsroot.Root(root), Journal: journal, ThisBoot: true}
 	if _, err := m.Reset(t.Context()); err != nil {
@@ -219,7 +220,7 @@ func TestJournalRecordsTheBoot(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "proc/sys/kernel/random"), 0o755)
 	os.WriteFile(filepath.Join(root, bootPath), []byte("0b7ef3c4-now\n"), 0o644)
 	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
-	if _, err := m.Session("test").Apply(t.Context(), []Change{{Path: governor, Value: "performance"}}); err != nil {
+	if _, err := m.Session("test").Apply(t.Context(), []evidence.Change{{Path: governor, Value: "performance"}}); err != nil {
 		t.Fatal(err)
 	}
 	j, err := ReadJournal(m.JournalPath())

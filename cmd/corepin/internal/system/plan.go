@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
 )
 
 const (
-	Text Kind = "text" // trimmed text
-	List Kind = "list" // a CPU list
-	Mask Kind = "mask" // a hex CPU mask
+	Text evidence.ChangeKind = "text" // trimmed text
+	List evidence.ChangeKind = "list" // a CPU list
+	Mask evidence.ChangeKind = "mask" // a hex CPU mask
 )
 
 // Plan turns a request into the writes that make it, in the order that
@@ -28,9 +29,9 @@ const (
 // off asked for by name. What a tune does unasked (the performance
 // governor at the highest frequency) is skipped there instead, and
 // Skipped says so.
-func Plan(f *Facts, req Request) ([]Change, error) {
-	var cs []Change
-	add := func(c Change) {
+func Plan(f *evidence.Facts, req evidence.TuneRequest) ([]evidence.Change, error) {
+	var cs []evidence.Change
+	add := func(c evidence.Change) {
 		if c.Kind == "" {
 			c.Kind = Text
 		}
@@ -53,7 +54,7 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 		if !p.HasGovernor(gov) {
 			return nil, fmt.Errorf("%s has no governor %q (it has %s)", p.Name, gov, strings.Join(p.Governors, ", "))
 		}
-		add(Change{Path: p.Dir + "/scaling_governor", Value: gov, Was: p.Governor, Why: "a governor that does not follow the load"})
+		add(evidence.Change{Path: p.Dir + "/scaling_governor", Value: gov, Was: p.Governor, Why: "a governor that does not follow the load"})
 	}
 	if req.NoBoost && f.CPUFreq != nil {
 		if b := f.CPUFreq.Boost; b != nil {
@@ -64,17 +65,17 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 			if !b.On {
 				was = value
 			}
-			add(Change{Path: b.File, Value: value, Was: was, Why: "boost off"})
+			add(evidence.Change{Path: b.File, Value: value, Was: was, Why: "boost off"})
 		}
 		for _, p := range policies {
 			if p.Boost != nil {
-				add(Change{Path: p.Dir + "/boost", Value: "0", Was: boolText(*p.Boost), Why: "boost off"})
+				add(evidence.Change{Path: p.Dir + "/boost", Value: "0", Was: boolText(*p.Boost), Why: "boost off"})
 			}
 		}
 	}
 	for _, p := range policies {
 		if p.EPP != "" && slices.Contains(p.EPPs, "performance") {
-			add(Change{Path: p.Dir + "/energy_performance_preference", Value: "performance", Was: p.EPP, Why: "the hardware favours speed"})
+			add(evidence.Change{Path: p.Dir + "/energy_performance_preference", Value: "performance", Was: p.EPP, Why: "the hardware favours speed"})
 		}
 	}
 	for _, p := range policies {
@@ -82,8 +83,8 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		lo := Change{Path: p.Dir + "/scaling_min_freq", Value: strconv.FormatInt(freq, 10), Was: optInt64(p.MinKHz), Why: "min = max: one frequency"}
-		hi := Change{Path: p.Dir + "/scaling_max_freq", Value: lo.Value, Was: optInt64(p.MaxKHz), Why: "min = max: one frequency"}
+		lo := evidence.Change{Path: p.Dir + "/scaling_min_freq", Value: strconv.FormatInt(freq, 10), Was: optInt64(p.MinKHz), Why: "min = max: one frequency"}
+		hi := evidence.Change{Path: p.Dir + "/scaling_max_freq", Value: lo.Value, Was: optInt64(p.MaxKHz), Why: "min = max: one frequency"}
 		// The kernel refuses a min above the max (EINVAL): going up, raise
 		// max first; going down, lower min first.
 		if p.MaxKHz != nil && freq > *p.MaxKHz {
@@ -105,13 +106,13 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 			return nil, fmt.Errorf("cannot move IRQs off CPUs %s: no other CPU is online", req.CPUs)
 		}
 		if d := f.IRQs.Default; d != nil {
-			add(Change{Path: irqDir + "/default_smp_affinity", Value: away(*d).Mask(), Kind: Mask, Was: d.Mask(), Why: "new IRQs avoid the target"})
+			add(evidence.Change{Path: irqDir + "/default_smp_affinity", Value: away(*d).Mask(), Kind: Mask, Was: d.Mask(), Why: "new IRQs avoid the target"})
 		}
 		for _, q := range f.IRQs.OnTarget {
 			if q.PerCPU != "" {
 				continue // no affinity moves it (see irqChecks)
 			}
-			add(Change{Path: irqDir + "/" + q.Number + "/smp_affinity_list", Value: away(q.Affinity).String(), Kind: List, Was: q.Affinity.String(),
+			add(evidence.Change{Path: irqDir + "/" + q.Number + "/smp_affinity_list", Value: away(q.Affinity).String(), Kind: List, Was: q.Affinity.String(),
 				Why: "IRQ " + q.Number + " off the target", BestEffort: true})
 		}
 	}
@@ -120,25 +121,25 @@ func Plan(f *Facts, req Request) ([]Change, error) {
 			keep := shallowIdle(c.Idle)
 			for _, s := range c.Idle {
 				if s.Index > keep {
-					add(Change{Path: fmt.Sprintf("%s/cpu%d/cpuidle/state%d/disable", cpuDir, c.ID, s.Index), Value: "1", Was: boolText(s.Disabled),
+					add(evidence.Change{Path: fmt.Sprintf("%s/cpu%d/cpuidle/state%d/disable", cpuDir, c.ID, s.Index), Value: "1", Was: boolText(s.Disabled),
 						Why: fmt.Sprintf("no %s (%d µs exit latency)", s.Name, s.LatencyUS)})
 				}
 			}
 		}
 	}
 	if r := f.PerfMaxSampleRate; r != nil && *r > 1 {
-		add(Change{Path: "proc/sys/kernel/perf_event_max_sample_rate", Value: "1", Was: strconv.Itoa(*r), Why: "perf sampling interrupts kept rare"})
+		add(evidence.Change{Path: "proc/sys/kernel/perf_event_max_sample_rate", Value: "1", Was: strconv.Itoa(*r), Why: "perf sampling interrupts kept rare"})
 	}
 	return cs, nil
 }
 
 // tunedPolicies are the policies a tune of req sets: the target's, or
 // with AllPolicies every one.
-func tunedPolicies(f *Facts, req Request) []*Policy {
+func tunedPolicies(f *evidence.Facts, req evidence.TuneRequest) []*evidence.FreqPolicy {
 	if !req.AllPolicies || f.CPUFreq == nil {
 		return f.TargetPolicies()
 	}
-	var out []*Policy
+	var out []*evidence.FreqPolicy
 	for i := range f.CPUFreq.Policies {
 		out = append(out, &f.CPUFreq.Policies[i])
 	}
@@ -147,7 +148,7 @@ func tunedPolicies(f *Facts, req Request) []*Policy {
 
 // noCpufreq says why the request's policies are none: no cpufreq driver
 // at all, or none for the target; "" when there are policies.
-func noCpufreq(f *Facts, policies []*Policy, req Request) string {
+func noCpufreq(f *evidence.Facts, policies []*evidence.FreqPolicy, req evidence.TuneRequest) string {
 	switch {
 	case len(policies) > 0:
 		return ""
@@ -159,7 +160,7 @@ func noCpufreq(f *Facts, policies []*Policy, req Request) string {
 
 // unmet lists the requests given by name that the machine cannot honour,
 // each with why.
-func unmet(f *Facts, req Request, policies []*Policy) []string {
+func unmet(f *evidence.Facts, req evidence.TuneRequest, policies []*evidence.FreqPolicy) []string {
 	var out []string
 	if why := noCpufreq(f, policies, req); why != "" {
 		if req.Freq != "" {
@@ -176,7 +177,7 @@ func unmet(f *Facts, req Request, policies []*Policy) []string {
 		}
 		return out
 	}
-	if req.NoBoost && f.CPUFreq.Boost == nil && !slices.ContainsFunc(policies, func(p *Policy) bool { return p.Boost != nil }) {
+	if req.NoBoost && f.CPUFreq.Boost == nil && !slices.ContainsFunc(policies, func(p *evidence.FreqPolicy) bool { return p.Boost != nil }) {
 		out = append(out, "--no-boost: this machine has no boost switch (no "+cpufreqDir+"/boost, intel_pstate/no_turbo or policy boost file), so boost can be neither turned off nor known to be off")
 	}
 	return out
@@ -185,7 +186,7 @@ func unmet(f *Facts, req Request, policies []*Policy) []string {
 // Skipped says what a tune of req leaves out unasked because the machine
 // cannot do it: the performance governor and the frequency lock, where
 // there is no cpufreq.
-func Skipped(f *Facts, req Request) []string {
+func Skipped(f *evidence.Facts, req evidence.TuneRequest) []string {
 	if why := noCpufreq(f, tunedPolicies(f, req), req); why != "" && req.Freq == "" && req.Governor == "" {
 		return []string{"the performance governor and min = max at the highest frequency: " + why}
 	}
@@ -193,7 +194,7 @@ func Skipped(f *Facts, req Request) []string {
 }
 
 // lockFrequency returns the frequency (kHz) that min and max are set to.
-func lockFrequency(p *Policy, spec string, noBoost bool) (int64, error) {
+func lockFrequency(p *evidence.FreqPolicy, spec string, noBoost bool) (int64, error) {
 	if p.HWMaxKHz == nil {
 		return 0, fmt.Errorf("%s: no cpuinfo_max_freq to choose a frequency from", p.Name)
 	}
@@ -248,7 +249,7 @@ func lockFrequency(p *Policy, spec string, noBoost bool) (int64, error) {
 }
 
 // same compares two values as the kernel means them.
-func same(kind Kind, a, b string) bool {
+func same(kind evidence.ChangeKind, a, b string) bool {
 	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
 	switch kind {
 	case List:

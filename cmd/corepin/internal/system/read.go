@@ -12,6 +12,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Sysfs and procfs folders, relative to the root.
@@ -120,17 +121,17 @@ func (r *reader) names(dir, prefix string) []string {
 // Read reads the machine's performance condition under root for the
 // target CPUs. Missing files are unknown facts, not errors; Read fails only
 // when the root itself cannot be read.
-func Read(root fsroot.Root, target cpuset.Set) (*Facts, error) {
+func Read(root fsroot.Root, target cpuset.Set) (*evidence.Facts, error) {
 	return readAs(root, target, nil)
 }
 
 // readAs is Read with the files named in as reading as their values there.
-func readAs(root fsroot.Root, target cpuset.Set, as map[string]string) (*Facts, error) {
+func readAs(root fsroot.Root, target cpuset.Set, as map[string]string) (*evidence.Facts, error) {
 	if _, err := root.Stat(cpuDir); err != nil {
 		return nil, fmt.Errorf("reading the machine's condition: %w", err)
 	}
 	r := &reader{root: root, as: as}
-	f := &Facts{Root: root, Target: target}
+	f := &evidence.Facts{Root: root, Target: target}
 	f.Online, _ = r.list(cpuDir + "/online")
 	f.Isolated, _ = r.list(cpuDir + "/isolated")
 	if s, ok := r.str(cpuDir + "/nohz_full"); ok && s != "(null)" {
@@ -158,9 +159,9 @@ func readAs(root fsroot.Root, target cpuset.Set, as map[string]string) (*Facts, 
 }
 
 // cpu reads one target CPU: online state, policy, EPB and idle states.
-func (r *reader) cpu(id int, f *Facts) CPU {
+func (r *reader) cpu(id int, f *evidence.Facts) evidence.TargetCPU {
 	dir := fmt.Sprintf("%s/cpu%d", cpuDir, id)
-	c := CPU{ID: id, Online: f.Online.Contains(id), Isolated: f.Isolated.Contains(id), NohzFull: f.NohzFull.Contains(id)}
+	c := evidence.TargetCPU{ID: id, Online: f.Online.Contains(id), Isolated: f.Isolated.Contains(id), NohzFull: f.NohzFull.Contains(id)}
 	if p := f.CPUFreq.Policy(id); p != nil {
 		c.Policy = p.Name
 	}
@@ -168,7 +169,7 @@ func (r *reader) cpu(id int, f *Facts) CPU {
 	for _, s := range r.names(dir+"/cpuidle", "state") {
 		sd := dir + "/cpuidle/" + s
 		n, _ := strconv.Atoi(strings.TrimPrefix(s, "state"))
-		st := IdleState{Index: n}
+		st := evidence.IdleState{Index: n}
 		st.Name, _ = r.str(sd + "/name")
 		if l := r.int(sd + "/latency"); l != nil {
 			st.LatencyUS = *l
@@ -182,8 +183,8 @@ func (r *reader) cpu(id int, f *Facts) CPU {
 }
 
 // load reads the load average, the runnable threads and the uptime.
-func (r *reader) load() Load {
-	l := Load{At: time.Now()}
+func (r *reader) load() evidence.Load {
+	l := evidence.Load{At: time.Now()}
 	if s, ok := r.str("proc/loadavg"); ok {
 		for i, field := range strings.Fields(s) {
 			if i < 3 {
@@ -232,10 +233,10 @@ func (r *reader) irqbalance() *bool {
 }
 
 // thermal reads the thermal zones and cooling devices.
-func (r *reader) thermal() ([]ThermalZone, []CoolingDevice) {
-	var zones []ThermalZone
+func (r *reader) thermal() ([]evidence.ThermalZone, []evidence.CoolingDevice) {
+	var zones []evidence.ThermalZone
 	for _, name := range r.names(thermalDir, "thermal_zone") {
-		z := ThermalZone{Name: name}
+		z := evidence.ThermalZone{Name: name}
 		z.Type, _ = r.str(thermalDir + "/" + name + "/type")
 		if t := r.int64(thermalDir + "/" + name + "/temp"); t != nil {
 			c := float64(*t) / 1000
@@ -243,9 +244,9 @@ func (r *reader) thermal() ([]ThermalZone, []CoolingDevice) {
 		}
 		zones = append(zones, z)
 	}
-	var devs []CoolingDevice
+	var devs []evidence.CoolingDevice
 	for _, name := range r.names(thermalDir, "cooling_device") {
-		d := CoolingDevice{Name: name}
+		d := evidence.CoolingDevice{Name: name}
 		d.Type, _ = r.str(thermalDir + "/" + name + "/type")
 		if v := r.int(thermalDir + "/" + name + "/cur_state"); v != nil {
 			d.CurState = *v

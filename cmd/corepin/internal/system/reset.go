@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Reset puts back what this session changed, newest change first. It is
 // the way back after a signal, so no signal ends its wait for the lock;
 // the machine's LockTimeout does.
-func (s *Session) Reset() (*ResetReport, error) {
+func (s *Session) Reset() (*evidence.ResetReport, error) {
 	return s.m.reset(context.Background(), func(l *Layer) bool { return l.Owner == s.owner })
 }
 
@@ -21,7 +22,7 @@ func (s *Session) Reset() (*ResetReport, error) {
 // processes that still run (a run with --tune, which resets at its end)
 // are left to them and listed in the report. ctx ends the wait for the
 // journal's lock; once the lock is held, the reset goes to its end.
-func (m *Machine) Reset(ctx context.Context) (*ResetReport, error) {
+func (m *Machine) Reset(ctx context.Context) (*evidence.ResetReport, error) {
 	me := self()
 	return m.reset(ctx, func(l *Layer) bool { return l.Owner == me || !l.Owner.Alive(fsroot.Host) })
 }
@@ -30,17 +31,17 @@ func (m *Machine) Reset(ctx context.Context) (*ResetReport, error) {
 // reset (Kept, a system tune that completed): the guard's way back for
 // the corepin o, killed. Other layers, a killed corepin's whose guard
 // died too included, are left to `corepin system reset`.
-func (m *Machine) ResetOwner(ctx context.Context, o Owner) (*ResetReport, error) {
+func (m *Machine) ResetOwner(ctx context.Context, o Owner) (*evidence.ResetReport, error) {
 	return m.reset(ctx, func(l *Layer) bool { return l.Owner == o && !l.Kept })
 }
 
-func (m *Machine) reset(ctx context.Context, which func(*Layer) bool) (*ResetReport, error) {
+func (m *Machine) reset(ctx context.Context, which func(*Layer) bool) (*evidence.ResetReport, error) {
 	j, unlock, err := m.lockedJournal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	all := &ResetReport{Journal: m.JournalPath()}
+	all := &evidence.ResetReport{Journal: m.JournalPath()}
 	for li := len(j.Layers) - 1; li >= 0; li-- {
 		if l := &j.Layers[li]; !which(l) {
 			if len(l.Entries) > 0 {
@@ -72,8 +73,8 @@ func (m *Machine) reset(ctx context.Context, which func(*Layer) bool) (*ResetRep
 // (a min that must wait for its max), so the refused ones are tried again
 // while a pass makes progress. Restored entries leave the journal, which
 // is saved after each pass; the others stay.
-func (m *Machine) restore(j *Journal, li, from int) *ResetReport {
-	r := &ResetReport{Journal: m.JournalPath()}
+func (m *Machine) restore(j *Journal, li, from int) *evidence.ResetReport {
+	r := &evidence.ResetReport{Journal: m.JournalPath()}
 	l := &j.Layers[li]
 	entries := l.Entries
 	done := make([]bool, len(entries))
@@ -101,7 +102,7 @@ func (m *Machine) restore(j *Journal, li, from int) *ResetReport {
 			done[i] = true
 			r.Restored = append(r.Restored, entries[i])
 		}
-		var kept []Entry
+		var kept []evidence.Entry
 		for i, e := range entries {
 			if !done[i] {
 				kept = append(kept, e)
@@ -109,7 +110,7 @@ func (m *Machine) restore(j *Journal, li, from int) *ResetReport {
 		}
 		l.Entries = kept
 		if err := j.save(m.JournalPath()); err != nil {
-			r.Failed = append(r.Failed, RestoreError{Entry: Entry{Op: OpWrite, Path: m.JournalPath()}, Err: err.Error(), Cause: err})
+			r.Failed = append(r.Failed, evidence.RestoreError{Entry: evidence.Entry{Op: evidence.OpWrite, Path: m.JournalPath()}, Err: err.Error(), Cause: err})
 			return r
 		}
 		if len(again) == len(pending) {
@@ -118,15 +119,15 @@ func (m *Machine) restore(j *Journal, li, from int) *ResetReport {
 		pending = again
 	}
 	for _, i := range pending {
-		r.Failed = append(r.Failed, RestoreError{Entry: entries[i], Err: errno(errs[i]), Cause: errs[i]})
+		r.Failed = append(r.Failed, evidence.RestoreError{Entry: entries[i], Err: errno(errs[i]), Cause: errs[i]})
 	}
 	return r
 }
 
 // undo puts one entry back and verifies it.
-func (m *Machine) undo(e Entry) error {
+func (m *Machine) undo(e evidence.Entry) error {
 	switch e.Op {
-	case OpWrite, "":
+	case evidence.OpWrite, "":
 		full := m.path(e.Path)
 		if now, err := os.ReadFile(full); err == nil && string(now) == e.Old {
 			return nil
@@ -142,13 +143,13 @@ func (m *Machine) undo(e Entry) error {
 			return fmt.Errorf("%w: reads back %q, want %q", ErrNotHeld, strings.TrimSpace(string(now)), strings.TrimSpace(e.Old))
 		}
 		return nil
-	case OpMkdir:
+	case evidence.OpMkdir:
 		return m.undoMkdir(e)
-	case OpMove:
+	case evidence.OpMove:
 		return m.undoMove(e)
-	case OpAffinity:
+	case evidence.OpAffinity:
 		return m.undoAffinity(e)
-	case OpControl:
+	case evidence.OpControl:
 		return m.undoControl(e)
 	}
 	return fmt.Errorf("unknown journal operation %q", e.Op)

@@ -23,7 +23,7 @@ type Tuned struct {
 // nothing stays changed. command names the run in the journal. A signal
 // (ctx ending) before TuneFor returns is an error too: what was changed is
 // put back, so that a Ctrl-C during a tune leaves the machine as it was.
-func TuneFor(ctx context.Context, m *Machine, req Request, command string) (*Tuned, error) {
+func TuneFor(ctx context.Context, m *Machine, req evidence.TuneRequest, command string) (*Tuned, error) {
 	if m.Guard != nil {
 		m.Guard.Tune(req.CPUs, m.Root, m.Journal)
 	}
@@ -70,14 +70,14 @@ func (t *Tuned) Undo() error {
 	}
 	rep, err := t.session.Reset()
 	if rep == nil {
-		rep = &ResetReport{}
+		rep = &evidence.ResetReport{}
 	}
 	t.Reset = rep
 	return err
 }
 
 // WritePlan writes what a tune would change, for --dry-run.
-func WritePlan(w io.Writer, changes []Change) {
+func WritePlan(w io.Writer, changes []evidence.Change) {
 	if len(changes) == 0 {
 		fmt.Fprintln(w, "nothing to change: every value already holds")
 		return

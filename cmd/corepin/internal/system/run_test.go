@@ -15,7 +15,7 @@ func TestLockedAndLines(t *testing.T) {
 	if k := mustRead(t, root, target).LockedKHz(7); k != 0 {
 		t.Errorf("an unlocked policy reads as locked at %d", k)
 	}
-	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target, Freq: "90%"})
+	changes, _ := Plan(mustRead(t, root, target), evidence.TuneRequest{CPUs: target, Freq: "90%"})
 	m := &Machine{Root: fsroot.Root(root), Journal: t.TempDir() + "/j.json"}
 	res, err := m.Session("test").Apply(t.Context(), changes)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // GuardArg is the first argument of corepin's guard (launch's): a small
@@ -21,7 +22,7 @@ type shield struct {
 
 // finish completes the report: the unmovable threads' CPU time during the
 // run.
-func (s *shield) finish(r *ShieldReport) {
+func (s *shield) finish(r *evidence.ShieldReport) {
 	if s == nil || r == nil {
 		return
 	}

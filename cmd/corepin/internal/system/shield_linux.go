@@ -18,6 +18,7 @@ import (
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -29,7 +30,7 @@ import (
 // so that commands started from it after system tune --shield can use the
 // target) stay where they are, and so do the other corepins that run now,
 // with their runs (findCorepins): the report lists them.
-func startShield(m *Machine, s *Session, target cpuset.Set) (*shield, *ShieldReport, error) {
+func startShield(m *Machine, s *Session, target cpuset.Set) (*shield, *evidence.ShieldReport, error) {
 	if !m.Root.IsHost() {
 		return nil, nil, fmt.Errorf("a shield moves the running kernel's tasks; it needs the root /, not %s", m.Root)
 	}
@@ -49,7 +50,7 @@ func startShield(m *Machine, s *Session, target cpuset.Set) (*shield, *ShieldRep
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := &ShieldReport{CPUs: target, Others: others}
+	rep := &evidence.ShieldReport{CPUs: target, Others: others}
 	j, _ := m.loadJournal() // a journal that cannot be used fails the first record below
 	runs := findCorepins(m.Root, mount, j)
 	for _, r := range runs.runs {
@@ -63,7 +64,7 @@ func startShield(m *Machine, s *Session, target cpuset.Set) (*shield, *ShieldRep
 		rep.Left = append(rep.Left, *r)
 	}
 	sh := &shield{root: m.Root, start: time.Now(), tracked: map[int]uint64{}}
-	undo := func(err error) (*shield, *ShieldReport, error) {
+	undo := func(err error) (*shield, *evidence.ShieldReport, error) {
 		if _, rerr := s.Reset(); rerr != nil {
 			err = fmt.Errorf("%w; putting the shield back: %v", err, rerr)
 		}
@@ -174,12 +175,12 @@ func ownCpuset(root fsroot.Root) string {
 // cannot lose CPUs a child still has), and moves every task of the root
 // cpuset into it, thread by thread. The run cgroups of the corepins that
 // run now keep their CPUs.
-func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
+func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *evidence.ShieldReport) error {
 	rep.Hierarchy = "cgroup v1 cpuset"
 	rel := strings.TrimPrefix(mount, "/")
 	name := cgroupfs.NewName(cgroupfs.Shield)
 	rep.Cgroup = rel + "/" + name
-	var narrow []Change
+	var narrow []evidence.Change
 	var dirs []string
 	filepath.WalkDir(mount, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() && p != mount && !runs.holds(p) {
@@ -194,11 +195,11 @@ func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]
 			continue
 		}
 		if rest := cpus.Difference(target); !rest.IsEmpty() {
-			narrow = append(narrow, Change{Path: strings.TrimPrefix(d, "/") + "/cpuset.cpus", Value: rest.String(), Was: cpus.String(), Kind: List,
+			narrow = append(narrow, evidence.Change{Path: strings.TrimPrefix(d, "/") + "/cpuset.cpus", Value: rest.String(), Was: cpus.String(), Kind: List,
 				Why: "a cpuset that included the target", BestEffort: true})
 		}
 	}
-	if err := s.record(Entry{Op: OpMkdir, Path: rep.Cgroup, Old: rel + "/tasks"}); err != nil {
+	if err := s.record(evidence.Entry{Op: evidence.OpMkdir, Path: rep.Cgroup, Old: rel + "/tasks"}); err != nil {
 		return err
 	}
 	// The root cpuset's memory nodes are copied (a v1 cpuset takes no task
@@ -220,7 +221,7 @@ func shieldV1(s *Session, mount string, target, others cpuset.Set, keep map[int]
 // cpuset controller enabled for the root's children, and moves every
 // process of the root cgroup into it. Kernel threads cannot leave the
 // root cgroup under v2; narrowThreads deals with them.
-func shieldV2(s *Session, mount string, others cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
+func shieldV2(s *Session, mount string, others cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *evidence.ShieldReport) error {
 	rep.Hierarchy = "cgroup v2"
 	rel := strings.TrimPrefix(mount, "/")
 	name := cgroupfs.NewName(cgroupfs.Shield)
@@ -230,14 +231,14 @@ func shieldV2(s *Session, mount string, others cpuset.Set, keep map[int]bool, ru
 		return fmt.Errorf("reading the root cgroup's controllers: %w", err)
 	}
 	if !slices.Contains(ctl, "cpuset") {
-		if err := s.record(Entry{Op: OpControl, Path: rel + "/cgroup.subtree_control", New: "cpuset"}); err != nil {
+		if err := s.record(evidence.Entry{Op: evidence.OpControl, Path: rel + "/cgroup.subtree_control", New: "cpuset"}); err != nil {
 			return err
 		}
 		if err := cgroupfs.Enable(mount, "cpuset"); err != nil {
 			return fmt.Errorf("enabling cpuset for the root cgroup's children: %w", err)
 		}
 	}
-	if err := s.record(Entry{Op: OpMkdir, Path: rep.Cgroup, Old: rel + "/cgroup.procs"}); err != nil {
+	if err := s.record(evidence.Entry{Op: evidence.OpMkdir, Path: rep.Cgroup, Old: rel + "/cgroup.procs"}); err != nil {
 		return err
 	}
 	g, err := cgroupfs.Make(cgroupfs.Parent{Version: 2, Dirs: map[string]string{"": mount}}, name, cgroupfs.Limits{CPUs: others})
@@ -254,19 +255,19 @@ func shieldV2(s *Session, mount string, others cpuset.Set, keep map[int]bool, ru
 // durable write, the shield's file newRel beside the one they left,
 // oldRel; those the kernel refuses (kernel threads) leave the journal
 // again.
-func moveTasks(root fsroot.Root, s *Session, from, oldRel, newRel string, move func(id int) error, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
+func moveTasks(root fsroot.Root, s *Session, from, oldRel, newRel string, move func(id int) error, keep map[int]bool, runs *corepinRuns, rep *evidence.ShieldReport) error {
 	ids, err := cgroupfs.IDs(from)
 	if err != nil {
 		return fmt.Errorf("listing the tasks to move: %w", err)
 	}
-	var entries []Entry
+	var entries []evidence.Entry
 	for _, id := range ids {
 		st, err := readStatus(root, id)
 		if err != nil || keep[st.tgid] || runs.run(st.tgid) != nil || st.kernel {
 			continue
 		}
 		start := st.start
-		entries = append(entries, Entry{Op: OpMove, Path: newRel, Old: oldRel, New: strconv.Itoa(id), TID: id, TaskStart: start, Mask: st.cpus})
+		entries = append(entries, evidence.Entry{Op: evidence.OpMove, Path: newRel, Old: oldRel, New: strconv.Itoa(id), TID: id, TaskStart: start, Mask: st.cpus})
 	}
 	if err := s.record(entries...); err != nil {
 		return err
@@ -282,7 +283,7 @@ func moveTasks(root fsroot.Root, s *Session, from, oldRel, newRel string, move f
 	if len(refused) == 0 {
 		return nil
 	}
-	return s.forget(func(e Entry) bool { return e.Op == OpMove && e.Path == newRel && refused[e.TID] })
+	return s.forget(func(e evidence.Entry) bool { return e.Op == evidence.OpMove && e.Path == newRel && refused[e.TID] })
 }
 
 // narrowThreads takes the target out of the CPU mask of every thread that
@@ -290,7 +291,7 @@ func moveTasks(root fsroot.Root, s *Session, from, oldRel, newRel string, move f
 // CPUs and the kernel allows it; the rest are reported as unmovable, and
 // so are the threads of the corepin runs left in place that may use the
 // target.
-func narrowThreads(root fsroot.Root, s *Session, target cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *ShieldReport) error {
+func narrowThreads(root fsroot.Root, s *Session, target cpuset.Set, keep map[int]bool, runs *corepinRuns, rep *evidence.ShieldReport) error {
 	type cand struct {
 		st    status
 		start uint64
@@ -308,24 +309,24 @@ func narrowThreads(root fsroot.Root, s *Session, target cpuset.Set, keep map[int
 		}
 		switch r := runs.run(st.tgid); {
 		case r != nil:
-			rep.Unmovable = append(rep.Unmovable, Task{TID: tid, Name: st.name, CPUs: st.cpus,
+			rep.Unmovable = append(rep.Unmovable, evidence.Task{TID: tid, Name: st.name, CPUs: st.cpus,
 				Why: fmt.Sprintf("of the run of corepin pid %d, which measures now: left in place", r.PID)})
 			continue
 		case st.kernel:
 			// Moving kernel threads can change their masks for good (a
 			// workqueue rescuer follows its pool), so they stay, as with
 			// cset shield's default; their time on the target is reported.
-			rep.Unmovable = append(rep.Unmovable, Task{TID: tid, Name: st.name, CPUs: st.cpus, Why: "a kernel thread, left where the kernel put it"})
+			rep.Unmovable = append(rep.Unmovable, evidence.Task{TID: tid, Name: st.name, CPUs: st.cpus, Why: "a kernel thread, left where the kernel put it"})
 			continue
 		case mask.Difference(target).IsEmpty():
-			rep.Unmovable = append(rep.Unmovable, Task{TID: tid, Name: st.name, CPUs: st.cpus, Why: "pinned to the target alone"})
+			rep.Unmovable = append(rep.Unmovable, evidence.Task{TID: tid, Name: st.name, CPUs: st.cpus, Why: "pinned to the target alone"})
 			continue
 		}
 		cands = append(cands, cand{st, st.start, mask})
 	}
-	var entries []Entry
+	var entries []evidence.Entry
 	for _, c := range cands {
-		entries = append(entries, Entry{Op: OpAffinity, Path: fmt.Sprintf("proc/%d/task/%d", c.st.tgid, c.st.tid), Old: c.st.cpus,
+		entries = append(entries, evidence.Entry{Op: evidence.OpAffinity, Path: fmt.Sprintf("proc/%d/task/%d", c.st.tgid, c.st.tid), Old: c.st.cpus,
 			New: c.mask.Difference(target).String(), TID: c.st.tid, TaskStart: c.start})
 	}
 	if err := s.record(entries...); err != nil {
@@ -339,7 +340,7 @@ func narrowThreads(root fsroot.Root, s *Session, target cpuset.Set, keep map[int
 			if errors.Is(err, unix.EINVAL) {
 				why = "a kernel thread whose CPUs cannot be changed (EINVAL)"
 			}
-			rep.Unmovable = append(rep.Unmovable, Task{TID: c.st.tid, Name: c.st.name, CPUs: c.st.cpus, Why: why})
+			rep.Unmovable = append(rep.Unmovable, evidence.Task{TID: c.st.tid, Name: c.st.name, CPUs: c.st.cpus, Why: why})
 			continue
 		}
 		rep.Narrowed++
@@ -347,7 +348,7 @@ func narrowThreads(root fsroot.Root, s *Session, target cpuset.Set, keep map[int
 	if len(refused) == 0 {
 		return nil
 	}
-	return s.forget(func(e Entry) bool { return e.Op == OpAffinity && refused[e.TID] })
+	return s.forget(func(e evidence.Entry) bool { return e.Op == evidence.OpAffinity && refused[e.TID] })
 }
 
 // status is what corepin reads from /proc/TID/status and stat.
@@ -402,13 +403,13 @@ func active() cpuset.Set {
 
 // sameTask reports whether the entry's task still runs under root's
 // /proc (its TID with the same start time).
-func sameTask(root fsroot.Root, e Entry) bool {
+func sameTask(root fsroot.Root, e evidence.Entry) bool {
 	return procfs.Process{PID: e.TID, Start: e.TaskStart}.Alive(root)
 }
 
 // undoMove moves a task back to the cgroup it came from and gives it
 // back its CPU mask; a task that has ended needs nothing.
-func (m *Machine) undoMove(e Entry) error {
+func (m *Machine) undoMove(e evidence.Entry) error {
 	if !sameTask(m.Root, e) {
 		return nil
 	}
@@ -434,7 +435,7 @@ func (m *Machine) undoMove(e Entry) error {
 }
 
 // undoAffinity gives a thread its CPU mask back and reads it back.
-func (m *Machine) undoAffinity(e Entry) error {
+func (m *Machine) undoAffinity(e evidence.Entry) error {
 	if !sameTask(m.Root, e) {
 		return nil
 	}
@@ -457,7 +458,7 @@ func (m *Machine) undoAffinity(e Entry) error {
 
 // undoMkdir moves whatever is left in a cgroup corepin made (tasks forked
 // there during the run) to the cgroup file in Old, then removes it.
-func (m *Machine) undoMkdir(e Entry) error {
+func (m *Machine) undoMkdir(e evidence.Entry) error {
 	dir := m.path(e.Path)
 	if e.Old != "" {
 		ids, err := cgroupfs.IDs(filepath.Join(dir, filepath.Base(e.Old)))
@@ -483,7 +484,7 @@ func (m *Machine) undoMkdir(e Entry) error {
 }
 
 // undoControl disables the controller corepin enabled.
-func (m *Machine) undoControl(e Entry) error {
+func (m *Machine) undoControl(e evidence.Entry) error {
 	dir := filepath.Dir(m.path(e.Path))
 	ctl, err := cgroupfs.Subtree(fsroot.Host, dir)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // shieldTree is a fixture root with a cgroup v1 cpuset mount (its mount
@@ -75,7 +76,7 @@ func TestShieldReadsUnderItsRoot(t *testing.T) {
 	if _, err := readStatus(root, 9); err == nil {
 		t.Error("a missing task read")
 	}
-	if !sameTask(root, Entry{TID: 501, TaskStart: 901}) || sameTask(root, Entry{TID: 501, TaskStart: 900}) {
+	if !sameTask(root, evidence.Entry{TID: 501, TaskStart: 901}) || sameTask(root, evidence.Entry{TID: 501, TaskStart: 900}) {
 		t.Error("sameTask does not tell a task by its start time")
 	}
 	// The journal's owner check, on the same tree.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Tunes stack. Six `run --tune --irqs` started seconds apart on one
@@ -24,7 +26,7 @@ import (
 // lock held throughout, so that no other tune or reset comes between what
 // is read and what is written; the values other layers set that this tune
 // would have set too are recorded as relied on.
-func (s *Session) tune(ctx context.Context, req Request) (*Facts, *Result, error) {
+func (s *Session) tune(ctx context.Context, req evidence.TuneRequest) (*evidence.Facts, *evidence.TuneResult, error) {
 	m := s.m
 	// What cannot be done, or not by this user, is refused first, before
 	// the journal is even looked at; it is planned again under the lock.
@@ -51,7 +53,7 @@ func (s *Session) tune(ctx context.Context, req Request) (*Facts, *Result, error
 	if len(relied) > 0 {
 		l := j.layer(s.owner, s.command)
 		for _, d := range relied {
-			l.Entries = append(l.Entries, Entry{Op: OpWrite, Path: d.Path, Kind: d.Kind, Old: d.Old, New: d.Value, Relied: true})
+			l.Entries = append(l.Entries, evidence.Entry{Op: evidence.OpWrite, Path: d.Path, Kind: d.Kind, Old: d.Old, New: d.Value, Relied: true})
 		}
 		if err := j.save(m.JournalPath()); err != nil {
 			return nil, nil, s.rollback(j, res, err)
@@ -63,7 +65,7 @@ func (s *Session) tune(ctx context.Context, req Request) (*Facts, *Result, error
 
 // plan reads the machine and plans req on it, and refuses a plan whose
 // files this user may not write (preflight).
-func (s *Session) plan(req Request) (*Facts, []Change, error) {
+func (s *Session) plan(req evidence.TuneRequest) (*evidence.Facts, []evidence.Change, error) {
 	f, err := Read(s.m.Root, req.CPUs)
 	if err != nil {
 		return nil, nil, err
@@ -76,7 +78,7 @@ func (s *Session) plan(req Request) (*Facts, []Change, error) {
 }
 
 // rollback puts back what a tune did when recording it failed afterwards.
-func (s *Session) rollback(j *Journal, res *Result, cause error) error {
+func (s *Session) rollback(j *Journal, res *evidence.TuneResult, cause error) error {
 	for i := range j.Layers {
 		if j.Layers[i].Owner == s.owner {
 			res.Rollback = s.m.restore(j, i, 0)
@@ -90,7 +92,7 @@ func (s *Session) rollback(j *Journal, res *Result, cause error) error {
 // the oldest layer's old value), req is planned on that, and each planned
 // value that reads as set now, and that this tune does not change itself,
 // is one this tune relies on. Its Old is the value before any tune.
-func (s *Session) relied(j *Journal, req Request, changes []Change) ([]Done, error) {
+func (s *Session) relied(j *Journal, req evidence.TuneRequest, changes []evidence.Change) ([]evidence.Done, error) {
 	before := map[string]string{}
 	for _, l := range j.Layers {
 		if l.Owner == s.owner {
@@ -113,29 +115,29 @@ func (s *Session) relied(j *Journal, req Request, changes []Change) ([]Done, err
 	if err != nil {
 		return nil, nil // what cannot be planned from before is nothing to rely on
 	}
-	var out []Done
+	var out []evidence.Done
 	for _, w := range wanted {
 		old, changed := before[w.Path]
-		if !changed || slices.ContainsFunc(changes, func(c Change) bool { return c.Path == w.Path }) {
+		if !changed || slices.ContainsFunc(changes, func(c evidence.Change) bool { return c.Path == w.Path }) {
 			continue
 		}
 		now, err := os.ReadFile(s.m.path(w.Path))
 		if err != nil || !same(w.Kind, string(now), w.Value) {
 			continue
 		}
-		out = append(out, Done{Change: w, Old: old, ReadBack: strings.TrimSpace(string(now))})
+		out = append(out, evidence.Done{Change: w, Old: old, ReadBack: strings.TrimSpace(string(now))})
 	}
 	return out, nil
 }
 
 // isWrite says whether e is a write of a kernel file's value.
-func isWrite(e Entry) bool { return e.Op == OpWrite || e.Op == "" }
+func isWrite(e evidence.Entry) bool { return e.Op == evidence.OpWrite || e.Op == "" }
 
 // heldBy returns the entry of another layer than li that still relies on
 // the value e of layer li set: one that set the same value, or relies on
 // it (Relied), or, in a newer layer, was written on top of it (its old
 // value is e's new one). nil when no other layer needs e's value.
-func heldBy(j *Journal, li int, e Entry) *Entry {
+func heldBy(j *Journal, li int, e evidence.Entry) *evidence.Entry {
 	if !isWrite(e) {
 		return nil
 	}
@@ -155,7 +157,7 @@ func heldBy(j *Journal, li int, e Entry) *Entry {
 
 // handOver leaves e's value in place for h, which needs it: h takes e's
 // old value, the one from before e, when it was written on top of e.
-func handOver(e Entry, h *Entry) {
+func handOver(e evidence.Entry, h *evidence.Entry) {
 	if same(h.Kind, h.Old, e.New) && !same(h.Kind, h.New, e.New) {
 		h.Old = e.Old
 	}

@@ -8,6 +8,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // stackedSessions are n sessions of one fixture machine, each its own
@@ -31,7 +32,7 @@ func stackedSessions(t *testing.T, fixture string, n int) (*Machine, []*Session,
 func TestStackedTunesHoldUntilTheLastEnds(t *testing.T) {
 	t.Parallel()
 	m, s, root := stackedSessions(t, "acpi-cpufreq", 3)
-	req := Request{CPUs: cpuset.Of(1), IRQs: true}
+	req := evidence.TuneRequest{CPUs: cpuset.Of(1), IRQs: true}
 	before := snapshot(t, root)
 	_, first, err := s[0].tune(t.Context(), req)
 	if err != nil || len(first.Done) == 0 {
@@ -74,10 +75,10 @@ func TestStackedTunesHandOver(t *testing.T) {
 	t.Parallel()
 	_, s, root := stackedSessions(t, "amd-pstate-epp", 2)
 	before := snapshot(t, root)
-	if _, _, err := s[0].tune(t.Context(), Request{CPUs: cpuset.Of(1), IRQs: true}); err != nil {
+	if _, _, err := s[0].tune(t.Context(), evidence.TuneRequest{CPUs: cpuset.Of(1), IRQs: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s[1].tune(t.Context(), Request{CPUs: cpuset.Of(1, 2), IRQs: true}); err != nil {
+	if _, _, err := s[1].tune(t.Context(), evidence.TuneRequest{CPUs: cpuset.Of(1, 2), IRQs: true}); err != nil {
 		t.Fatal(err)
 	}
 	both := snapshot(t, root)
@@ -95,7 +96,7 @@ func TestStackedTunesHandOver(t *testing.T) {
 	// leaves them for the run, which puts them back at its end.
 	m, s, root := stackedSessions(t, "intel-pstate", 2)
 	before = snapshot(t, root)
-	req := Request{CPUs: cpuset.Of(1), IRQs: true}
+	req := evidence.TuneRequest{CPUs: cpuset.Of(1), IRQs: true}
 	if _, _, err := s[0].tune(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestStackedTunesHandOver(t *testing.T) {
 func TestLostTune(t *testing.T) {
 	t.Parallel()
 	_, s, root := stackedSessions(t, "acpi-cpufreq", 1)
-	tuned, err := TuneFor(t.Context(), s[0].m, Request{CPUs: cpuset.Of(1), IRQs: true}, "a run")
+	tuned, err := TuneFor(t.Context(), s[0].m, evidence.TuneRequest{CPUs: cpuset.Of(1), IRQs: true}, "a run")
 	if err != nil {
 		t.Fatal(err)
 	}

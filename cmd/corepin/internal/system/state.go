@@ -12,6 +12,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // ReadJournalState reads the journal at path (DefaultJournal under root
@@ -19,9 +20,9 @@ import (
 // On the live machine it also looks at the cgroup this process runs in: a
 // shield's, named as cgroupfs names one, is reported even when the journal
 // cannot tell of it. Nil when there is nothing to say.
-func ReadJournalState(root fsroot.Root, path string) *JournalState {
+func ReadJournalState(root fsroot.Root, path string) *evidence.JournalState {
 	m := &Machine{Root: root, Journal: path}
-	st := &JournalState{Journal: m.JournalPath()}
+	st := &evidence.JournalState{Journal: m.JournalPath()}
 	r := &reader{root: root}
 	// The online CPUs matter only to a shield, which is rare: every
 	// corepin command starts by asking.
@@ -38,25 +39,25 @@ func ReadJournalState(root fsroot.Root, path string) *JournalState {
 			for _, l := range j.Layers {
 				st.Tunes = append(st.Tunes, tuneLayer(l))
 				for _, e := range l.Entries {
-					if e.Op != OpMkdir || !cgroupfs.IsShield(filepath.Base(e.Path)) {
+					if e.Op != evidence.OpMkdir || !cgroupfs.IsShield(filepath.Base(e.Path)) {
 						continue
 					}
 					others, ok := r.list(e.Path + "/cpuset.cpus")
 					if !ok {
 						continue // gone: taken down by hand
 					}
-					st.Shields = append(st.Shields, ShieldUp{Cgroup: e.Path, CPUs: online().Difference(others), Others: others, TuneLayer: tuneLayer(l),
+					st.Shields = append(st.Shields, evidence.ShieldUp{Cgroup: e.Path, CPUs: online().Difference(others), Others: others, TuneLayer: tuneLayer(l),
 						Inside: root.IsHost() && insideCgroup(root, root.Path(e.Path))})
 				}
 			}
 		}
 	}
-	if root.IsHost() && !slices.ContainsFunc(st.Shields, func(s ShieldUp) bool { return s.Inside }) {
+	if root.IsHost() && !slices.ContainsFunc(st.Shields, func(s evidence.ShieldUp) bool { return s.Inside }) {
 		if dir := shieldAround(root); dir != "" {
 			rel := strings.TrimPrefix(dir, "/")
 			others, _ := r.list(rel + "/cpuset.cpus")
 			mark, _ := cgroupfs.ParseShieldName(filepath.Base(dir))
-			st.Shields = append(st.Shields, ShieldUp{Cgroup: rel, CPUs: online().Difference(others), Others: others, TuneLayer: TuneLayer{PID: mark.Owner.PID}, Inside: true})
+			st.Shields = append(st.Shields, evidence.ShieldUp{Cgroup: rel, CPUs: online().Difference(others), Others: others, TuneLayer: evidence.TuneLayer{PID: mark.Owner.PID}, Inside: true})
 		}
 	}
 	if st.Error == "" && len(st.Tunes) == 0 && len(st.Shields) == 0 {
@@ -66,8 +67,8 @@ func ReadJournalState(root fsroot.Root, path string) *JournalState {
 }
 
 // tuneLayer describes a layer of the journal.
-func tuneLayer(l Layer) TuneLayer {
-	return TuneLayer{Command: l.Command, PID: l.Owner.PID, Started: l.Started, Changes: len(l.Entries), Running: l.Owner.Alive(fsroot.Host)}
+func tuneLayer(l Layer) evidence.TuneLayer {
+	return evidence.TuneLayer{Command: l.Command, PID: l.Owner.PID, Started: l.Started, Changes: len(l.Entries), Running: l.Owner.Alive(fsroot.Host)}
 }
 
 // JournalWarnings are the warnings of the live machine's journal at path

@@ -12,6 +12,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // The facts of a machine whose journal holds a tune that outlived its
@@ -31,9 +32,9 @@ func TestFactsCarryTheJournal(t *testing.T) {
 	dir := filepath.Join(root, "run", "corepin")
 	os.MkdirAll(dir, 0o755)
 	started := time.Date(2025, 3, 4, 5, 6, 7, 0, time.Local)
-	j := Journal{Schema: JournalSchema, Layers: []Layer{{Owner: gone, Command: "corepin system tune --cpus 1 --shield \x1b]0;x\a", Started: started, Entries: []Entry{
-		{Op: OpMkdir, Path: cg, Old: "sys/fs/cgroup/cgroup.procs"},
-		{Op: OpWrite, Path: governor, Old: "powersave\n"},
+	j := Journal{Schema: JournalSchema, Layers: []Layer{{Owner: gone, Command: "corepin system tune --cpus 1 --shield \x1b]0;x\a", Started: started, Entries: []evidence.Entry{
+		{Op: evidence.OpMkdir, Path: cg, Old: "sys/fs/cgroup/cgroup.procs"},
+		{Op: evidence.OpWrite, Path: governor, Old: "powersave\n"},
 	}}}}
 	writeJournal(t, filepath.Join(dir, "system.json"), j, os.Geteuid(), 0o644)
 
@@ -75,8 +76,8 @@ func TestFactsCarryTheJournal(t *testing.T) {
 
 	// A shield known by the reader's cgroup alone, beside a journal that
 	// cannot be read: both are said.
-	only := &JournalState{Journal: "/run/corepin/system.json", Error: "the journal /run/corepin/system.json is root's and only root may read it",
-		Shields: []ShieldUp{{Cgroup: "sys/fs/cgroup/corepin-shield-9", CPUs: cpuset.Of(1), Others: cpuset.Of(0), TuneLayer: TuneLayer{PID: 9}, Inside: true}}}
+	only := &evidence.JournalState{Journal: "/run/corepin/system.json", Error: "the journal /run/corepin/system.json is root's and only root may read it",
+		Shields: []evidence.ShieldUp{{Cgroup: "sys/fs/cgroup/corepin-shield-9", CPUs: cpuset.Of(1), Others: cpuset.Of(0), TuneLayer: evidence.TuneLayer{PID: 9}, Inside: true}}}
 	if w := strings.Join(only.Warnings(), "\n"); !strings.Contains(w, "only root may read it") ||
 		!strings.Contains(w, "inside corepin's shield: CPUs 1 are shielded by corepin pid 9 (its cgroup sys/fs/cgroup/corepin-shield-9 says so; the journal /run/corepin/system.json does not), and this process may use only CPUs 0") {
 		t.Errorf("inside a shield the journal cannot tell of:\n%s", w)
@@ -154,7 +155,7 @@ func TestJournalStateForAnyUser(t *testing.T) {
 	needRoot(t)
 	root := copyTree(t, "acpi-cpufreq")
 	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "system.json")}
-	if _, err := m.Session("test").Apply(t.Context(), []Change{{Path: governor, Value: "performance", Kind: Text}}); err != nil {
+	if _, err := m.Session("test").Apply(t.Context(), []evidence.Change{{Path: governor, Value: "performance", Kind: Text}}); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(m.JournalPath())
@@ -172,7 +173,7 @@ func TestJournalStateForAnyUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(lockDir(t), "system.json")
-	j := Journal{Schema: JournalSchema, BootID: boot, Layers: []Layer{{Owner: gone, Command: "corepin system tune --cpus 1", Entries: []Entry{{Op: OpWrite, Path: governor, Old: "powersave\n"}}}}}
+	j := Journal{Schema: JournalSchema, BootID: boot, Layers: []Layer{{Owner: gone, Command: "corepin system tune --cpus 1", Entries: []evidence.Entry{{Op: evidence.OpWrite, Path: governor, Old: "powersave\n"}}}}}
 	writeJournal(t, path, j, 0, 0o644)
 	exe := nobody.Executable(t)
 	read := func() string {

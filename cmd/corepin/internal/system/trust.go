@@ -12,6 +12,7 @@ import (
 
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // A journal tells root which values to write into which files, so it is
@@ -121,10 +122,10 @@ func (m *Machine) checkEntries(j *Journal) error {
 		for _, e := range l.Entries {
 			paths := []string{e.Path}
 			switch e.Op {
-			case OpWrite, "", OpAffinity, OpControl:
-			case OpMove:
+			case evidence.OpWrite, "", evidence.OpAffinity, evidence.OpControl:
+			case evidence.OpMove:
 				paths = append(paths, e.Old)
-			case OpMkdir:
+			case evidence.OpMkdir:
 				if e.Old != "" {
 					paths = append(paths, e.Old)
 				}

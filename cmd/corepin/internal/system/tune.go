@@ -14,6 +14,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Machine is the machine being tuned: the root its files are under and
@@ -132,7 +133,7 @@ func (m *Machine) Session(command string) *Session {
 // written when the caller may not write every file. When ctx ends (a
 // signal) during the tune, the changes made are put back in the same way
 // and the error wraps ctx's.
-func (s *Session) Apply(ctx context.Context, changes []Change) (*Result, error) {
+func (s *Session) Apply(ctx context.Context, changes []evidence.Change) (*evidence.TuneResult, error) {
 	if err := s.m.preflight(changes); err != nil {
 		return nil, err
 	}
@@ -145,7 +146,7 @@ func (s *Session) Apply(ctx context.Context, changes []Change) (*Result, error) 
 }
 
 // apply is Apply with the journal's lock held and j read.
-func (s *Session) apply(ctx context.Context, j *Journal, changes []Change) (*Result, error) {
+func (s *Session) apply(ctx context.Context, j *Journal, changes []evidence.Change) (*evidence.TuneResult, error) {
 	m := s.m
 	j.layer(s.owner, s.command)
 	li := len(j.Layers) - 1
@@ -155,8 +156,8 @@ func (s *Session) apply(ctx context.Context, j *Journal, changes []Change) (*Res
 		}
 	}
 	from := len(j.Layers[li].Entries)
-	res := &Result{}
-	fail := func(err error) (*Result, error) {
+	res := &evidence.TuneResult{}
+	fail := func(err error) (*evidence.TuneResult, error) {
 		res.Rollback = m.restore(j, li, from)
 		if len(res.Rollback.Failed) > 0 {
 			return res, fmt.Errorf("%w; rolling back: %s", err, res.Rollback.Failed[0].Error())
@@ -175,7 +176,7 @@ func (s *Session) apply(ctx context.Context, j *Journal, changes []Change) (*Res
 		if same(c.Kind, string(old), c.Value) {
 			continue
 		}
-		e := Entry{Op: OpWrite, Path: c.Path, Kind: c.Kind, Old: string(old), New: c.Value}
+		e := evidence.Entry{Op: evidence.OpWrite, Path: c.Path, Kind: c.Kind, Old: string(old), New: c.Value}
 		l := &j.Layers[li]
 		l.Entries = append(l.Entries, e)
 		if err := j.save(m.JournalPath()); err != nil {
@@ -185,7 +186,7 @@ func (s *Session) apply(ctx context.Context, j *Journal, changes []Change) (*Res
 		werr := m.writeFile(full, []byte(c.Value+"\n"))
 		now, rerr := os.ReadFile(full)
 		if werr == nil && rerr == nil && same(c.Kind, string(now), c.Value) {
-			res.Done = append(res.Done, Done{Change: c, Old: strings.TrimSpace(string(old)), ReadBack: strings.TrimSpace(string(now))})
+			res.Done = append(res.Done, evidence.Done{Change: c, Old: strings.TrimSpace(string(old)), ReadBack: strings.TrimSpace(string(now))})
 			continue
 		}
 		werr = &WriteError{Path: c.Path, Value: c.Value, ReadBack: strings.TrimSpace(string(now)), Err: firstErr(werr, rerr, ErrNotHeld)}
@@ -202,7 +203,7 @@ func (s *Session) apply(ctx context.Context, j *Journal, changes []Change) (*Res
 			}
 		}
 		if c.BestEffort {
-			res.Refused = append(res.Refused, Refusal{Change: c, Error: werr.Error()})
+			res.Refused = append(res.Refused, evidence.Refusal{Change: c, Error: werr.Error()})
 			continue
 		}
 		return fail(werr)
@@ -221,7 +222,7 @@ func firstErr(errs ...error) error {
 
 // preflight refuses, before anything is written, a tune whose files the
 // caller may not write, and says which.
-func (m *Machine) preflight(changes []Change) error {
+func (m *Machine) preflight(changes []evidence.Change) error {
 	var denied []string
 	var first error
 	for _, c := range changes {
@@ -269,13 +270,13 @@ func (e *PermissionError) Unwrap() error { return e.Err }
 
 // record adds entries to the session's layer, durably, before the changes
 // they describe are made.
-func (s *Session) record(entries ...Entry) error {
+func (s *Session) record(entries ...evidence.Entry) error {
 	return s.edit(func(l *Layer) { l.Entries = append(l.Entries, entries...) })
 }
 
 // forget drops the session's entries for which drop is true: changes
 // that were never made.
-func (s *Session) forget(drop func(Entry) bool) error {
+func (s *Session) forget(drop func(evidence.Entry) bool) error {
 	return s.edit(func(l *Layer) { l.Entries = slices.DeleteFunc(l.Entries, drop) })
 }
 

@@ -17,6 +17,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // The test binary doubles as a process that tunes a fixture tree and ends
@@ -60,11 +61,11 @@ func dieDuringTune(spec string) int {
 
 var fixtures = []string{"intel-pstate", "acpi-cpufreq", "amd-pstate-epp", "phone-4-3-1"}
 
-func fullRequest(cpus cpuset.Set) Request {
-	return Request{CPUs: cpus, NoBoost: true, IRQs: true, Idle: true}
+func fullRequest(cpus cpuset.Set) evidence.TuneRequest {
+	return evidence.TuneRequest{CPUs: cpus, NoBoost: true, IRQs: true, Idle: true}
 }
 
-func mustRead(tb testing.TB, root string, cpus cpuset.Set) *Facts {
+func mustRead(tb testing.TB, root string, cpus cpuset.Set) *evidence.Facts {
 	f, err := Read(fsroot.Root(root), cpus)
 	if err != nil {
 		if tb == nil {
@@ -206,7 +207,7 @@ func TestTuneThenResetLeavesTheTreeAsItWas(t *testing.T) {
 func TestPlanOrder(t *testing.T) {
 	t.Parallel()
 	f := mustRead(t, "testdata/machines/intel-pstate", cpuset.Of(2))
-	changes, err := Plan(f, Request{CPUs: cpuset.Of(2), NoBoost: true, Freq: "base"})
+	changes, err := Plan(f, evidence.TuneRequest{CPUs: cpuset.Of(2), NoBoost: true, Freq: "base"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestMinAboveCurrentMaxSucceedsByOrder(t *testing.T) {
 	target := cpuset.Of(0)
 	tune := func(s *Session, freq string) {
 		t.Helper()
-		changes, err := Plan(mustRead(t, root, target), Request{CPUs: target, Freq: freq})
+		changes, err := Plan(mustRead(t, root, target), evidence.TuneRequest{CPUs: target, Freq: freq})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,13 +310,13 @@ func TestSecondTuneKeepsTheFirstOldValues(t *testing.T) {
 	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
 	target := cpuset.Of(7)
 	first := m.Session("first")
-	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target, Freq: "50%"})
+	changes, _ := Plan(mustRead(t, root, target), evidence.TuneRequest{CPUs: target, Freq: "50%"})
 	if _, err := first.Apply(t.Context(), changes); err != nil {
 		t.Fatal(err)
 	}
 	tunedOnce := snapshot(t, root)
 	second := &Session{m: m, owner: Owner{PID: first.owner.PID, Start: first.owner.Start + 1}, command: "second"}
-	changes, _ = Plan(mustRead(t, root, target), Request{CPUs: target, Freq: "max", IRQs: true})
+	changes, _ = Plan(mustRead(t, root, target), evidence.TuneRequest{CPUs: target, Freq: "max", IRQs: true})
 	if _, err := second.Apply(t.Context(), changes); err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +466,7 @@ func TestResetKeepsWhatCannotBePutBack(t *testing.T) {
 	t.Parallel()
 	root := copyTree(t, "acpi-cpufreq")
 	target := cpuset.Of(1)
-	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target})
+	changes, _ := Plan(mustRead(t, root, target), evidence.TuneRequest{CPUs: target})
 	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
 	if _, err := m.Session("test").Apply(t.Context(), changes); err != nil {
 		t.Fatal(err)
@@ -513,7 +514,7 @@ func TestResetLeavesARunningTuneAlone(t *testing.T) {
 	root := copyTree(t, "acpi-cpufreq")
 	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
 	target := cpuset.Of(1)
-	changes, _ := Plan(mustRead(t, root, target), Request{CPUs: target})
+	changes, _ := Plan(mustRead(t, root, target), evidence.TuneRequest{CPUs: target})
 	init1 := &Session{m: m, owner: Owner{PID: 1}, command: "a run"}
 	if p, err := procfs.Identify(fsroot.Host, 1); err == nil { // PID 1 runs as long as the machine does
 		init1.owner.Start = p.Start
@@ -546,7 +547,7 @@ func TestTuneRefusesWhatTheMachineCannotDo(t *testing.T) {
 	}
 	before := snapshot(t, root)
 	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
-	_, err := TuneFor(t.Context(), m, Request{CPUs: target, Freq: "2000000", Governor: "performance", NoBoost: true, IRQs: true}, "test")
+	_, err := TuneFor(t.Context(), m, evidence.TuneRequest{CPUs: target, Freq: "2000000", Governor: "performance", NoBoost: true, IRQs: true}, "test")
 	if err == nil {
 		t.Fatal("a frequency lock on a machine without cpufreq was accepted")
 	}
@@ -560,7 +561,7 @@ func TestTuneRefusesWhatTheMachineCannotDo(t *testing.T) {
 		t.Errorf("a journal was written: %v", err)
 	}
 
-	tuned, err := TuneFor(t.Context(), m, Request{CPUs: target, IRQs: true}, "test")
+	tuned, err := TuneFor(t.Context(), m, evidence.TuneRequest{CPUs: target, IRQs: true}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,11 +574,11 @@ func TestTuneRefusesWhatTheMachineCannotDo(t *testing.T) {
 	sameTree(t, before, snapshot(t, root))
 
 	phone := copyTree(t, "phone-4-3-1")
-	_, err = Plan(mustRead(t, phone, target), Request{CPUs: target, NoBoost: true})
+	_, err = Plan(mustRead(t, phone, target), evidence.TuneRequest{CPUs: target, NoBoost: true})
 	if err == nil || !strings.Contains(err.Error(), "--no-boost: this machine has no boost switch") {
 		t.Errorf("boost off without a boost switch: %v", err)
 	}
-	if changes, err := Plan(mustRead(t, phone, target), Request{CPUs: target}); err != nil || len(changes) == 0 {
+	if changes, err := Plan(mustRead(t, phone, target), evidence.TuneRequest{CPUs: target}); err != nil || len(changes) == 0 {
 		t.Errorf("the phone's default tune: %v, %d changes", err, len(changes))
 	}
 }

@@ -37,11 +37,11 @@ type Options struct {
 
 // Series is what a sampler recorded.
 type Series struct {
-	Started time.Time `json:"started"` // wall-clock time of t = 0
-	Period  float64   `json:"period_s"`
-	Samples []Sample  `json:"samples"`
-	Thermal []Thermal `json:"thermal,omitempty"`
-	Markers []Marker  `json:"markers,omitempty"`
+	Started time.Time        `json:"started"` // wall-clock time of t = 0
+	Period  float64          `json:"period_s"`
+	Samples []samples.Sample `json:"samples"`
+	Thermal []Thermal        `json:"thermal,omitempty"`
+	Markers []Marker         `json:"markers,omitempty"`
 	// Sources lists the frequency sources seen, so that a chart can say
 	// "no frequency source" instead of drawing zeros.
 	Sources []string `json:"freq_sources"`
@@ -49,9 +49,6 @@ type Series struct {
 	// SamplerCPUs is where the sampler's thread was allowed to run.
 	SamplerCPUs cpuset.Set `json:"sampler_cpus"`
 }
-
-// Sample is one CPU at one instant (see samples.Sample).
-type Sample = samples.Sample
 
 // Thermal is one zone's temperature at one instant.
 type Thermal struct {
@@ -129,7 +126,7 @@ func newSampler(opts Options) (*Sampler, error) {
 		return nil, fmt.Errorf("telemetry period %v is shorter than the minimum %v", opts.Period, MinPeriod)
 	}
 	s := &Sampler{opts: opts, start: time.Now(), gaps: map[int]bool{}, src: map[int]string{}, files: newFiles(opts.Root.String())}
-	s.series = Series{Started: s.start, Period: opts.Period.Seconds(), Samples: []Sample{}}
+	s.series = Series{Started: s.start, Period: opts.Period.Seconds(), Samples: []samples.Sample{}}
 	if opts.Thermal {
 		s.zones = findThermalZones(opts.Root.String())
 	}
@@ -179,7 +176,7 @@ func (s *Sampler) Snapshot() Series {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.series
-	out.Samples = append([]Sample(nil), s.series.Samples...)
+	out.Samples = append([]samples.Sample(nil), s.series.Samples...)
 	return out
 }
 
@@ -227,7 +224,7 @@ func (s *Sampler) sample() {
 		clear(s.src)
 	}
 	for _, cpu := range cpus.CPUs() {
-		smp := Sample{T: t, CPU: cpu}
+		smp := samples.Sample{T: t, CPU: cpu}
 		p, hadPrev := s.prev[cpu]
 		c, hasCur := cur[cpu]
 		if hadPrev && hasCur {

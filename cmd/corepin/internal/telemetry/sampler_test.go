@@ -15,6 +15,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/samples"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
@@ -73,7 +74,7 @@ func TestSampleExactValues(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("%d samples, want 2", len(got))
 	}
-	check := func(smp Sample, util, mhz float64, src string) {
+	check := func(smp samples.Sample, util, mhz float64, src string) {
 		t.Helper()
 		if smp.UtilPct == nil || *smp.UtilPct != util || smp.FreqMHz == nil || *smp.FreqMHz != mhz || smp.FreqSource != src {
 			t.Errorf("CPU %d = util %v, %v MHz from %s; want %v, %v from %s", smp.CPU, deref(smp.UtilPct), deref(smp.FreqMHz), smp.FreqSource, util, mhz, src)

@@ -33,7 +33,7 @@ func (s *Series) CPUs() []int {
 // WriteLatest writes a table of every CPU's newest sample: CPU, UTIL %,
 // MHZ, SOURCE.
 func (s *Series) WriteLatest(w io.Writer) error {
-	latest := map[int]Sample{}
+	latest := map[int]samples.Sample{}
 	for _, smp := range s.Samples {
 		latest[smp.CPU] = smp
 	}
@@ -58,7 +58,7 @@ func (s *Series) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw)
 	for i := 0; i < len(s.Samples); {
 		t := s.Samples[i].T
-		row := map[int]Sample{}
+		row := map[int]samples.Sample{}
 		for ; i < len(s.Samples) && s.Samples[i].T == t; i++ {
 			row[s.Samples[i].CPU] = s.Samples[i]
 		}

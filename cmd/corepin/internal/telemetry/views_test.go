@@ -3,13 +3,15 @@ package telemetry
 import (
 	"strings"
 	"testing"
+
+	"corepin.dev/corepin/internal/samples"
 )
 
 func ptr(v float64) *float64 { return &v }
 
 func testSeries() *Series {
 	return &Series{
-		Samples: []Sample{
+		Samples: []samples.Sample{
 			{T: 0, CPU: 0, UtilPct: ptr(12.5), FreqMHz: ptr(2400), FreqSource: "scaling_cur_freq"},
 			{T: 0, CPU: 1, UtilPct: ptr(99), FreqSource: "none"},
 			{T: 0.1, CPU: 1, UtilPct: nil, FreqMHz: ptr(3100), FreqSource: "scaling_cur_freq"},
