@@ -18,7 +18,7 @@ import (
 // the threads off all their targets and the last to end puts back the
 // masks the threads had before the first began.
 func keepOff(root fsroot.Root, target cpuset.Set, pr *evidence.ParentReport) func() error {
-	core, _ := topology.CoreSiblings(root.String(), target)
+	core, _ := topology.CoreSiblings(root, target)
 	where, restore, err := sched.KeepProcessOff(root, target, core)
 	if err != nil {
 		pr.Note = "corepin's threads may run only on the target CPUs " + where.CPUs.String() + "; they stay there"

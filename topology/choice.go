@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // A Choice is where a person asks work to run, as corepin's command line
@@ -52,12 +53,14 @@ func (c Choice) Set() (cpuset.Set, error) {
 }
 
 // Resolve reads the topology under root and selects the choice's target.
-func (c Choice) Resolve(root string) (*Topology, Target, error) { return c.resolveWith(Read, root) }
+func (c Choice) Resolve(root fsroot.Root) (*Topology, Target, error) {
+	return c.resolveWith(Read, root)
+}
 
 // ResolveQuick selects the choice's target for work that starts at once,
 // reading only what selection needs: for one CPU, only the machine's CPU
 // lists (SelectOne).
-func (c Choice) ResolveQuick(root string) (Target, error) {
+func (c Choice) ResolveQuick(root fsroot.Root) (Target, error) {
 	if c.CPU != nil && c.CPUs == nil && *c.CPU >= 0 {
 		target, err := SelectOne(root, *c.CPU)
 		if se := (*SelectError)(nil); errors.As(err, &se) {
@@ -69,7 +72,7 @@ func (c Choice) ResolveQuick(root string) (Target, error) {
 	return target, err
 }
 
-func (c Choice) resolveWith(read func(string) (*Topology, error), root string) (*Topology, Target, error) {
+func (c Choice) resolveWith(read func(fsroot.Root) (*Topology, error), root fsroot.Root) (*Topology, Target, error) {
 	cpus, err := c.Set()
 	if err != nil {
 		return nil, Target{}, err
@@ -92,7 +95,7 @@ func (c Choice) resolveWith(read func(string) (*Topology, error), root string) (
 
 // Measured is the choice as a set of CPUs to measure on: the CPUs it
 // names by number, else the exact CPU of its target under root.
-func (c Choice) Measured(root string) (cpuset.Set, error) {
+func (c Choice) Measured(root fsroot.Root) (cpuset.Set, error) {
 	cpus, err := c.Set()
 	if err != nil || !cpus.IsEmpty() {
 		return cpus, err
@@ -108,7 +111,7 @@ func (c Choice) Measured(root string) (cpuset.Set, error) {
 // under root can give, naming what was chosen instead: --target little
 // where no core is slower than the others, or --cpus with several CPUs
 // when the work runs on one (exact). "" when the choice is met.
-func (c Choice) Unmet(root string, target Target, exact bool) string {
+func (c Choice) Unmet(root fsroot.Root, target Target, exact bool) string {
 	if c.CPU == nil && c.CPUs == nil && c.Target == "little" && target.Group != nil && *target.Group == 0 && allOnline(root) {
 		return fmt.Sprintf("--target little: no core of this machine is slower than the others; CPU %d of the fastest group was chosen (--accept any runs there)", target.ExactCPU)
 	}
@@ -123,7 +126,7 @@ func (c Choice) Unmet(root string, target Target, exact bool) string {
 // allOnline says whether every present CPU is online. A machine whose
 // fastest cores went offline runs --target little on what is left: those
 // cores are still slower than the machine's own (the topology says so).
-func allOnline(root string) bool {
+func allOnline(root fsroot.Root) bool {
 	t, err := ReadForSelection(root)
 	return err != nil || t.Online.Equal(t.Present)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/sysfstest"
 	"corepin.dev/corepin/results/evidence"
 )
@@ -21,7 +22,7 @@ func TestRealDumps(t *testing.T) {
 	for _, name := range sysfstest.Names(t) {
 		t.Run(name, func(t *testing.T) {
 			root := sysfstest.Unpack(t, name)
-			topo, err := Read(root)
+			topo, err := Read(fsroot.Root(root))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +146,7 @@ func fmtNode(v *int) string {
 // share a core id exactly when they are SMT siblings.
 func TestCoreIDsUnique(t *testing.T) {
 	for _, name := range sysfstest.Names(t) {
-		topo, err := Read(sysfstest.Unpack(t, name))
+		topo, err := Read(fsroot.Root(sysfstest.Unpack(t, name)))
 		if err != nil {
 			t.Fatal(err)
 		}

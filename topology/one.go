@@ -17,11 +17,11 @@ import (
 // say only that the CPU was asked for. A CPU outside the usable ones takes
 // the full reading, so that the refusal (or the widening of the inherited
 // mask within the cpuset) is SelectCPUs' own.
-func SelectOne(root string, cpu int) (Target, error) {
+func SelectOne(root fsroot.Root, cpu int) (Target, error) {
 	if root == "" {
-		root = "/"
+		root = fsroot.Host
 	}
-	t, err := readLists(fsroot.Root(root))
+	t, err := readLists(root)
 	if err != nil {
 		return Target{}, fmt.Errorf("reading topology under %s: %w", root, err)
 	}

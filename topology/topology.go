@@ -38,19 +38,20 @@ const (
 // ErrNotSysfs is returned by Read when the root has no CPU directory.
 var ErrNotSysfs = errors.New("not a sysfs tree")
 
-// Read reads the topology under root ("/" for the running machine).
-func Read(root string) (*Topology, error) { return read(root, true) }
+// Read reads the topology under root (fsroot.Host, "/", for the running
+// machine; a folder that holds a dump of another machine's sys/ and proc/).
+func Read(root fsroot.Root) (*Topology, error) { return read(root, true) }
 
 // ReadForSelection reads only what choosing a target needs: no caches or
 // model names. It is for paths that start work and must
 // start quickly, such as corepin exec.
-func ReadForSelection(root string) (*Topology, error) { return read(root, false) }
+func ReadForSelection(root fsroot.Root) (*Topology, error) { return read(root, false) }
 
-func read(root string, full bool) (*Topology, error) {
+func read(root fsroot.Root, full bool) (*Topology, error) {
 	if root == "" {
-		root = "/"
+		root = fsroot.Host
 	}
-	fsys := fsroot.Root(root) // corepin's one root type
+	fsys := root
 	if st, err := os.Stat(fsys.Path(cpuDir)); err != nil || !st.IsDir() {
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("reading topology under %s: %w: %s is missing", root, ErrNotSysfs, fsys.Path(cpuDir))
@@ -58,7 +59,7 @@ func read(root string, full bool) (*Topology, error) {
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
 	r := &reader{Root: fsys, full: full}
-	t := &Topology{Topology: evidence.Topology{Root: root}}
+	t := &Topology{Topology: evidence.Topology{Root: string(root)}}
 	if err := t.readGlobal(r); err != nil {
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
@@ -47,13 +48,13 @@ func choiceError(err error) error {
 // measured is the target as a set of CPUs: --cpus or --cpu as given,
 // else the exact CPU of the selected target.
 func (f *targetFlags) measured(root string) (cpuset.Set, error) {
-	cpus, err := f.choice().Measured(root)
+	cpus, err := f.choice().Measured(fsroot.Root(root))
 	return cpus, choiceError(err)
 }
 
 // resolve reads the topology and selects the target.
 func (f *targetFlags) resolve(root string) (*topology.Topology, topology.Target, error) {
-	topo, target, err := f.choice().Resolve(root)
+	topo, target, err := f.choice().Resolve(fsroot.Root(root))
 	return topo, target, choiceError(err)
 }
 

@@ -110,7 +110,7 @@ func Read(root fsroot.Root) (Capabilities, error) {
 	perCPU, _ := root.Glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq")
 	c.Cpufreq = len(policies)+len(perCPU) > 0
 	c.Evidence["cpufreq"] = fmt.Sprintf("%d cpufreq policies, %d per-CPU cpufreq folders", len(policies), len(perCPU))
-	topo, err := topology.ReadForSelection(root.String())
+	topo, err := topology.ReadForSelection(root)
 	if err != nil {
 		return c, err
 	}
