@@ -1,14 +1,13 @@
 package telemetry
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
 )
 
 // Frequency sources, best first. The name travels with every value.
@@ -56,31 +55,18 @@ func readFreq(fs *files, root string, cpu int, cpuinfoMHz func() map[int]float64
 	return 0, SourceNone
 }
 
-// readCpuinfoMHz reads "cpu MHz" per processor from /proc/cpuinfo; only
-// x86 prints it.
+// readCpuinfoMHz reads "cpu MHz" per processor from /proc/cpuinfo (as
+// internal/procfs reads it); only x86 prints it.
 func readCpuinfoMHz(root string) map[int]float64 {
-	f, err := os.Open(filepath.Join(root, "proc/cpuinfo"))
+	info, err := procfs.ReadCPUInfo(fsroot.Root(root))
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	out := map[int]float64{}
-	cur := -1
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(key) {
-		case "processor":
-			if n, err := strconv.Atoi(strings.TrimSpace(val)); err == nil {
-				cur = n
-			}
-		case "cpu MHz":
-			if v, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil && cur >= 0 && v > 0 {
-				out[cur] = v
-			}
+	for cpu := range info {
+		mhz, _ := info.Value(cpu, "cpu MHz")
+		if v, err := strconv.ParseFloat(mhz, 64); err == nil && v > 0 {
+			out[cpu] = v
 		}
 	}
 	return out
