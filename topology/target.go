@@ -112,7 +112,7 @@ func (t *Topology) keepToNode(target *Target, crossNode, fromGroup bool) {
 	case crossNode || !fromGroup:
 		target.Why += fmt.Sprintf(" The soft CPUs %s span NUMA nodes.", target.SoftCPUs)
 	default:
-		target.Why += fmt.Sprintf(" The soft CPUs are kept to NUMA node %d (CPUs %s of %s), the exact CPU's: memory stays near the work (--cross-node spans nodes).",
+		target.Why += fmt.Sprintf(" The soft CPUs are kept to NUMA node %d (CPUs %s of %s), the exact CPU's: memory stays near the work, unless the choice asks to cross nodes.",
 			*node, inNode, target.SoftCPUs)
 		target.SoftCPUs, target.Node = inNode, node
 	}

@@ -16,17 +16,6 @@ import (
 	"corepin.dev/corepin/internal/cli"
 )
 
-// flagNamesLeft are the files outside cmd/ whose strings still name one
-// of corepin's flags: what the move of command-only code under
-// cmd/corepin/internal/ takes with it, or words as runner, results and
-// the judge do now (the command hands the names). The list only shrinks:
-// a file on it that names none fails the test too.
-var flagNamesLeft = []string{
-	// Library packages' texts that advise a flag: their commands' words.
-	"session/asked.go",
-	"topology/choice.go", "topology/target.go",
-}
-
 // flagName is a flag as a text names it: "--max-others".
 var flagName = regexp.MustCompile(`(?:^|[^A-Za-z0-9-])--([a-z][a-z0-9-]*)`)
 
@@ -64,13 +53,8 @@ func TestNoFlagNamesOutsideCmd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, names := range found {
-		if len(names) > 0 && !slices.Contains(flagNamesLeft, file) {
+		if len(names) > 0 {
 			t.Errorf("%s names corepin's flags %s: a library must take their names from the command", file, strings.Join(names, ", "))
-		}
-	}
-	for _, file := range flagNamesLeft {
-		if len(found[file]) == 0 {
-			t.Errorf("%s names no flag of corepin's now: take it off flagNamesLeft", file)
 		}
 	}
 }

@@ -33,13 +33,13 @@ func (f *targetFlags) register(cmd *cli.Command) {
 }
 
 // choice is where the flags ask work to run.
-func (f *targetFlags) choice() topology.Choice {
-	return topology.Choice{Target: f.target, CPU: f.cpu.Value, CPUs: f.cpus.Value, CrossNode: f.crossNode}
+func (f *targetFlags) choice() targetChoice {
+	return targetChoice{Target: f.target, CPU: f.cpu.Value, CPUs: f.cpus.Value, CrossNode: f.crossNode}
 }
 
 // choiceError makes a choice the machine cannot give a wrong command line.
 func choiceError(err error) error {
-	if ce := (*topology.ChoiceError)(nil); errors.As(err, &ce) {
+	if ce := (*wrongChoice)(nil); errors.As(err, &ce) {
 		return usageError{Err: err}
 	}
 	return err
@@ -96,7 +96,7 @@ func (f *schedFlags) register(cmd *cli.Command) {
 // request builds the one request of a command from the flags and the
 // selected target.
 func (f *schedFlags) request(in *cli.Invocation, target topology.Target) (session.Request, error) {
-	asked := session.Asked{Ladder: f.ladder, LadderGiven: in.Changed("ladder"), Policy: f.policy, Uclamp: f.uclamp,
+	asked := schedAsked{Ladder: f.ladder, LadderGiven: in.Changed("ladder"), Policy: f.policy, Uclamp: f.uclamp,
 		QoS: f.qos, Realtime: f.realtime, Mode: f.mode, Accept: f.accept}
 	if in.Changed("nice") {
 		asked.Nice = &f.nice
@@ -118,7 +118,7 @@ const exitRefused = 125
 
 // requestFor builds the command's request for the selected target and
 // refuses a target asked for by name that the machine cannot give as
-// asked, saying what would have been chosen (see topology.Choice.Unmet).
+// asked, saying what would have been chosen (see targetChoice.Unmet).
 // --accept any runs on the chosen CPU anyway.
 func (f *schedFlags) requestFor(in *cli.Invocation, tf *targetFlags, target topology.Target) (session.Request, error) {
 	req, err := f.request(in, target)

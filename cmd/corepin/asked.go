@@ -1,16 +1,17 @@
-package session
+package main
 
 import (
 	"fmt"
 
 	"corepin.dev/corepin/qos"
 	"corepin.dev/corepin/sched"
+	"corepin.dev/corepin/session"
 )
 
-// Asked is the scheduling a person asks for by name, as a command line
+// schedAsked is the scheduling a person asks for by name, as a command line
 // says it: a ladder, or the attributes of a one-step one, a QoS level, a
 // mode and a rule. Its errors name the flags (--mode, --policy...).
-type Asked struct {
+type schedAsked struct {
 	Ladder      string // a named ladder: geekbench, spec or none
 	LadderGiven bool   // Ladder was asked for, not the default
 	Policy      string // fifo:PRIO, rr:PRIO, other, batch or idle; "" for none
@@ -22,19 +23,19 @@ type Asked struct {
 	Accept      string // a rule; "" for the mode's (or, with attributes asked by name, that the one step reads back)
 }
 
-// Request turns what was asked into the scheduling part of a request.
+// session.Request turns what was asked into the scheduling part of a request.
 // Explicit attributes (Policy, Nice, Uclamp) make a one-step custom
 // ladder, which must read back unless a rule says otherwise; a QoS level
 // alone makes the level's ladder (and asks the HarmonyOS node where there
 // is one).
-func (a Asked) Request() (Request, error) {
-	var req Request
+func (a schedAsked) Request() (session.Request, error) {
+	var req session.Request
 	var err error
-	if req.Mode, err = ParseMode(a.Mode); err != nil {
+	if req.Mode, err = session.ParseMode(a.Mode); err != nil {
 		return req, fmt.Errorf("--mode: %w", err)
 	}
 	if a.Accept != "" {
-		if req.Accept, err = ParseRule(a.Accept); err != nil {
+		if req.Accept, err = session.ParseRule(a.Accept); err != nil {
 			return req, err
 		}
 	}
@@ -64,26 +65,26 @@ func (a Asked) Request() (Request, error) {
 			req.AllowRealtime = req.AllowRealtime || pol.Realtime()
 			p, prio = &pol, pr
 		}
-		var c *Clamp
+		var c *session.Clamp
 		if a.Uclamp != "" {
-			clamp, err := ParseClamp(a.Uclamp)
+			clamp, err := session.ParseClamp(a.Uclamp)
 			if err != nil {
 				return req, fmt.Errorf("--uclamp: %w", err)
 			}
 			c = &clamp
 		}
-		req.Ladder = CustomLadder(p, prio, a.Nice, c)
+		req.Ladder = session.CustomLadder(p, prio, a.Nice, c)
 		if a.Accept == "" {
 			// Attributes asked for by name: the one step must read
 			// back, or nothing runs.
-			if req.Accept, err = ParseRule(string(req.ModeOrDefault()) + "+step<=1"); err != nil {
+			if req.Accept, err = session.ParseRule(string(req.ModeOrDefault()) + "+step<=1"); err != nil {
 				return req, err
 			}
 		}
 	case req.QoS != nil && !a.LadderGiven:
-		req.Ladder = QoSLadder(*req.QoS)
+		req.Ladder = session.QoSLadder(*req.QoS)
 	default:
-		if req.Ladder, err = NamedLadder(a.Ladder); err != nil {
+		if req.Ladder, err = session.NamedLadder(a.Ladder); err != nil {
 			return req, fmt.Errorf("--ladder: %w", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package session
+package main
 
 import (
 	"strings"
@@ -10,30 +10,30 @@ import (
 // ladder; a wrong value names its flag.
 func TestAskedRequest(t *testing.T) {
 	nice := -5
-	req, err := Asked{Ladder: "geekbench", Nice: &nice, Mode: "exact"}.Request()
+	req, err := schedAsked{Ladder: "geekbench", Nice: &nice, Mode: "exact"}.Request()
 	if err != nil || req.Ladder.Len() != 1 || req.Accept.String() != "exact+step<=1" {
 		t.Errorf("--nice -5: %v, %d steps, rule %q", err, req.Ladder.Len(), req.Accept.String())
 	}
-	req, err = Asked{Ladder: "geekbench", Nice: &nice, Mode: "soft", Accept: "any"}.Request()
+	req, err = schedAsked{Ladder: "geekbench", Nice: &nice, Mode: "soft", Accept: "any"}.Request()
 	if err != nil || req.Accept.String() != "any" {
 		t.Errorf("--nice -5 --accept any: %v, rule %q", err, req.Accept.String())
 	}
-	req, err = Asked{Ladder: "geekbench", Policy: "fifo:10", Mode: "exact"}.Request()
+	req, err = schedAsked{Ladder: "geekbench", Policy: "fifo:10", Mode: "exact"}.Request()
 	if err != nil || !req.AllowRealtime {
 		t.Errorf("--policy fifo:10: %v, realtime allowed %v", err, req.AllowRealtime)
 	}
-	if req, err = (Asked{Ladder: "geekbench", QoS: "background", Mode: "exact"}).Request(); err != nil || req.QoS == nil || req.Ladder.Name() == "geekbench" {
+	if req, err = (schedAsked{Ladder: "geekbench", QoS: "background", Mode: "exact"}).Request(); err != nil || req.QoS == nil || req.Ladder.Name() == "geekbench" {
 		t.Errorf("--qos background: %v, ladder %q", err, req.Ladder.Name())
 	}
 	for _, bad := range []struct {
-		a    Asked
+		a    schedAsked
 		says string
 	}{
-		{Asked{Ladder: "spec", LadderGiven: true, Nice: &nice, Mode: "exact"}, "--ladder cannot be combined"},
-		{Asked{Ladder: "geekbench", Mode: "loose"}, "--mode"},
-		{Asked{Ladder: "geekbench", Policy: "fast", Mode: "exact"}, "--policy"},
-		{Asked{Ladder: "geekbench", Uclamp: "9:1", Mode: "exact"}, "--uclamp"},
-		{Asked{Ladder: "nosuch", Mode: "exact"}, "--ladder"},
+		{schedAsked{Ladder: "spec", LadderGiven: true, Nice: &nice, Mode: "exact"}, "--ladder cannot be combined"},
+		{schedAsked{Ladder: "geekbench", Mode: "loose"}, "--mode"},
+		{schedAsked{Ladder: "geekbench", Policy: "fast", Mode: "exact"}, "--policy"},
+		{schedAsked{Ladder: "geekbench", Uclamp: "9:1", Mode: "exact"}, "--uclamp"},
+		{schedAsked{Ladder: "nosuch", Mode: "exact"}, "--ladder"},
 	} {
 		if _, err := bad.a.Request(); err == nil || !strings.Contains(err.Error(), bad.says) {
 			t.Errorf("%+v: %v, want an error naming %s", bad.a, err, bad.says)

@@ -1,4 +1,4 @@
-package topology
+package main
 
 import (
 	"errors"
@@ -6,30 +6,31 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/topology"
 )
 
-// A Choice is where a person asks work to run, as corepin's command line
+// A targetChoice is where a person asks work to run, as corepin's command line
 // says it: a named target (prime, big, little or group:K), or one CPU or a
 // list of CPUs by number, which override it. Its errors name the flags
 // (--cpu, --cpus).
-type Choice struct {
+type targetChoice struct {
 	Target    string
 	CPU       *int    // --cpu; nil when not given
 	CPUs      *string // --cpus; nil when not given
 	CrossNode bool    // a soft target may span NUMA nodes
 }
 
-// A ChoiceError is a choice this machine cannot give: a wrong command
+// A wrongChoice is a choice this machine cannot give: a wrong command
 // line, not a failure to read the machine.
-type ChoiceError struct{ Err error }
+type wrongChoice struct{ Err error }
 
-func (e *ChoiceError) Error() string { return e.Err.Error() }
-func (e *ChoiceError) Unwrap() error { return e.Err }
+func (e *wrongChoice) Error() string { return e.Err.Error() }
+func (e *wrongChoice) Unwrap() error { return e.Err }
 
-func wrong(format string, a ...any) error { return &ChoiceError{fmt.Errorf(format, a...)} }
+func wrong(format string, a ...any) error { return &wrongChoice{fmt.Errorf(format, a...)} }
 
 // Set is the CPUs the choice names by number, empty when it names none.
-func (c Choice) Set() (cpuset.Set, error) {
+func (c targetChoice) Set() (cpuset.Set, error) {
 	switch {
 	case c.CPU != nil && c.CPUs != nil:
 		return cpuset.Set{}, wrong("--cpu and --cpus cannot be combined")
@@ -53,49 +54,49 @@ func (c Choice) Set() (cpuset.Set, error) {
 }
 
 // Resolve reads the topology under root and selects the choice's target.
-func (c Choice) Resolve(root fsroot.Root) (*Topology, Target, error) {
-	return c.resolveWith(Read, root)
+func (c targetChoice) Resolve(root fsroot.Root) (*topology.Topology, topology.Target, error) {
+	return c.resolveWith(topology.Read, root)
 }
 
 // ResolveQuick selects the choice's target for work that starts at once,
 // reading only what selection needs: for one CPU, only the machine's CPU
-// lists (SelectOne).
-func (c Choice) ResolveQuick(root fsroot.Root) (Target, error) {
+// lists (topology.SelectOne).
+func (c targetChoice) ResolveQuick(root fsroot.Root) (topology.Target, error) {
 	if c.CPU != nil && c.CPUs == nil && *c.CPU >= 0 {
-		target, err := SelectOne(root, *c.CPU)
-		if se := (*SelectError)(nil); errors.As(err, &se) {
-			return target, &ChoiceError{err}
+		target, err := topology.SelectOne(root, *c.CPU)
+		if se := (*topology.SelectError)(nil); errors.As(err, &se) {
+			return target, &wrongChoice{err}
 		}
 		return target, err
 	}
-	_, target, err := c.resolveWith(ReadForSelection, root)
+	_, target, err := c.resolveWith(topology.ReadForSelection, root)
 	return target, err
 }
 
-func (c Choice) resolveWith(read func(fsroot.Root) (*Topology, error), root fsroot.Root) (*Topology, Target, error) {
+func (c targetChoice) resolveWith(read func(fsroot.Root) (*topology.Topology, error), root fsroot.Root) (*topology.Topology, topology.Target, error) {
 	cpus, err := c.Set()
 	if err != nil {
-		return nil, Target{}, err
+		return nil, topology.Target{}, err
 	}
 	topo, err := read(root)
 	if err != nil {
-		return nil, Target{}, err
+		return nil, topology.Target{}, err
 	}
-	var target Target
+	var target topology.Target
 	if cpus.IsEmpty() {
-		target, err = topo.SelectWith(c.Target, SelectOptions{CrossNode: c.CrossNode})
+		target, err = topo.SelectWith(c.Target, topology.SelectOptions{CrossNode: c.CrossNode})
 	} else {
 		target, err = topo.SelectCPUs(cpus)
 	}
 	if err != nil {
-		return nil, Target{}, &ChoiceError{err} // a CPU that cannot be used
+		return nil, topology.Target{}, &wrongChoice{err} // a CPU that cannot be used
 	}
 	return topo, target, nil
 }
 
 // Measured is the choice as a set of CPUs to measure on: the CPUs it
 // names by number, else the exact CPU of its target under root.
-func (c Choice) Measured(root fsroot.Root) (cpuset.Set, error) {
+func (c targetChoice) Measured(root fsroot.Root) (cpuset.Set, error) {
 	cpus, err := c.Set()
 	if err != nil || !cpus.IsEmpty() {
 		return cpus, err
@@ -111,7 +112,7 @@ func (c Choice) Measured(root fsroot.Root) (cpuset.Set, error) {
 // under root can give, naming what was chosen instead: --target little
 // where no core is slower than the others, or --cpus with several CPUs
 // when the work runs on one (exact). "" when the choice is met.
-func (c Choice) Unmet(root fsroot.Root, target Target, exact bool) string {
+func (c targetChoice) Unmet(root fsroot.Root, target topology.Target, exact bool) string {
 	if c.CPU == nil && c.CPUs == nil && c.Target == "little" && target.Group != nil && *target.Group == 0 && allOnline(root) {
 		return fmt.Sprintf("--target little: no core of this machine is slower than the others; CPU %d of the fastest group was chosen (--accept any runs there)", target.ExactCPU)
 	}
@@ -127,6 +128,6 @@ func (c Choice) Unmet(root fsroot.Root, target Target, exact bool) string {
 // fastest cores went offline runs --target little on what is left: those
 // cores are still slower than the machine's own (the topology says so).
 func allOnline(root fsroot.Root) bool {
-	t, err := ReadForSelection(root)
+	t, err := topology.ReadForSelection(root)
 	return err != nil || t.Online.Equal(t.Present)
 }
