@@ -24,7 +24,7 @@ func TestLaunchImportsNoSystemOrResults(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	deps := strings.Fields(string(out))
-	for _, p := range []string{"corepin.dev/corepin/system", "corepin.dev/corepin/results"} {
+	for _, p := range []string{"corepin.dev/corepin/cmd/corepin/internal/system", "corepin.dev/corepin/results"} {
 		if slices.Contains(deps, p) {
 			t.Errorf("launch links %s", p)
 		}

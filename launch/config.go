@@ -7,7 +7,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
-	"corepin.dev/corepin/oncpu"
+	"corepin.dev/corepin/internal/oncpu"
 	"corepin.dev/corepin/session"
 )
 

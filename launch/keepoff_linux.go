@@ -6,6 +6,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/topology"
 )
@@ -16,8 +17,8 @@ import (
 // one record of the moves, so that runs overlapping in one process keep
 // the threads off all their targets and the last to end puts back the
 // masks the threads had before the first began.
-func keepOff(root fsroot.Root, target cpuset.Set, pr *ParentReport) func() error {
-	core, _ := topology.CoreSiblings(root.String(), target)
+func keepOff(root fsroot.Root, target cpuset.Set, pr *evidence.ParentReport) func() error {
+	core, _ := topology.CoreSiblings(root, target)
 	where, restore, err := sched.KeepProcessOff(root, target, core)
 	if err != nil {
 		pr.Note = "corepin's threads may run only on the target CPUs " + where.CPUs.String() + "; they stay there"

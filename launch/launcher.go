@@ -64,11 +64,11 @@ type spec struct {
 
 // message is one JSON value the launcher writes on the report pipe.
 type message struct {
-	Report    *session.Report `json:"report,omitempty"`
-	Refused   string          `json:"refused,omitempty"`
-	ExecErrno evidence.Errno  `json:"exec_errno,omitempty"`
-	ExecError string          `json:"exec_error,omitempty"`
-	Failed    string          `json:"failed,omitempty"`
+	Report    *evidence.Session `json:"report,omitempty"`
+	Refused   string            `json:"refused,omitempty"`
+	ExecErrno evidence.Errno    `json:"exec_errno,omitempty"`
+	ExecError string            `json:"exec_error,omitempty"`
+	Failed    string            `json:"failed,omitempty"`
 	// ExecAtNS is CLOCK_MONOTONIC just before the exec of the command:
 	// the command's wall time starts there, not at the launcher's start.
 	ExecAtNS int64 `json:"exec_at_ns,omitempty"`

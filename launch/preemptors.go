@@ -4,4 +4,4 @@ import "corepin.dev/corepin/results/evidence"
 
 // PreemptorsText says them in a line: "kworker/1:2 (41) 19.0 ms, sshd
 // (802) 4.1 ms".
-func PreemptorsText(ps []Preemptor) string { return evidence.PreemptorsText(ps) }
+func PreemptorsText(ps []evidence.Preemptor) string { return evidence.PreemptorsText(ps) }

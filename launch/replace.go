@@ -97,7 +97,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(struct {
 		plain
-		Child  replacedChild `json:"child"`
-		Parent *ParentReport `json:"parent,omitempty"`
+		Child  replacedChild          `json:"child"`
+		Parent *evidence.ParentReport `json:"parent,omitempty"`
 	}{plain: plain(r), Child: replacedChild{r.Child.PID, r.Child.Started}})
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/account"
-	"corepin.dev/corepin/oncpu/timeline"
+	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -36,14 +36,6 @@ const (
 	// StartThread: the work is Go code that ran on a session thread of
 	// corepin itself (RunThread).
 	StartThread = "thread"
-)
-
-type (
-	// ChildReport is the command's end and resource use.
-	ChildReport = evidence.ChildReport
-	// ParentReport says where corepin's own threads were kept during the
-	// run.
-	ParentReport = evidence.ParentReport
 )
 
 // ExitCode is the code a shell would report for the command: its exit

@@ -17,10 +17,9 @@ import (
 	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/kacct"
 	"corepin.dev/corepin/internal/tree"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
 )
 
 // signalNumber returns the number of a signal named like "SIGTERM".
@@ -108,7 +107,7 @@ func prepare(cfg Config) (*run, error) {
 	confine := r.confine() // read before corepin's threads move off the target
 	restoreParent := keepOff(cfg.Root, r.target, &r.rep.Parent)
 	r.onClose(func() { r.rep.Parent.Restored = restoreParent() == nil })
-	r.rep.Tree = &TreeReport{}
+	r.rep.Tree = &evidence.TreeReport{}
 	r.tr = tree.New(tree.Config{Root: cfg.Root, Target: r.target, CPUs: confine, NoCgroup: cfg.NoCgroup, Guard: cfg.Guard, Tracer: cfg.OnCPU, Report: r.rep.Tree})
 	r.onClose(r.tr.Close)
 	r.listen()
@@ -335,7 +334,7 @@ func (r *run) close() {
 
 // watchOptions keeps the work's threads on what its session's thread read
 // back: the mask, and the attributes of the accepted ladder step.
-func watchOptions(sr *session.Report, pid int, target cpuset.Set, period time.Duration) watch.Options {
+func watchOptions(sr *evidence.Session, pid int, target cpuset.Set, period time.Duration) watch.Options {
 	opts := watch.Options{PID: pid, Period: period, Mask: target, Avoid: target, Maintain: true, Children: true}
 	if !sr.Readback.CPUs.IsEmpty() {
 		opts.Mask = sr.Readback.CPUs
@@ -380,7 +379,7 @@ func forwardSignals(signals <-chan os.Signal, tr *tree.Tree, grace time.Duration
 // fillChild records how the command ended. A command that timed out ended
 // on corepin's signal even when it caught it and exited: its end is that
 // signal, never an exit code, so timed_out, exit_code and signal agree.
-func fillChild(c *ChildReport, ps *os.ProcessState, sent unix.Signal) {
+func fillChild(c *evidence.ChildReport, ps *os.ProcessState, sent unix.Signal) {
 	if ps == nil {
 		return
 	}

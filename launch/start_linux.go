@@ -15,6 +15,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/tree"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 )
@@ -36,9 +37,9 @@ import (
 func startForked(cfg Config, rep *Report, tr *tree.Tree, release chan struct{}, releaseThread func()) (*exec.Cmd, func(), error) {
 	cmd := command(cfg, cfg.Args[0], cfg.Args[1:]...)
 	tr.Prepare(cmd, false)
-	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan session.Report, 1), wentOff: tr.LeftTarget}
+	hold := &holder{started: make(chan error, 1), release: release, stop: func() {}, report: make(chan evidence.Session, 1), wentOff: tr.LeftTarget}
 	type outcome struct {
-		rep           *session.Report
+		rep           *evidence.Session
 		startErr, err error
 	}
 	done := make(chan outcome, 1)
@@ -96,7 +97,7 @@ func startForked(cfg Config, rep *Report, tr *tree.Tree, release chan struct{}, 
 // ends, so the thread must outlive the children. The returned error is
 // start's in startErr, the session's in err; the report is nil when no
 // session began.
-func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *session.Report, startErr, err error) {
+func forkOnTarget(req session.Request, start func() error, hold *holder) (rep *evidence.Session, startErr, err error) {
 	rep, err = session.Run(req, func(s *session.Session) error {
 		startErr = start()
 		if hold != nil {
@@ -158,7 +159,7 @@ type holder struct {
 	started chan error
 	release chan struct{}
 	stop    func()
-	report  chan session.Report // when not nil, gets the report as start ran
+	report  chan evidence.Session // when not nil, gets the report as start ran
 	// offTarget says why the held thread could not leave the target
 	// (waitOffTarget); it is set before started is sent.
 	offTarget error

@@ -10,11 +10,11 @@ import (
 	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/internal/tree"
-	"corepin.dev/corepin/oncpu/timeline"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
 )
 
 // RunThread runs work on a session thread of this process, placed as the
@@ -36,8 +36,8 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	rep := &Report{Scheduling: evidence.Scheduling{Start: StartThread}}
 	restoreParent := keepOff(cfg.Root, target, &rep.Parent)
 	defer func() { rep.Parent.Restored = restoreParent() == nil }()
-	var othersTime *Others
-	var preemptors []Preemptor
+	var othersTime *evidence.Others
+	var preemptors []evidence.Preemptor
 	var preemptorsErr string
 	var slices []timeline.Slice
 	var sw *evidence.Switches

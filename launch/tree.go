@@ -2,7 +2,6 @@ package launch
 
 import (
 	"corepin.dev/corepin/internal/tree"
-	"corepin.dev/corepin/results/evidence"
 )
 
 // How the run's process tree was held together (TreeReport.Mechanism):
@@ -13,7 +12,3 @@ const (
 	MechanismCgroupV1     = tree.MechanismCgroupV1
 	MechanismProcessGroup = tree.MechanismProcessGroup
 )
-
-// TreeReport says how the command's whole process tree was contained and
-// ended.
-type TreeReport = evidence.TreeReport

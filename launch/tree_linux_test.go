@@ -23,10 +23,10 @@ import (
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/nobody"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
-	"corepin.dev/corepin/watch"
 )
 
 // The helpers of these tests, run as the test binary with
@@ -165,7 +165,7 @@ func treeFacts() int {
 // the watcher's reads of its files has none, as the short-lived middle
 // process can on a slow machine (once in the emulated arm64 guest).
 func factsLine(rep *Report) string {
-	readSched := rep.Watch != nil && slices.ContainsFunc(rep.Watch.Threads, func(s watch.ThreadStat) bool { return s.Involuntary != nil })
+	readSched := rep.Watch != nil && slices.ContainsFunc(rep.Watch.Threads, func(s evidence.ThreadStat) bool { return s.Involuntary != nil })
 	waited := rep.Sharing != nil && rep.Sharing.WaitS != nil && readSched
 	return fmt.Sprintf("mechanism=%s exit=%d ended=%d left=%d followed=%v wait-measured=%v", rep.Tree.Mechanism, rep.ExitCode(),
 		rep.Tree.Ended, rep.Tree.Left, rep.Watch != nil && len(rep.Watch.Threads) >= 2, waited)
@@ -267,7 +267,7 @@ func TestRunFollowsAndEndsADoubleForkedChild(t *testing.T) {
 	if rep.ExitCode() != 0 {
 		t.Errorf("the mover was not put back on CPU %d (exit %d); tree %+v", cpu, rep.ExitCode(), rep.Tree)
 	}
-	if rep.Watch == nil || !slices.ContainsFunc(rep.Watch.Threads, func(s watch.ThreadStat) bool { return s.PID == pid }) {
+	if rep.Watch == nil || !slices.ContainsFunc(rep.Watch.Threads, func(s evidence.ThreadStat) bool { return s.PID == pid }) {
 		t.Errorf("the orphan %d was not followed: %+v", pid, rep.Watch)
 	}
 	if rep.Tree.Ended < 1 || rep.Tree.Left != 0 {

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/suite"
 )
 
 // wide is text that JSON writes at six bytes a character ("<" is

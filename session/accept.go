@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -123,7 +124,7 @@ func (r *Rule) UnmarshalText(b []byte) error {
 }
 
 // Check applies the rule to a report and says why it holds or not.
-func (r Rule) Check(rep *Report) (bool, string) {
+func (r Rule) Check(rep *evidence.Session) (bool, string) {
 	rb := rep.Readback
 	switch r.base {
 	case "exact":
@@ -149,7 +150,7 @@ func (r Rule) Check(rep *Report) (bool, string) {
 	return true, r.summary(rep)
 }
 
-func (r Rule) summary(rep *Report) string {
+func (r Rule) summary(rep *evidence.Session) string {
 	rb := rep.Readback
 	s := fmt.Sprintf("%s: on CPU %d with mask %s, %s", r.base, rb.CPU, rb.CPUs, rb.PolicyText())
 	if rep.Ladder.AcceptedStep > 0 {
@@ -158,7 +159,7 @@ func (r Rule) summary(rep *Report) string {
 	return s
 }
 
-func (q requirement) check(rep *Report) (bool, string) {
+func (q requirement) check(rep *evidence.Session) (bool, string) {
 	rb := rep.Readback
 	fail := func(have string) (bool, string) {
 		return false, fmt.Sprintf("requirement %s%s%s not met: %s", q.key, q.op, q.value, have)
@@ -214,7 +215,7 @@ func (q requirement) check(rep *Report) (bool, string) {
 
 // firstStepError is ": STEP: WHY" for the first step that was tried and
 // failed, so that a refusal says what the kernel answered.
-func firstStepError(rep *Report) string {
+func firstStepError(rep *evidence.Session) string {
 	for _, st := range rep.Ladder.Steps {
 		why := st.Error
 		if st.Errno != "" {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // The test binary doubles as a helper process: with COREPIN_SESSION_HELPER
@@ -36,8 +37,8 @@ var helpers = map[string]func() any{
 
 // helperResult is what a helper reports to its test.
 type helperResult struct {
-	Report *Report `json:"report"`
-	Err    string  `json:"err"`
+	Report *evidence.Session `json:"report"`
+	Err    string            `json:"err"`
 	// For the destruction test: whether the session's thread still
 	// exists, and how many later goroutines ran on a thread whose nice
 	// value was not 0.

@@ -8,21 +8,10 @@ import (
 	"corepin.dev/corepin/results/evidence"
 )
 
-// Mode says how strictly the thread is placed; the report records it.
-type Mode = evidence.Mode
-
-const (
-	// Exact asks for a one-CPU mask: the thread may run nowhere else.
-	Exact = evidence.Exact
-	// Soft asks for the target group's CPUs and lets the kernel choose
-	// among them.
-	Soft = evidence.Soft
-)
-
 // ParseMode reads a mode: exact or soft.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case Exact, Soft:
+func ParseMode(s string) (evidence.Mode, error) {
+	switch m := evidence.Mode(s); m {
+	case evidence.Exact, evidence.Soft:
 		return m, nil
 	}
 	return "", fmt.Errorf("unknown mode %q (want exact or soft)", s)
@@ -34,9 +23,9 @@ func ParseMode(s string) (Mode, error) {
 // else: the mask the work is kept on (Mask) and the rule that decides
 // whether it may run (Rule).
 type Request struct {
-	CPU   int        `json:"cpu"`   // the exact target CPU
-	Group cpuset.Set `json:"group"` // the soft target group; empty means {CPU}
-	Mode  Mode       `json:"mode"`  // Exact when empty
+	CPU   int           `json:"cpu"`   // the exact target CPU
+	Group cpuset.Set    `json:"group"` // the soft target group; empty means {CPU}
+	Mode  evidence.Mode `json:"mode"`  // Exact when empty
 	// Ladder is the scheduling attributes to try, in order.
 	Ladder Ladder `json:"ladder"`
 	// AllowRealtime lets ladder steps ask for FIFO or RR; without it they
@@ -51,9 +40,9 @@ type Request struct {
 }
 
 // ModeOrDefault is the request's mode, Exact when none was given.
-func (r Request) ModeOrDefault() Mode {
+func (r Request) ModeOrDefault() evidence.Mode {
 	if r.Mode == "" {
-		return Exact
+		return evidence.Exact
 	}
 	return r.Mode
 }
@@ -62,7 +51,7 @@ func (r Request) ModeOrDefault() Mode {
 // soft mode (when there is one), else the one target CPU. It is corepin's
 // only derivation of a mask from a mode.
 func (r Request) Mask() cpuset.Set {
-	if r.ModeOrDefault() == Soft && !r.Group.IsEmpty() {
+	if r.ModeOrDefault() == evidence.Soft && !r.Group.IsEmpty() {
 		return r.Group
 	}
 	return cpuset.Of(r.CPU)
@@ -75,7 +64,7 @@ func (r Request) Rule() Rule {
 	if !r.Accept.IsZero() {
 		return r.Accept
 	}
-	if r.ModeOrDefault() == Soft {
+	if r.ModeOrDefault() == evidence.Soft {
 		return SoftRule()
 	}
 	return ExactRule()

@@ -7,6 +7,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -19,9 +20,9 @@ func TestRequestMaskAndRule(t *testing.T) {
 	}{
 		{Request{CPU: 3}, "3", "exact"},
 		{Request{CPU: 3, Group: group}, "3", "exact"},
-		{Request{CPU: 3, Group: group, Mode: Soft}, "2-3", "soft"},
-		{Request{CPU: 3, Mode: Soft}, "3", "soft"},
-		{Request{CPU: 3, Mode: Soft, Accept: AnyRule()}, "3", "any"},
+		{Request{CPU: 3, Group: group, Mode: evidence.Soft}, "2-3", "soft"},
+		{Request{CPU: 3, Mode: evidence.Soft}, "3", "soft"},
+		{Request{CPU: 3, Mode: evidence.Soft, Accept: AnyRule()}, "3", "any"},
 	} {
 		if got := tt.req.Mask().String(); got != tt.mask {
 			t.Errorf("%+v: Mask = %s, want %s", tt.req, got, tt.mask)
@@ -56,7 +57,7 @@ func TestRequestJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := Request{CPU: 2, Group: cpuset.Of(2, 3), Mode: Soft, Ladder: QoSLadder(level), AllowRealtime: true, QoS: &level, Accept: rule}
+	req := Request{CPU: 2, Group: cpuset.Of(2, 3), Mode: evidence.Soft, Ladder: QoSLadder(level), AllowRealtime: true, QoS: &level, Accept: rule}
 	data, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestParseRuleDefects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, why := r.Check(&Report{Readback: Readback{Policy: "other"}}); !ok {
+	if ok, why := r.Check(&evidence.Session{Readback: evidence.Readback{Policy: "other"}}); !ok {
 		t.Errorf("policy=normal refused a SCHED_OTHER read-back: %s", why)
 	}
 }
@@ -129,11 +130,11 @@ func TestQoSMismatchSaysWhatWasReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	bg := "background"
-	ok, why := r.Check(&Report{Readback: Readback{QoS: &bg}})
+	ok, why := r.Check(&evidence.Session{Readback: evidence.Readback{QoS: &bg}})
 	if ok || !strings.Contains(why, "reads back as background") {
 		t.Errorf("QoS background against user-interactive: %v %q", ok, why)
 	}
-	ok, why = r.Check(&Report{})
+	ok, why = r.Check(&evidence.Session{})
 	if ok || !strings.Contains(why, "unknown") {
 		t.Errorf("no QoS read-back: %v %q", ok, why)
 	}

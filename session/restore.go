@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -13,13 +14,13 @@ import (
 // reading it back. It may be called more than once; later calls return the
 // first result. When it reports failure the thread is not as it was and
 // must not be handed back: leave its goroutine locked and let it exit.
-func (s *Session) Finish() RestoreResult {
+func (s *Session) Finish() evidence.RestoreResult {
 	if s.report.Restore.Done {
 		return s.report.Restore
 	}
-	res := RestoreResult{Done: true, Steps: []RestoreStep{}}
+	res := evidence.RestoreResult{Done: true, Steps: []evidence.RestoreStep{}}
 	if err := s.onOwnThread(); err != nil {
-		res.Steps = append(res.Steps, RestoreStep{What: "thread", Error: err.Error()})
+		res.Steps = append(res.Steps, evidence.RestoreStep{What: "thread", Error: err.Error()})
 		s.report.Restore = res
 		return res
 	}
@@ -27,7 +28,7 @@ func (s *Session) Finish() RestoreResult {
 		res.Steps = append(res.Steps, s.finishQoS())
 	}
 	if s.changed.attr || s.changed.uclamp {
-		step := RestoreStep{What: "attributes"}
+		step := evidence.RestoreStep{What: "attributes"}
 		if err := s.restoreAttributes(); err != nil {
 			step.Errno, step.Error = errnoOf(err), err.Error()
 		} else if m := s.attributesMismatch(); m != "" {
@@ -49,8 +50,8 @@ func (s *Session) Finish() RestoreResult {
 	return res
 }
 
-func (s *Session) finishQoS() RestoreStep {
-	step := RestoreStep{What: "qos"}
+func (s *Session) finishQoS() evidence.RestoreStep {
+	step := evidence.RestoreStep{What: "qos"}
 	var err error
 	if c := s.report.Capture.QoS; c != nil {
 		level, _ := qos.Parse(*c)
@@ -74,8 +75,8 @@ func (s *Session) finishQoS() RestoreStep {
 	return step
 }
 
-func (s *Session) finishAffinity() RestoreStep {
-	step := RestoreStep{What: "affinity"}
+func (s *Session) finishAffinity() evidence.RestoreStep {
+	step := evidence.RestoreStep{What: "affinity"}
 	want := s.report.Capture.CPUs
 	if err := sched.SetAffinity(0, want); err != nil {
 		step.Errno, step.Error = errnoOf(err), err.Error()

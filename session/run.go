@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Run runs fn on a new locked thread under a session: Begin, the
@@ -25,9 +27,9 @@ import (
 // The error is fn's, ErrNotAccepted, ErrRestoreFailed (joined with fn's
 // error when fn failed too) or a validation error; the report is returned
 // in every case where a session began.
-func Run(req Request, fn func(*Session) error) (*Report, error) {
+func Run(req Request, fn func(*Session) error) (*evidence.Session, error) {
 	type outcome struct {
-		report *Report
+		report *evidence.Session
 		err    error
 	}
 	done := make(chan outcome, 1)

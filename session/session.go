@@ -25,6 +25,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/qos"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -38,7 +39,7 @@ type Session struct {
 	mask     cpuset.Set // the effective mask after the request
 	changed  struct{ affinity, attr, uclamp, qos bool }
 	lastCPU  int
-	report   Report
+	report   evidence.Session
 	// captured is the thread's attributes as they were before the session
 	// changed them, in full (the report keeps what a reader needs); zero
 	// when they could not be read.
@@ -72,7 +73,7 @@ func Begin(req Request) (*Session, error) {
 	s := &Session{req: req, rule: req.Rule(), tid: sched.Gettid(), lastCPU: -1, target: req.Mask()}
 	s.report.TID = s.tid
 	s.unhold = sched.HoldThread(s.tid)
-	s.report.Target = TargetReport{Mode: req.Mode, CPU: req.CPU, CPUs: s.target}
+	s.report.Target = evidence.TargetReport{Mode: req.Mode, CPU: req.CPU, CPUs: s.target}
 	s.report.Capture, s.captured = capture()
 	s.requestAffinity()
 	s.requestLadder()
@@ -81,7 +82,7 @@ func Begin(req Request) (*Session, error) {
 	s.lastCPU = s.report.Readback.CPU
 	s.mask = s.report.Readback.CPUs
 	ok, why := s.rule.Check(&s.report)
-	s.report.Accept = AcceptResult{Rule: s.rule.String(), OK: ok, Why: why}
+	s.report.Accept = evidence.AcceptResult{Rule: s.rule.String(), OK: ok, Why: why}
 	return s, nil
 }
 
@@ -92,10 +93,10 @@ func (s *Session) Accepted() bool { return s.report.Accept.OK }
 func (s *Session) TID() int { return s.tid }
 
 // Report returns a copy of the report as it stands.
-func (s *Session) Report() Report {
+func (s *Session) Report() evidence.Session {
 	r := s.report
-	r.Ladder.Steps = append([]StepResult(nil), r.Ladder.Steps...)
-	r.Restore.Steps = append([]RestoreStep(nil), r.Restore.Steps...)
+	r.Ladder.Steps = append([]evidence.StepResult(nil), r.Ladder.Steps...)
+	r.Restore.Steps = append([]evidence.RestoreStep(nil), r.Restore.Steps...)
 	return r
 }
 
@@ -109,8 +110,8 @@ func (s *Session) onOwnThread() error {
 
 // capture reads the calling thread's state: as the report keeps it, and
 // its attributes in full, which the restore writes back.
-func capture() (Snapshot, sched.Attr) {
-	var snap Snapshot
+func capture() (evidence.Snapshot, sched.Attr) {
+	var snap evidence.Snapshot
 	var attr sched.Attr
 	var err error
 	if snap.CPUs, err = sched.GetAffinity(0); err != nil {
@@ -122,7 +123,7 @@ func capture() (Snapshot, sched.Attr) {
 		a := attr
 		snap.Policy, snap.Priority, snap.Flags, snap.SliceNs = policyOf(a.Policy), a.Priority, a.Flags, a.Runtime
 		if sched.Uclamp().Supported {
-			snap.Uclamp = UclampState{Supported: true, Min: &a.UtilMin, Max: &a.UtilMax}
+			snap.Uclamp = evidence.UclampState{Supported: true, Min: &a.UtilMin, Max: &a.UtilMax}
 		}
 	}
 	if snap.Nice, err = sched.GetNice(0); err != nil {
@@ -155,7 +156,7 @@ func (s *Session) requestAffinity() {
 }
 
 func (s *Session) requestLadder() {
-	s.report.Ladder = LadderResult{Name: s.req.Ladder.name, Steps: []StepResult{}}
+	s.report.Ladder = evidence.LadderResult{Name: s.req.Ladder.name, Steps: []evidence.StepResult{}}
 	for i, step := range s.req.Ladder.steps {
 		r := s.try(step)
 		r.Step = i + 1
@@ -173,8 +174,8 @@ func (s *Session) requestLadder() {
 // took only in part is undone before the next step is tried, so that "keep
 // the current policy" in a later step means the policy the thread came
 // with.
-func (s *Session) try(step Step) StepResult {
-	r := StepResult{Asked: step.String()}
+func (s *Session) try(step Step) evidence.StepResult {
+	r := evidence.StepResult{Asked: step.String()}
 	if step.Realtime() && !s.req.AllowRealtime {
 		r.Skipped = "realtime is not allowed (enable it explicitly)"
 		return r
@@ -262,7 +263,7 @@ func (s *Session) requestQoS() {
 		return
 	}
 	level := *s.req.QoS
-	r := &QoSResult{Requested: level.String(), Backend: "harmonyos-node"}
+	r := &evidence.QoSResult{Requested: level.String(), Backend: "harmonyos-node"}
 	s.report.QoS = r
 	if !qos.NodeAvailable() {
 		r.Backend = "linux-sched"
@@ -283,8 +284,8 @@ func (s *Session) requestQoS() {
 }
 
 // readback asks the kernel where the thread is and how it is scheduled.
-func (s *Session) readback() Readback {
-	rb := Readback{CPU: -1}
+func (s *Session) readback() evidence.Readback {
+	rb := evidence.Readback{CPU: -1}
 	var err error
 	if rb.CPUs, err = sched.GetAffinity(0); err != nil {
 		rb.Errors = append(rb.Errors, err.Error())
@@ -300,7 +301,7 @@ func (s *Session) readback() Readback {
 			rb.SliceNs = 0
 		}
 		if sched.Uclamp().Supported {
-			rb.Uclamp = UclampState{Supported: true, Min: &a.UtilMin, Max: &a.UtilMax}
+			rb.Uclamp = evidence.UclampState{Supported: true, Min: &a.UtilMin, Max: &a.UtilMax}
 		}
 	}
 	if qos.NodeAvailable() {
@@ -321,9 +322,9 @@ func (s *Session) readback() Readback {
 
 // Observe reads everything back without asking for anything, for the
 // non-timed boundaries of a long run. It counts migrations between calls.
-func (s *Session) Observe() (Readback, error) {
+func (s *Session) Observe() (evidence.Readback, error) {
 	if err := s.onOwnThread(); err != nil {
-		return Readback{}, err
+		return evidence.Readback{}, err
 	}
 	rb := s.readback()
 	s.report.Observations++

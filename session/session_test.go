@@ -8,6 +8,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/testcpu"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )
 
@@ -181,7 +182,7 @@ func TestNotAcceptedDoesNotRun(t *testing.T) {
 func TestSoftMode(t *testing.T) {
 	requireLinux(t)
 	all := testcpu.Usable(t)
-	rep, err := Run(Request{CPU: lastCPU(), Group: all, Mode: Soft, Ladder: AffinityOnly()}, func(s *Session) error {
+	rep, err := Run(Request{CPU: lastCPU(), Group: all, Mode: evidence.Soft, Ladder: AffinityOnly()}, func(s *Session) error {
 		_, err := s.Observe()
 		return err
 	})
@@ -305,9 +306,9 @@ func TestRules(t *testing.T) {
 	if err != nil || r.String() != "soft+step<=2+nice<=-10" {
 		t.Fatalf("ParseRule = %v, %v", r, err)
 	}
-	rep := &Report{Target: TargetReport{CPU: 1, CPUs: cpuset.Of(0, 1)},
-		Readback: Readback{CPUs: cpuset.Of(0, 1), CPU: 1, InTargetGroup: true, Nice: -20},
-		Ladder:   LadderResult{Name: "geekbench", Steps: make([]StepResult, 4), AcceptedStep: 4}}
+	rep := &evidence.Session{Target: evidence.TargetReport{CPU: 1, CPUs: cpuset.Of(0, 1)},
+		Readback: evidence.Readback{CPUs: cpuset.Of(0, 1), CPU: 1, InTargetGroup: true, Nice: -20},
+		Ladder:   evidence.LadderResult{Name: "geekbench", Steps: make([]evidence.StepResult, 4), AcceptedStep: 4}}
 	if ok, why := r.Check(rep); ok || !strings.Contains(why, "step") {
 		t.Errorf("step 4 passed step<=2: %v %q", ok, why)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/sysfstest"
 )
 
@@ -17,7 +18,7 @@ func TestARMModelsAsLscpu(t *testing.T) {
 		if !strings.Contains(oracle, "Vendor ID:") || !strings.Contains(oracle, " ARM\n") {
 			continue
 		}
-		topo, err := Read(sysfstest.Unpack(t, name))
+		topo, err := Read(fsroot.Root(sysfstest.Unpack(t, name)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,18 +6,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"corepin.dev/corepin/fsroot"
 )
 
 func TestReadBadRoot(t *testing.T) {
-	if _, err := Read(filepath.Join(t.TempDir(), "nope")); !errors.Is(err, ErrNotSysfs) {
+	if _, err := Read(fsroot.Root(filepath.Join(t.TempDir(), "nope"))); !errors.Is(err, ErrNotSysfs) {
 		t.Errorf("missing root: %v, want ErrNotSysfs", err)
 	}
-	if _, err := Read(t.TempDir()); !errors.Is(err, ErrNotSysfs) || !strings.Contains(err.Error(), "sys/devices/system/cpu") {
+	if _, err := Read(fsroot.Root(t.TempDir())); !errors.Is(err, ErrNotSysfs) || !strings.Contains(err.Error(), "sys/devices/system/cpu") {
 		t.Errorf("empty root: %v, want ErrNotSysfs naming the folder", err)
 	}
 	empty := t.TempDir()
 	os.MkdirAll(filepath.Join(empty, cpuDir), 0o755)
-	if _, err := Read(empty); !errors.Is(err, ErrNotSysfs) {
+	if _, err := Read(fsroot.Root(empty)); !errors.Is(err, ErrNotSysfs) {
 		t.Errorf("no cpuN: %v, want ErrNotSysfs", err)
 	}
 }
@@ -72,7 +74,7 @@ func TestReadGarbageFiles(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(root, tt.file), []byte(tt.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Read(root)
+		_, err := Read(fsroot.Root(root))
 		// The error names the file, as reached through cpuN/cpufreq links.
 		if err == nil || !strings.Contains(err.Error(), filepath.Base(tt.file)) {
 			t.Errorf("%s = %q: error %v, want one naming the file", tt.file, tt.content, err)
@@ -87,7 +89,7 @@ func TestReadTruncatedTree(t *testing.T) {
 	os.RemoveAll(filepath.Join(root, "sys/devices/system/cpu/cpu13/topology"))
 	os.Remove(filepath.Join(root, "sys/devices/system/cpu/cpu13/cpufreq"))
 	os.RemoveAll(filepath.Join(root, "sys/devices/system/cpu/cpufreq/policy12"))
-	topo, err := Read(root)
+	topo, err := Read(fsroot.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestEscapingLinkIsMissing(t *testing.T) {
 	if err := os.Symlink("/sys/devices/system/cpu/cpu1/cpufreq", link); err != nil {
 		t.Fatal(err)
 	}
-	topo, err := Read(root)
+	topo, err := Read(fsroot.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func FuzzReadTree(f *testing.F) {
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		topo, err := Read(root)
+		topo, err := Read(fsroot.Root(root))
 		if err != nil {
 			return
 		}

@@ -3,6 +3,7 @@ package topology
 import (
 	"testing"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/sysfstest"
 )
 
@@ -10,7 +11,7 @@ import (
 func BenchmarkReadEPYC(b *testing.B) {
 	root := sysfstest.Unpack(b, "x86_64-epyc_7451")
 	for b.Loop() {
-		if _, err := Read(root); err != nil {
+		if _, err := Read(fsroot.Root(root)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -30,7 +31,7 @@ func BenchmarkReadLive(b *testing.B) {
 func BenchmarkSelectEPYC(b *testing.B) {
 	root := sysfstest.Unpack(b, "x86_64-epyc_7451")
 	for b.Loop() {
-		t, err := ReadForSelection(root)
+		t, err := ReadForSelection(fsroot.Root(root))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,11 +15,6 @@ import (
 	"corepin.dev/corepin/fsroot"
 )
 
-// FS is a directory that holds sys/ and proc/, normally "/": corepin's one
-// root type (see package fsroot). Tests point it at a fixture tree; nothing
-// in corepin reads /sys or /proc through a global.
-type FS = fsroot.Root
-
 // FileError says which file could not be used and why. It unwraps to the
 // underlying error, so errors.Is(err, fs.ErrNotExist) still works.
 type FileError struct {
@@ -30,11 +25,11 @@ type FileError struct {
 func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
 
-// reader reads files under an FS. It opens paths as they are; the one link
+// reader reads files under a root. It opens paths as they are; the one link
 // it reads through, cpuN/cpufreq, is checked by linkInside first, so that a
 // fixture tree never reads the host's files by accident.
 type reader struct {
-	FS
+	fsroot.Root
 	full bool // read caches, NUMA nodes and model names too
 
 	mu       sync.Mutex
@@ -62,9 +57,9 @@ func (f *reader) linkInside(p string) bool {
 		return true // not a link (or not there): nothing to check
 	}
 	if filepath.IsAbs(target) {
-		return f.FS.IsHost()
+		return f.Root.IsHost()
 	}
-	rel, err := filepath.Rel(string(f.FS), filepath.Join(filepath.Dir(f.Path(p)), target))
+	rel, err := filepath.Rel(string(f.Root), filepath.Join(filepath.Dir(f.Path(p)), target))
 	return err == nil && !strings.HasPrefix(rel, "..")
 }
 

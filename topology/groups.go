@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // assignIDs gives every CPU machine-unique core and cluster ids, numbered by
@@ -97,7 +98,7 @@ func (t *Topology) group() {
 	})
 	t.Groups = nil
 	for rank, k := range keys {
-		g := Group{Rank: rank, CPUs: cpuset.Of(members[k]...), Kind: k.kind}
+		g := evidence.Group{Rank: rank, CPUs: cpuset.Of(members[k]...), Kind: k.kind}
 		cores := map[int]bool{}
 		for _, id := range members[k] {
 			c := t.CPU(id)
@@ -141,7 +142,7 @@ func (t *Topology) findLost() {
 	t.Lost = nil
 	for rank, capacity := range caps {
 		capacity := capacity
-		t.Lost = append(t.Lost, Group{Rank: rank, CPUs: cpuset.Of(members[capacity]...), Capacity: &capacity})
+		t.Lost = append(t.Lost, evidence.Group{Rank: rank, CPUs: cpuset.Of(members[capacity]...), Capacity: &capacity})
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/sysfstest"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // TestRealDumps reads every real machine's dump and checks, CPU by CPU, the
@@ -20,7 +22,7 @@ func TestRealDumps(t *testing.T) {
 	for _, name := range sysfstest.Names(t) {
 		t.Run(name, func(t *testing.T) {
 			root := sysfstest.Unpack(t, name)
-			topo, err := Read(root)
+			topo, err := Read(fsroot.Root(root))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +79,7 @@ func parseLscpuP(t *testing.T, text string) []lscpuRow {
 	return rows
 }
 
-func checkRow(t *testing.T, c *CPU, row lscpuRow) {
+func checkRow(t *testing.T, c *evidence.CPU, row lscpuRow) {
 	t.Helper()
 	if c.Online != row.online {
 		t.Errorf("CPU %d online = %v, lscpu says %v", c.ID, c.Online, row.online)
@@ -101,7 +103,7 @@ func checkRow(t *testing.T, c *CPU, row lscpuRow) {
 }
 
 // checkSiblings compares the CPU's siblings with the dump's own file.
-func checkSiblings(t *testing.T, root string, c *CPU) {
+func checkSiblings(t *testing.T, root string, c *evidence.CPU) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(root, fmt.Sprintf("sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c.ID)))
 	if err != nil {
@@ -144,7 +146,7 @@ func fmtNode(v *int) string {
 // share a core id exactly when they are SMT siblings.
 func TestCoreIDsUnique(t *testing.T) {
 	for _, name := range sysfstest.Names(t) {
-		topo, err := Read(sysfstest.Unpack(t, name))
+		topo, err := Read(fsroot.Root(sysfstest.Unpack(t, name)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/sysfstest"
 )
 
@@ -221,7 +222,7 @@ func machineRoot(name string) string { return filepath.Join("testdata", "machine
 
 func readMachine(t *testing.T, name string) *Topology {
 	t.Helper()
-	topo, err := Read(machineRoot(name))
+	topo, err := Read(fsroot.Root(machineRoot(name)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +427,7 @@ func TestSelectKeepsToTheInheritedMask(t *testing.T) {
 func withOffline(t *testing.T, name string, off cpuset.Set) *Topology {
 	t.Helper()
 	root := copyTree(t, machineRoot(name))
-	orig, err := Read(root)
+	orig, err := Read(fsroot.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +439,7 @@ func withOffline(t *testing.T, name string, off cpuset.Set) *Topology {
 	if err := os.WriteFile(filepath.Join(root, cpuDir, "online"), []byte(orig.Online.Difference(off).String()+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	topo, err := Read(root)
+	topo, err := Read(fsroot.Root(root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,11 +480,11 @@ func TestSelectLostBigCluster(t *testing.T) {
 
 func TestReadForSelectionChoosesAlike(t *testing.T) {
 	for _, m := range machines {
-		full, err := Read(machineRoot(m.name))
+		full, err := Read(fsroot.Root(machineRoot(m.name)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		lite, err := ReadForSelection(machineRoot(m.name))
+		lite, err := ReadForSelection(fsroot.Root(machineRoot(m.name)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,7 +503,7 @@ func TestReadForSelectionChoosesAlike(t *testing.T) {
 // CPU's node and records it, unless it may cross nodes; CPUs the user
 // listed are kept as given.
 func TestSelectKeepsToOneNode(t *testing.T) {
-	topo, err := Read(sysfstest.Unpack(t, "x86_64-epyc_7451"))
+	topo, err := Read(fsroot.Root(sysfstest.Unpack(t, "x86_64-epyc_7451")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -16,18 +17,18 @@ import (
 // say only that the CPU was asked for. A CPU outside the usable ones takes
 // the full reading, so that the refusal (or the widening of the inherited
 // mask within the cpuset) is SelectCPUs' own.
-func SelectOne(root string, cpu int) (Target, error) {
+func SelectOne(root fsroot.Root, cpu int) (Target, error) {
 	if root == "" {
-		root = "/"
+		root = fsroot.Host
 	}
-	t, err := readLists(FS(root))
+	t, err := readLists(root)
 	if err != nil {
 		return Target{}, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
 	spec := strconv.Itoa(cpu)
 	if cpu < 0 || cpu > cpuset.MaxCPU {
 		return Target{}, &SelectError{Spec: spec, CPU: cpu,
-			Reason: fmt.Sprintf("does not exist (this machine has CPUs %s, %s)", t.Present, FS(t.Root).Path(cpuDir, "present"))}
+			Reason: fmt.Sprintf("does not exist (this machine has CPUs %s, %s)", t.Present, fsroot.Root(t.Root).Path(cpuDir, "present"))}
 	}
 	if !t.Usable().Contains(cpu) {
 		// A refusal, or a CPU the mask may widen to within the cpuset:
@@ -49,9 +50,9 @@ func SelectOne(root string, cpu int) (Target, error) {
 // readLists reads only the CPU lists selection needs: present, online and
 // isolated, and on the live system the process's allowed CPUs (the main
 // thread's mask, as Cpus_allowed_list of /proc/self/status shows it).
-func readLists(fsys FS) (*Topology, error) {
+func readLists(fsys fsroot.Root) (*Topology, error) {
 	t := &Topology{Topology: evidence.Topology{Root: fsys.String()}}
-	r := &reader{FS: fsys}
+	r := &reader{Root: fsys}
 	for _, l := range []struct {
 		name string
 		set  *cpuset.Set

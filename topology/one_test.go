@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // TestSelectOneAgreesWithSelectCPUs checks the quick path against the full
@@ -21,13 +22,13 @@ func TestSelectOneAgreesWithSelectCPUs(t *testing.T) {
 		roots = append(roots, filepath.Join("testdata", "machines", e.Name()))
 	}
 	for _, root := range roots {
-		topo, err := ReadForSelection(root)
+		topo, err := ReadForSelection(fsroot.Root(root))
 		if err != nil {
 			t.Fatalf("%s: %v", root, err)
 		}
 		for cpu := 0; cpu <= topo.Possible.Len()+1; cpu++ {
 			want, wantErr := topo.SelectCPUs(cpuset.Of(cpu))
-			got, gotErr := SelectOne(root, cpu)
+			got, gotErr := SelectOne(fsroot.Root(root), cpu)
 			switch {
 			case (wantErr == nil) != (gotErr == nil):
 				t.Errorf("%s CPU %d: SelectOne %v, SelectCPUs %v", root, cpu, gotErr, wantErr)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 )
 
 // CoreSiblings returns cpus with every hardware thread of their physical
@@ -12,11 +13,8 @@ import (
 // units and caches. It reads only each CPU's core_cpus_list (or, on
 // kernels before 5.7, thread_siblings_list), so a loop about to place its
 // thread can afford it. A CPU without these files is a core of its own.
-func CoreSiblings(root string, cpus cpuset.Set) (cpuset.Set, error) {
-	if root == "" {
-		root = "/"
-	}
-	f := &reader{FS: FS(root)}
+func CoreSiblings(root fsroot.Root, cpus cpuset.Set) (cpuset.Set, error) {
+	f := &reader{Root: root}
 	out := cpus
 	for _, id := range cpus.CPUs() {
 		dir := fmt.Sprintf("%s/cpu%d/topology", cpuDir, id)

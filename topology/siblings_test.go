@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/sysfstest"
 )
 
@@ -21,7 +22,7 @@ func TestCoreSiblings(t *testing.T) {
 		{"vm-2cpu", cpuset.Of(1), cpuset.Of(1)},
 		{"intel-hybrid-4p8e", cpuset.Of(15), cpuset.Of(15)}, // offline: no topology files
 	} {
-		got, err := CoreSiblings(machineRoot(tc.machine), tc.cpus)
+		got, err := CoreSiblings(fsroot.Root(machineRoot(tc.machine)), tc.cpus)
 		if err != nil || !got.Equal(tc.want) {
 			t.Errorf("%s: CoreSiblings(%s) = %s, %v; want %s", tc.machine, tc.cpus, got, err, tc.want)
 		}
@@ -33,7 +34,7 @@ func TestCoreSiblings(t *testing.T) {
 func TestCoreSiblingsAgreesWithRead(t *testing.T) {
 	for _, name := range sysfstest.Names(t) {
 		root := sysfstest.Unpack(t, name)
-		topo, err := Read(root)
+		topo, err := Read(fsroot.Root(root))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +42,7 @@ func TestCoreSiblingsAgreesWithRead(t *testing.T) {
 			if !c.Online {
 				continue
 			}
-			got, err := CoreSiblings(root, cpuset.Of(c.ID))
+			got, err := CoreSiblings(fsroot.Root(root), cpuset.Of(c.ID))
 			if want := topo.WholeCores(cpuset.Of(c.ID)); err != nil || !got.Equal(want) {
 				t.Errorf("%s CPU %d: CoreSiblings %s (%v), Read's siblings %s", name, c.ID, got, err, want)
 			}

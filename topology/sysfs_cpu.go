@@ -1,8 +1,9 @@
 package topology
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -13,6 +14,8 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/results/evidence"
 )
 
 const (
@@ -49,7 +52,7 @@ func (t *Topology) readGlobal(f *reader) error {
 	if err != nil {
 		return err
 	}
-	if f.FS == "/" {
+	if f.Root == "/" {
 		allowed, err := readAllowed(f)
 		if err != nil {
 			return err
@@ -67,7 +70,7 @@ func (t *Topology) readGlobal(f *reader) error {
 // cgroup v2 (cpuset.cpus.effective) or v1 (cpuset.effective_cpus, then
 // cpuset.cpus). Nothing found is no error: the cpuset is unknown.
 func readCpuset(f *reader) (*cpuset.Set, string, error) {
-	h, err := cgroupfs.Find(f.FS)
+	h, err := cgroupfs.Find(f.Root)
 	if err != nil {
 		return nil, "", nil
 	}
@@ -193,8 +196,8 @@ func (t *Topology) isOnline(f *reader, id int) bool {
 }
 
 // readCPU reads one CPU's topology, frequency limits, capacity and caches.
-func readCPU(f *reader, id int) (CPU, error) {
-	c := CPU{ID: id}
+func readCPU(f *reader, id int) (evidence.CPU, error) {
+	c := evidence.CPU{ID: id}
 	dir := fmt.Sprintf("%s/cpu%d", cpuDir, id)
 	var err error
 	if c.Package, err = readID(f, dir+"/topology/physical_package_id"); err != nil {
@@ -253,8 +256,8 @@ const parallelFrom = 16
 // readCPUsOf reads the cpuN directories of ids, in that order. On machines
 // with many CPUs the reads are spread over a few goroutines; the first
 // error, by CPU order, is returned.
-func readCPUsOf(f *reader, ids []int) ([]CPU, error) {
-	cpus := make([]CPU, len(ids))
+func readCPUsOf(f *reader, ids []int) ([]evidence.CPU, error) {
+	cpus := make([]evidence.CPU, len(ids))
 	if len(ids) < parallelFrom { // on the caller's goroutine: no thread to wake
 		for i, id := range ids {
 			var err error
@@ -443,59 +446,46 @@ func readPMUKinds(f *reader) (map[int]string, error) {
 	return out, nil
 }
 
-// readCPUInfo maps each processor in proc/cpuinfo to its model name. The
-// key differs by architecture: "model name" on x86, "cpu" on PowerPC and
-// SPARC, "Model Name" on LoongArch; ARM has only the implementer and part
-// numbers, which armModel decodes as lscpu does.
+// readCPUInfo maps each processor in /proc/cpuinfo (as internal/procfs
+// reads it) to its model name. The key differs by architecture: "model
+// name" on x86, "cpu" on PowerPC and SPARC, "Model Name" on LoongArch;
+// ARM has only the implementer and part numbers, which armModel decodes
+// as lscpu does.
 func readCPUInfo(f *reader) (map[int]string, error) {
 	out := make(map[int]string)
-	file, err := f.open("proc/cpuinfo")
-	if err != nil {
+	info, err := procfs.ReadCPUInfo(f.Root)
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe) && pe.Op == "open":
 		return out, nil // unknown, not an error: many dumps lack it
+	case errors.As(err, &pe):
+		return nil, &FileError{Path: pe.Path, Err: pe.Err}
+	case err != nil:
+		return nil, err
 	}
-	defer file.Close()
-	type midr struct{ implementer, part int }
-	arm := map[int]*midr{}
-	cur := 0 // one-CPU ARM kernels print no processor line before the fields
-	sc := bufio.NewScanner(file)
-	for sc.Scan() {
-		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
+	for id, fields := range info {
+		if name, ok := info.Value(id, "model name", "Model Name", "cpu model", "cpu"); ok {
+			out[id] = name
 			continue
 		}
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		switch key {
-		case "processor":
-			if n, err := strconv.Atoi(val); err == nil {
-				cur = n
+		implementer, part, arm := -1, -1, false
+		for _, fl := range fields {
+			if fl.Key != "CPU implementer" && fl.Key != "CPU part" {
+				continue
 			}
-		case "model name", "Model Name", "cpu model", "cpu":
-			if out[cur] == "" && val != "" {
-				out[cur] = val
-			}
-		case "CPU implementer", "CPU part":
-			n, err := strconv.ParseInt(val, 0, 32)
+			n, err := strconv.ParseInt(fl.Value, 0, 32)
 			if err != nil {
 				continue
 			}
-			m := arm[cur]
-			if m == nil {
-				m = &midr{-1, -1}
-				arm[cur] = m
-			}
-			if key == "CPU part" {
-				m.part = int(n)
+			arm = true
+			if fl.Key == "CPU part" {
+				part = int(n)
 			} else {
-				m.implementer = int(n)
+				implementer = int(n)
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &FileError{Path: f.Path("proc/cpuinfo"), Err: err}
-	}
-	for id, m := range arm {
-		if out[id] == "" {
-			if name := armModel(m.implementer, m.part); name != "" {
+		if arm {
+			if name := armModel(implementer, part); name != "" {
 				out[id] = name
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // Target is the answer to "where should a single-core run go?".
@@ -110,7 +112,7 @@ func (t *Topology) keepToNode(target *Target, crossNode, fromGroup bool) {
 	case crossNode || !fromGroup:
 		target.Why += fmt.Sprintf(" The soft CPUs %s span NUMA nodes.", target.SoftCPUs)
 	default:
-		target.Why += fmt.Sprintf(" The soft CPUs are kept to NUMA node %d (CPUs %s of %s), the exact CPU's: memory stays near the work (--cross-node spans nodes).",
+		target.Why += fmt.Sprintf(" The soft CPUs are kept to NUMA node %d (CPUs %s of %s), the exact CPU's: memory stays near the work, unless the choice asks to cross nodes.",
 			*node, inNode, target.SoftCPUs)
 		target.SoftCPUs, target.Node = inNode, node
 	}
@@ -176,7 +178,7 @@ func (t *Topology) SelectCPUs(cpus cpuset.Set) (Target, error) {
 // firstUsableGroup returns the fastest (or slowest) group that has a usable
 // CPU, so that a process confined by taskset or a cpuset still gets the best
 // of what it may use.
-func (t *Topology) firstUsableGroup(usable cpuset.Set, slowest bool) *Group {
+func (t *Topology) firstUsableGroup(usable cpuset.Set, slowest bool) *evidence.Group {
 	for i := range t.Groups {
 		g := &t.Groups[i]
 		if slowest {
@@ -191,7 +193,7 @@ func (t *Topology) firstUsableGroup(usable cpuset.Set, slowest bool) *Group {
 
 // lostBeyond returns the lost class faster than every online group (or,
 // slowest, slower than every one), or nil.
-func (t *Topology) lostBeyond(slowest bool) *Group {
+func (t *Topology) lostBeyond(slowest bool) *evidence.Group {
 	if len(t.Lost) == 0 || len(t.Groups) == 0 {
 		return nil
 	}
@@ -209,7 +211,7 @@ func (t *Topology) lostBeyond(slowest bool) *Group {
 	return nil
 }
 
-func (t *Topology) lostReason(lost *Group, which string) string {
+func (t *Topology) lostReason(lost *evidence.Group, which string) string {
 	return fmt.Sprintf("the %s CPUs of this machine (%s, capacity %d) are offline (%s); the online groups are %s",
 		which, lost.CPUs, *lost.Capacity, onlineEvidence(t), t.groupList())
 }
@@ -237,10 +239,10 @@ func (t *Topology) groupList() string {
 
 // onlineEvidence names the file the online list comes from.
 func onlineEvidence(t *Topology) string {
-	return fmt.Sprintf("%s says %s", FS(t.Root).Path(cpuDir, "online"), t.Online)
+	return fmt.Sprintf("%s says %s", fsroot.Root(t.Root).Path(cpuDir, "online"), t.Online)
 }
 
-func (t *Topology) selectGroup(spec string, g *Group, usable cpuset.Set) (Target, error) {
+func (t *Topology) selectGroup(spec string, g *evidence.Group, usable cpuset.Set) (Target, error) {
 	if g == nil {
 		return Target{}, &SelectError{Spec: spec, CPU: -1, Reason: "no group has a usable CPU"}
 	}
@@ -274,7 +276,7 @@ func (t *Topology) selectCPUs(spec string, cpus, usable cpuset.Set) (Target, err
 		switch {
 		case c == nil:
 			return Target{}, &SelectError{Spec: spec, CPU: id,
-				Reason: fmt.Sprintf("does not exist (this machine has CPUs %s, %s)", t.Present, FS(t.Root).Path(cpuDir, "present"))}
+				Reason: fmt.Sprintf("does not exist (this machine has CPUs %s, %s)", t.Present, fsroot.Root(t.Root).Path(cpuDir, "present"))}
 		case !c.Online:
 			return Target{}, &SelectError{Spec: spec, CPU: id, Reason: "is offline (" + onlineEvidence(t) + ")"}
 		case t.Cpuset != nil && !t.Cpuset.Contains(id):
@@ -283,11 +285,11 @@ func (t *Topology) selectCPUs(spec string, cpus, usable cpuset.Set) (Target, err
 		case !usable.Contains(id) && t.Cpuset == nil:
 			return Target{}, &SelectError{Spec: spec, CPU: id,
 				Reason: fmt.Sprintf("is outside the mask this process inherited %s (Cpus_allowed_list of %s: taskset), and its cpuset cannot be read to see whether the mask may widen",
-					usable, FS(t.Root).Path("proc/self/status"))}
+					usable, fsroot.Root(t.Root).Path("proc/self/status"))}
 		case !usable.Contains(id) && !t.isolatedByDefault(c):
 			return Target{}, &SelectError{Spec: spec, CPU: id,
 				Reason: fmt.Sprintf("is outside the CPUs this process inherited, %s (Cpus_allowed_list of %s: set by taskset, a batch system's binding or a parent); corepin does not widen past them",
-					usable, FS(t.Root).Path("proc/self/status"))}
+					usable, fsroot.Root(t.Root).Path("proc/self/status"))}
 		case !usable.Contains(id):
 			widened = append(widened, id)
 		}
@@ -320,7 +322,7 @@ func (t *Topology) selectCPUs(spec string, cpus, usable cpuset.Set) (Target, err
 // because it is isolated: the kernel leaves isolcpus CPUs out of every
 // task's default mask, and a mask that still holds every other online CPU
 // of the cpuset is that default, narrowed by no one.
-func (t *Topology) isolatedByDefault(c *CPU) bool {
+func (t *Topology) isolatedByDefault(c *evidence.CPU) bool {
 	if !c.Isolated || t.Allowed == nil {
 		return false
 	}
@@ -377,7 +379,7 @@ func (t *Topology) bestCore(cpus cpuset.Set) (int, string) {
 	}
 }
 
-func (t *Topology) describeGroup(g *Group, spec string) string {
+func (t *Topology) describeGroup(g *evidence.Group, spec string) string {
 	name := "the fastest group"
 	switch {
 	case len(t.Groups) == 1:

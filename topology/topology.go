@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -25,9 +26,6 @@ type Topology struct {
 	evidence.Topology
 }
 
-// CPU is one logical CPU (one hardware thread).
-type CPU = evidence.CPU
-
 // Kinds of CPU. Intel hybrid parts name their cores through the cpu_core and
 // cpu_atom PMUs; elsewhere the kind is inferred from capacity classes on a
 // heterogeneous machine, and KindBalanced names the classes in between.
@@ -37,33 +35,31 @@ const (
 	KindEfficiency  = "efficiency"
 )
 
-// Group is a performance class of online CPUs; rank 0 is the fastest.
-type Group = evidence.Group
-
 // ErrNotSysfs is returned by Read when the root has no CPU directory.
 var ErrNotSysfs = errors.New("not a sysfs tree")
 
-// Read reads the topology under root ("/" for the running machine).
-func Read(root string) (*Topology, error) { return read(root, true) }
+// Read reads the topology under root (fsroot.Host, "/", for the running
+// machine; a folder that holds a dump of another machine's sys/ and proc/).
+func Read(root fsroot.Root) (*Topology, error) { return read(root, true) }
 
 // ReadForSelection reads only what choosing a target needs: no caches or
 // model names. It is for paths that start work and must
 // start quickly, such as corepin exec.
-func ReadForSelection(root string) (*Topology, error) { return read(root, false) }
+func ReadForSelection(root fsroot.Root) (*Topology, error) { return read(root, false) }
 
-func read(root string, full bool) (*Topology, error) {
+func read(root fsroot.Root, full bool) (*Topology, error) {
 	if root == "" {
-		root = "/"
+		root = fsroot.Host
 	}
-	fsys := FS(root) // corepin's one root type
+	fsys := root
 	if st, err := os.Stat(fsys.Path(cpuDir)); err != nil || !st.IsDir() {
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("reading topology under %s: %w: %s is missing", root, ErrNotSysfs, fsys.Path(cpuDir))
 		}
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
-	r := &reader{FS: fsys, full: full}
-	t := &Topology{Topology: evidence.Topology{Root: root}}
+	r := &reader{Root: fsys, full: full}
+	t := &Topology{Topology: evidence.Topology{Root: string(root)}}
 	if err := t.readGlobal(r); err != nil {
 		return nil, fmt.Errorf("reading topology under %s: %w", root, err)
 	}
@@ -77,7 +73,7 @@ func read(root string, full bool) (*Topology, error) {
 }
 
 // GroupOf returns the group that holds cpu, or nil for an offline CPU.
-func (t *Topology) GroupOf(cpu int) *Group {
+func (t *Topology) GroupOf(cpu int) *evidence.Group {
 	for i := range t.Groups {
 		if t.Groups[i].CPUs.Contains(cpu) {
 			return &t.Groups[i]

@@ -36,10 +36,10 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/internal/speed"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/speed"
 )
 
 var sink atomic.Uint64

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"corepin.dev/corepin/caps"
+	"corepin.dev/corepin/cmd/corepin/internal/caps"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/termsafe"

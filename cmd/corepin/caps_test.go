@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"corepin.dev/corepin/caps"
+	"corepin.dev/corepin/cmd/corepin/internal/caps"
+	"corepin.dev/corepin/cmd/corepin/internal/spec/standin"
 	"corepin.dev/corepin/internal/fakedevice"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/nobody"
-	"corepin.dev/corepin/internal/spec/standin"
 )
 
 // TestMain lets the test binary be corepin itself: with COREPIN_AS_CLI set

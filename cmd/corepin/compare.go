@@ -6,8 +6,8 @@ import (
 
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/page"
 	"corepin.dev/corepin/internal/termsafe"
-	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
 )
 

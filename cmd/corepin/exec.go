@@ -8,18 +8,18 @@ import (
 	"path/filepath"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/guard"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/judge"
 	"corepin.dev/corepin/internal/termsafe"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
 )
 
 // began is when corepin's program began: the start of an exec report's

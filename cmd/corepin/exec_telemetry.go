@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/results/evidence"
-	"corepin.dev/corepin/telemetry"
 )
 
 // execTelemetry is exec's --telemetry: the per-CPU curves around the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"corepin.dev/corepin/telemetry/samples"
+	"corepin.dev/corepin/internal/samples"
 )
 
 // An exec report says when its command ran on both clocks, inside

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"corepin.dev/corepin/experiment"
+	"corepin.dev/corepin/cmd/corepin/internal/experiment"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/topology"
 )

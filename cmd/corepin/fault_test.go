@@ -22,12 +22,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"corepin.dev/corepin/cmd/corepin/internal/runner"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/runner"
-	"corepin.dev/corepin/suite"
 )
 
 // faultHelper is the test binary as a benchmark command: "spew" writes

@@ -16,25 +16,6 @@ import (
 	"corepin.dev/corepin/internal/cli"
 )
 
-// flagNamesLeft are the files outside cmd/ whose strings still name one
-// of corepin's flags: what the move of command-only code under
-// cmd/corepin/internal/ takes with it, or words as runner, results and
-// the judge do now (the command hands the names). The list only shrinks:
-// a file on it that names none fails the test too.
-var flagNamesLeft = []string{
-	// Command-only packages, to move under cmd/corepin/internal/.
-	"experiment/config.go", "experiment/partition.go", "experiment/slow.go", "experiment/work.go",
-	"internal/spec/config.go", "internal/spec/runfolders.go", "internal/spec/telemetry.go",
-	"remote/binary.go", "remote/job.go", "remote/remote.go", "remote/run.go", "remote/status.go", "remote/views.go",
-	"system/checks.go", "system/journal.go", "system/plan.go",
-	"telemetry/capture.go",
-	// Library packages' texts that advise a flag: their commands' words.
-	"session/asked.go",
-	"topology/choice.go", "topology/target.go",
-	// The workload child's own argument (corepin workload NAME --size).
-	"workloads/child.go",
-}
-
 // flagName is a flag as a text names it: "--max-others".
 var flagName = regexp.MustCompile(`(?:^|[^A-Za-z0-9-])--([a-z][a-z0-9-]*)`)
 
@@ -72,13 +53,8 @@ func TestNoFlagNamesOutsideCmd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, names := range found {
-		if len(names) > 0 && !slices.Contains(flagNamesLeft, file) {
+		if len(names) > 0 {
 			t.Errorf("%s names corepin's flags %s: a library must take their names from the command", file, strings.Join(names, ", "))
-		}
-	}
-	for _, file := range flagNamesLeft {
-		if len(found[file]) == 0 {
-			t.Errorf("%s names no flag of corepin's now: take it off flagNamesLeft", file)
 		}
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
@@ -31,13 +33,13 @@ func (f *targetFlags) register(cmd *cli.Command) {
 }
 
 // choice is where the flags ask work to run.
-func (f *targetFlags) choice() topology.Choice {
-	return topology.Choice{Target: f.target, CPU: f.cpu.Value, CPUs: f.cpus.Value, CrossNode: f.crossNode}
+func (f *targetFlags) choice() targetChoice {
+	return targetChoice{Target: f.target, CPU: f.cpu.Value, CPUs: f.cpus.Value, CrossNode: f.crossNode}
 }
 
 // choiceError makes a choice the machine cannot give a wrong command line.
 func choiceError(err error) error {
-	if ce := (*topology.ChoiceError)(nil); errors.As(err, &ce) {
+	if ce := (*wrongChoice)(nil); errors.As(err, &ce) {
 		return usageError{Err: err}
 	}
 	return err
@@ -46,13 +48,13 @@ func choiceError(err error) error {
 // measured is the target as a set of CPUs: --cpus or --cpu as given,
 // else the exact CPU of the selected target.
 func (f *targetFlags) measured(root string) (cpuset.Set, error) {
-	cpus, err := f.choice().Measured(root)
+	cpus, err := f.choice().Measured(fsroot.Root(root))
 	return cpus, choiceError(err)
 }
 
 // resolve reads the topology and selects the target.
 func (f *targetFlags) resolve(root string) (*topology.Topology, topology.Target, error) {
-	topo, target, err := f.choice().Resolve(root)
+	topo, target, err := f.choice().Resolve(fsroot.Root(root))
 	return topo, target, choiceError(err)
 }
 
@@ -94,7 +96,7 @@ func (f *schedFlags) register(cmd *cli.Command) {
 // request builds the one request of a command from the flags and the
 // selected target.
 func (f *schedFlags) request(in *cli.Invocation, target topology.Target) (session.Request, error) {
-	asked := session.Asked{Ladder: f.ladder, LadderGiven: in.Changed("ladder"), Policy: f.policy, Uclamp: f.uclamp,
+	asked := schedAsked{Ladder: f.ladder, LadderGiven: in.Changed("ladder"), Policy: f.policy, Uclamp: f.uclamp,
 		QoS: f.qos, Realtime: f.realtime, Mode: f.mode, Accept: f.accept}
 	if in.Changed("nice") {
 		asked.Nice = &f.nice
@@ -116,14 +118,14 @@ const exitRefused = 125
 
 // requestFor builds the command's request for the selected target and
 // refuses a target asked for by name that the machine cannot give as
-// asked, saying what would have been chosen (see topology.Choice.Unmet).
+// asked, saying what would have been chosen (see targetChoice.Unmet).
 // --accept any runs on the chosen CPU anyway.
 func (f *schedFlags) requestFor(in *cli.Invocation, tf *targetFlags, target topology.Target) (session.Request, error) {
 	req, err := f.request(in, target)
 	if err != nil || req.Accept.Base() == "any" {
 		return req, err
 	}
-	if why := tf.choice().Unmet("/", target, req.ModeOrDefault() == session.Exact); why != "" {
+	if why := tf.choice().Unmet("/", target, req.ModeOrDefault() == evidence.Exact); why != "" {
 		return req, &exitError{code: exitRefused, err: errors.New(why)}
 	}
 	return req, nil

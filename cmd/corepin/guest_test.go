@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"corepin.dev/corepin/watch"
+	"corepin.dev/corepin/results/evidence"
 )
 
 // skipUnvouchedWatch skips a test of what the watcher saw when, in a
@@ -12,7 +12,7 @@ import (
 // ticks: the host runs the guest's CPUs in turns, and a thread's first
 // sample may come after most of its work. On a real machine, and on KVM,
 // the test judges.
-func skipUnvouchedWatch(t *testing.T, k watch.KeepUp) {
+func skipUnvouchedWatch(t *testing.T, k evidence.KeepUp) {
 	t.Helper()
 	if shape := os.Getenv("MACHINE_SHAPE"); shape != "" && os.Getenv("MACHINE_ACCEL") != "kvm" && k.Unvouched {
 		t.Skipf("under TCG in the %s guest the watcher missed %d of %d ticks: what it saw of the threads is not vouched for", shape, k.Missed, k.Expected)

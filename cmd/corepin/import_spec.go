@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"corepin.dev/corepin/cmd/corepin/internal/spec"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/internal/spec"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/results"
 )

@@ -15,7 +15,7 @@ import (
 	"corepin.dev/corepin/results"
 )
 
-const specTestdata = "../../internal/spec/testdata/"
+const specTestdata = "internal/spec/testdata/"
 
 // An imported SPEC result is a results folder: run.json of kind spec,
 // the result file kept byte for byte with its hash, and a folder that

@@ -17,10 +17,10 @@ import (
 	"os"
 	"runtime"
 
-	"corepin.dev/corepin/internal/guard"
+	"corepin.dev/corepin/cmd/corepin/internal/guard"
+	"corepin.dev/corepin/cmd/corepin/internal/runner"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/launch"
-	"corepin.dev/corepin/runner"
 )
 
 // The main goroutine keeps the main thread to itself. The runtime never

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/remote"
+	"corepin.dev/corepin/cmd/corepin/internal/runner"
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/interrupt"
-	"corepin.dev/corepin/remote"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/runner"
-	"corepin.dev/corepin/suite"
 )
 
 // remoteUsage is the help of the flags that send a command to devices.

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"corepin.dev/corepin/remote"
+	"corepin.dev/corepin/cmd/corepin/internal/remote"
 )
 
 // TestRemoteFlags: --on, --keep-remote and --binary are flags of every

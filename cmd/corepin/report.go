@@ -7,12 +7,12 @@ import (
 	"os"
 	"path/filepath"
 
+	"corepin.dev/corepin/cmd/corepin/internal/traceevent"
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
+	"corepin.dev/corepin/internal/page"
 	"corepin.dev/corepin/internal/termsafe"
-	"corepin.dev/corepin/page"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/results/traceevent"
 )
 
 // keptElsewhere keeps a view of the folder (what: "page", "trace") in

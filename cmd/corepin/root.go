@@ -7,14 +7,14 @@ import (
 	"io"
 	"os"
 
+	"corepin.dev/corepin/cmd/corepin/internal/guard"
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/inputfile"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/termsafe"
 	"corepin.dev/corepin/internal/tree"
-	"corepin.dev/corepin/system"
 )
 
 // Exit codes shared by every subcommand.
@@ -100,7 +100,7 @@ func runCommandLine(ctx context.Context, stdout, stderr io.Writer, args []string
 // command runs. But for the hidden completion command, it says what the
 // machine's journal says that matters to whoever starts corepin (the
 // machine still tuned by a process that no longer runs, or this corepin in
-// a shield, off the shielded CPUs; see system.JournalState), except to
+// a shield, off the shielded CPUs; see evidence.JournalState), except to
 // system reset, the remedy, and removes the temporary files of a save
 // that a killed tune left; and it finds what a killed corepin, whose guard
 // was killed too, left running (tree.SweepStale), so that nothing runs

@@ -6,16 +6,16 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/guard"
+	"corepin.dev/corepin/cmd/corepin/internal/runner"
+	"corepin.dev/corepin/cmd/corepin/internal/workloads"
 	"corepin.dev/corepin/internal/buildinfo"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/interrupt"
 	"corepin.dev/corepin/internal/judge"
+	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/runner"
-	"corepin.dev/corepin/suite"
-	"corepin.dev/corepin/workloads"
 )
 
 // runFlags are corepin run's flags.

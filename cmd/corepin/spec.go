@@ -8,9 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/spec"
 	"corepin.dev/corepin/internal/atomicfile"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/internal/spec"
 )
 
 // newSpecCmd is SPEC CPU under corepin: the runcpu config fragment, and a

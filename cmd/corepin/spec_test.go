@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"corepin.dev/corepin/internal/spec"
-	"corepin.dev/corepin/internal/spec/standin"
+	"corepin.dev/corepin/cmd/corepin/internal/spec"
+	"corepin.dev/corepin/cmd/corepin/internal/spec/standin"
 	"corepin.dev/corepin/internal/testcpu"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/sched"

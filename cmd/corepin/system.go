@@ -6,13 +6,14 @@ import (
 	"strings"
 	"time"
 
+	"corepin.dev/corepin/cmd/corepin/internal/guard"
+	"corepin.dev/corepin/cmd/corepin/internal/runner"
+	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/internal/guard"
 	"corepin.dev/corepin/internal/termsafe"
-	"corepin.dev/corepin/runner"
-	"corepin.dev/corepin/system"
+	"corepin.dev/corepin/results/evidence"
 )
 
 func newSystemCmd(g *guard.Guard) *cli.Command {
@@ -298,7 +299,7 @@ func (f *tuneFlags) warnLost(in *cli.Invocation, t *system.Tuned) {
 }
 
 // warn says what would undo the tune while it holds.
-func (f *tuneFlags) warn(w io.Writer, req system.Request) {
+func (f *tuneFlags) warn(w io.Writer, req evidence.TuneRequest) {
 	if msg := system.IRQWarning(fsroot.Root(f.root), req); msg != "" {
 		fmt.Fprintln(w, "corepin: warning:", msg)
 	}

@@ -12,10 +12,11 @@ import (
 	"syscall"
 	"testing"
 
-	"corepin.dev/corepin/system"
+	"corepin.dev/corepin/cmd/corepin/internal/system"
+	"corepin.dev/corepin/results/evidence"
 )
 
-const acpiRoot = "../../system/testdata/machines/acpi-cpufreq"
+const acpiRoot = "internal/system/testdata/machines/acpi-cpufreq"
 
 const governor = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
 
@@ -30,7 +31,7 @@ func TestSystemResetRefusesAnotherUsersJournal(t *testing.T) {
 	victim := filepath.Join(filepath.Dir(root), "victim")
 	os.WriteFile(victim, []byte("victim\n"), 0o644)
 	j := system.Journal{Schema: system.JournalSchema, Layers: []system.Layer{{Owner: system.Owner{PID: 1 << 30}, Command: "attack",
-		Entries: []system.Entry{{Op: system.OpWrite, Path: "sys/../../victim", Old: "attacker\n"}, {Op: system.OpWrite, Path: governor, Old: "attacker\n"}}}}}
+		Entries: []evidence.Entry{{Op: evidence.OpWrite, Path: "sys/../../victim", Old: "attacker\n"}, {Op: evidence.OpWrite, Path: governor, Old: "attacker\n"}}}}}
 	data, _ := json.Marshal(j)
 	journal := filepath.Join(t.TempDir(), "j.json")
 	os.WriteFile(journal, data, 0o666)

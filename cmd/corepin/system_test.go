@@ -12,7 +12,7 @@ import (
 	"corepin.dev/corepin/topology"
 )
 
-const intelRoot = "../../system/testdata/machines/intel-pstate"
+const intelRoot = "internal/system/testdata/machines/intel-pstate"
 
 func TestSystemShowFixture(t *testing.T) {
 	out, errOut, code := corepin(t, "system", "show", "--root", intelRoot, "--cpu", "1")
@@ -111,7 +111,7 @@ func TestSystemTuneResetFixture(t *testing.T) {
 // (exit 1, as for a governor a policy lacks); a tune that asks for none
 // says it left the default governor and lock out.
 func TestSystemTuneWithoutCpufreq(t *testing.T) {
-	root := copyMachine(t, "../../system/testdata/machines/acpi-cpufreq")
+	root := copyMachine(t, "internal/system/testdata/machines/acpi-cpufreq")
 	links, _ := filepath.Glob(filepath.Join(root, "sys/devices/system/cpu/cpu*/cpufreq"))
 	for _, p := range append(links, filepath.Join(root, "sys/devices/system/cpu/cpufreq")) {
 		if err := os.RemoveAll(p); err != nil {

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/term"
 
+	"corepin.dev/corepin/cmd/corepin/internal/telemetry"
 	"corepin.dev/corepin/internal/cli"
-	"corepin.dev/corepin/telemetry"
 )
 
 func newTelemetryCmd() *cli.Command {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"corepin.dev/corepin/cmd/corepin/internal/traceevent"
 	"corepin.dev/corepin/results"
-	"corepin.dev/corepin/results/traceevent"
 )
 
 // TestRunTrace runs one short built-in and holds the folder's trace.json
@@ -71,7 +71,7 @@ func TestRunTrace(t *testing.T) {
 // trace: nothing goes into the folder a view was asked to write elsewhere.
 func TestReportWritesOnlyWhereAsked(t *testing.T) {
 	folder := t.TempDir()
-	if err := os.CopyFS(folder, os.DirFS("../../results/traceevent/testdata/run")); err != nil {
+	if err := os.CopyFS(folder, os.DirFS("internal/traceevent/testdata/run")); err != nil {
 		t.Fatal(err)
 	}
 	names := func() []string {

@@ -9,9 +9,9 @@ import (
 
 	"corepin.dev/corepin/internal/cli"
 	"corepin.dev/corepin/internal/termsafe"
+	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
-	"corepin.dev/corepin/watch"
 )
 
 func newWatchCmd() *cli.Command {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
-	"corepin.dev/corepin/watch"
 )
 
 func TestWatchObservesThenMaintains(t *testing.T) {
@@ -27,7 +27,7 @@ func TestWatchObservesThenMaintains(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("watch: exit %d: %s", code, errOut)
 	}
-	var res watch.Result
+	var res evidence.Watch
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestWatchObservesThenMaintains(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("watch --maintain: exit %d: %s", code, errOut)
 	}
-	res = watch.Result{}
+	res = evidence.Watch{}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}

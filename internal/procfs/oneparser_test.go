@@ -13,21 +13,23 @@ import (
 	"testing"
 )
 
-// The packages that may parse the kernel's per-process files, the mount
-// table and the cgroup hierarchies: internal/procfs /proc/PID/stat,
+// The packages that may parse the kernel's per-process files, the CPUs'
+// descriptions, the mount table and the cgroup hierarchies:
+// internal/procfs /proc/PID/stat and /proc/cpuinfo,
 // internal/cgroupfs mountinfo, /proc/PID/cgroup and the paths where the
 // cgroup file systems are mounted. test/machines is the guests' witness:
 // it reads the kernel on its own, without corepin's packages, so that a
 // bug in them cannot hide itself.
 var parsers = map[string][]string{
-	"internal/procfs":   {"/proc/PID/stat"},
+	"internal/procfs":   {"/proc/PID/stat", "/proc/cpuinfo"},
 	"internal/cgroupfs": {"mountinfo", "/proc/PID/cgroup", "a cgroup mount path"},
 }
 
 const witness = "test/machines"
 
 // TestOneParser fails where a package other than internal/procfs parses
-// a /proc/PID/stat line (the fields after the command name's last ')'),
+// a /proc/PID/stat line (the fields after the command name's last ')')
+// or reads /proc/cpuinfo (a path that ends in it),
 // or other than internal/cgroupfs reads the mount table (a string that
 // names mountinfo), a process's cgroups (a path that ends in a /proc
 // entry's cgroup) or a cgroup hierarchy at a path of its own choosing
@@ -67,7 +69,9 @@ func TestOneParser(t *testing.T) {
 
 // offences lists what a file reads of these: "/proc/PID/stat" for a
 // LastIndexByte(…, ')') or LastIndex(…, ")"), "mountinfo" for a string
-// literal that names it, "/proc/PID/cgroup" for a string that ends in a
+// literal that names it, "/proc/cpuinfo" for a path that ends in
+// cpuinfo ("/proc/cpuinfo", or "cpuinfo" joined to "proc"),
+// "/proc/PID/cgroup" for a string that ends in a
 // proc path's cgroup ("/proc/self/cgroup", "/cgroup") or a Join of "proc"
 // and "cgroup", and "a cgroup mount path" for a string with
 // sys/fs/cgroup in it.
@@ -103,6 +107,9 @@ func offences(t *testing.T, path string) []string {
 			}
 			if s == "/cgroup" || strings.HasSuffix(s, "/cgroup") && strings.Contains(s, "proc/") {
 				out = append(out, "/proc/PID/cgroup")
+			}
+			if s == "cpuinfo" || strings.HasSuffix(s, "/cpuinfo") {
+				out = append(out, "/proc/cpuinfo")
 			}
 			if strings.Contains(s, "sys/fs/cgroup") {
 				out = append(out, "a cgroup mount path")

@@ -5,8 +5,8 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/account"
-	"corepin.dev/corepin/oncpu"
-	"corepin.dev/corepin/oncpu/timeline"
+	"corepin.dev/corepin/internal/oncpu"
+	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 )
 

@@ -21,9 +21,9 @@ import (
 	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/oncpu"
+	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/internal/procfs"
-	"corepin.dev/corepin/oncpu"
-	"corepin.dev/corepin/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 )

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/internal/nobody"
-	"corepin.dev/corepin/page"
+	"corepin.dev/corepin/internal/page"
 	"corepin.dev/corepin/results"
 	"corepin.dev/corepin/results/evidence"
 )

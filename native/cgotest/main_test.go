@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
@@ -95,7 +96,7 @@ func scripts(cpu int) []script {
 		{"spec-realtime", options{CPU: cpu, Ladder: "spec", AllowRealtime: true, QoS: -1, Accept: soft},
 			session.Request{CPU: cpu, Ladder: session.SPECLadder(), AllowRealtime: true, Accept: rule(soft)}},
 		{"none-soft", options{CPU: cpu, CPUs: usable, Soft: true, Ladder: "none", QoS: -1, Accept: soft},
-			session.Request{CPU: cpu, Group: usable, Mode: session.Soft, Ladder: session.AffinityOnly(), Accept: rule(soft)}},
+			session.Request{CPU: cpu, Group: usable, Mode: evidence.Soft, Ladder: session.AffinityOnly(), Accept: rule(soft)}},
 		{"nice5", options{CPU: cpu, Ladder: "custom", Steps: []step{{Nice: intp(5)}}, QoS: -1, Accept: "any+nice>=5"},
 			session.Request{CPU: cpu, Ladder: session.CustomLadder(nil, 0, intp(5), nil), Accept: rule("any+nice>=5")}},
 		{"fifo-not-allowed", options{CPU: cpu, Ladder: "custom", Steps: []step{{Policy: &fifo, Priority: 1}}, QoS: -1},

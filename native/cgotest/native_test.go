@@ -16,6 +16,7 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/nobody"
+	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
@@ -153,7 +154,7 @@ func TestWitnesses(t *testing.T) {
 		return
 	}
 	tid := s.tid()
-	var rep session.Report
+	var rep evidence.Session
 	func() {
 		defer close(release)
 		out, err := exec.Command("taskset", "-p", strconv.Itoa(tid)).Output()

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/watch"
+	"corepin.dev/corepin/internal/watch"
 )
 
 // FuzzTaskStat: the C library reads a /proc stat line as the watcher does.

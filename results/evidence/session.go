@@ -6,7 +6,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 )
 
-// Session (session.Report) is everything a session asked for and
+// Session (what session.Run returns) is everything a session asked for and
 // everything the kernel said: it travels with every result, so that a run
 // can be explained later from its files alone.
 type Session struct {

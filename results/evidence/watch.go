@@ -13,7 +13,7 @@ import (
 // before a run says so (KeepUp.TooExpensive).
 const CPUShareWarn = 0.02
 
-// Watch is what a watcher saw and did (watch.Result).
+// Watch is what a watcher saw and did (what watch.Watcher.Stop returns).
 type Watch struct {
 	PeriodMs int `json:"period_ms"`
 	Samples  int `json:"samples"`

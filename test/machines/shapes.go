@@ -138,8 +138,8 @@ const shellUID = 2000
 // (smt8 runs them, and under TCG they take minutes of 9p reads); its
 // reading of the live machine is in every corepin command the checks and
 // these tests run.
-var kernelFacing = []string{"./cpuset", "./sched", "./session", "./launch", "./watch", "./telemetry",
-	"./internal/observer", "./caps", "./runner", "./cmd/corepin"}
+var kernelFacing = []string{"./cpuset", "./sched", "./session", "./launch", "./internal/watch", "./cmd/corepin/internal/telemetry",
+	"./internal/observer", "./cmd/corepin/internal/caps", "./cmd/corepin/internal/runner", "./cmd/corepin"}
 
 // shortInGuests run with -test.short in the shapes of kernelFacing: under
 // TCG cmd/corepin's whole benchmark suites and experiments take longer
