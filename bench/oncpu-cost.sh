@@ -80,7 +80,7 @@ import (
 	"strconv"
 
 	"corepin.dev/corepin/cpuset"
-	"corepin.dev/corepin/oncpu"
+	"corepin.dev/corepin/internal/oncpu"
 )
 
 func main() {

@@ -100,7 +100,7 @@ type Sharing struct {
 
 // Switches is who ran on the target during the run, slice by slice, from
 // the scheduler's switch events: the slices are in a CSV of the results
-// folder (package oncpu/timeline), their times from Others.From, and this
+// folder (package internal/oncpu/timeline), their times from Others.From, and this
 // says what the file holds. Each target CPU logs its latest
 // oncpu.SlicesPerCPU slices: Lost counts the older ones of the window,
 // whose time is in no slice.

@@ -149,7 +149,7 @@ var shortInGuests = []string{"./cmd/corepin"}
 
 // savedMachinesInGuests leaves out, in the shapes of kernelFacing,
 // cmd/corepin's tests of corepin system on saved machines: each copies a
-// fixture tree of system/testdata over 9p and compares every file of it
+// fixture tree of cmd/corepin/internal/system/testdata over 9p and compares every file of it
 // before and after (a minute of the nocgroup guest's tests under TCG), and
 // no mount or user changes what they read; the host runs them, and
 // system's own guests the real machine's tuning. The tests of the

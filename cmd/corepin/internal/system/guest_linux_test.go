@@ -36,7 +36,7 @@ import (
 func inGuest(t *testing.T) int {
 	t.Helper()
 	if os.Getenv("MACHINE_SHAPE") == "" {
-		t.Skip("changes the whole machine's IRQs and cpusets: runs only inside a test/machines guest (COREPIN_GUESTS=1 go test ./system -run TestGuests boots one)")
+		t.Skip("changes the whole machine's IRQs and cpusets: runs only inside a test/machines guest (COREPIN_GUESTS=1 go test ./cmd/corepin/internal/system -run TestGuests boots one)")
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("needs root inside the guest")

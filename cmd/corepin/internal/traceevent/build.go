@@ -449,7 +449,7 @@ func drawSlice(s timeline.Slice, from, to int64) []Event {
 // telemetry puts the run's samples on the CPUs' counter tracks, at most
 // MaxCountersPerRun instants of them (every k-th, where there are more).
 // A sample's utilisation is of the period that ends at it, from the
-// sampler's reading before (telemetry/samples), so it is drawn where that
+// sampler's reading before (internal/samples), so it is drawn where that
 // period began and holds until the next; its frequency is a reading at the
 // sample's own instant, and is drawn there.
 func (b *builder) telemetry(name string, rec results.RunRecord) {
