@@ -4,13 +4,13 @@
 // checks. It is what a reader of a results folder needs, and no more, so
 // that a program that reads run.json does not link the launcher.
 //
-// Every type is declared here once, with its views, and its producer
-// fills it in: session, watch, suite and system name theirs by alias
-// (system's facts, tunes, resets and journal state included), and
-// launch's report and topology's Topology hold theirs as their first
-// field, beside what only the live process needs (the exec's times, the
-// ways to choose a target). So run.json is written from these types and
-// old folders are read back into them, key for key.
+// Every type is declared here once, with its views, and has this one
+// name: its producer fills it in and returns it as it is (session.Run's
+// *Session, the watcher's Watch, the machine's Facts), and launch's
+// report and topology's Topology hold theirs as their first field,
+// beside what only the live process needs (the exec's times, the ways to
+// choose a target). So run.json is written from these types and old
+// folders are read back into them, key for key.
 package evidence
 
 import "unicode/utf8"
