@@ -31,7 +31,8 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/corepin" ./cmd/corepin
 go build -o "$tmp/launchfloor" ./bench/launchfloor
 # The two programs with an empty main are built from generated files laid
-# over the module (go build -overlay), so that they import what corepin
+# over the module (go build -overlay; the first under cmd/corepin, whose
+# internal packages it imports), so that they import what corepin
 # imports today and nothing is written into the source tree.
 imports=$(go list -f '{{join .Imports " "}}' ./cmd/corepin)
 {
@@ -42,9 +43,9 @@ imports=$(go list -f '{{join .Imports " "}}' ./cmd/corepin)
   echo 'func main() {}'
 } >"$tmp/imports.go"
 printf 'package main\n\nfunc main() {}\n' >"$tmp/empty.go"
-printf '{"Replace": {"%s/bench/importsonly/main.go": "%s/imports.go", "%s/bench/emptymain/main.go": "%s/empty.go"}}' \
+printf '{"Replace": {"%s/cmd/corepin/importsonly/main.go": "%s/imports.go", "%s/bench/emptymain/main.go": "%s/empty.go"}}' \
   "$PWD" "$tmp" "$PWD" "$tmp" >"$tmp/overlay.json"
-go build -overlay "$tmp/overlay.json" -o "$tmp/importsonly" ./bench/importsonly
+go build -overlay "$tmp/overlay.json" -o "$tmp/importsonly" ./cmd/corepin/importsonly
 go build -overlay "$tmp/overlay.json" -o "$tmp/emptymain" ./bench/emptymain
 file "$tmp/corepin" 2>/dev/null | grep -q 'statically linked' || echo "note: corepin is not statically linked here"
 cpu=$("$tmp/corepin" topo --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["exact_cpu"])')

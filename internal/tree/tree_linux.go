@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -401,7 +400,7 @@ func (t *Tree) roots() (queue []int, inside map[int]bool, before map[int]uint64)
 		}
 	}
 	queue = append(queue, t.pid)
-	for _, c := range t.children(os.Getpid()) {
+	for _, c := range t.ownChildren() {
 		if st, ok := t.stat(c); ok && (st.PGrp == t.pid || t.seen[c] == st.StartTime) {
 			queue = append(queue, c)
 		}
@@ -487,14 +486,38 @@ func (t *Tree) children(pid int) []int {
 	}
 	var out []int
 	for _, e := range entries {
-		data, err := fsroot.ReadFile(filepath.Join(dir, e.Name(), "children"))
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(data)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				out = append(out, c)
-			}
+		out = append(out, t.taskChildren(pid, e.Name())...)
+	}
+	return out
+}
+
+// ownChildren lists the children of corepin's own threads that can be
+// the run's: those of its main thread, to which the kernel gives the
+// orphans of a subreaper (the first of its threads that is not exiting,
+// and Go never ends the main thread), and those of the thread that forked
+// the command (where kernels before 4.1 gave them). Reading every
+// thread's children file instead would leave a /proc entry of each of
+// corepin's threads for the kernel to flush when corepin is reaped, which
+// cost the reaping parent milliseconds on a busy machine.
+func (t *Tree) ownChildren() []int {
+	self := os.Getpid()
+	out := t.taskChildren(self, strconv.Itoa(self))
+	if t.forker != 0 && t.forker != self {
+		out = append(out, t.taskChildren(self, strconv.Itoa(t.forker))...)
+	}
+	return out
+}
+
+// taskChildren lists the children of thread tid of process pid.
+func (t *Tree) taskChildren(pid int, tid string) []int {
+	data, err := fsroot.ReadFile(t.root.Path("proc", strconv.Itoa(pid), "task", tid, "children"))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(data)) {
+		if c, err := strconv.Atoi(f); err == nil {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -582,7 +605,7 @@ func (t *Tree) waitGone(d time.Duration) bool {
 // reapOrphans collects the orphans of the run that corepin inherited and
 // that have ended. The command itself is left to its exec.Cmd.
 func (t *Tree) reapOrphans() {
-	for _, c := range t.children(os.Getpid()) {
+	for _, c := range t.ownChildren() {
 		if c == t.pid {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // runcpu's CSV report (csv.pl, written on request: -o csv) is read where
@@ -96,7 +97,7 @@ func (p *csvParser) row(row []string) error {
 		p.section, p.head = cell, nil
 	case cell == "Run number:" && len(row) > 1:
 		p.r.Lognum = clipText(row[1])
-	case meanRow.MatchString(cell):
+	case meanRow().MatchString(cell):
 		p.section = ""
 		return p.r.setMean(row)
 	case p.section == "" || cell == "":
@@ -159,11 +160,11 @@ func runmodeOf(head []string) string {
 }
 
 // meanRow is a means row: SPECrate2017_int_base,9.17 (or "Not Run").
-var meanRow = regexp.MustCompile(`^SPEC(rate|speed)\S*_(base|peak)$`)
+var meanRow = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^SPEC(rate|speed)\S*_(base|peak)$`) })
 
 // setMean keeps a means row's figure.
 func (r *Result) setMean(row []string) error {
-	m := meanRow.FindStringSubmatch(strings.TrimSpace(row[0]))
+	m := meanRow().FindStringSubmatch(strings.TrimSpace(row[0]))
 	if m == nil || len(row) < 2 {
 		return nil
 	}
@@ -180,7 +181,7 @@ func (r *Result) setMean(row []string) error {
 }
 
 // iterationNumber is the description's "refrate(ref) iteration #2".
-var iterationNumber = regexp.MustCompile(`iteration #(\d+)`)
+var iterationNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`iteration #(\d+)`) })
 
 // csvIterations reads one row of the full results table: an iteration of
 // each tuning that ran in it.
@@ -190,7 +191,7 @@ func csvIterations(head, row []string) ([]Iteration, error) {
 		return nil, fmt.Errorf("benchmark: %w", err)
 	}
 	iter := -1
-	if m := iterationNumber.FindStringSubmatch(row[len(row)-1]); m != nil {
+	if m := iterationNumber().FindStringSubmatch(row[len(row)-1]); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		iter = n - 1
 	}

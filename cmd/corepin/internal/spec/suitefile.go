@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -38,7 +39,9 @@ type RunDir struct {
 }
 
 // runDirName is run_<tune>_<size>_<label>.NNNN (the harness's reserve()).
-var runDirName = regexp.MustCompile(`^run_([^_]+)_([^_]+)_(.+)\.(\d{4,})$`)
+// It is compiled on first use, as are the package's other regexps (see
+// timingLines).
+var runDirName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^run_([^_]+)_([^_]+)_(.+)\.(\d{4,})$`) })
 
 // ReadRunDir reads a set-up run folder: where it lies, its commands, its
 // comparisons and its benchmark's reference time.
@@ -71,7 +74,7 @@ func locateRunDir(path string) (*RunDir, error) {
 	case !st.IsDir():
 		return nil, fmt.Errorf("%s is not a folder: give SPEC's run folder of copy 0 (run_TUNE_SIZE_LABEL.0000)", path)
 	}
-	m := runDirName.FindStringSubmatch(filepath.Base(abs))
+	m := runDirName().FindStringSubmatch(filepath.Base(abs))
 	if m == nil || filepath.Base(filepath.Dir(abs)) != "run" {
 		return nil, fmt.Errorf("%s is not a SPEC run folder (benchspec/CPU/BENCHMARK/run/run_TUNE_SIZE_LABEL.NNNN)", path)
 	}
