@@ -355,8 +355,18 @@ func keepSelfOff(t *testing.T, cpu int) func() {
 		}
 		was[tid] = old
 	}
+	// A thread the Go runtime starts meanwhile is cloned off the target
+	// too: it gets the main thread's old mask back, or a command the test
+	// starts from it later would inherit the narrow one.
+	main := was[os.Getpid()]
 	return func() {
-		for tid, old := range was {
+		tasks, _ := os.ReadDir("/proc/self/task")
+		for _, e := range tasks {
+			tid, _ := strconv.Atoi(e.Name())
+			old, ok := was[tid]
+			if !ok {
+				old = main
+			}
 			unix.SchedSetaffinity(tid, &old)
 		}
 	}
