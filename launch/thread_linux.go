@@ -59,6 +59,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		// others.
 		h, _ := cgroupfs.Find(cfg.Root)
 		meter := busy.NewMeter(cfg.Root, h, target)
+		defer meter.Close()
 		trace := tree.StartTrace(cfg.OnCPU)
 		busyBefore, haveBusy := meter.Read()
 		before, _ := threadUsage()

@@ -53,6 +53,9 @@ const (
 	KindSpeedGate   = "speed-gate"   // runs dropped by --speed-gate
 	KindSharedRerun = "shared-rerun" // runs dropped because their target was shared
 	KindNotATime    = "not-a-time"   // a run's time is not one (non-finite, not positive, absurd)
+	// KindKernelThreads: the target's own per-CPU kernel threads took a
+	// share of it, which is said and not judged as sharing.
+	KindKernelThreads = "kernel-threads"
 )
 
 // The kinds of a run's own warnings (Run.Warnings), about the run of

@@ -130,11 +130,8 @@ fails halfway puts back what it did. corepin system reset undoes it all.`,
 		}
 		t.WriteText(in.Stdout)
 		tune.warn(in.Stderr, asked.Request())
+		warnUnmoved(in.Stderr, t)
 		fmt.Fprintf(in.Stdout, "the old values are in %s; corepin system reset puts them back\n", m.JournalPath())
-		if unmoved := system.UnmovedIRQs(t.Result); len(unmoved) > 0 {
-			// The rest of the tune holds; the target still gets these.
-			return &exitError{code: 1, err: fmt.Errorf("%d IRQ(s) could not be moved off CPUs %s, which still get them: %s", len(unmoved), cpus, strings.Join(unmoved, "; "))}
-		}
 		return nil
 	}
 	tf.register(c)
@@ -260,10 +257,17 @@ func (f *tuneFlags) start(in *cli.Invocation, cpus cpuset.Set, what string) (*sy
 		return nil, fmt.Errorf("tuning the machine for the run: %w", err)
 	}
 	f.warn(in.Stderr, asked.Request())
-	for _, u := range system.UnmovedIRQs(t.Result) {
-		fmt.Fprintln(in.Stderr, "corepin: warning: not moved off the target, which still gets it:", u) // the tune's record in run.json has it too
-	}
+	warnUnmoved(in.Stderr, t)
 	return t, nil
+}
+
+// warnUnmoved says each IRQ the kernel would not move off the target: the
+// rest of the tune holds, and the target still gets these (the tune's
+// record, in run.json and the journal, has them too).
+func warnUnmoved(w io.Writer, t *system.Tuned) {
+	for _, u := range system.UnmovedIRQs(t.Result) {
+		fmt.Fprintln(w, "corepin: warning: not moved off the target, which still gets it:", u)
+	}
 }
 
 // forRun is the tune a run asks for on cpus, nil when none: the run makes

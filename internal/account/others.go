@@ -35,6 +35,7 @@ func OthersBetween(before, after busy.Reading, work, own time.Duration, workSour
 	if o.CPUs > 0 {
 		o.Share = min(1, o.S/(o.WindowS*float64(o.CPUs)))
 	}
+	o.KernelS, o.KernelThreads = kernelBetween(before.Kernel, after.Kernel)
 	if before.Steal != nil && after.Steal != nil {
 		for cpu, t := range after.Steal {
 			steal += max(0, t-before.Steal[cpu])
@@ -43,6 +44,31 @@ func OthersBetween(before, after busy.Reading, work, own time.Duration, workSour
 		o.StealS = &s
 	}
 	return o
+}
+
+// kernelBetween is the time the target's own per-CPU kernel threads ran
+// between two readings, and each one's that ran, most first. A thread
+// read only once (it ended in the window) is left out: its time is not
+// known, and stays with the others'.
+func kernelBetween(before, after []busy.KernelThread) (float64, []evidence.Preemptor) {
+	at := map[int]time.Duration{}
+	for _, k := range before {
+		at[k.PID] = k.Run
+	}
+	var sum time.Duration
+	var ran []evidence.Preemptor
+	for _, k := range after {
+		from, ok := at[k.PID]
+		if !ok || k.Run <= from {
+			continue
+		}
+		sum += k.Run - from
+		ran = append(ran, evidence.Preemptor{PID: k.PID, Comm: k.Comm, OnCPUS: (k.Run - from).Seconds()})
+	}
+	slices.SortFunc(ran, func(a, b evidence.Preemptor) int {
+		return cmp.Or(cmp.Compare(b.OnCPUS, a.OnCPUS), cmp.Compare(a.PID, b.PID))
+	})
+	return sum.Seconds(), ran
 }
 
 // TreeWindow is what was read of a command's run around it, for the

@@ -52,3 +52,22 @@ func TestPreemptors(t *testing.T) {
 		t.Errorf("preemptors %+v, want sshd (20) then main (10) at 3 ms", got)
 	}
 }
+
+// The target's own kernel threads' time between the readings is said
+// apart, each that ran most first; one read only once (it ended, or
+// started, in the window) is left out, and its time stays with the
+// others'.
+func TestOthersSayTheTargetsOwnKernelThreads(t *testing.T) {
+	before := busy.Reading{At: time.Second, Tasks: map[int]time.Duration{3: 10 * time.Second}, Source: busy.ProcStat,
+		Kernel: []busy.KernelThread{{PID: 26, Comm: "migration/3", Run: time.Second}, {PID: 27, Comm: "ksoftirqd/3", Run: time.Second}, {PID: 40, Comm: "kworker/3:0", Run: time.Second}}}
+	after := busy.Reading{At: 2 * time.Second, Tasks: map[int]time.Duration{3: 10*time.Second + 900*time.Millisecond}, Source: busy.ProcStat,
+		Kernel: []busy.KernelThread{{PID: 26, Comm: "migration/3", Run: time.Second + 2*time.Millisecond}, {PID: 27, Comm: "ksoftirqd/3", Run: time.Second + 5*time.Millisecond},
+			{PID: 41, Comm: "kworker/3:1", Run: 7 * time.Millisecond}}}
+	o := OthersBetween(before, after, 800*time.Millisecond, 0, "cgroup", true)
+	if o == nil || o.KernelS < 0.00699 || o.KernelS > 0.00701 || o.S < 0.0999 || o.S > 0.1001 {
+		t.Fatalf("others %+v: want 100 ms, 7 ms of it the kernel threads'", o)
+	}
+	if k := o.KernelThreads; len(k) != 2 || k[0].Comm != "ksoftirqd/3" || k[1].Comm != "migration/3" {
+		t.Errorf("kernel threads %+v: want ksoftirqd/3 then migration/3", k)
+	}
+}

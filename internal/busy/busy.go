@@ -3,7 +3,9 @@
 // cpuacct cgroup's per-CPU usage where a cpuacct hierarchy is mounted
 // whole, else /proc/stat's per-CPU ticks. Two readings around a run are
 // the window whose time the judge splits between the work, corepin's own
-// threads and the others (internal/judge).
+// threads and the others (internal/judge). Beside it, each reading has
+// the run time of the target's own per-CPU kernel threads, which are
+// part of the others' time and said apart.
 package busy
 
 import "time"
@@ -24,4 +26,17 @@ type Reading struct {
 	Tasks  map[int]time.Duration // per target CPU, every task's time
 	Steal  map[int]time.Duration // per target CPU, nil where unknown
 	Source string                // Cpuacct or ProcStat
+	// Kernel are the run times of the target's own per-CPU kernel
+	// threads, found once when the meter was made, read beside the busy
+	// time; a thread that has ended is not among them.
+	Kernel []KernelThread
+}
+
+// KernelThread is one kernel thread allowed on the target CPUs alone
+// (migration/3, ksoftirqd/3, kworker/3:1H), and the time it had run at a
+// reading, from its schedstat (nanoseconds).
+type KernelThread struct {
+	PID  int
+	Comm string
+	Run  time.Duration
 }

@@ -19,12 +19,15 @@ type Meter struct {
 	root    fsroot.Root
 	cpus    cpuset.Set
 	cpuacct string // the root account's file; "" for /proc/stat alone
+	kernel  []kernelThread
 }
 
 // NewMeter is a meter of cpus under root, with the cgroup hierarchies h
-// (nil where they could not be read: /proc/stat alone).
+// (nil where they could not be read: /proc/stat alone). It finds the
+// target's own per-CPU kernel threads now, with a scan of /proc that has
+// no place between a run's readings; Close lets go of them.
 func NewMeter(root fsroot.Root, h *cgroupfs.Hierarchies, cpus cpuset.Set) *Meter {
-	b := &Meter{root: root, cpus: cpus}
+	b := &Meter{root: root, cpus: cpus, kernel: findKernelThreads(root, cpus)}
 	if h == nil {
 		return b
 	}
@@ -34,14 +37,29 @@ func NewMeter(root fsroot.Root, h *cgroupfs.Hierarchies, cpus cpuset.Set) *Meter
 	return b
 }
 
+// Close closes the kernel threads' files; the meter reads no more of
+// them after it.
+func (b *Meter) Close() {
+	closeKernel(b.kernel)
+	b.kernel = nil
+}
+
 // CPUs are the CPUs the meter reads.
 func (b *Meter) CPUs() cpuset.Set { return b.cpus }
 
 // Read takes one reading; ok is false when neither source could be read.
 // Its moment is the busy time's own read, and the calling thread's CPU
 // time is read beside it, so that work on that thread can be counted over
-// the same window; the steal ticks are read after.
+// the same window; the steal ticks and the kernel threads' run times are
+// read after.
 func (b *Meter) Read() (r Reading, ok bool) {
+	r, ok = b.readBusy()
+	r.Kernel = readKernel(b.kernel)
+	return r, ok
+}
+
+// readBusy reads the busy time, the reading thread's and the steal.
+func (b *Meter) readBusy() (r Reading, ok bool) {
 	if b.cpuacct != "" {
 		r.At, r.Wall = monotonic(), time.Now()
 		data, err := fsroot.ReadFile(b.cpuacct)

@@ -1,6 +1,11 @@
 package busy
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 
 	"corepin.dev/corepin/cpuset"
@@ -42,5 +47,68 @@ func TestMeterWithoutCgroups(t *testing.T) {
 	r, ok := NewMeter(fsroot.Host, nil, cpuset.Of(0)).Read()
 	if !ok || r.Source != ProcStat {
 		t.Errorf("read %v from %q, want /proc/stat's", ok, r.Source)
+	}
+}
+
+// The meter finds the target's own per-CPU kernel threads (migration/N
+// runs on every CPU of an SMP kernel) and reads their run times, which
+// only grow; after Close it reads none.
+func TestMeterReadsTheTargetsKernelThreads(t *testing.T) {
+	cpus, err := sched.GetAffinity(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := cpuset.Of(cpus.CPUs()[cpus.Len()-1])
+	m := NewMeter(fsroot.Host, nil, target)
+	defer m.Close()
+	a, _ := m.Read()
+	b, _ := m.Read()
+	migration := fmt.Sprintf("migration/%d", target.First())
+	var found bool
+	for _, k := range b.Kernel {
+		found = found || k.Comm == migration
+		for _, was := range a.Kernel {
+			if was.PID == k.PID && k.Run < was.Run {
+				t.Errorf("%s (%d) ran %v, then %v", k.Comm, k.PID, was.Run, k.Run)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no %s among the kernel threads of CPU %s: %+v", migration, target, b.Kernel)
+	}
+	m.Close()
+	if r, _ := m.Read(); r.Kernel != nil {
+		t.Errorf("read %+v after Close", r.Kernel)
+	}
+}
+
+// Only kernel threads (PF_KTHREAD, or children of kthreadd) allowed on
+// the target alone are the target's own: not one allowed on more CPUs,
+// nor a user task pinned there.
+func TestKernelThreadsOfTheTarget(t *testing.T) {
+	root := t.TempDir()
+	task := func(pid, ppid int, comm string, flags uint64, allowed, run string) {
+		p := strconv.Itoa(pid)
+		dir := filepath.Join(root, "proc", p, "task", p)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		stat := fmt.Sprintf("%d (%s) S %d 0 0 0 -1 %d 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n", pid, comm, ppid, flags)
+		for name, data := range map[string]string{"stat": stat, "status": "Name:\t" + comm + "\nCpus_allowed_list:\t" + allowed + "\n", "task/" + p + "/schedstat": run + " 0 1\n"} {
+			if err := os.WriteFile(filepath.Join(root, "proc", p, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	task(26, 2, "migration/3", 0x00208040, "3", "5000")
+	task(27, 2, "ksoftirqd/3", 0, "3", "7000") // a kthreadd child whose flags do not say so
+	task(12, 2, "kworker/u16:0", 0x04208060, "0-3", "9000")
+	task(500, 1, "pinned", 0x00400100, "3", "11000")
+	m := NewMeter(fsroot.Root(root), nil, cpuset.Of(3))
+	defer m.Close()
+	r, _ := m.Read()
+	want := []KernelThread{{PID: 26, Comm: "migration/3", Run: 5000}, {PID: 27, Comm: "ksoftirqd/3", Run: 7000}}
+	if !slices.Equal(r.Kernel, want) {
+		t.Errorf("kernel threads %+v, want %+v", r.Kernel, want)
 	}
 }

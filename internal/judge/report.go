@@ -112,6 +112,24 @@ func long(rep *evidence.Scheduling) bool { return workCPU(rep) >= MinWorkCPU }
 // own resolution.
 func floor(o *evidence.Others) time.Duration { return MinOthers + duration(o.ResolutionS) }
 
+// judgedS is the others' time the judge weighs: S less the target's own
+// per-CPU kernel threads (KernelS), which no shield or tune moves, and
+// less the readings' resolution, by which /proc/stat's ticks alone may
+// make others of nothing. Others of the nanosecond account (cpuacct)
+// have no resolution to take off: a competitor is judged by all of its
+// time.
+func judgedS(o *evidence.Others) time.Duration {
+	return max(0, duration(o.S-o.KernelS-o.ResolutionS))
+}
+
+// judgedShare is judgedS's share of the target's time in the window.
+func judgedShare(o *evidence.Others) float64 {
+	if o.WindowS <= 0 || o.CPUs <= 0 {
+		return o.Share
+	}
+	return min(1, judgedS(o).Seconds()/(o.WindowS*float64(o.CPUs)))
+}
+
 // sharing judges the target: shared or not, too short to say, or work
 // that mostly slept.
 func sharing(f *facts) []Finding {
@@ -126,9 +144,9 @@ func sharing(f *facts) []Finding {
 		n := find(results.KindTooShort, Note, nil, coarseOf(o))
 		v.Sharing, v.Note = TooShort, &n
 		return []Finding{n}
-	case duration(o.S) <= floor(o) || o.Share <= f.rules.maxOthers():
+	case judgedS(o) <= MinOthers || judgedShare(o) <= f.rules.maxOthers():
 		v.Sharing = NotShared
-		return nil
+		return kernelThreads(f, o)
 	}
 	if p, ok := slept(rep, o); ok {
 		n := find(results.KindTooShort, Note, nil, p)
@@ -142,10 +160,11 @@ func sharing(f *facts) []Finding {
 // the floor and --max-others, for work that wanted its CPU.
 func sharedTarget(f *facts, o *evidence.Others) Finding {
 	p := shared{share: o.Share, othersS: o.S, windowS: o.WindowS, cpus: o.CPUs, source: othersSource(o),
-		preemptors: evidence.PreemptorsText(f.rep.Sharing.Preemptors), maxOthers: f.rules.maxOthers()}
+		preemptors: evidence.PreemptorsText(f.rep.Sharing.Preemptors), maxOthers: f.rules.maxOthers(),
+		judged: judgedShare(o), kernelS: o.KernelS, resolutionS: o.ResolutionS}
 	sev := Warn
 	switch {
-	case o.Share <= max(InvalidOthers, p.maxOthers):
+	case p.judged <= max(InvalidOthers, p.maxOthers):
 		p.verdict = SharedWarned
 	case f.rules.AllowSharing:
 		p.verdict = SharedAllowed
@@ -154,6 +173,20 @@ func sharedTarget(f *facts, o *evidence.Others) Finding {
 	}
 	f.verdict.Sharing = p.verdict
 	return find(results.KindShared, sev, ptr(o.Share), p)
+}
+
+// kernelThreads says, as a note, the target's own per-CPU kernel threads'
+// time where it matters: where they alone took more of the target than
+// --max-others, which the judge would otherwise have called sharing.
+func kernelThreads(f *facts, o *evidence.Others) []Finding {
+	if o.WindowS <= 0 || o.CPUs <= 0 {
+		return nil
+	}
+	share := o.KernelS / (o.WindowS * float64(o.CPUs))
+	if duration(o.KernelS) <= MinOthers || share <= f.rules.maxOthers() {
+		return nil
+	}
+	return []Finding{find(results.KindKernelThreads, Note, ptr(share), ownKernel{share: share, s: o.KernelS, windowS: o.WindowS, threads: evidence.PreemptorsText(o.KernelThreads)})}
 }
 
 // isCoarse reports whether the target's account is too coarse for the

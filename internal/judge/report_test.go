@@ -18,6 +18,7 @@ type work struct {
 	workCPU, wait   float64
 	busy, usable    int
 	others          float64
+	kernel          float64 // of others, the target's own kernel threads'
 	source          string
 	coverage        float64
 	residencySource string
@@ -39,6 +40,9 @@ func (r work) report() *evidence.Scheduling {
 			CPUs: r.usable, WindowS: wall, WorkS: r.workCPU, BusyS: r.workCPU + r.others}
 		if r.source == "proc_stat" {
 			o.ResolutionS, o.Exact = 0.02*float64(r.usable), false
+		}
+		if r.kernel > 0 {
+			o.KernelS, o.KernelThreads = r.kernel, []evidence.Preemptor{{PID: 26, Comm: "migration/1", OnCPUS: r.kernel}}
 		}
 		sh.Others = o
 	}
@@ -79,6 +83,17 @@ var reportCases = []struct {
 	{"a lower --max-others", Rules{MaxOthers: 0.005}, with(func(r *work) { r.others = 0.01 }).report()},
 	{"below the floor", Rules{MaxOthers: 0.0001}, with(func(r *work) { r.others = 0.0008 }).report()},
 	{"/proc/stat's ticks are not sharing", Rules{MaxOthers: 0.001}, with(func(r *work) { r.others, r.source = 0.015, "proc_stat" }).report()},
+	// Above --max-others by less than the ticks' resolution: the ticks
+	// alone may have made it (exec -- true in an isolcpus guest).
+	{"/proc/stat's ticks within their resolution", Rules{}, with(func(r *work) { r.window, r.others, r.source = 0.5, 0.029, "proc_stat" }).report()},
+	// The target's own per-CPU kernel threads are said, not judged as
+	// sharing: no shield moves them.
+	{"the target's own kernel threads", Rules{}, with(func(r *work) { r.others, r.kernel = 0.05, 0.045 }).report()},
+	{"the target's own kernel threads, a little", Rules{}, with(func(r *work) { r.others, r.kernel = 0.01, 0.009 }).report()},
+	// A competitor is judged by all of its time, beside the kernel
+	// threads and the ticks.
+	{"shared beside the target's own kernel threads", Rules{}, with(func(r *work) { r.others, r.kernel = 0.5, 0.01 }).report()},
+	{"shared, from /proc/stat", Rules{}, with(func(r *work) { r.others, r.source = 0.5, "proc_stat" }).report()},
 	{"shared", Rules{}, with(func(r *work) { r.others = 0.5 }).report()},
 	// The others' time accounts for the wait: the work waited behind
 	// them, which the sharing verdict says, never "cause unknown".

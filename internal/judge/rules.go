@@ -84,7 +84,7 @@ type rule struct {
 // said. The re-runs of shared and slowed runs (Reruns) and a target gone
 // offline (Offline) are judged as the runs go, by what they count.
 var rules = []rule{
-	{[]string{results.KindTooShort, results.KindShared}, onReport, sharing},
+	{[]string{results.KindTooShort, results.KindShared, results.KindKernelThreads}, onReport, sharing},
 	{[]string{results.KindOwnWait, results.KindWait}, onReport, wait},
 	{[]string{results.KindOwnThreads}, onReport, ownThreads},
 	{[]string{results.KindCoverage}, onReport, coverage},

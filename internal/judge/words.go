@@ -77,11 +77,27 @@ type shared struct {
 	source     string // where others' time comes from
 	preemptors string // who they were, where traced
 	maxOthers  float64
+	// judged is the share the verdict weighs: others' time less the
+	// target's own kernel threads' (kernelS) and the readings'
+	// resolution (resolutionS).
+	judged               float64
+	kernelS, resolutionS float64
 }
 
 func (p shared) text(fl Flags) string {
-	what := fmt.Sprintf("others took %.1f%% of the target CPU's time (%s of %s on %d CPU(s), from %s)",
-		100*p.share, results.FormatSeconds(p.othersS), results.FormatSeconds(p.windowS), p.cpus, p.source)
+	var less []string
+	if p.kernelS > 0 {
+		less = append(less, "the target's own per-CPU kernel threads' "+results.FormatSeconds(p.kernelS))
+	}
+	if p.resolutionS > 0 {
+		less = append(less, "the readings' "+results.FormatSeconds(p.resolutionS)+" resolution")
+	}
+	judged := ""
+	if len(less) > 0 {
+		judged = fmt.Sprintf("; %.1f%% without %s", 100*p.judged, strings.Join(less, " and "))
+	}
+	what := fmt.Sprintf("others took %.1f%% of the target CPU's time (%s of %s on %d CPU(s), from %s%s)",
+		100*p.share, results.FormatSeconds(p.othersS), results.FormatSeconds(p.windowS), p.cpus, p.source, judged)
 	if p.preemptors != "" {
 		what += ": " + p.preemptors
 	}
@@ -92,6 +108,21 @@ func (p shared) text(fl Flags) string {
 		return sharedPrefix + what + advise(" (allowed by %s)", fl.AllowSharing)
 	}
 	return sharedPrefix + what
+}
+
+// ownKernel is the target's own per-CPU kernel threads' time, above
+// --max-others: said, and left out of the others' time judged.
+type ownKernel struct {
+	share, s, windowS float64
+	threads           string // who they were
+}
+
+func (p ownKernel) text(Flags) string {
+	what := fmt.Sprintf("the target CPU's own per-CPU kernel threads ran %.1f%% of its time (%s of %s)", 100*p.share, results.FormatSeconds(p.s), results.FormatSeconds(p.windowS))
+	if p.threads != "" {
+		what += ": " + p.threads
+	}
+	return what + "; every CPU has them and no shield or tune moves them, so the judge leaves them out of the others' time it weighs"
 }
 
 // coarse is a run too short for /proc/stat's ticks to judge.

@@ -666,6 +666,7 @@ func (t *Tree) Account() {
 // Close takes the terminal back and removes the run's cgroup; the tree
 // must have been ended.
 func (t *Tree) Close() {
+	t.meter.Close()
 	if t.takeBack != nil {
 		t.takeBack()
 	}

@@ -195,6 +195,17 @@ type Others struct {
 	// StealS is the time the hypervisor ran something else on the target
 	// CPUs' physical cores (/proc/stat's steal); null where unknown.
 	StealS *float64 `json:"steal_s"`
+	// KernelS is the part of S that the target's own per-CPU kernel
+	// threads ran (migration/N, ksoftirqd/N, cpuhp/N, kworker/N:M: the
+	// kernel threads allowed on target CPUs alone, found before the
+	// run), from their schedstat run times in nanoseconds at both
+	// readings. They are the CPU's own housekeeping, on every CPU, and
+	// no shield or tune moves them, so the judge leaves them out of the
+	// others' time it judges, and says them. One started during the run
+	// is not among them and stays in S as any other task. KernelThreads
+	// are those that ran in the window, most first.
+	KernelS       float64     `json:"kernel_s,omitempty"`
+	KernelThreads []Preemptor `json:"kernel_threads,omitempty"`
 }
 
 // Preemptor is a process outside the work that ran on the target during

@@ -263,6 +263,9 @@ type Change struct {
 	// BestEffort changes (IRQs: some cannot move) are reported when the
 	// kernel refuses them, and the tune goes on.
 	BestEffort bool `json:"best_effort,omitempty"`
+	// What names, in words, what the file sets where its path does not
+	// say it to a person: "IRQ 0 (timer)".
+	What string `json:"what,omitempty"`
 }
 
 // ResetReport is what a reset put back and what it could not.
@@ -411,6 +414,9 @@ type Done struct {
 type Refusal struct {
 	Change
 	Error string `json:"error"`
+	// Errno is the name of the errno the kernel refused the write with
+	// ("EIO"); "" when it took the write but the value did not hold.
+	Errno string `json:"errno,omitempty"`
 }
 
 // TuneResult is what a tune did.

@@ -141,9 +141,22 @@ func parseInterrupts(text string) map[string]irqLine {
 	return out
 }
 
+// irqLabel names an IRQ for a person: its number and, where
+// /proc/interrupts gives one, its device ("IRQ 0 (timer)"), as system
+// show names it.
+func irqLabel(q evidence.IRQ) string {
+	if w := lastWord(q.Name); w != "" {
+		return fmt.Sprintf("IRQ %s (%s)", q.Number, w)
+	}
+	return "IRQ " + q.Number
+}
+
 // UnmovedIRQs says which IRQs a tune asked off the target the kernel
-// refused to move, and why, one line each: the target still gets them.
-// The refusals are a tune's best-effort IRQ changes (see Plan).
+// refused to move, one line each with the errno ("IRQ 0 (timer): the
+// kernel refuses to move it (EIO)"): the target still gets them. The x86
+// timer and cascade IRQs and managed IRQs never move; they are a tune's
+// best-effort changes (see Plan), which the rest of the tune does not
+// wait on.
 func UnmovedIRQs(r *evidence.TuneResult) []string {
 	if r == nil {
 		return nil
@@ -154,14 +167,16 @@ func UnmovedIRQs(r *evidence.TuneResult) []string {
 		if !ok {
 			continue
 		}
-		n, _, _ = strings.Cut(n, "/")
-		why := x.Error
-		for _, name := range []string{"EIO", "EPERM", "EINVAL"} {
-			if strings.HasSuffix(x.Error, "("+name+")") {
-				why = "the kernel keeps its affinity, as it does for managed, per-CPU and legacy interrupts (" + x.Error + ")"
-			}
+		what := x.What
+		if what == "" { // a tune recorded before refusals named their IRQ
+			n, _, _ = strings.Cut(n, "/")
+			what = "IRQ " + n
 		}
-		out = append(out, fmt.Sprintf("IRQ %s: %s", n, why))
+		why := "the kernel did not keep the new affinity: " + x.Error
+		if x.Errno != "" {
+			why = "the kernel refuses to move it (" + x.Errno + ")"
+		}
+		out = append(out, what+": "+why)
 	}
 	return out
 }

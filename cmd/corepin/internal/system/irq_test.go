@@ -1,6 +1,7 @@
 package system
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,14 +59,20 @@ func TestPerCPUInterruptsAdviseNothing(t *testing.T) {
 	}
 }
 
-// The IRQs a tune could not move are said, each with why.
+// The IRQs a tune could not move are said, each with its errno; a
+// refusal recorded before refusals named their IRQ is said by its number.
 func TestUnmovedIRQs(t *testing.T) {
 	r := &evidence.TuneResult{Refused: []evidence.Refusal{
-		{Change: evidence.Change{Path: "proc/irq/0/smp_affinity_list"}, Error: `writing "0" to proc/irq/0/smp_affinity_list: input/output error (EIO)`},
+		{Change: evidence.Change{Path: "proc/irq/0/smp_affinity_list", What: "IRQ 0 (timer)"}, Errno: "EIO",
+			Error: `writing "0" to proc/irq/0/smp_affinity_list: input/output error (EIO)`},
+		{Change: evidence.Change{Path: "proc/irq/2/smp_affinity_list"}, Error: `writing "0" to proc/irq/2/smp_affinity_list: it reads back "0-1"`},
 		{Change: evidence.Change{Path: "sys/fs/cgroup/cpuset/x/cpuset.cpus"}, Error: "busy"},
 	}}
-	got := UnmovedIRQs(r)
-	if len(got) != 1 || !strings.HasPrefix(got[0], "IRQ 0: the kernel keeps its affinity") || !strings.Contains(got[0], "(EIO)") {
-		t.Errorf("unmoved %q", got)
+	want := []string{
+		"IRQ 0 (timer): the kernel refuses to move it (EIO)",
+		`IRQ 2: the kernel did not keep the new affinity: writing "0" to proc/irq/2/smp_affinity_list: it reads back "0-1"`,
+	}
+	if got := UnmovedIRQs(r); !slices.Equal(got, want) {
+		t.Errorf("unmoved %q, want %q", got, want)
 	}
 }

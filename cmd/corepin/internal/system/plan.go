@@ -113,7 +113,7 @@ func Plan(f *evidence.Facts, req evidence.TuneRequest) ([]evidence.Change, error
 				continue // no affinity moves it (see irqChecks)
 			}
 			add(evidence.Change{Path: irqDir + "/" + q.Number + "/smp_affinity_list", Value: away(q.Affinity).String(), Kind: List, Was: q.Affinity.String(),
-				Why: "IRQ " + q.Number + " off the target", BestEffort: true})
+				Why: "IRQ " + q.Number + " off the target", BestEffort: true, What: irqLabel(q)})
 		}
 	}
 	if req.Idle {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"corepin.dev/corepin/results/evidence"
 )
@@ -34,6 +35,12 @@ func TuneFor(ctx context.Context, m *Machine, req evidence.TuneRequest, command 
 	}
 	t.Result = res
 	t.Result.Skipped = Skipped(f, req)
+	if err := nothingDone(res, req); err != nil {
+		if _, rerr := t.session.Reset(); rerr != nil {
+			err = fmt.Errorf("%w; clearing its journal: %v", err, rerr)
+		}
+		return nil, err
+	}
 	if req.Shield && ctx.Err() == nil {
 		if t.shield, t.Shield, err = startShield(m, t.session, req.CPUs); err != nil {
 			if _, rerr := t.session.Reset(); rerr != nil {
@@ -50,6 +57,17 @@ func TuneFor(ctx context.Context, m *Machine, req evidence.TuneRequest, command 
 		return nil, fmt.Errorf("%w (the %d changes made were put back)", err, len(t.Reset.Restored))
 	}
 	return t, nil
+}
+
+// nothingDone is the error of a tune that did nothing it asked for
+// because the kernel refused every change (every IRQ asked off the target
+// stays); nil when something was done or relied on, when the shield is
+// still to come, and when nothing needed changing.
+func nothingDone(res *evidence.TuneResult, req evidence.TuneRequest) error {
+	if len(res.Refused) == 0 || len(res.Done) > 0 || len(res.Relied) > 0 || req.Shield {
+		return nil
+	}
+	return fmt.Errorf("the tune did nothing: the kernel refused every change it asked for: %s", strings.Join(UnmovedIRQs(res), "; "))
 }
 
 // Keep makes the tune stand until `corepin system reset`: a system tune

@@ -113,6 +113,15 @@ func errno(err error) string {
 	return err.Error()
 }
 
+// errnoName is the name of err's errno ("EIO"), "" when it has none.
+func errnoName(err error) string {
+	var en unix.Errno
+	if errors.As(err, &en) {
+		return unix.ErrnoName(en)
+	}
+	return ""
+}
+
 // Session is one process's changes: its layer of the journal.
 type Session struct {
 	m       *Machine
@@ -189,6 +198,7 @@ func (s *Session) apply(ctx context.Context, j *Journal, changes []evidence.Chan
 			res.Done = append(res.Done, evidence.Done{Change: c, Old: strings.TrimSpace(string(old)), ReadBack: strings.TrimSpace(string(now))})
 			continue
 		}
+		refusedWith := errnoName(werr) // the write's own errno, not the read-back's
 		werr = &WriteError{Path: c.Path, Value: c.Value, ReadBack: strings.TrimSpace(string(now)), Err: firstErr(werr, rerr, ErrNotHeld)}
 		if rerr == nil && string(now) == string(old) {
 			// Refused and unchanged: nothing to put back.
@@ -203,7 +213,7 @@ func (s *Session) apply(ctx context.Context, j *Journal, changes []evidence.Chan
 			}
 		}
 		if c.BestEffort {
-			res.Refused = append(res.Refused, evidence.Refusal{Change: c, Error: werr.Error()})
+			res.Refused = append(res.Refused, evidence.Refusal{Change: c, Error: werr.Error(), Errno: refusedWith})
 			continue
 		}
 		return fail(werr)

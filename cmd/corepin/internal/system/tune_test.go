@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -580,5 +581,65 @@ func TestTuneRefusesWhatTheMachineCannotDo(t *testing.T) {
 	}
 	if changes, err := Plan(mustRead(t, phone, target), evidence.TuneRequest{CPUs: target}); err != nil || len(changes) == 0 {
 		t.Errorf("the phone's default tune: %v, %d changes", err, len(changes))
+	}
+}
+
+// An IRQ the kernel will not move (as it never moves the x86 timer: EIO)
+// is named, with its
+// errno, among the tune's refusals, and the rest of the tune holds and is
+// put back; a tune whose every change the kernel refused did nothing, and
+// fails, leaving no journal behind.
+func TestTuneGoesOnPastAnIRQThatCannotMove(t *testing.T) {
+	t.Parallel()
+	target := cpuset.Of(1)
+	root := copyTree(t, "acpi-cpufreq")
+	if err := os.RemoveAll(filepath.Join(root, cpufreqDir)); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, root)
+	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
+	refuse := func(irqs ...string) {
+		m.write = func(path string, data []byte) error {
+			if slices.Contains(irqs, filepath.Base(filepath.Dir(path))) && filepath.Base(path) == "smp_affinity_list" {
+				return &os.PathError{Op: "write", Path: path, Err: unix.EIO}
+			}
+			return writeFile(path, data)
+		}
+	}
+	refuse("4")
+	tuned, err := TuneFor(t.Context(), m, evidence.TuneRequest{CPUs: target, IRQs: true}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := UnmovedIRQs(tuned.Result); !slices.Equal(got, []string{"IRQ 4 (ttyS0): the kernel refuses to move it (EIO)"}) {
+		t.Errorf("unmoved %q", got)
+	}
+	moved := false
+	for _, d := range tuned.Result.Done {
+		moved = moved || d.Path == "proc/irq/24/smp_affinity_list"
+	}
+	if !moved {
+		t.Errorf("IRQ 24 was not moved beside the one that refused: %+v", tuned.Result.Done)
+	}
+	if err := tuned.Undo(); err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, before, snapshot(t, root))
+
+	// Everything else holds already; the IRQs all refuse.
+	for path, value := range map[string]string{"proc/sys/kernel/perf_event_max_sample_rate": "1\n", "proc/irq/default_smp_affinity": "1\n"} {
+		if err := os.WriteFile(filepath.Join(root, path), []byte(value), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before = snapshot(t, root)
+	refuse("4", "24")
+	_, err = TuneFor(t.Context(), m, evidence.TuneRequest{CPUs: target, IRQs: true}, "test")
+	if err == nil || !strings.Contains(err.Error(), "the tune did nothing") || !strings.Contains(err.Error(), "IRQ 24 (eth0-TxRx-0): the kernel refuses to move it (EIO)") {
+		t.Errorf("a tune the kernel refused wholly: %v", err)
+	}
+	sameTree(t, before, snapshot(t, root))
+	if j, _ := ReadJournal(m.JournalPath()); j != nil {
+		t.Errorf("journal left: %+v", j)
 	}
 }

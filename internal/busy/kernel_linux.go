@@ -1,0 +1,85 @@
+package busy
+
+import (
+	"os"
+	"strconv"
+
+	"corepin.dev/corepin/cpuset"
+	"corepin.dev/corepin/fsroot"
+	"corepin.dev/corepin/internal/procfs"
+)
+
+// kthreadd is the PID of the kernel's thread that starts the others: a
+// kernel thread is its child, when its stat flags do not say PF_KTHREAD.
+const kthreadd = 2
+
+// kernelThread is a per-CPU kernel thread of the target, with its
+// schedstat file kept open: a read of it then costs one pread, and fails
+// (ESRCH) once the thread is gone, so that a PID the kernel gave to
+// another task is never read as this one.
+type kernelThread struct {
+	pid  int
+	comm string
+	f    *os.File
+}
+
+// findKernelThreads opens the schedstat of every kernel thread allowed on
+// cpus alone (migration/N, ksoftirqd/N, cpuhp/N, kworker/N:M): a scan of
+// /proc, made once before a run, off its window. A task that cannot be
+// read is passed over: it is no kernel thread of ours to count, and its
+// time stays with the others'.
+func findKernelThreads(root fsroot.Root, cpus cpuset.Set) []kernelThread {
+	pids, err := procfs.PIDs(root)
+	if err != nil {
+		return nil
+	}
+	var out []kernelThread
+	for _, pid := range pids {
+		st, err := procfs.ReadTaskStat(root, pid)
+		if err != nil || !(st.Kernel() || st.PPid == kthreadd) {
+			continue
+		}
+		status, err := procfs.ReadStatus(root, pid)
+		if err != nil {
+			continue
+		}
+		allowed, err := cpuset.Parse(status.CPUsAllowed)
+		if err != nil || allowed.IsEmpty() || !allowed.IsSubsetOf(cpus) {
+			continue
+		}
+		p := strconv.Itoa(pid)
+		f, err := os.Open(root.Path("/proc/" + p + "/task/" + p + "/schedstat"))
+		if err != nil {
+			continue
+		}
+		out = append(out, kernelThread{pid: pid, comm: st.Comm, f: f})
+	}
+	return out
+}
+
+// readKernel reads each kernel thread's run time; one that is gone or
+// cannot be read is left out.
+func readKernel(ks []kernelThread) []KernelThread {
+	if len(ks) == 0 {
+		return nil
+	}
+	out := make([]KernelThread, 0, len(ks))
+	var buf [128]byte
+	for _, k := range ks {
+		// A whole file, shorter than buf, ends in io.EOF; a thread that
+		// is gone reads nothing (ESRCH).
+		n, _ := k.f.ReadAt(buf[:], 0)
+		s, err := procfs.ParseSchedStat(buf[:n])
+		if err != nil {
+			continue
+		}
+		out = append(out, KernelThread{PID: k.pid, Comm: k.comm, Run: s.Run})
+	}
+	return out
+}
+
+func closeKernel(ks []kernelThread) {
+	for _, k := range ks {
+		k.f.Close()
+	}
+}
