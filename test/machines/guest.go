@@ -157,9 +157,9 @@ func runTests(ctx context.Context, manifest string, extra []string) ([]testResul
 	var out []testResult
 	for _, b := range bins {
 		start := time.Now()
-		cctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		// -test.v for each test's time (extra may turn it off again).
-		args := append(append([]string{"-test.timeout=14m", "-test.v"}, b.Flags...), extra...)
+		args := append(append([]string{"-test.timeout=9m", "-test.v"}, b.Flags...), extra...)
 		cmd := exec.CommandContext(cctx, b.Bin, args...)
 		cmd.Dir = b.Dir
 		var buf bytes.Buffer
