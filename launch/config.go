@@ -7,7 +7,6 @@ import (
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
-	"corepin.dev/corepin/internal/oncpu"
 	"corepin.dev/corepin/session"
 )
 
@@ -40,7 +39,8 @@ type Config struct {
 	ForwardSignals bool
 	// Signals, when set, are passed on to the command instead: signals
 	// that arrived before the command ran are passed on as soon as it
-	// runs (see internal/interrupt's Forward).
+	// runs, so a program that caught them first (as corepin's command
+	// does, to end every command alike) loses none.
 	Signals <-chan os.Signal
 	// Observe follows and measures the command's threads without putting
 	// back what drifted: for programs whose own scheduling choices must be
@@ -56,7 +56,7 @@ type Config struct {
 	Node *int
 	// OnCPU, when set, is a tracer of the target CPUs whose snapshots
 	// around the run name who else ran there (see Sharing.Preemptors).
-	OnCPU *oncpu.Tracer
+	OnCPU *Tracer
 	// Guard, when set, finishes the run's end should this process be
 	// killed first (corepin's command hands it its guard process, see
 	// Guard); without one, a killed process leaves its run to the next
@@ -66,8 +66,8 @@ type Config struct {
 
 // Guard is told of what a run makes that would outlive this process, as
 // it makes it, by a process that ends it should this one be killed
-// before it has (corepin's guard, internal/guard). Start comes first; the
-// others are said to a guard that runs.
+// before it has (corepin's command hands it a guard process of its
+// own). Start comes first; the others are said to a guard that runs.
 type Guard interface {
 	// Start starts the guard, off the CPUs avoid, unless it runs.
 	Start(avoid cpuset.Set)
@@ -94,5 +94,5 @@ type ThreadConfig struct {
 	Root fsroot.Root
 	// OnCPU, when set, is a tracer of the target CPUs whose snapshots
 	// around the work name who else ran there (see Sharing.Preemptors).
-	OnCPU *oncpu.Tracer
+	OnCPU *Tracer
 }

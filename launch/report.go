@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"corepin.dev/corepin/internal/account"
-	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -18,7 +17,7 @@ type Report struct {
 	// Slices are who ran on the target during the run, slice by slice,
 	// where the on-CPU tracer was given (Sharing.Switches says what they
 	// hold); too many for the report itself, they are kept beside it.
-	Slices []timeline.Slice `json:"-"`
+	Slices []evidence.Slice `json:"-"`
 	// execAt is CLOCK_MONOTONIC just before the command's exec;
 	// execElapsed the launcher's own age then, by the kernel's taskstats
 	// clock (0 where unknown).

@@ -108,7 +108,7 @@ func prepare(cfg Config) (*run, error) {
 	restoreParent := keepOff(cfg.Root, r.target, &r.rep.Parent)
 	r.onClose(func() { r.rep.Parent.Restored = restoreParent() == nil })
 	r.rep.Tree = &evidence.TreeReport{}
-	r.tr = tree.New(tree.Config{Root: cfg.Root, Target: r.target, CPUs: confine, NoCgroup: cfg.NoCgroup, Guard: cfg.Guard, Tracer: cfg.OnCPU, Report: r.rep.Tree})
+	r.tr = tree.New(tree.Config{Root: cfg.Root, Target: r.target, CPUs: confine, NoCgroup: cfg.NoCgroup, Guard: cfg.Guard, Tracer: cfg.OnCPU.oncpu(), Report: r.rep.Tree})
 	r.onClose(r.tr.Close)
 	r.listen()
 	r.subscribe()

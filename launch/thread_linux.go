@@ -10,7 +10,6 @@ import (
 	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
-	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/internal/tree"
 	"corepin.dev/corepin/internal/watch"
 	"corepin.dev/corepin/results/evidence"
@@ -39,7 +38,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 	var othersTime *evidence.Others
 	var preemptors []evidence.Preemptor
 	var preemptorsErr string
-	var slices []timeline.Slice
+	var slices []evidence.Slice
 	var sw *evidence.Switches
 	sr, err := session.Run(cfg.Request, func(s *session.Session) error {
 		rep.Child.PID, rep.Child.Started = os.Getpid(), true
@@ -60,7 +59,7 @@ func RunThread(ctx context.Context, cfg ThreadConfig, work func(*session.Session
 		h, _ := cgroupfs.Find(cfg.Root)
 		meter := busy.NewMeter(cfg.Root, h, target)
 		defer meter.Close()
-		trace := tree.StartTrace(cfg.OnCPU)
+		trace := tree.StartTrace(cfg.OnCPU.oncpu())
 		busyBefore, haveBusy := meter.Read()
 		before, _ := threadUsage()
 		started := time.Now()

@@ -6,7 +6,6 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/internal/account"
 	"corepin.dev/corepin/internal/oncpu"
-	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/results/evidence"
 )
 
@@ -56,7 +55,7 @@ func (t *Trace) Preemptors(target cpuset.Set, ours func(pid, tid int) bool) ([]e
 // Switches is who ran on the target between the busy readings from and
 // to, slice by slice, the work's where ours says so. nil without the
 // tracer.
-func (t *Trace) Switches(from, to time.Duration, ours func(pid, tid int) bool) ([]timeline.Slice, *evidence.Switches) {
+func (t *Trace) Switches(from, to time.Duration, ours func(pid, tid int) bool) ([]evidence.Slice, *evidence.Switches) {
 	if t == nil || t.tracer == nil || t.err != nil {
 		return nil, nil
 	}
@@ -79,12 +78,12 @@ func ran(a oncpu.Account) []account.Ran {
 // two readings of the target's busy time, from and to (CLOCK_MONOTONIC, as
 // the tracer's): the slices are cut to the readings' window, the others'
 // time's own, and their times are counted from its start.
-func switches(tr *oncpu.Tracer, before, after oncpu.Account, from, to time.Duration, ours func(pid, tid int) bool) ([]timeline.Slice, *evidence.Switches) {
+func switches(tr *oncpu.Tracer, before, after oncpu.Account, from, to time.Duration, ours func(pid, tid int) bool) ([]evidence.Slice, *evidence.Switches) {
 	sl, lost, err := tr.Slices(before, after)
 	if err != nil {
 		return nil, &evidence.Switches{Error: err.Error()}
 	}
-	out := make([]timeline.Slice, 0, len(sl))
+	out := make([]evidence.Slice, 0, len(sl))
 	sw := &evidence.Switches{Lost: lost}
 	for _, s := range sl {
 		if s, ok := cut(s, from, to); ok {
@@ -117,7 +116,7 @@ func cut(s oncpu.Slice, from, to time.Duration) (oncpu.Slice, bool) {
 }
 
 // slice is the slice as the results folder keeps it, its times from base.
-func slice(s oncpu.Slice, base time.Duration, work bool) timeline.Slice {
-	return timeline.Slice{Start: (s.Start - base).Seconds(), End: (s.End - base).Seconds(),
+func slice(s oncpu.Slice, base time.Duration, work bool) evidence.Slice {
+	return evidence.Slice{Start: (s.Start - base).Seconds(), End: (s.End - base).Seconds(),
 		CPU: s.CPU, PID: s.PID, TID: s.TID, OnCPUS: s.OnCPU.Seconds(), Work: work, Comm: s.Comm}
 }

@@ -25,7 +25,8 @@ const (
 )
 
 // Guard is told of what a run makes that would outlive this process, as
-// it makes it (see launch.Guard, its public face, and internal/guard).
+// it makes it (see launch.Guard, its public face, and
+// cmd/corepin/internal/guard, the guard process corepin's command hands it).
 type Guard interface {
 	Start(avoid cpuset.Set)
 	Ready()

@@ -21,7 +21,6 @@ import (
 	"corepin.dev/corepin/internal/busy"
 	"corepin.dev/corepin/internal/cgroupfs"
 	"corepin.dev/corepin/internal/oncpu"
-	"corepin.dev/corepin/internal/oncpu/timeline"
 	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/results/evidence"
 	"corepin.dev/corepin/sched"
@@ -747,7 +746,7 @@ func (t *Tree) ours() map[int]bool {
 // run's processes and the thread that forked the command are the work's,
 // as in the cgroup's account of the others' time. nil without the tracer
 // or the readings of the target, whose window the slices are of.
-func (t *Tree) Switches() ([]timeline.Slice, *evidence.Switches) {
+func (t *Tree) Switches() ([]evidence.Slice, *evidence.Switches) {
 	if !t.haveBusy {
 		return nil, nil
 	}

@@ -99,8 +99,8 @@ type Sharing struct {
 }
 
 // Switches is who ran on the target during the run, slice by slice, from
-// the scheduler's switch events: the slices are in a CSV of the results
-// folder (package internal/oncpu/timeline), their times from Others.From, and this
+// the scheduler's switch events: the slices (Slice) are in a CSV of the
+// results folder, their times from Others.From, and this
 // says what the file holds. Each target CPU logs its latest
 // oncpu.SlicesPerCPU slices: Lost counts the older ones of the window,
 // whose time is in no slice.
@@ -117,6 +117,26 @@ type Switches struct {
 	WorkS   float64 `json:"work_s"`
 	// Error says why the slices could not be read.
 	Error string `json:"error,omitempty"`
+}
+
+// Slice is one thread's time on one CPU, from the switch that put it on to
+// the one that took it off, cut to the run's window.
+type Slice struct {
+	// Start and End are seconds from the run's window start (the
+	// target's first reading, sharing.others.from in run.json), on the
+	// same clock.
+	Start, End float64
+	CPU        int
+	PID, TID   int
+	// OnCPUS is the thread's run time in the slice by the kernel's
+	// account (sum_exec_runtime, as cpuacct counts it): End-Start less
+	// interrupts and what the hypervisor stole.
+	OnCPUS float64
+	// Work is true for the run's own threads (its tree, or the thread it
+	// ran on, and the thread that started it); the rest is what others
+	// took from the target.
+	Work bool
+	Comm string
 }
 
 // Coverage says how much of the tree's CPU time the residency figure

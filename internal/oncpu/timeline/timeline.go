@@ -16,27 +16,8 @@ import (
 	"strings"
 
 	"corepin.dev/corepin/internal/termsafe"
+	"corepin.dev/corepin/results/evidence"
 )
-
-// Slice is one thread's time on one CPU, from the switch that put it on to
-// the one that took it off, cut to the run's window.
-type Slice struct {
-	// Start and End are seconds from the run's window start (the
-	// target's first reading, sharing.others.from in run.json), on the
-	// same clock.
-	Start, End float64
-	CPU        int
-	PID, TID   int
-	// OnCPUS is the thread's run time in the slice by the kernel's
-	// account (sum_exec_runtime, as cpuacct counts it): End-Start less
-	// interrupts and what the hypervisor stole.
-	OnCPUS float64
-	// Work is true for the run's own threads (its tree, or the thread it
-	// ran on, and the thread that started it); the rest is what others
-	// took from the target.
-	Work bool
-	Comm string
-}
 
 // csvHeader is the first line WriteCSV writes and ReadCSV expects.
 var csvHeader = []string{"start_s", "end_s", "cpu", "pid", "tid", "on_cpu_s", "work", "comm"}
@@ -45,7 +26,7 @@ var csvHeader = []string{"start_s", "end_s", "cpu", "pid", "tid", "on_cpu_s", "w
 // start_s,end_s,cpu,pid,tid,on_cpu_s,work,comm. Times are to the
 // nanosecond; a thread's name is outside text, shown with its control
 // characters made visible (termsafe.Text).
-func WriteCSV(w io.Writer, sl []Slice) error {
+func WriteCSV(w io.Writer, sl []evidence.Slice) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
 	for _, s := range sl {
@@ -69,10 +50,10 @@ func WriteCSV(w io.Writer, sl []Slice) error {
 // rows than that are an error, as a results folder may come from anyone.
 // A row that is not a slice is an error naming its line; the slices before
 // it are returned with the error.
-func ReadCSV(r io.Reader, limit int) ([]Slice, error) {
+func ReadCSV(r io.Reader, limit int) ([]evidence.Slice, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
-	out := []Slice{}
+	out := []evidence.Slice{}
 	head, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return out, nil
@@ -103,25 +84,25 @@ func ReadCSV(r io.Reader, limit int) ([]Slice, error) {
 	}
 }
 
-func parseSlice(row []string) (Slice, error) {
+func parseSlice(row []string) (evidence.Slice, error) {
 	if len(row) < len(csvHeader) {
-		return Slice{}, fmt.Errorf("%d fields, want %d", len(row), len(csvHeader))
+		return evidence.Slice{}, fmt.Errorf("%d fields, want %d", len(row), len(csvHeader))
 	}
-	var s Slice
+	var s evidence.Slice
 	var err error
 	for i, f := range []*float64{&s.Start, &s.End, &s.OnCPUS} {
 		col := []int{0, 1, 5}[i]
 		if *f, err = strconv.ParseFloat(row[col], 64); err != nil || math.IsInf(*f, 0) {
-			return Slice{}, fmt.Errorf("%s %q is not a number", csvHeader[col], row[col])
+			return evidence.Slice{}, fmt.Errorf("%s %q is not a number", csvHeader[col], row[col])
 		}
 	}
 	if !(s.Start <= s.End) || !(s.OnCPUS >= 0) {
-		return Slice{}, fmt.Errorf("a slice from %s to %s with %s s on the CPU", row[0], row[1], row[5])
+		return evidence.Slice{}, fmt.Errorf("a slice from %s to %s with %s s on the CPU", row[0], row[1], row[5])
 	}
 	for i, n := range []*int{&s.CPU, &s.PID, &s.TID} {
 		col := 2 + i
 		if *n, err = strconv.Atoi(row[col]); err != nil || *n < 0 {
-			return Slice{}, fmt.Errorf("%s %q is not a number", csvHeader[col], row[col])
+			return evidence.Slice{}, fmt.Errorf("%s %q is not a number", csvHeader[col], row[col])
 		}
 	}
 	switch row[6] {
@@ -129,7 +110,7 @@ func parseSlice(row []string) (Slice, error) {
 		s.Work = true
 	case "0":
 	default:
-		return Slice{}, fmt.Errorf("work %q is neither 0 nor 1", row[6])
+		return evidence.Slice{}, fmt.Errorf("work %q is neither 0 nor 1", row[6])
 	}
 	s.Comm = row[7]
 	return s, nil

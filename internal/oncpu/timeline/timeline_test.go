@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"corepin.dev/corepin/results/evidence"
 )
 
-func testSlices() []Slice {
-	return []Slice{
+func testSlices() []evidence.Slice {
+	return []evidence.Slice{
 		{Start: -0.000004, End: 0.25, CPU: 1, PID: 40, TID: 41, OnCPUS: 0.249, Work: true, Comm: "fib"},
 		{Start: 0.25, End: 0.253, CPU: 1, PID: 7, TID: 7, OnCPUS: 0.002999999, Comm: "kworker/1:2"},
 		{Start: 0.253, End: 0.3, CPU: 1, PID: 9, TID: 9, OnCPUS: 0.047, Comm: "a,\"b\"\x1b"},

@@ -8,9 +8,9 @@ import (
 
 	"corepin.dev/corepin/cmd/corepin/internal/system"
 	"corepin.dev/corepin/internal/judge"
-	"corepin.dev/corepin/internal/oncpu"
 	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/internal/termsafe"
+	"corepin.dev/corepin/launch"
 	"corepin.dev/corepin/results"
 )
 
@@ -50,7 +50,7 @@ type suiteRun struct {
 
 	tuned   *system.Tuned
 	witness *witness
-	tracer  *oncpu.Tracer // who runs on the target, where BPF is allowed
+	tracer  *launch.Tracer // who runs on the target, where BPF is allowed
 	folder  *results.Folder
 	journal *results.Journal
 	res     *results.Run
@@ -157,7 +157,7 @@ func (r *suiteRun) open(ctx context.Context) error {
 // milliseconds, a snapshot around each run well under one. Where corepin
 // may not trace (unprivileged, no BTF), runs have no names.
 func (r *suiteRun) trace() {
-	if tr, err := oncpu.Start(r.cfg.Request.Mask()); err == nil {
+	if tr, err := launch.StartTracer(r.cfg.Request.Mask()); err == nil {
 		r.tracer = tr
 		r.onClose(func() { tr.Stop() })
 	}

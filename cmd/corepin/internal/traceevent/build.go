@@ -424,7 +424,7 @@ const uncharged = "on the CPU but not charged to the thread by the kernel's acco
 // charged to them: a thread still running at the window's end, whose
 // time the kernel had not charged yet, is not drawn as others' time for
 // all of its wall time (in one run, 2.4 ms of a compiler with 0 charged).
-func drawSlice(s timeline.Slice, from, to int64) []Event {
+func drawSlice(s evidence.Slice, from, to int64) []Event {
 	run := s.OnCPUS
 	if wall := nanos(s.End) - nanos(s.Start); wall > 0 && to-from < wall {
 		run *= float64(to-from) / float64(wall)
