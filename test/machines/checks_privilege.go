@@ -81,6 +81,13 @@ type treeReport struct {
 		TreeSource      string `json:"tree_source"`
 		ResidencySource string `json:"residency_source"`
 	} `json:"coverage"`
+	// Sharing and the watcher's run and wait are said when the check
+	// fails on a sharing verdict: what the judge weighed.
+	Sharing json.RawMessage `json:"sharing"`
+	Watch   struct {
+		RunS  float64 `json:"run_s"`
+		WaitS float64 `json:"wait_s"`
+	} `json:"watch"`
 }
 
 // cgroupMounts lists the cgroup file systems of /proc/self/mounts.
@@ -132,11 +139,21 @@ func (c *checker) nocgroup() checkResult {
 		"sh", "-c", `sleep 30 & echo $$ $! > "$0"; sleep 30`, marker)
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	// The check polls the tree's PIDs every 2 ms: off the target, so
+	// that only the command's own time is on it.
+	t, err := c.target()
+	if err != nil {
 		return failed(name, "%v", err)
 	}
-	var err error
+	startCmd, restore, err := offTarget(t)
+	if err != nil {
+		return failed(name, "%v", err)
+	}
+	defer restore()
+	start := time.Now()
+	if err := startCmd(cmd); err != nil {
+		return failed(name, "%v", err)
+	}
 	exited := make(chan struct{})
 	go func() { err = cmd.Wait(); close(exited) }()
 	began, tree := treeStarted(ctx, marker, exited)
@@ -151,6 +168,7 @@ func (c *checker) nocgroup() checkResult {
 	}
 	<-exited
 	took, total := time.Since(began), time.Since(start)
+	restore()
 	left := processesNamed("sleep")
 	code := -1
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -182,7 +200,7 @@ func (c *checker) nocgroup() checkResult {
 	// The sleeps corepin ended are the work's: nothing else took the
 	// target, and nothing is said to have.
 	if said := errOut.String(); strings.Contains(said, "others took") || strings.Contains(said, "shared") {
-		p.add("corepin exec --timeout 1s of a shell and its background sleep says the target was shared: %s", strings.TrimSpace(said))
+		p.add("corepin exec --timeout 1s of a shell and its background sleep says the target was shared: %s; the report's sharing %s, watch %+v", strings.TrimSpace(said), rep.Sharing, rep.Watch)
 	}
 	if !rep.Child.TimedOut || rep.Child.Signal == nil || *rep.Child.Signal != "SIGTERM" {
 		p.add("child %+v: want timed out by SIGTERM", rep.Child)

@@ -13,6 +13,7 @@ import (
 	"corepin.dev/corepin/internal/importers"
 	"corepin.dev/corepin/internal/suite"
 	"corepin.dev/corepin/results"
+	"corepin.dev/corepin/session"
 )
 
 // standInGeekbench is a stand-in for Geekbench's CLI, which is not
@@ -82,6 +83,10 @@ cpus = "group"
 		t.Fatal(err)
 	}
 	cfg.Suite, cfg.Runs, cfg.Warmup = s, 0, -1
+	// The mask alone, which any user may set (adb shell's too): a soft
+	// run whose ladder no step of holds is refused, and the ladder is the
+	// session's tests' concern, not the score's.
+	cfg.Request.Ladder = session.AffinityOnly()
 	run, folder, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

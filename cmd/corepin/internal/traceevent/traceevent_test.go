@@ -309,6 +309,27 @@ func TestVerifyDisagrees(t *testing.T) {
 	}
 }
 
+// TestVerifyByTicks: others' time read from /proc/stat's ticks is held
+// to the slices within the readings' resolution, not a millisecond.
+func TestVerifyByTicks(t *testing.T) {
+	run := load(t, fixture)
+	tr, err := Check(write(t, run, fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := run.Benchmarks[0].Runs[0].Scheduling.Sharing.Others
+	o.Exact, o.Source, o.ResolutionS = false, "proc_stat", 0.02
+	o.S += 0.015
+	ag, err := Verify(run, tr)
+	if err != nil || !ag[0].Compared || !strings.Contains(ag[0].Why, "known to 20.0 ms") {
+		t.Errorf("15 ms apart by ticks of 20 ms: %v, %+v; want compared and passed, saying the resolution", err, ag[0])
+	}
+	o.S += 0.01
+	if _, err := Verify(run, tr); err == nil || !strings.Contains(err.Error(), "more than 21.000 ms apart") {
+		t.Errorf("25 ms apart by ticks of 20 ms: %v, want the disagreement", err)
+	}
+}
+
 // TestInconsistentReading gives run 0 the reading of a real run: the
 // target busy for longer than the window on its one CPU, which no window
 // holds. The trace says so on the run and draws no others' share from
