@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Is a run called slowed exactly when it was? Five parts, each measured
-# here side by side, each self-contained (the lead re-runs them on an idle
+# here side by side, each self-contained (run them again on an idle
 # machine):
 #
 #   probes     bench/speedprobe: a fixed-work command started on the target
@@ -11,8 +11,8 @@
 #              follows the run's own speed (its best run's time over its
 #              own), beside the command's CPU time over its wall time.
 #   suite      the built-in suite, 6 runs × 7 benchmarks.
-#   three      corepin run --only sha256,compress,lbm --runs 8 (issue 39's
-#              check).
+#   three      corepin run --only sha256,compress,lbm --runs 8 (at most one
+#              steady run of the ~24 may be called slowed).
 #   throttle   sha256, 6 runs; run 3 held to a third of a CPU by CFS
 #              bandwidth for its whole length (corepin in a cpu cgroup whose
 #              quota is set when run 2 is done and lifted when run 3 is).
