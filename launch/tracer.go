@@ -24,8 +24,12 @@ func StartTracer(cpus cpuset.Set) (*Tracer, error) {
 	return &Tracer{t: t}, nil
 }
 
-// Stop unloads the tracer; runs given it afterwards have no names.
+// Stop unloads the tracer; runs given it afterwards have no names. A nil
+// Tracer (none was started) has nothing to stop.
 func (t *Tracer) Stop() error {
+	if t == nil {
+		return nil
+	}
 	_, err := t.t.Stop()
 	return err
 }
