@@ -24,19 +24,25 @@ type kernelThread struct {
 }
 
 // findKernelThreads opens the schedstat of every kernel thread allowed on
-// cpus alone (migration/N, ksoftirqd/N, cpuhp/N, kworker/N:M): a scan of
-// /proc, made once before a run, off its window. A task that cannot be
+// cpus alone (migration/N, ksoftirqd/N, cpuhp/N, kworker/N:M), once
+// before a run, off its window. It is on the path of every start, so it
+// reads as little as it can: kthreadd's children where the kernel lists
+// them (CONFIG_PROC_CHILDREN), not every process; a thread's status (its
+// allowed CPUs, the costlier read) only when the CPU it last ran on is
+// one of cpus, as a thread bound there always has. A task that cannot be
 // read is passed over: it is no kernel thread of ours to count, and its
 // time stays with the others'.
 func findKernelThreads(root fsroot.Root, cpus cpuset.Set) []kernelThread {
-	pids, err := procfs.PIDs(root)
+	pids, err := procfs.Children(root, kthreadd, kthreadd)
 	if err != nil {
-		return nil
+		if pids, err = procfs.PIDs(root); err != nil {
+			return nil
+		}
 	}
 	var out []kernelThread
 	for _, pid := range pids {
 		st, err := procfs.ReadTaskStat(root, pid)
-		if err != nil || !(st.Kernel() || st.PPid == kthreadd) {
+		if err != nil || !(st.Kernel() || st.PPid == kthreadd) || !cpus.Contains(st.Processor) {
 			continue
 		}
 		status, err := procfs.ReadStatus(root, pid)

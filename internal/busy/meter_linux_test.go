@@ -84,31 +84,45 @@ func TestMeterReadsTheTargetsKernelThreads(t *testing.T) {
 
 // Only kernel threads (PF_KTHREAD, or children of kthreadd) allowed on
 // the target alone are the target's own: not one allowed on more CPUs,
-// nor a user task pinned there.
+// nor a user task pinned there. Where the kernel lists kthreadd's
+// children, only those are read.
 func TestKernelThreadsOfTheTarget(t *testing.T) {
-	root := t.TempDir()
-	task := func(pid, ppid int, comm string, flags uint64, allowed, run string) {
-		p := strconv.Itoa(pid)
-		dir := filepath.Join(root, "proc", p, "task", p)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		stat := fmt.Sprintf("%d (%s) S %d 0 0 0 -1 %d 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n", pid, comm, ppid, flags)
-		for name, data := range map[string]string{"stat": stat, "status": "Name:\t" + comm + "\nCpus_allowed_list:\t" + allowed + "\n", "task/" + p + "/schedstat": run + " 0 1\n"} {
-			if err := os.WriteFile(filepath.Join(root, "proc", p, name), []byte(data), 0o644); err != nil {
-				t.Fatal(err)
+	for _, listed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("children listed %v", listed), func(t *testing.T) {
+			root := t.TempDir()
+			task := func(pid, ppid int, comm string, flags uint64, cpu int, allowed, run string) {
+				p := strconv.Itoa(pid)
+				dir := filepath.Join(root, "proc", p, "task", p)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				stat := fmt.Sprintf("%d (%s) S %d 0 0 0 -1 %d 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 %d 0 0 0 0 0\n", pid, comm, ppid, flags, cpu)
+				for name, data := range map[string]string{"stat": stat, "status": "Name:\t" + comm + "\nCpus_allowed_list:\t" + allowed + "\n", "task/" + p + "/schedstat": run + " 0 1\n"} {
+					if err := os.WriteFile(filepath.Join(root, "proc", p, name), []byte(data), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
-		}
-	}
-	task(26, 2, "migration/3", 0x00208040, "3", "5000")
-	task(27, 2, "ksoftirqd/3", 0, "3", "7000") // a kthreadd child whose flags do not say so
-	task(12, 2, "kworker/u16:0", 0x04208060, "0-3", "9000")
-	task(500, 1, "pinned", 0x00400100, "3", "11000")
-	m := NewMeter(fsroot.Root(root), nil, cpuset.Of(3))
-	defer m.Close()
-	r, _ := m.Read()
-	want := []KernelThread{{PID: 26, Comm: "migration/3", Run: 5000}, {PID: 27, Comm: "ksoftirqd/3", Run: 7000}}
-	if !slices.Equal(r.Kernel, want) {
-		t.Errorf("kernel threads %+v, want %+v", r.Kernel, want)
+			task(2, 0, "kthreadd", 0x00208040, 0, "0-3", "100")
+			task(26, 2, "migration/3", 0x00208040, 3, "3", "5000")
+			task(27, 2, "ksoftirqd/3", 0, 3, "3", "7000") // a kthreadd child whose flags do not say so
+			task(12, 2, "kworker/u16:0", 0x04208060, 3, "0-3", "9000")
+			task(13, 2, "kworker/2:1", 0x04208060, 2, "2", "9000")
+			task(500, 1, "pinned", 0x00400100, 3, "3", "11000")
+			if listed {
+				if err := os.WriteFile(filepath.Join(root, "proc/2/task/2/children"), []byte("12 13 26 27 "), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				// A thread the kernel does not list is not read.
+				task(28, 2, "cpuhp/3", 0x00208040, 3, "3", "3000")
+			}
+			m := NewMeter(fsroot.Root(root), nil, cpuset.Of(3))
+			defer m.Close()
+			r, _ := m.Read()
+			want := []KernelThread{{PID: 26, Comm: "migration/3", Run: 5000}, {PID: 27, Comm: "ksoftirqd/3", Run: 7000}}
+			if !slices.Equal(r.Kernel, want) {
+				t.Errorf("kernel threads %+v, want %+v", r.Kernel, want)
+			}
+		})
 	}
 }

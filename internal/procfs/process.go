@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"strconv"
+	"strings"
 
 	"corepin.dev/corepin/fsroot"
 )
@@ -56,6 +57,25 @@ func PIDs(root fsroot.Root) ([]int, error) {
 // Tasks lists the threads of process pid, from /proc/PID/task.
 func Tasks(root fsroot.Root, pid int) ([]int, error) {
 	return numbered(root, "/proc/"+strconv.Itoa(pid)+"/task")
+}
+
+// Children lists the children of thread tid of process pid, from
+// /proc/PID/task/TID/children: those that thread forked, or was given as
+// a subreaper. The file is there where the kernel has
+// CONFIG_PROC_CHILDREN; where it is not, the error says so.
+func Children(root fsroot.Root, pid, tid int) ([]int, error) {
+	data, err := root.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children")
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Fields(string(data))
+	out := make([]int, 0, len(fields))
+	for _, f := range fields {
+		if c, err := strconv.Atoi(f); err == nil && c > 0 {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // numbered lists the entries of a folder that are numbers.

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -509,16 +508,11 @@ func (t *Tree) ownChildren() []int {
 
 // taskChildren lists the children of thread tid of process pid.
 func (t *Tree) taskChildren(pid int, tid string) []int {
-	data, err := fsroot.ReadFile(t.root.Path("proc", strconv.Itoa(pid), "task", tid, "children"))
+	id, err := strconv.Atoi(tid)
 	if err != nil {
 		return nil
 	}
-	var out []int
-	for _, f := range strings.Fields(string(data)) {
-		if c, err := strconv.Atoi(f); err == nil {
-			out = append(out, c)
-		}
-	}
+	out, _ := procfs.Children(t.root, pid, id)
 	return out
 }
 

@@ -357,12 +357,9 @@ func (w *Watcher) processes() []int {
 	}
 	for i := 0; i < len(pids); i++ {
 		for _, tid := range w.tasks(pids[i]) {
-			data, err := fsroot.ReadFile(w.procPath(strconv.Itoa(pids[i]), "task", strconv.Itoa(tid), "children"))
-			if err != nil {
-				continue
-			}
-			for _, f := range strings.Fields(string(data)) {
-				if c, err := strconv.Atoi(f); err == nil && !seen[c] {
+			children, _ := procfs.Children(w.opts.Root, pids[i], tid)
+			for _, c := range children {
+				if !seen[c] {
 					seen[c] = true
 					pids = append(pids, c)
 				}
