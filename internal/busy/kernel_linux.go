@@ -7,6 +7,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/procfs"
+	"corepin.dev/corepin/sched"
 )
 
 // kthreadd is the PID of the kernel's thread that starts the others: a
@@ -27,11 +28,10 @@ type kernelThread struct {
 // cpus alone (migration/N, ksoftirqd/N, cpuhp/N, kworker/N:M), once
 // before a run, off its window. It is on the path of every start, so it
 // reads as little as it can: kthreadd's children where the kernel lists
-// them (CONFIG_PROC_CHILDREN), not every process; a thread's status (its
-// allowed CPUs, the costlier read) only when the CPU it last ran on is
-// one of cpus, as a thread bound there always has. A task that cannot be
-// read is passed over: it is no kernel thread of ours to count, and its
-// time stays with the others'.
+// them (CONFIG_PROC_CHILDREN), not every process, and each one's allowed
+// CPUs (see allowed) before any of its files. A task that cannot be read
+// is passed over: it is no kernel thread of ours to count, and its time
+// stays with the others'.
 func findKernelThreads(root fsroot.Root, cpus cpuset.Set) []kernelThread {
 	pids, err := procfs.Children(root, kthreadd, kthreadd)
 	if err != nil {
@@ -41,16 +41,12 @@ func findKernelThreads(root fsroot.Root, cpus cpuset.Set) []kernelThread {
 	}
 	var out []kernelThread
 	for _, pid := range pids {
+		mask, err := allowed(root, pid)
+		if err != nil || mask.IsEmpty() || !mask.IsSubsetOf(cpus) {
+			continue
+		}
 		st, err := procfs.ReadTaskStat(root, pid)
-		if err != nil || !(st.Kernel() || st.PPid == kthreadd) || !cpus.Contains(st.Processor) {
-			continue
-		}
-		status, err := procfs.ReadStatus(root, pid)
-		if err != nil {
-			continue
-		}
-		allowed, err := cpuset.Parse(status.CPUsAllowed)
-		if err != nil || allowed.IsEmpty() || !allowed.IsSubsetOf(cpus) {
+		if err != nil || !(st.Kernel() || st.PPid == kthreadd) {
 			continue
 		}
 		p := strconv.Itoa(pid)
@@ -61,6 +57,21 @@ func findKernelThreads(root fsroot.Root, cpus cpuset.Set) []kernelThread {
 		out = append(out, kernelThread{pid: pid, comm: st.Comm, f: f})
 	}
 	return out
+}
+
+// allowed reads the CPUs task pid may run on. On the live system it asks
+// the kernel (sched_getaffinity), which costs a tenth of reading a /proc
+// file: most of a scan's tasks are passed over on this alone. Under
+// another root it reads the task's status file.
+func allowed(root fsroot.Root, pid int) (cpuset.Set, error) {
+	if root.IsHost() {
+		return sched.GetAffinity(pid)
+	}
+	status, err := procfs.ReadStatus(root, pid)
+	if err != nil {
+		return cpuset.Set{}, err
+	}
+	return cpuset.Parse(status.CPUsAllowed)
 }
 
 // readKernel reads each kernel thread's run time; one that is gone or
