@@ -1,8 +1,11 @@
 package busy
 
 import (
+	"errors"
 	"os"
 	"strconv"
+
+	"golang.org/x/sys/unix"
 
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
@@ -62,10 +65,15 @@ func findKernelThreads(root fsroot.Root, cpus cpuset.Set) []kernelThread {
 // allowed reads the CPUs task pid may run on. On the live system it asks
 // the kernel (sched_getaffinity), which costs a tenth of reading a /proc
 // file: most of a scan's tasks are passed over on this alone. Under
-// another root it reads the task's status file.
+// another root, or where a security module refuses the call but not the
+// file (an Android shell's SELinux domain may), it reads the task's
+// status file.
 func allowed(root fsroot.Root, pid int) (cpuset.Set, error) {
 	if root.IsHost() {
-		return sched.GetAffinity(pid)
+		mask, err := sched.GetAffinity(pid)
+		if err == nil || errors.Is(err, unix.ESRCH) {
+			return mask, err
+		}
 	}
 	status, err := procfs.ReadStatus(root, pid)
 	if err != nil {

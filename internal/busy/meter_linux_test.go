@@ -11,6 +11,7 @@ import (
 	"corepin.dev/corepin/cpuset"
 	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/internal/cgroupfs"
+	"corepin.dev/corepin/internal/procfs"
 	"corepin.dev/corepin/sched"
 )
 
@@ -124,5 +125,31 @@ func TestKernelThreadsOfTheTarget(t *testing.T) {
 				t.Errorf("kernel threads %+v, want %+v", r.Kernel, want)
 			}
 		})
+	}
+}
+
+// On the live system a task's allowed CPUs come from sched_getaffinity;
+// they are the ones its status file lists, which another root reads.
+func TestAllowedAgreesWithStatus(t *testing.T) {
+	pids, err := procfs.Children(fsroot.Host, kthreadd, kthreadd)
+	if err != nil || len(pids) == 0 {
+		t.Skipf("kthreadd's children cannot be listed here (CONFIG_PROC_CHILDREN, or a PID namespace): %v", err)
+	}
+	for _, pid := range pids[:min(len(pids), 20)] {
+		got, err := allowed(fsroot.Host, pid)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		status, err := procfs.ReadStatus(fsroot.Host, pid)
+		if err != nil {
+			continue
+		}
+		want, err := cpuset.Parse(status.CPUsAllowed)
+		if err != nil {
+			t.Fatalf("task %d: Cpus_allowed_list %q: %v", pid, status.CPUsAllowed, err)
+		}
+		if !got.Equal(want) {
+			t.Errorf("task %d: sched_getaffinity says %s, its status %s", pid, got, want)
+		}
 	}
 }
