@@ -3,6 +3,7 @@ package session_test
 import (
 	"fmt"
 
+	"corepin.dev/corepin/fsroot"
 	"corepin.dev/corepin/session"
 	"corepin.dev/corepin/topology"
 )
@@ -10,7 +11,7 @@ import (
 // Run the work on the best core of the fastest group, with the Geekbench
 // ladder, and keep the scheduling evidence with the result.
 func Example() {
-	topo, err := topology.Read("/")
+	topo, err := topology.Read(fsroot.Host)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -477,14 +476,14 @@ func (t *Tree) stat(pid int) (procfs.TaskStat, bool) {
 
 // children lists the children of every thread of pid.
 func (t *Tree) children(pid int) []int {
-	dir := t.root.Path("proc", strconv.Itoa(pid), "task")
-	entries, err := os.ReadDir(dir)
+	tids, err := procfs.Tasks(t.root, pid)
 	if err != nil {
 		return nil
 	}
 	var out []int
-	for _, e := range entries {
-		out = append(out, t.taskChildren(pid, e.Name())...)
+	for _, tid := range tids {
+		c, _ := procfs.Children(t.root, pid, tid)
+		out = append(out, c...)
 	}
 	return out
 }
@@ -499,20 +498,11 @@ func (t *Tree) children(pid int) []int {
 // cost the reaping parent milliseconds on a busy machine.
 func (t *Tree) ownChildren() []int {
 	self := os.Getpid()
-	out := t.taskChildren(self, strconv.Itoa(self))
+	out, _ := procfs.Children(t.root, self, self)
 	if t.forker != 0 && t.forker != self {
-		out = append(out, t.taskChildren(self, strconv.Itoa(t.forker))...)
+		more, _ := procfs.Children(t.root, self, t.forker)
+		out = append(out, more...)
 	}
-	return out
-}
-
-// taskChildren lists the children of thread tid of process pid.
-func (t *Tree) taskChildren(pid int, tid string) []int {
-	id, err := strconv.Atoi(tid)
-	if err != nil {
-		return nil
-	}
-	out, _ := procfs.Children(t.root, pid, id)
 	return out
 }
 

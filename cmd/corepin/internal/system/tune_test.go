@@ -534,6 +534,18 @@ func TestResetLeavesARunningTuneAlone(t *testing.T) {
 	}
 }
 
+// noCpufreqMachine is a copy of the acpi-cpufreq machine without its
+// cpufreq folder, as most VMs are; its files as they are now; and a
+// Machine over it whose journal is the test's own.
+func noCpufreqMachine(t *testing.T) (root string, before map[string]string, m *Machine) {
+	t.Helper()
+	root = copyTree(t, "acpi-cpufreq")
+	if err := os.RemoveAll(filepath.Join(root, cpufreqDir)); err != nil {
+		t.Fatal(err)
+	}
+	return root, snapshot(t, root), &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
+}
+
 // A frequency, a governor or boost off asked for by name where the
 // machine has no cpufreq (most VMs), or boost off where it has no boost
 // switch, is refused with each request and why, and nothing is written;
@@ -542,12 +554,7 @@ func TestResetLeavesARunningTuneAlone(t *testing.T) {
 func TestTuneRefusesWhatTheMachineCannotDo(t *testing.T) {
 	t.Parallel()
 	target := cpuset.Of(1)
-	root := copyTree(t, "acpi-cpufreq")
-	if err := os.RemoveAll(filepath.Join(root, cpufreqDir)); err != nil {
-		t.Fatal(err)
-	}
-	before := snapshot(t, root)
-	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
+	root, before, m := noCpufreqMachine(t)
 	_, err := TuneFor(t.Context(), m, evidence.TuneRequest{CPUs: target, Freq: "2000000", Governor: "performance", NoBoost: true, IRQs: true}, "test")
 	if err == nil {
 		t.Fatal("a frequency lock on a machine without cpufreq was accepted")
@@ -592,12 +599,7 @@ func TestTuneRefusesWhatTheMachineCannotDo(t *testing.T) {
 func TestTuneGoesOnPastAnIRQThatCannotMove(t *testing.T) {
 	t.Parallel()
 	target := cpuset.Of(1)
-	root := copyTree(t, "acpi-cpufreq")
-	if err := os.RemoveAll(filepath.Join(root, cpufreqDir)); err != nil {
-		t.Fatal(err)
-	}
-	before := snapshot(t, root)
-	m := &Machine{Root: fsroot.Root(root), Journal: filepath.Join(t.TempDir(), "j.json")}
+	root, before, m := noCpufreqMachine(t)
 	refuse := func(irqs ...string) {
 		m.write = func(path string, data []byte) error {
 			if slices.Contains(irqs, filepath.Base(filepath.Dir(path))) && filepath.Base(path) == "smp_affinity_list" {
